@@ -1,0 +1,31 @@
+#!/usr/bin/env node
+/**
+ * The `plantstore` command. Each subcommand lives in its own module; this file
+ * only wires them together and turns known errors into one-line messages.
+ */
+import { Command, CommanderError } from 'commander';
+import { ConfigError } from '../config.js';
+import { TokenError } from '../tokens/token-service.js';
+import { registerServeCommands } from './serve-command.js';
+import { registerTokenCommands } from './token-command.js';
+
+const program = new Command()
+  .name('plantstore')
+  .description('Plant Store: an HTTP service that stores plants, and the tools to run it.')
+  .showHelpAfterError()
+  .exitOverride();
+
+registerServeCommands(program);
+registerTokenCommands(program);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof CommanderError) process.exit(error.exitCode);
+  if (error instanceof ConfigError || error instanceof TokenError) {
+    process.stderr.write(`plantstore: ${error.message}\n`);
+    process.exit(2);
+  }
+  process.stderr.write(`plantstore: ${(error as Error).message}\n`);
+  process.exit(1);
+}

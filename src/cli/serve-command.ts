@@ -1,0 +1,26 @@
+import type { Command } from 'commander';
+import { runServer } from '../server.js';
+import { openStore } from '../store/open-store.js';
+import { configFrom, withDatabaseOption } from './options.js';
+
+export function registerServeCommands(program: Command): void {
+  withDatabaseOption(
+    program
+      .command('serve')
+      .description('Run the HTTP service (what `npm start` runs).')
+      .option('--port <port>', 'port to listen on (env PORT; default 8080)')
+      .option('--host <host>', 'address to listen on (env HOST; default 127.0.0.1)')
+      .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent (env LOG_LEVEL; default info)'),
+  ).action(async (options: Record<string, string | undefined>) => {
+    await runServer(configFrom(options));
+  });
+
+  withDatabaseOption(
+    program.command('migrate').description('Apply pending database migrations, then exit (serve also applies them at start-up).'),
+  ).action(async (options: Record<string, string | undefined>) => {
+    const store = await openStore(configFrom(options).databaseUrl);
+    await store.migrate();
+    await store.close();
+    process.stdout.write(`migrations applied (${store.kind})\n`);
+  });
+}

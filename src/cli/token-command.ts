@@ -1,0 +1,82 @@
+import type { Command } from 'commander';
+import { openStore } from '../store/open-store.js';
+import type { Store, TokenRecord } from '../store/types.js';
+import { parseScopes, SCOPES } from '../tokens/scopes.js';
+import { issueToken, parseDuration, TokenError } from '../tokens/token-service.js';
+import { configFrom, withDatabaseOption } from './options.js';
+import { printTable } from './table.js';
+
+type Options = Record<string, string | boolean | undefined>;
+
+async function withStore<T>(options: Options, use: (store: Store) => Promise<T>): Promise<T> {
+  const store = await openStore(configFrom(options as Record<string, string | undefined>).databaseUrl);
+  try {
+    return await use(store);
+  } finally {
+    await store.close();
+  }
+}
+
+function tokenStatus(token: TokenRecord, now = Date.now()): string {
+  if (token.revokedAt !== null) return 'revoked';
+  if (token.expiresAt !== null && token.expiresAt.getTime() <= now) return 'expired';
+  return 'active';
+}
+
+const iso = (date: Date | null) => date?.toISOString() ?? '-';
+
+export function registerTokenCommands(program: Command): void {
+  const token = program.command('token').description('Create, list and revoke API tokens (in the store DATABASE_URL names).');
+
+  withDatabaseOption(
+    token
+      .command('create')
+      .description('Create a token and print its secret, once, alone on the last line.')
+      .requiredOption('--name <name>', 'a unique name, e.g. the client it is for')
+      .option('--scopes <scopes>', `comma-separated, from: ${SCOPES.join(', ')}`, 'plants:read,plants:write')
+      .option('--expires-in <duration>', 'lifetime, e.g. 12h, 30d, 2w (default: never expires)'),
+  ).action(async (options: Options) =>
+    withStore(options, async (store) => {
+      let scopes;
+      try {
+        scopes = parseScopes(String(options.scopes));
+      } catch (error) {
+        throw new TokenError((error as Error).message);
+      }
+      const expiresInMs = typeof options.expiresIn === 'string' ? parseDuration(options.expiresIn) : undefined;
+      const { record, secret } = await issueToken(store.tokens, { name: String(options.name), scopes, expiresInMs });
+      process.stderr.write(
+        `created token ${record.id} '${record.name}' with scopes ${record.scopes.join(',')}` +
+          `${record.expiresAt === null ? '' : `, expiring ${record.expiresAt.toISOString()}`}.\n` +
+          'The secret below is shown only now; store it safely.\n',
+      );
+      process.stdout.write(`${secret}\n`);
+    }),
+  );
+
+  withDatabaseOption(
+    token.command('list').description('List tokens (never their secrets).').option('--json', 'print JSON instead of a table'),
+  ).action(async (options: Options) =>
+    withStore(options, async (store) => {
+      const tokens = await store.tokens.listTokens();
+      if (options.json === true) {
+        process.stdout.write(`${JSON.stringify(tokens.map((t) => ({ ...t, status: tokenStatus(t) })), null, 2)}\n`);
+        return;
+      }
+      printTable(
+        ['ID', 'NAME', 'SCOPES', 'STATUS', 'CREATED', 'EXPIRES', 'LAST USED'],
+        tokens.map((t) => [t.id, t.name, t.scopes.join(','), tokenStatus(t), iso(t.createdAt), iso(t.expiresAt), iso(t.lastUsedAt)]),
+      );
+    }),
+  );
+
+  withDatabaseOption(
+    token.command('revoke').description('Revoke a token by id or name (takes effect within TOKEN_CACHE_TTL_MS, 2 s by default).').argument('<id-or-name>'),
+  ).action(async (idOrName: string, options: Options) =>
+    withStore(options, async (store) => {
+      const revoked = await store.tokens.revokeToken(idOrName, new Date());
+      if (revoked === undefined) throw new TokenError(`no token has id or name '${idOrName}'`);
+      process.stdout.write(`revoked token ${revoked.id} '${revoked.name}'\n`);
+    }),
+  );
+}

@@ -1,0 +1,66 @@
+/**
+ * Configuration: environment variables, overridden by command-line flags, checked
+ * once at start-up. A bad value stops the process with a message naming the
+ * variable, what it must be and what it got.
+ */
+export interface Config {
+  readonly host: string;
+  readonly port: number;
+  /** `sqlite:<path>` (default, embedded) or `postgres://...` (shared). */
+  readonly databaseUrl: string;
+  readonly logLevel: string;
+  /** Largest request body accepted, in bytes (413 above). */
+  readonly bodyLimitBytes: number;
+  /** How long a token lookup is cached: the bound on how late a revocation takes effect. */
+  readonly tokenCacheTtlMs: number;
+  /** How long SIGTERM waits for in-flight requests before closing anyway. */
+  readonly shutdownTimeoutMs: number;
+}
+
+export class ConfigError extends Error {}
+
+export const DEFAULT_DATABASE_URL = 'sqlite:./data/plantstore.db';
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+type Source = Readonly<Record<string, string | undefined>>;
+
+function integer(source: Source, name: string, fallback: number, min: number, max: number): number {
+  const raw = source[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max} (got '${raw}')`);
+  }
+  return value;
+}
+
+function databaseUrl(source: Source): string {
+  const url = source.DATABASE_URL || DEFAULT_DATABASE_URL;
+  if (!/^(sqlite:.+|postgres(ql)?:\/\/.+)$/.test(url)) {
+    throw new ConfigError(`DATABASE_URL must be sqlite:<path> or postgres://user@host:port/database (got '${url}')`);
+  }
+  return url;
+}
+
+function logLevel(source: Source): string {
+  const level = source.LOG_LEVEL || 'info';
+  if (!LOG_LEVELS.includes(level)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got '${level}')`);
+  return level;
+}
+
+/**
+ * Reads the configuration from `env`; `overrides` (from flags) win over it. Keys
+ * are the environment variable names, so a flag and its variable cannot disagree.
+ */
+export function loadConfig(env: Source = process.env, overrides: Source = {}): Config {
+  const source: Source = { ...env, ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)) };
+  return {
+    host: source.HOST || '127.0.0.1',
+    port: integer(source, 'PORT', 8080, 0, 65535),
+    databaseUrl: databaseUrl(source),
+    logLevel: logLevel(source),
+    bodyLimitBytes: integer(source, 'BODY_LIMIT', 64 * 1024, 1024, 64 * 1024 * 1024),
+    tokenCacheTtlMs: integer(source, 'TOKEN_CACHE_TTL_MS', 2000, 0, 60_000),
+    shutdownTimeoutMs: integer(source, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+  };
+}

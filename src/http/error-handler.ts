@@ -1,0 +1,72 @@
+/**
+ * Every failure leaves the service as an Error record from the catalogue: ours
+ * (ApiError), Fastify's own (bad media type, body too large...), validation
+ * failures, store outages (503) and anything unexpected (500, with nothing of the
+ * fault disclosed beyond the request id).
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError, Errors, StoreUnavailableError, type CatalogueEntry } from './errors.js';
+import { validationFailure } from './validation.js';
+
+/** Seconds a client should wait before retrying while the store is unavailable. */
+export const STORE_RETRY_AFTER_SECONDS = 2;
+
+// Fastify's own client errors, mapped onto our catalogue.
+const FASTIFY_ERRORS: Record<string, CatalogueEntry> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: Errors.UNSUPPORTED_MEDIA_TYPE,
+  FST_ERR_CTP_BODY_TOO_LARGE: Errors.BODY_TOO_LARGE,
+  FST_ERR_CTP_EMPTY_JSON_BODY: Errors.BODY_REQUIRED,
+};
+
+function fastifyClientError(error: FastifyError, request: FastifyRequest, bodyLimit: number): ApiError | undefined {
+  const entry = FASTIFY_ERRORS[error.code];
+  if (entry === Errors.UNSUPPORTED_MEDIA_TYPE) {
+    const sent = request.headers['content-type'];
+    const what = sent === undefined ? 'no Content-Type was sent' : `got '${sent.slice(0, 100)}'`;
+    return new ApiError(entry, `request body must be sent as Content-Type: application/json (${what})`);
+  }
+  if (entry === Errors.BODY_TOO_LARGE) return new ApiError(entry, `request body exceeds the limit of ${bodyLimit} bytes`);
+  if (entry === Errors.BODY_REQUIRED) return new ApiError(entry, 'request body is required: send a JSON object');
+  const status = error.statusCode ?? 500;
+  if (status >= 400 && status < 500) return new ApiError(Errors.BAD_REQUEST, error.message);
+  return undefined;
+}
+
+export function toApiError(error: FastifyError, request: FastifyRequest, bodyLimit: number): ApiError | undefined {
+  if (error instanceof ApiError) return error;
+  if (error instanceof StoreUnavailableError) {
+    return new ApiError(Errors.STORE_UNAVAILABLE, 'the store is unavailable right now; retry shortly', {
+      'retry-after': String(STORE_RETRY_AFTER_SECONDS),
+    });
+  }
+  if (error.validation !== undefined) {
+    const part = error.validationContext ?? 'body';
+    if (part === 'body' && request.body === undefined) {
+      return new ApiError(Errors.BODY_REQUIRED, 'request body is required: send a JSON object');
+    }
+    return validationFailure(error.validation, part);
+  }
+  return fastifyClientError(error, request, bodyLimit);
+}
+
+function sendError(reply: FastifyReply, error: ApiError): void {
+  void reply.code(error.statusCode).headers(error.headers).send(error.toRecord());
+}
+
+export function registerErrorHandlers(app: FastifyInstance, bodyLimit: number): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const apiError = toApiError(error, request, bodyLimit);
+    if (apiError !== undefined) {
+      if (apiError.statusCode >= 500) request.log.warn({ err: error }, 'store unavailable');
+      sendError(reply, apiError);
+      return;
+    }
+    request.log.error({ err: error }, 'unexpected error');
+    sendError(reply, new ApiError(Errors.INTERNAL, `internal error; quote request id ${request.id} when reporting it`));
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    sendError(reply, new ApiError(Errors.ROUTE_NOT_FOUND, `no operation at ${request.method} ${path.slice(0, 200)}`));
+  });
+}

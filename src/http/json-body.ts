@@ -1,0 +1,70 @@
+/**
+ * The request body parser: strict UTF-8, and lossless for numbers.
+ *
+ * `JSON.parse` rounds every number to a double, so 2^53 + 1 would silently become
+ * 2^53. Most bodies hold no number a double cannot represent, so they take the fast
+ * path (`JSON.parse`); only a body with a long run of digits or an exponent goes
+ * through lossless-json, whose number callback sees each literal's source text.
+ *
+ * Why the fast path is exact: with at most 15 significant digits a decimal literal
+ * is an integer iff its double is, and integers of 15 digits are below 2^53.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { parse as parseLossless } from 'lossless-json';
+import { ApiError, Errors } from './errors.js';
+import { exactJsonNumber } from './int64.js';
+
+const NEEDS_LOSSLESS_PARSE = /[0-9.]{16}|[0-9][eE]/;
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+export function parseJsonText(text: string): unknown {
+  if (!NEEDS_LOSSLESS_PARSE.test(text)) return JSON.parse(text);
+  return parseLossless(text, null, {
+    parseNumber: exactJsonNumber,
+    // JSON.parse keeps the last of duplicate keys; do the same on both paths.
+    onDuplicateKey: ({ newValue }) => newValue,
+  });
+}
+
+export function parseJsonBody(body: Buffer): unknown {
+  if (body.length === 0) {
+    throw new ApiError(Errors.BODY_REQUIRED, 'request body is required: send a JSON object');
+  }
+  let text: string;
+  try {
+    text = utf8.decode(body);
+  } catch {
+    throw new ApiError(Errors.INVALID_JSON, 'request body is not valid UTF-8');
+  }
+  try {
+    return parseJsonText(text);
+  } catch (error) {
+    const reason = error instanceof RangeError ? 'it is nested too deeply' : (error as Error).message;
+    throw new ApiError(Errors.INVALID_JSON, `request body is not valid JSON: ${reason}`);
+  }
+}
+
+const CHARSET = /;\s*charset\s*=\s*"?([^";\s]+)"?/i;
+
+function assertUtf8Charset(request: FastifyRequest): void {
+  const charset = CHARSET.exec(request.headers['content-type'] ?? '')?.[1];
+  if (charset !== undefined && charset.toLowerCase() !== 'utf-8' && charset.toLowerCase() !== 'utf8') {
+    throw new ApiError(Errors.UNSUPPORTED_MEDIA_TYPE, `charset ${charset} is not supported: send UTF-8 JSON`);
+  }
+}
+
+/**
+ * Makes the strict, lossless parser above the only body parser: every other media
+ * type (Fastify's text/plain included) gets 415.
+ */
+export function registerJsonBodyParser(app: FastifyInstance, bodyLimit: number): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit }, (request, body, done) => {
+    try {
+      assertUtf8Charset(request);
+      done(null, parseJsonBody(body as Buffer));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
+}

@@ -1,0 +1,108 @@
+/**
+ * Request validation, compiled from the same JSON Schemas the OpenAPI document shows.
+ *
+ * Two Ajv instances, because bodies and URLs differ: a JSON body is typed, so it is
+ * validated strictly (the string "1" is not an id, 123 is not a name), while path and
+ * query values always arrive as text and are coerced.
+ *
+ * `{type: integer, format: int64}` cannot be checked by Ajv's own `integer` (it only
+ * knows doubles), so `toRuntimeSchema` swaps it for our `int64` keyword, which accepts
+ * exactly the values the lossless body parser produces for int64 integers.
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
+import { ApiError, Errors } from './errors.js';
+import { isInt64Value, isIntegerValue, parseInt64Text, INT64_MAX, INT64_MIN } from './int64.js';
+
+const INT64_RANGE = `between ${INT64_MIN} and ${INT64_MAX}`;
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/**
+ * The `int64` keyword. In a body only the parser's integer values pass (the string
+ * "1" is not an id); in a path or query string, where everything is text, a plain
+ * decimal integer passes.
+ */
+function int64Keyword(acceptsText: boolean) {
+  const validate = (_enabled: boolean, data: unknown): boolean => {
+    const ok = typeof data === 'string' ? acceptsText && parseInt64Text(data) !== undefined : isInt64Value(data);
+    if (ok) return true;
+    const outOfRange = isIntegerValue(data) || (acceptsText && typeof data === 'string' && /^-?[0-9]+$/.test(data));
+    const message = `must be an integer ${INT64_RANGE} (int64)${outOfRange ? '; this one is out of range' : ''}`;
+    (validate as { errors?: Partial<ErrorObject>[] }).errors = [{ keyword: 'int64', message, params: {} }];
+    return false;
+  };
+  return validate;
+}
+
+function createAjv(forText: boolean): Ajv {
+  const ajv = new Ajv({ coerceTypes: forText, allErrors: true, useDefaults: true, strict: true, unicodeRegExp: true });
+  ajv.addKeyword({ keyword: 'int64', schemaType: 'boolean', errors: true, validate: int64Keyword(forText) });
+  ajv.addKeyword('example');
+  ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31 });
+  return ajv;
+}
+
+const bodyAjv = createAjv(false);
+const urlAjv = createAjv(true);
+
+/** Maps OpenAPI int64 integers to the `int64` keyword, leaving everything else as it is. */
+export function toRuntimeSchema<T>(schema: T): T {
+  if (Array.isArray(schema)) return schema.map(toRuntimeSchema) as T;
+  if (schema === null || typeof schema !== 'object') return schema;
+  const node = schema as Record<string, Json>;
+  if (node.type === 'integer' && node.format === 'int64') {
+    const { type: _type, format: _format, ...rest } = node;
+    return { ...rest, int64: true } as T;
+  }
+  return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, toRuntimeSchema(value)])) as T;
+}
+
+export function compileValidator(schema: object, httpPart: string | undefined): ValidateFunction {
+  const ajv = httpPart === 'body' ? bodyAjv : urlAjv;
+  return ajv.compile(toRuntimeSchema(schema));
+}
+
+function fieldName(error: FastifySchemaValidationError): string {
+  const path = error.instancePath.replace(/^\//, '').replaceAll('/', '.');
+  const missing = (error.params as { missingProperty?: string }).missingProperty;
+  if (error.keyword === 'required' && missing !== undefined) return path === '' ? missing : `${path}.${missing}`;
+  return path;
+}
+
+function describe(error: FastifySchemaValidationError): string {
+  const params = error.params as { limit?: number };
+  switch (error.keyword) {
+    case 'required':
+      return 'is required';
+    case 'maxLength':
+      return `must be at most ${params.limit} characters long`;
+    case 'minLength':
+      return params.limit === 1 ? 'must not be empty' : `must be at least ${params.limit} characters long`;
+    case 'type': {
+      const type = (error.params as { type?: string }).type ?? 'valid';
+      return `must be ${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
+    }
+    case 'pattern':
+      return 'must not contain control characters or unpaired surrogates';
+    default:
+      return error.message ?? 'is invalid';
+  }
+}
+
+/** Turns Ajv's errors into one Error record that names every offending field. */
+export function validationFailure(errors: FastifySchemaValidationError[], part: string): ApiError {
+  const isRootTypeError = errors.some((e) => e.instancePath === '' && e.keyword === 'type');
+  if (part === 'body' && isRootTypeError) {
+    return new ApiError(Errors.BODY_NOT_OBJECT, 'request body must be a JSON object');
+  }
+  const entry = part === 'body' ? Errors.INVALID_FIELD : Errors.INVALID_PARAMETER;
+  const seen = new Set<string>();
+  const problems: string[] = [];
+  for (const error of errors) {
+    const text = `${fieldName(error)} ${describe(error)}`;
+    if (!seen.has(text)) problems.push(text);
+    seen.add(text);
+  }
+  return new ApiError(entry, problems.join('; '));
+}

@@ -1,0 +1,6 @@
+import type { PlantRecord } from '../store/types.js';
+
+/** Whether a create of `incoming` is a safe retry of the stored `existing` plant. */
+export function samePlant(existing: PlantRecord, incoming: PlantRecord): boolean {
+  return existing.name === incoming.name && existing.tag === incoming.tag;
+}

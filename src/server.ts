@@ -1,0 +1,96 @@
+/**
+ * Starting and stopping the service: open the store, build the app, listen; on
+ * SIGTERM/SIGINT stop accepting, let in-flight requests finish, close the store
+ * and exit 0.
+ */
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.js';
+import type { Config } from './config.js';
+import { openStore } from './store/open-store.js';
+import { issueBootstrapToken, type IssuedToken } from './tokens/token-service.js';
+
+export interface RunningServer {
+  readonly app: FastifyInstance;
+  /** Base URL clients can use, e.g. http://127.0.0.1:8080. */
+  readonly url: string;
+  /** Set on the first start on an empty store. */
+  readonly bootstrapToken?: IssuedToken;
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  readonly logStream?: NodeJS.WritableStream;
+}
+
+export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
+  const store = await openStore(config.databaseUrl);
+  let app: FastifyInstance;
+  try {
+    app = await buildApp(config, { store, logStream: options.logStream });
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  app.addHook('onClose', async () => store.close());
+  const bootstrapToken = await issueBootstrapToken(store.tokens);
+  await app.listen({ host: config.host, port: config.port });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : config.port;
+  const host = ['0.0.0.0', '::', ''].includes(config.host) ? '127.0.0.1' : config.host;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  return { app, url, bootstrapToken, stop: () => app.close() };
+}
+
+export function bootstrapBanner(url: string, token: IssuedToken): string {
+  const curl =
+    `curl -i -X POST ${url}/plants \\\n` +
+    `     -H 'Authorization: Bearer ${token.secret}' \\\n` +
+    `     -H 'Content-Type: application/json' \\\n` +
+    `     -d '{"id": 1, "name": "Monstera deliciosa", "tag": "houseplant"}'`;
+  const rule = '='.repeat(78);
+  return [
+    rule,
+    `Plant Store is running at ${url}  (API reference: ${url}/openapi.json)`,
+    '',
+    `This store had no tokens, so one with every scope (${token.record.scopes.join(', ')}) was created`,
+    `and named '${token.record.name}'. It is shown only this once; keep it somewhere safe:`,
+    '',
+    `    ${token.secret}`,
+    '',
+    'Try it:',
+    '',
+    curl,
+    '',
+    'Manage tokens with: plantstore token create|list|revoke   (see plantstore token --help)',
+    rule,
+  ].join('\n');
+}
+
+/** Runs until SIGTERM or SIGINT, then shuts down gracefully. */
+export async function runServer(config: Config): Promise<void> {
+  const server = await startServer(config);
+  if (server.bootstrapToken !== undefined) process.stdout.write(`\n${bootstrapBanner(server.url, server.bootstrapToken)}\n\n`);
+  let stopping = false;
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    server.app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    const force = setTimeout(() => {
+      server.app.log.error({ timeoutMs: config.shutdownTimeoutMs }, 'shutdown timed out; exiting');
+      process.exit(1);
+    }, config.shutdownTimeoutMs);
+    force.unref();
+    server.stop().then(
+      () => {
+        server.app.log.info('stopped');
+        process.exit(0);
+      },
+      (error: unknown) => {
+        server.app.log.error({ err: error }, 'error while shutting down');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
+}

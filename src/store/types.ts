@@ -1,0 +1,81 @@
+/**
+ * What the service needs from a store. SQLite (embedded default) and PostgreSQL
+ * (shared, for several instances) implement it with the same behaviour, and one
+ * contract test suite runs against both.
+ *
+ * Ids are `bigint` throughout: no JS number ever holds one.
+ */
+import type { Scope } from '../tokens/scopes.js';
+
+export interface PlantRecord {
+  readonly id: bigint;
+  readonly name: string;
+  /** Absent (undefined) when the plant has no tag; never null. */
+  readonly tag?: string;
+}
+
+export type CreatePlantOutcome =
+  /** Newly stored. */
+  | { readonly kind: 'created'; readonly plant: PlantRecord }
+  /** The id existed with the same name and tag: a safe retry, nothing written. */
+  | { readonly kind: 'replayed'; readonly plant: PlantRecord }
+  /** The id existed with different content. */
+  | { readonly kind: 'conflict'; readonly existing: PlantRecord };
+
+export interface ListPlantsQuery {
+  readonly limit: number;
+  /** Keyset pagination: only ids strictly greater than this. */
+  readonly after?: bigint;
+  readonly tag?: string;
+}
+
+export interface PlantStore {
+  /** Atomic against concurrent creates of the same id (uses the primary key, not check-then-insert). */
+  createPlant(plant: PlantRecord): Promise<CreatePlantOutcome>;
+  getPlant(id: bigint): Promise<PlantRecord | undefined>;
+  /** Ordered by id ascending. */
+  listPlants(query: ListPlantsQuery): Promise<PlantRecord[]>;
+  /** True when a plant was deleted, false when there was none. */
+  deletePlant(id: bigint): Promise<boolean>;
+}
+
+export interface TokenRecord {
+  readonly id: string;
+  readonly name: string;
+  readonly scopes: readonly Scope[];
+  readonly createdAt: Date;
+  readonly expiresAt: Date | null;
+  readonly lastUsedAt: Date | null;
+  readonly revokedAt: Date | null;
+}
+
+export interface NewTokenRecord {
+  readonly id: string;
+  readonly name: string;
+  readonly secretHash: string;
+  readonly scopes: readonly Scope[];
+  readonly createdAt: Date;
+  readonly expiresAt: Date | null;
+}
+
+export interface TokenStore {
+  /** Inserts the token; returns false (and writes nothing) when its name is taken. */
+  insertToken(token: NewTokenRecord): Promise<boolean>;
+  findTokenBySecretHash(secretHash: string): Promise<TokenRecord | undefined>;
+  listTokens(): Promise<TokenRecord[]>;
+  /** Revokes by id or name; returns the revoked token, or undefined when none matched. */
+  revokeToken(idOrName: string, at: Date): Promise<TokenRecord | undefined>;
+  recordTokenUse(id: string, at: Date): Promise<void>;
+  countTokens(): Promise<number>;
+}
+
+export interface Store {
+  readonly kind: 'sqlite' | 'postgres';
+  readonly plants: PlantStore;
+  readonly tokens: TokenStore;
+  /** Applies pending migrations; safe to call from several processes at once. */
+  migrate(): Promise<void>;
+  /** Resolves when the store can serve requests; rejects with StoreUnavailableError otherwise. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

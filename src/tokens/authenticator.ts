@@ -1,0 +1,73 @@
+/**
+ * Resolves a bearer token to the token record it names, with a short cache.
+ *
+ * Cache: a found token is remembered for `cacheTtlMs` (default 2 s), so revocation
+ * (by any instance or by the CLI) takes effect everywhere within that bound, while
+ * a busy client costs one indexed lookup per TTL rather than one per request.
+ * Expiry is checked on every request, cached or not. Unknown tokens are not cached,
+ * so guessing cannot fill the cache.
+ */
+import type { TokenRecord, TokenStore } from '../store/types.js';
+import { hashToken, isWellFormedToken } from './secret.js';
+
+export type Authentication =
+  | { readonly ok: true; readonly token: TokenRecord }
+  | { readonly ok: false; readonly reason: 'malformed' | 'unknown' | 'revoked' | 'expired' };
+
+interface CacheEntry {
+  token: TokenRecord;
+  fetchedAt: number;
+}
+
+export interface AuthenticatorOptions {
+  readonly cacheTtlMs: number;
+  readonly maxCachedTokens?: number;
+  /** last_used_at is written at most this often per token, not on every request. */
+  readonly lastUsedResolutionMs?: number;
+  readonly onBackgroundError?: (error: unknown) => void;
+}
+
+export class TokenAuthenticator {
+  private readonly cache = new Map<string, CacheEntry>();
+  private readonly maxCachedTokens: number;
+  private readonly lastUsedResolutionMs: number;
+
+  constructor(
+    private readonly store: TokenStore,
+    private readonly options: AuthenticatorOptions,
+  ) {
+    this.maxCachedTokens = options.maxCachedTokens ?? 10_000;
+    this.lastUsedResolutionMs = options.lastUsedResolutionMs ?? 60_000;
+  }
+
+  async authenticate(secret: string, now = Date.now()): Promise<Authentication> {
+    if (!isWellFormedToken(secret)) return { ok: false, reason: 'malformed' };
+    const secretHash = hashToken(secret);
+    const token = await this.lookup(secretHash, now);
+    if (token === undefined) return { ok: false, reason: 'unknown' };
+    if (token.revokedAt !== null) return { ok: false, reason: 'revoked' };
+    if (token.expiresAt !== null && token.expiresAt.getTime() <= now) return { ok: false, reason: 'expired' };
+    this.recordUse(secretHash, token, now);
+    return { ok: true, token };
+  }
+
+  private async lookup(secretHash: string, now: number): Promise<TokenRecord | undefined> {
+    const cached = this.cache.get(secretHash);
+    if (cached !== undefined && now - cached.fetchedAt < this.options.cacheTtlMs) return cached.token;
+    const token = await this.store.findTokenBySecretHash(secretHash);
+    this.cache.delete(secretHash);
+    if (token !== undefined && this.options.cacheTtlMs > 0) {
+      if (this.cache.size >= this.maxCachedTokens) this.cache.delete(this.cache.keys().next().value as string);
+      this.cache.set(secretHash, { token, fetchedAt: now });
+    }
+    return token;
+  }
+
+  private recordUse(secretHash: string, token: TokenRecord, now: number): void {
+    const lastUsed = token.lastUsedAt?.getTime() ?? -Infinity;
+    if (now - lastUsed < this.lastUsedResolutionMs) return;
+    const entry = this.cache.get(secretHash);
+    if (entry !== undefined) entry.token = { ...token, lastUsedAt: new Date(now) };
+    this.store.recordTokenUse(token.id, new Date(now)).catch((error: unknown) => this.options.onBackgroundError?.(error));
+  }
+}

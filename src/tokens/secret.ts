@@ -1,0 +1,28 @@
+/**
+ * Token secrets: opaque, 256 bits of entropy, a recognisable prefix (so leaked
+ * tokens can be found by secret scanners), and stored only as a SHA-256 hash.
+ *
+ * Looking a token up by its hash is what keeps the check timing-safe: the secret
+ * itself is never compared, and the hash of a guess reveals nothing about the
+ * stored hashes it is near.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+
+export const TOKEN_PREFIX = 'pst_';
+const TOKEN_PATTERN = /^pst_[A-Za-z0-9_-]{43}$/;
+
+export function generateTokenSecret(): string {
+  return TOKEN_PREFIX + randomBytes(32).toString('base64url');
+}
+
+export function isWellFormedToken(token: string): boolean {
+  return TOKEN_PATTERN.test(token);
+}
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+export function generateTokenId(): string {
+  return 'tok_' + randomBytes(8).toString('hex');
+}
