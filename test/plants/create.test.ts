@@ -2,12 +2,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Errors } from '../../src/http/errors.js';
 import { assertError } from '../support/assertions.js';
+import { testBackends } from '../support/backends.js';
 import { bearer, createHarness, postPlant, type Harness } from '../support/harness.js';
 
-describe('POST /plants', () => {
+for (const backend of testBackends()) describe(`POST /plants [${backend.name}]`, () => {
   let h: Harness;
   before(async () => {
-    h = await createHarness();
+    h = await createHarness({ backend });
   });
   after(() => h.close());
 

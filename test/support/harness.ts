@@ -2,22 +2,19 @@
  * Test harness: a real app on a real store (a fresh SQLite file per harness),
  * with tokens of each kind, driven through HTTP (inject or a real socket).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/types.js';
 import { issueToken } from '../../src/tokens/token-service.js';
+import { sqliteBackend, type TestBackend } from './backends.js';
 
 export interface Harness {
   readonly app: FastifyInstance;
   readonly store: Store;
-  readonly dir: string;
-  readonly dbPath: string;
+  readonly backend: TestBackend['name'];
+  readonly databaseUrl: string;
   readonly config: Config;
   /** Secrets of tokens with the named scopes. */
   readonly tokens: { readonly write: string; readonly read: string; readonly admin: string; readonly all: string };
@@ -28,19 +25,17 @@ export interface Harness {
 }
 
 export interface HarnessOptions {
+  readonly backend?: TestBackend;
   readonly env?: Record<string, string>;
-  readonly openStore?: (dbPath: string) => Store;
-}
-
-export function tempDir(prefix = 'plantstore-test-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  /** Wraps the opened store, e.g. to inject a fault into one method. */
+  readonly wrapStore?: (store: Store) => Store;
 }
 
 export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
-  const dir = tempDir();
-  const dbPath = join(dir, 'plantstore.db');
-  const config = loadConfig({ DATABASE_URL: `sqlite:${dbPath}`, LOG_LEVEL: 'info', ...options.env });
-  const store = options.openStore?.(dbPath) ?? SqliteStore.open({ path: dbPath });
+  const backend = options.backend ?? sqliteBackend;
+  const opened = await backend.open();
+  const config = loadConfig({ DATABASE_URL: opened.databaseUrl, LOG_LEVEL: 'info', ...options.env });
+  const store = options.wrapStore?.(opened.store) ?? opened.store;
   const issue = async (name: string, scopes: ('plants:read' | 'plants:write' | 'admin')[]) =>
     (await issueToken(store.tokens, { name, scopes })).secret;
   const tokens = {
@@ -60,16 +55,15 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   return {
     app,
     store,
-    dir,
-    dbPath,
+    backend: backend.name,
+    databaseUrl: opened.databaseUrl,
     config,
     tokens,
     logs: () => logText,
     request: (request) => app.inject(request),
     async close() {
       await app.close();
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
+      await opened.cleanup();
     },
   };
 }
