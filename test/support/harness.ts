@@ -28,14 +28,14 @@ export interface HarnessOptions {
   readonly backend?: TestBackend;
   readonly env?: Record<string, string>;
   /** Wraps the opened store, e.g. to inject a fault into one method. */
-  readonly wrapStore?: (store: Store) => Store;
+  readonly wrapStore?: (store: Store, databaseUrl: string) => Store;
 }
 
 export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
   const backend = options.backend ?? sqliteBackend;
   const opened = await backend.open();
   const config = loadConfig({ DATABASE_URL: opened.databaseUrl, LOG_LEVEL: 'info', ...options.env });
-  const store = options.wrapStore?.(opened.store) ?? opened.store;
+  const store = options.wrapStore?.(opened.store, opened.databaseUrl) ?? opened.store;
   const issue = async (name: string, scopes: ('plants:read' | 'plants:write' | 'admin')[]) =>
     (await issueToken(store.tokens, { name, scopes })).secret;
   const tokens = {
