@@ -15,7 +15,17 @@ export interface Config {
   readonly tokenCacheTtlMs: number;
   /** How long SIGTERM waits for in-flight requests before closing anyway. */
   readonly shutdownTimeoutMs: number;
+  /** `pretty` (pino-pretty), `json`, or `auto`: pretty when stdout is a terminal. */
+  readonly logFormat: LogFormat;
+  /** Who may read GET /metrics: `admin` (a token with the admin scope) or `none` (anyone who can reach it). */
+  readonly metricsAuth: MetricsAuth;
+  /** When set, /metrics is served only on this port (on metricsHost), not beside the API. */
+  readonly metricsPort: number | undefined;
+  readonly metricsHost: string;
 }
+
+export type LogFormat = 'auto' | 'json' | 'pretty';
+export type MetricsAuth = 'admin' | 'none';
 
 export class ConfigError extends Error {}
 
@@ -42,6 +52,13 @@ function databaseUrl(source: Source): string {
   return url;
 }
 
+function oneOf<T extends string>(source: Source, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = source[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')} (got '${raw}')`);
+  return raw as T;
+}
+
 function logLevel(source: Source): string {
   const level = source.LOG_LEVEL || 'info';
   if (!LOG_LEVELS.includes(level)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got '${level}')`);
@@ -62,5 +79,9 @@ export function loadConfig(env: Source = process.env, overrides: Source = {}): C
     bodyLimitBytes: integer(source, 'BODY_LIMIT', 64 * 1024, 1024, 64 * 1024 * 1024),
     tokenCacheTtlMs: integer(source, 'TOKEN_CACHE_TTL_MS', 2000, 0, 60_000),
     shutdownTimeoutMs: integer(source, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    logFormat: oneOf(source, 'LOG_FORMAT', ['auto', 'json', 'pretty'], 'auto'),
+    metricsAuth: oneOf(source, 'METRICS_AUTH', ['admin', 'none'], 'admin'),
+    metricsPort: source.METRICS_PORT ? integer(source, 'METRICS_PORT', 0, 0, 65535) : undefined,
+    metricsHost: source.METRICS_HOST || '127.0.0.1',
   };
 }
