@@ -1,0 +1,5 @@
+import type { PostgresMigration } from './migration.js';
+import { plantsAndTokens } from './0001-plants-and-tokens.js';
+
+/** Every migration, in version order. Add new ones at the end. */
+export const postgresMigrations: readonly PostgresMigration[] = [plantsAndTokens];

@@ -1,0 +1,74 @@
+/**
+ * Applies pending migrations, safely when several instances start at once.
+ *
+ * All pending migrations run in one transaction that first takes a transaction-level
+ * advisory lock. A second instance blocks on the lock, then finds the migrations
+ * recorded and applies nothing; a failure rolls everything back (PostgreSQL DDL is
+ * transactional) and the lock is released with the transaction, even if the process
+ * dies. The lock key is derived from the schema the tables live in, so separate
+ * schemas of one database (e.g. parallel test runs) do not wait for each other.
+ *
+ * The migration connection is not the request pool's: it has no statement timeout,
+ * because a migration (or waiting for another instance's) may legitimately take
+ * longer than a request may.
+ */
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+import type { PostgresMigration } from './migrations/migration.js';
+import { clientConfig, type PostgresConnectionSettings } from './pool.js';
+
+/** "PLNT": the first half of every advisory lock key this service takes. */
+const LOCK_CLASS = 0x504c4e54;
+
+export class MigrationError extends Error {}
+
+function lockKey(schema: string): number {
+  return createHash('sha256').update(`migrate:${schema}`).digest().readInt32BE(0);
+}
+
+async function applyPending(client: pg.Client, migrations: readonly PostgresMigration[]): Promise<number[]> {
+  const encoding = (await client.query<{ server_encoding: string }>('SHOW server_encoding')).rows[0]?.server_encoding;
+  if (encoding !== 'UTF8') {
+    // Names and tags are Unicode; any other server encoding would reject or mangle some.
+    throw new MigrationError(`the database must use UTF8 encoding (it uses ${encoding ?? 'an unknown encoding'})`);
+  }
+  const schema = (await client.query<{ schema: string | null }>('SELECT current_schema() AS schema')).rows[0]?.schema ?? null;
+  if (schema === null) {
+    throw new MigrationError('no schema to create tables in: the search_path names no existing schema (create it, or fix options=-c search_path=... in DATABASE_URL)');
+  }
+  await client.query('SELECT pg_advisory_xact_lock($1, $2)', [LOCK_CLASS, lockKey(schema)]);
+  await client.query(
+    'CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
+  );
+  const applied = new Set((await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
+  const newlyApplied: number[] = [];
+  for (const migration of migrations) {
+    if (applied.has(migration.version)) continue;
+    await client.query(migration.sql);
+    await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
+    newlyApplied.push(migration.version);
+  }
+  return newlyApplied;
+}
+
+/** Brings the schema up to date; returns the versions this call applied (empty when none were pending). */
+export async function migrate(settings: PostgresConnectionSettings, migrations: readonly PostgresMigration[]): Promise<number[]> {
+  const client = new pg.Client(clientConfig(settings));
+  // A connection that breaks mid-migration rejects the query in flight; this only
+  // keeps the 'error' event from crashing the process.
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    await client.query('BEGIN');
+    try {
+      const applied = await applyPending(client, migrations);
+      await client.query('COMMIT');
+      return applied;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
+    }
+  } finally {
+    await client.end().catch(() => {});
+  }
+}

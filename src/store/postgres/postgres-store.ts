@@ -1,0 +1,73 @@
+/**
+ * The shared store: PostgreSQL, for any number of stateless service instances.
+ * Behaves exactly as the embedded SQLite store; the same contract suite runs on both.
+ *
+ * Durability: a 200 is sent only after the statement's transaction committed; with
+ * synchronous_commit on (PostgreSQL's default) that commit is flushed to the WAL (and,
+ * with synchronous replication configured, to a standby) before the driver sees it.
+ *
+ * Outages: every connection-level failure surfaces as StoreUnavailableError (503 with
+ * Retry-After); broken connections are dropped by the pool and replaced on the next
+ * request, so the store recovers by itself when the database comes back.
+ */
+import type pg from 'pg';
+import type { Store } from '../types.js';
+import { guarded } from './errors.js';
+import { migrate } from './migrator.js';
+import { postgresMigrations } from './migrations/index.js';
+import { PostgresPlantStore } from './plant-store.js';
+import { createPool, DEFAULT_POSTGRES_SETTINGS, type PostgresConnectionSettings } from './pool.js';
+import { PostgresTokenStore } from './token-store.js';
+
+export interface PostgresStoreOptions extends Partial<Omit<PostgresConnectionSettings, 'url'>> {
+  readonly url: string;
+  /** Told about connections that broke while idle (the pool has replaced them already). */
+  readonly onBackgroundError?: (error: Error) => void;
+}
+
+export class PostgresStore implements Store {
+  readonly kind = 'postgres';
+  readonly plants: PostgresPlantStore;
+  readonly tokens: PostgresTokenStore;
+  private readonly pool: pg.Pool;
+  private closed = false;
+
+  private constructor(private readonly settings: PostgresConnectionSettings, onBackgroundError: (error: Error) => void) {
+    this.pool = createPool(settings, onBackgroundError);
+    this.plants = new PostgresPlantStore(this.pool);
+    this.tokens = new PostgresTokenStore(this.pool);
+  }
+
+  /** Connects, applies pending migrations and returns the store; rejects (StoreUnavailableError when the server cannot be reached) otherwise. */
+  static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
+    const settings: PostgresConnectionSettings = {
+      url: options.url,
+      poolSize: options.poolSize ?? DEFAULT_POSTGRES_SETTINGS.poolSize,
+      statementTimeoutMs: options.statementTimeoutMs ?? DEFAULT_POSTGRES_SETTINGS.statementTimeoutMs,
+      connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_POSTGRES_SETTINGS.connectTimeoutMs,
+      idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_POSTGRES_SETTINGS.idleTimeoutMs,
+    };
+    const store = new PostgresStore(settings, options.onBackgroundError ?? (() => {}));
+    try {
+      await store.migrate();
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
+    return store;
+  }
+
+  async migrate(): Promise<void> {
+    await guarded(() => migrate(this.settings, postgresMigrations));
+  }
+
+  async ping(): Promise<void> {
+    await guarded(() => this.pool.query('SELECT 1'));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.pool.end();
+  }
+}
