@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { issueToken } from '../../src/tokens/token-service.js';
+import { testBackends } from '../support/backends.js';
+import { startServiceProcess } from '../support/service-process.js';
+
+async function createPlant(url: string, token: string, id: string, name: string): Promise<number> {
+  const response = await fetch(`${url}/plants`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: `{"id": ${id}, "name": ${JSON.stringify(name)}}`,
+  });
+  await response.arrayBuffer();
+  return response.status;
+}
+
+async function readPlant(url: string, token: string, id: string): Promise<string> {
+  const response = await fetch(`${url}/plants/${id}`, { headers: { authorization: `Bearer ${token}` } });
+  return `${response.status} ${await response.text()}`;
+}
+
+for (const backend of testBackends()) describe(`the service process [${backend.name}]`, () => {
+  it('on first start prints one all-scope token and a curl example that work; later starts do not', async () => {
+    const opened = await backend.open();
+    try {
+      const first = await startServiceProcess({ DATABASE_URL: opened.databaseUrl });
+      const banner = first.output();
+      const token = /^ {4}(pst_[A-Za-z0-9_-]{43})$/m.exec(banner)?.[1];
+      assert.ok(token, `no token in:\n${banner}`);
+      assert.match(banner, /curl -i -X POST http:\/\/127\.0\.0\.1:\d+\/plants/);
+      assert.equal(await createPlant(first.url, token, '1', 'from the banner'), 200);
+      assert.equal(await readPlant(first.url, token, '1'), '200 {"id":1,"name":"from the banner"}');
+      assert.equal(await first.stop(), 0);
+
+      const second = await startServiceProcess({ DATABASE_URL: opened.databaseUrl });
+      assert.ok(!/pst_/.test(second.output()), 'no second token on a store that has tokens');
+      assert.equal(await second.stop(), 0);
+    } finally {
+      await opened.cleanup();
+    }
+  });
+
+  it('keeps every acknowledged create across kill -9 and restart', async () => {
+    const opened = await backend.open();
+    const { secret } = await issueToken(opened.store.tokens, { name: 'writer', scopes: ['plants:read', 'plants:write'] });
+    try {
+      const service = await startServiceProcess({ DATABASE_URL: opened.databaseUrl });
+      const ids = ['9223372036854775807', '-9223372036854775808', '9007199254740993', '42'];
+      for (const id of ids) assert.equal(await createPlant(service.url, secret, id, `plant ${id}`), 200);
+      assert.equal(await service.stop('SIGKILL'), 'SIGKILL');
+
+      const restarted = await startServiceProcess({ DATABASE_URL: opened.databaseUrl });
+      for (const id of ids) assert.equal(await readPlant(restarted.url, secret, id), `200 {"id":${id},"name":"plant ${id}"}`);
+      assert.equal(await restarted.stop(), 0);
+    } finally {
+      await opened.cleanup();
+    }
+  });
+
+  it('on SIGTERM finishes in-flight creates, exits 0, and every 200 is stored', async () => {
+    const opened = await backend.open();
+    const { secret } = await issueToken(opened.store.tokens, { name: 'writer', scopes: ['plants:read', 'plants:write'] });
+    try {
+      const service = await startServiceProcess({ DATABASE_URL: opened.databaseUrl });
+      const attempts = Array.from({ length: 40 }, (_, i) =>
+        createPlant(service.url, secret, String(1000 + i), `p${i}`).then((status) => ({ i, status }), () => ({ i, status: 0 })),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const exitCode = service.stop('SIGTERM');
+      const results = await Promise.all(attempts);
+      assert.equal(await exitCode, 0);
+      // Refused connections (0) are fine once the server stopped accepting; a 5xx is not.
+      assert.ok(results.every((r) => r.status === 200 || r.status === 0 || r.status === 503), JSON.stringify(results));
+      const restarted = await startServiceProcess({ DATABASE_URL: opened.databaseUrl });
+      for (const { i } of results.filter((r) => r.status === 200)) {
+        assert.equal(await readPlant(restarted.url, secret, String(1000 + i)), `200 {"id":${1000 + i},"name":"p${i}"}`);
+      }
+      await restarted.stop();
+    } finally {
+      await opened.cleanup();
+    }
+  });
+
+  it('logs one JSON line per request with its id, and never a token or Authorization header', async () => {
+    const opened = await backend.open();
+    const { secret } = await issueToken(opened.store.tokens, { name: 'writer', scopes: ['plants:read', 'plants:write'] });
+    try {
+      const service = await startServiceProcess({ DATABASE_URL: opened.databaseUrl });
+      await createPlant(service.url, secret, '5', 'logged');
+      await fetch(`${service.url}/plants/5`, { headers: { authorization: `Bearer ${secret}`, 'x-request-id': 'req-abc' } }).then((r) => r.text());
+      await fetch(`${service.url}/plants`, { method: 'POST', headers: { authorization: 'Bearer pst_wrong' } }).then((r) => r.text());
+      await service.stop();
+      const output = service.output();
+      const requestLines = output.split('\n').filter((line) => line.includes('"msg":"request"')).map((line) => JSON.parse(line));
+      assert.equal(requestLines.length, 3);
+      assert.ok(requestLines.some((line) => line.reqId === 'req-abc' && line.status === 200));
+      assert.ok(!output.includes(secret), 'token in logs');
+      assert.ok(!output.includes('pst_wrong'), 'rejected token in logs');
+      assert.ok(!/authorization/i.test(output), 'Authorization header in logs');
+    } finally {
+      await opened.cleanup();
+    }
+  });
+});

@@ -1,0 +1,68 @@
+/**
+ * The service as a real process (`plantstore serve`), for what only a process can
+ * show: persistence across kill -9, the first-start banner, signals, logs.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+
+const CLI = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+
+export interface ServiceProcess {
+  readonly child: ChildProcess;
+  /** e.g. http://127.0.0.1:43210 */
+  readonly url: string;
+  /** Everything written to stdout and stderr so far. */
+  output(): string;
+  /** Sends a signal and resolves with the exit code (or the signal's name). */
+  stop(signal?: NodeJS.Signals): Promise<number | string>;
+}
+
+/** Runs the CLI with the given arguments to completion. */
+export async function runCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += String(chunk)));
+  child.stderr.on('data', (chunk) => (stderr += String(chunk)));
+  const [code] = (await once(child, 'exit')) as [number];
+  return { code, stdout, stderr };
+}
+
+/** Starts `plantstore serve` on a free port and resolves once it accepts requests. */
+export async function startServiceProcess(env: Record<string, string>, timeoutMs = 20_000): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve'], {
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const exited = once(child, 'exit');
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`service did not start within ${timeoutMs} ms:\n${output}`)), timeoutMs);
+    const onData = (chunk: Buffer) => {
+      output += String(chunk);
+      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      if (match?.[1] !== undefined) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    void exited.then(() => {
+      clearTimeout(timer);
+      reject(new Error(`service exited before listening:\n${output}`));
+    });
+  });
+  return {
+    child,
+    url,
+    output: () => output,
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode ?? String(child.signalCode);
+      child.kill(signal);
+      const [code, killedBy] = (await exited) as [number | null, NodeJS.Signals | null];
+      return code ?? String(killedBy);
+    },
+  };
+}
