@@ -22,6 +22,12 @@ export interface Config {
   /** When set, /metrics is served only on this port (on metricsHost), not beside the API. */
   readonly metricsPort: number | undefined;
   readonly metricsHost: string;
+  /** PostgreSQL only: most connections one process opens (N instances open up to N times this). */
+  readonly databasePoolSize: number;
+  /** PostgreSQL only: longest a statement may run before the server cancels it (the request then gets 503). */
+  readonly databaseStatementTimeoutMs: number;
+  /** PostgreSQL only: longest a request waits to open or borrow a connection before failing with 503. */
+  readonly databaseConnectTimeoutMs: number;
 }
 
 export type LogFormat = 'auto' | 'json' | 'pretty';
@@ -83,5 +89,8 @@ export function loadConfig(env: Source = process.env, overrides: Source = {}): C
     metricsAuth: oneOf(source, 'METRICS_AUTH', ['admin', 'none'], 'admin'),
     metricsPort: source.METRICS_PORT ? integer(source, 'METRICS_PORT', 0, 0, 65535) : undefined,
     metricsHost: source.METRICS_HOST || '127.0.0.1',
+    databasePoolSize: integer(source, 'DATABASE_POOL_SIZE', 10, 1, 1000),
+    databaseStatementTimeoutMs: integer(source, 'DATABASE_STATEMENT_TIMEOUT_MS', 5000, 100, 600_000),
+    databaseConnectTimeoutMs: integer(source, 'DATABASE_CONNECT_TIMEOUT_MS', 2000, 100, 60_000),
   };
 }

@@ -23,7 +23,7 @@ export interface StartOptions {
 }
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
-  const store = await openStore(config.databaseUrl);
+  const store = await openStore(config.databaseUrl, config);
   let app: FastifyInstance;
   try {
     app = await buildApp(config, { store, logStream: options.logStream });

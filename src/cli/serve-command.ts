@@ -18,7 +18,8 @@ export function registerServeCommands(program: Command): void {
   withDatabaseOption(
     program.command('migrate').description('Apply pending database migrations, then exit (serve also applies them at start-up).'),
   ).action(async (options: Record<string, string | undefined>) => {
-    const store = await openStore(configFrom(options).databaseUrl);
+    const config = configFrom(options);
+    const store = await openStore(config.databaseUrl, config);
     await store.migrate();
     await store.close();
     process.stdout.write(`migrations applied (${store.kind})\n`);

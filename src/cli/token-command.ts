@@ -9,7 +9,8 @@ import { printTable } from './table.js';
 type Options = Record<string, string | boolean | undefined>;
 
 async function withStore<T>(options: Options, use: (store: Store) => Promise<T>): Promise<T> {
-  const store = await openStore(configFrom(options as Record<string, string | undefined>).databaseUrl);
+  const config = configFrom(options as Record<string, string | undefined>);
+  const store = await openStore(config.databaseUrl, config);
   try {
     return await use(store);
   } finally {
