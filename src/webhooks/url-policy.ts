@@ -1,0 +1,116 @@
+/**
+ * Which webhook URLs the service will call (SSRF defence).
+ *
+ * By default only http(s) URLs whose host resolves to public addresses are allowed:
+ * loopback, private, link-local, CGNAT, documentation, multicast and reserved ranges
+ * are refused, checked on the resolved addresses (not the name), both when a
+ * subscription is created and at every delivery, through the socket's own DNS
+ * lookup, so a name re-pointed at 127.0.0.1 later (DNS rebinding) is refused too.
+ * WEBHOOK_ALLOW_PRIVATE_URLS=true lifts the address check (development and tests).
+ */
+import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
+import { BlockList, isIP } from 'node:net';
+
+export class WebhookUrlError extends Error {}
+
+export const MAX_WEBHOOK_URL_LENGTH = 2048;
+
+const nonPublic = new BlockList();
+for (const [network, prefix] of [
+  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16],
+  ['172.16.0.0', 12], ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16],
+  ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
+] as const) nonPublic.addSubnet(network, prefix, 'ipv4');
+for (const [network, prefix] of [
+  ['::', 128], ['::1', 128], ['100::', 64], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
+] as const) nonPublic.addSubnet(network, prefix, 'ipv6');
+
+// IPv6 forms that embed an IPv4 address: mapped (::ffff:a.b.c.d) and NAT64 (64:ff9b::a.b.c.d).
+const EMBEDDED_V4 = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/i;
+
+function embeddedIpv4(address: string): string | undefined {
+  const dotted = EMBEDDED_V4.exec(address)?.[1];
+  if (dotted !== undefined) return dotted;
+  // The same, written in hex (::ffff:7f00:1).
+  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
+  if (hex === null) return undefined;
+  const high = parseInt(hex[1] as string, 16);
+  const low = parseInt(hex[2] as string, 16);
+  return [high >> 8, high & 255, low >> 8, low & 255].join('.');
+}
+
+export function isPublicAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 4) return !nonPublic.check(address, 'ipv4');
+  if (family !== 6) return false;
+  const v4 = embeddedIpv4(address);
+  if (v4 !== undefined) return isPublicAddress(v4);
+  return !nonPublic.check(address, 'ipv6');
+}
+
+export interface UrlPolicy {
+  readonly allowPrivate: boolean;
+}
+
+/** Syntax checks that need no DNS: scheme, credentials, length. */
+export function parseWebhookUrl(raw: string): URL {
+  if (raw.length > MAX_WEBHOOK_URL_LENGTH) throw new WebhookUrlError(`url must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`);
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new WebhookUrlError('url must be an absolute http or https URL');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new WebhookUrlError(`url must use http or https, not ${url.protocol.slice(0, -1)}`);
+  if (url.username !== '' || url.password !== '') throw new WebhookUrlError('url must not contain credentials');
+  if (url.hash !== '') throw new WebhookUrlError('url must not contain a #fragment');
+  return url;
+}
+
+type Lookup = (hostname: string, options: { all: true }) => Promise<LookupAddress[]>;
+
+const lookupAll: Lookup = (hostname, options) =>
+  new Promise((resolve, reject) => dnsLookup(hostname, options, (error, addresses) => (error ? reject(error) : resolve(addresses))));
+
+/** Full check at subscription time: syntax, then every address the host resolves to. */
+export async function checkWebhookUrl(raw: string, policy: UrlPolicy, lookup: Lookup = lookupAll): Promise<URL> {
+  const url = parseWebhookUrl(raw);
+  if (policy.allowPrivate) return url;
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  let addresses: string[];
+  try {
+    addresses = isIP(host) !== 0 ? [host] : (await lookup(host, { all: true })).map((a) => a.address);
+  } catch {
+    throw new WebhookUrlError(`url host ${host} cannot be resolved`);
+  }
+  const refused = addresses.find((address) => !isPublicAddress(address));
+  if (refused !== undefined) {
+    throw new WebhookUrlError(
+      `url host ${host} resolves to ${refused}, a private, loopback or reserved address; ` +
+        'set WEBHOOK_ALLOW_PRIVATE_URLS=true to allow such destinations',
+    );
+  }
+  return url;
+}
+
+type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/**
+ * A `lookup` for http(s).request that refuses non-public addresses at connect time,
+ * so the address checked is the address connected to.
+ */
+export function guardedLookup(policy: UrlPolicy) {
+  return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
+    dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error, []);
+      const usable = policy.allowPrivate ? addresses : addresses.filter((a) => isPublicAddress(a.address));
+      if (usable.length === 0) {
+        const refused = Object.assign(new Error(`${hostname} resolves only to non-public addresses`), { code: 'EWEBHOOKPRIVATE' });
+        return callback(refused, []);
+      }
+      if (options.all === true) return callback(null, usable);
+      const first = usable[0] as LookupAddress;
+      callback(null, first.address, first.family);
+    });
+  };
+}
