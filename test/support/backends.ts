@@ -4,8 +4,10 @@
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/types.js';
+import { announceSkipOnce, createTestSchema, POSTGRES_TEST_URL, postgresUnreachableReason, redactUrl } from './postgres.js';
 import { tempDir } from './temp.js';
 
 export interface OpenedTestStore {
@@ -39,6 +41,52 @@ export const sqliteBackend: TestBackend = {
   },
 };
 
+/** Each open() gets a fresh schema of its own in the test database, dropped by cleanup(). */
+export const postgresBackend: TestBackend = {
+  name: 'postgres',
+  async open() {
+    const schema = await createTestSchema();
+    try {
+      // A small pool that lets idle connections go soon: many stores open in one run.
+      const store = await PostgresStore.open({ url: schema.url, poolSize: 5, idleTimeoutMs: 1000 });
+      return {
+        store,
+        databaseUrl: schema.url,
+        async cleanup() {
+          await store.close();
+          await schema.drop();
+        },
+      };
+    } catch (error) {
+      await schema.drop().catch(() => {});
+      throw error;
+    }
+  },
+};
+
+// Asked once per test file (each runs in its own process), before any test is declared.
+const postgresUnreachable = await postgresUnreachableReason();
+
+/** True when PLANTSTORE_REQUIRE_POSTGRES=1 (set by .ci/run): the PostgreSQL suite must not be skipped. */
+export const postgresRequired = process.env.PLANTSTORE_REQUIRE_POSTGRES === '1';
+
+/**
+ * PostgreSQL when its server is reachable. Unreachable, it is skipped with one loud
+ * line per run, unless PLANTSTORE_REQUIRE_POSTGRES=1, when it is an error.
+ */
+export function postgresAvailable(): boolean {
+  if (postgresUnreachable === undefined) return true;
+  const where = redactUrl(POSTGRES_TEST_URL);
+  if (postgresRequired) {
+    throw new Error(`PostgreSQL at ${where} is unreachable (${postgresUnreachable}) and PLANTSTORE_REQUIRE_POSTGRES=1: the PostgreSQL suite must run`);
+  }
+  announceSkipOnce(
+    `!!! PostgreSQL at ${where} unreachable (${postgresUnreachable}): skipping the PostgreSQL suite. ` +
+      'Start it, or set PLANTSTORE_TEST_DATABASE_URL.',
+  );
+  return false;
+}
+
 export function testBackends(): TestBackend[] {
-  return [sqliteBackend];
+  return postgresAvailable() ? [sqliteBackend, postgresBackend] : [sqliteBackend];
 }

@@ -1,0 +1,106 @@
+/**
+ * The PostgreSQL server the tests use (PLANTSTORE_TEST_DATABASE_URL, by default the
+ * local one) and a fresh schema per test store, so concurrent runs and tests never
+ * see each other's rows. A schema is selected through the standard `options` URL
+ * parameter (`-c search_path=...`), which the service and any child process honour.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+
+export const POSTGRES_TEST_URL = process.env.PLANTSTORE_TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+
+const SCHEMA_PREFIX = 'plantstore_test_';
+/** Schemas left behind by runs that were killed are dropped once this old. */
+const STALE_SCHEMA_AGE_MS = 24 * 3600 * 1000;
+
+/** A URL with its password hidden, for messages. */
+export function redactUrl(url: string): string {
+  return url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
+}
+
+/** Runs `use` with a short-lived connection to the test database. */
+export async function withAdminClient<T>(use: (client: pg.Client) => Promise<T>, url = POSTGRES_TEST_URL): Promise<T> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  client.on('error', () => {}); // a broken connection rejects the query in flight
+  await client.connect();
+  try {
+    return await use(client);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/** Undefined when the server answers, else why it does not. */
+export async function postgresUnreachableReason(): Promise<string | undefined> {
+  try {
+    await withAdminClient((client) => client.query('SELECT 1'));
+    return undefined;
+  } catch (error) {
+    return (error as Error).message || String(error);
+  }
+}
+
+/**
+ * Prints the skip notice once per test run, not once per test file: every file runs
+ * in its own process, and they share the runner as parent.
+ */
+export function announceSkipOnce(line: string): void {
+  const marker = join(tmpdir(), `plantstore-pg-skip-notice-${process.ppid}`);
+  if (existsSync(marker)) return;
+  try {
+    writeFileSync(marker, line, { flag: 'wx' });
+  } catch {
+    return; // another file printed it first
+  }
+  process.stderr.write(`\n${line}\n\n`);
+}
+
+/** `base` with `options=-c search_path=<schema>` (added to any options it had). */
+export function urlWithSchema(base: string, schema: string): string {
+  const url = new URL(base);
+  const existing = url.searchParams.get('options');
+  url.searchParams.delete('options');
+  const options = `${existing === null ? '' : `${existing} `}-c search_path=${schema}`;
+  // Built by hand: URLSearchParams writes spaces as '+', which libpq (psql) would not decode.
+  const query = url.searchParams.toString();
+  url.search = '';
+  return `${url.toString()}?${query === '' ? '' : `${query}&`}options=${encodeURIComponent(options)}`;
+}
+
+let housekeepingDone = false;
+
+async function dropStaleSchemas(client: pg.Client): Promise<void> {
+  if (housekeepingDone) return;
+  housekeepingDone = true;
+  const { rows } = await client.query<{ nspname: string }>('SELECT nspname FROM pg_namespace WHERE nspname LIKE $1', [`${SCHEMA_PREFIX}%`]);
+  for (const { nspname } of rows) {
+    const createdAt = Number.parseInt(nspname.slice(SCHEMA_PREFIX.length).split('_')[0] ?? '', 36);
+    if (Number.isFinite(createdAt) && Date.now() - createdAt > STALE_SCHEMA_AGE_MS) {
+      await client.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(nspname)} CASCADE`).catch(() => {});
+    }
+  }
+}
+
+export interface TestSchema {
+  readonly name: string;
+  /** The test database URL selecting this schema. */
+  readonly url: string;
+  drop(): Promise<void>;
+}
+
+/** Creates an empty schema of its own (name: prefix, creation time, pid, random). */
+export async function createTestSchema(): Promise<TestSchema> {
+  const name = `${SCHEMA_PREFIX}${Date.now().toString(36)}_${process.pid}_${randomBytes(4).toString('hex')}`;
+  await withAdminClient(async (client) => {
+    await dropStaleSchemas(client);
+    await client.query(`CREATE SCHEMA ${pg.escapeIdentifier(name)}`);
+  });
+  return {
+    name,
+    url: urlWithSchema(POSTGRES_TEST_URL, name),
+    drop: () => withAdminClient(async (client) => void (await client.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(name)} CASCADE`))),
+  };
+}
