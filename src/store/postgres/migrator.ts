@@ -22,8 +22,9 @@ const LOCK_CLASS = 0x504c4e54;
 
 export class MigrationError extends Error {}
 
-function lockKey(schema: string): number {
-  return createHash('sha256').update(`migrate:${schema}`).digest().readInt32BE(0);
+/** The two int4 halves of the advisory lock that serialises migrations of `schema`. */
+export function migrationLockKey(schema: string): readonly [number, number] {
+  return [LOCK_CLASS, createHash('sha256').update(`migrate:${schema}`).digest().readInt32BE(0)];
 }
 
 async function applyPending(client: pg.Client, migrations: readonly PostgresMigration[]): Promise<number[]> {
@@ -36,7 +37,7 @@ async function applyPending(client: pg.Client, migrations: readonly PostgresMigr
   if (schema === null) {
     throw new MigrationError('no schema to create tables in: the search_path names no existing schema (create it, or fix options=-c search_path=... in DATABASE_URL)');
   }
-  await client.query('SELECT pg_advisory_xact_lock($1, $2)', [LOCK_CLASS, lockKey(schema)]);
+  await client.query('SELECT pg_advisory_xact_lock($1, $2)', [...migrationLockKey(schema)]);
   await client.query(
     'CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
   );
