@@ -1,0 +1,34 @@
+/**
+ * The floor: the best a bare Fastify server does on this machine with the same
+ * routes. It parses each request and answers from memory, with no auth, no
+ * validation, no logging and no storage. The service's req/s are quoted as a
+ * ratio to this server's, measured in the same bench run.
+ *
+ * Usage: node --import tsx bench/floor-server.ts <port>
+ */
+import Fastify from 'fastify';
+import { LIST_PAGE, seededPlant } from './workload.js';
+
+const port = Number(process.argv[2] ?? 0);
+const app = Fastify({ logger: false });
+
+app.post('/plants', async (request) => {
+  const body = request.body as { name: string; tag?: string };
+  return body.tag === undefined ? { name: body.name } : { name: body.name, tag: body.tag };
+});
+
+app.get('/plants/:id', async (request) => seededPlant(Number((request.params as { id: string }).id)));
+
+app.get('/plants', async (request) => {
+  const query = request.query as { limit?: string; after?: string };
+  const limit = Number(query.limit ?? LIST_PAGE);
+  const after = Number(query.after ?? 0);
+  const page = [];
+  for (let id = after + 1; id <= after + limit; id++) page.push(seededPlant(id));
+  return page;
+});
+
+app.get('/healthz', async () => ({ status: 'ok' }));
+
+await app.listen({ host: '127.0.0.1', port });
+process.on('SIGTERM', () => void app.close().then(() => process.exit(0)));

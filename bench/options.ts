@@ -1,0 +1,111 @@
+/**
+ * Bench options: flags win over environment variables, which win over defaults.
+ * `npm run bench -- --duration 10 --connections 100` or `BENCH_DURATION=10 npm run bench`.
+ */
+export type CaseName = 'create' | 'get' | 'list';
+export type StoreName = 'sqlite' | 'postgres';
+
+export interface BenchOptions {
+  /** Seconds per measured run. */
+  readonly duration: number;
+  readonly connections: number;
+  /** Measured runs per (case, server); medians are quoted. */
+  readonly repeats: number;
+  /** Plants stored before the runs start (get and list read among them). */
+  readonly storeSize: number;
+  readonly cases: readonly CaseName[];
+  readonly stores: readonly StoreName[];
+  /** Also run the cases with 1,000,000 plants stored and compare. */
+  readonly scale: boolean;
+  readonly scaleSize: number;
+  /** Measure p99 at a fixed offered load of half the measured maximum. */
+  readonly paced: boolean;
+  /** Write a --cpu-prof profile of the service to bench/results/profiles. */
+  readonly profile: boolean;
+  readonly logLevel: string;
+  readonly postgresUrl: string;
+  /** Skip `npm run build` and use dist/ as it is. */
+  readonly noBuild: boolean;
+}
+
+const HELP = `npm run bench -- [options]   (each has an environment variable too)
+  --duration <s>       seconds per measured run           BENCH_DURATION     (5)
+  --connections <n>    concurrent connections             BENCH_CONNECTIONS  (50)
+  --repeats <n>        measured runs per case and server  BENCH_REPEATS      (3)
+  --store-size <n>     plants stored before the runs      BENCH_STORE_SIZE   (10000)
+  --cases <list>       create,get,list                    BENCH_CASES
+  --stores <list>      sqlite,postgres                    BENCH_STORES
+  --scale              also run with --scale-size plants  BENCH_SCALE=1
+  --scale-size <n>     plants in scale mode               BENCH_SCALE_SIZE   (1000000)
+  --no-paced           skip the fixed-load p99 runs       BENCH_PACED=0
+  --profile            write service CPU profiles         BENCH_PROFILE=1
+  --no-build           use dist/ as it is                 BENCH_NO_BUILD=1
+  --log-level <level>  the service's LOG_LEVEL            BENCH_LOG_LEVEL    (info)
+  --postgres-url <url> server to use when reachable       BENCH_POSTGRES_URL`;
+
+const FLAGS: Record<string, string> = {
+  '--duration': 'BENCH_DURATION',
+  '--connections': 'BENCH_CONNECTIONS',
+  '--repeats': 'BENCH_REPEATS',
+  '--store-size': 'BENCH_STORE_SIZE',
+  '--cases': 'BENCH_CASES',
+  '--stores': 'BENCH_STORES',
+  '--scale-size': 'BENCH_SCALE_SIZE',
+  '--log-level': 'BENCH_LOG_LEVEL',
+  '--postgres-url': 'BENCH_POSTGRES_URL',
+};
+const SWITCHES: Record<string, [string, string]> = {
+  '--scale': ['BENCH_SCALE', '1'],
+  '--no-paced': ['BENCH_PACED', '0'],
+  '--profile': ['BENCH_PROFILE', '1'],
+  '--no-build': ['BENCH_NO_BUILD', '1'],
+};
+
+function positive(values: Record<string, string | undefined>, name: string, fallback: number): number {
+  const raw = values[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer (got '${raw}')`);
+  return value;
+}
+
+function list<T extends string>(values: Record<string, string | undefined>, name: string, allowed: readonly T[]): T[] {
+  const raw = values[name];
+  if (raw === undefined || raw === '') return [...allowed];
+  const items = raw.split(',').map((item) => item.trim());
+  for (const item of items) {
+    if (!allowed.includes(item as T)) throw new Error(`${name}: '${item}' is not one of ${allowed.join(', ')}`);
+  }
+  return items as T[];
+}
+
+export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): BenchOptions {
+  const values: Record<string, string | undefined> = { ...env };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '--help' || arg === '-h') {
+      process.stdout.write(`${HELP}\n`);
+      process.exit(0);
+    }
+    const variable = FLAGS[arg];
+    const toggle = SWITCHES[arg];
+    if (variable !== undefined) values[variable] = argv[++i];
+    else if (toggle !== undefined) values[toggle[0]] = toggle[1];
+    else throw new Error(`unknown option '${arg}'\n${HELP}`);
+  }
+  return {
+    duration: positive(values, 'BENCH_DURATION', 5),
+    connections: positive(values, 'BENCH_CONNECTIONS', 50),
+    repeats: positive(values, 'BENCH_REPEATS', 3),
+    storeSize: positive(values, 'BENCH_STORE_SIZE', 10_000),
+    cases: list(values, 'BENCH_CASES', ['create', 'get', 'list'] as const),
+    stores: list(values, 'BENCH_STORES', ['sqlite', 'postgres'] as const),
+    scale: values.BENCH_SCALE === '1',
+    scaleSize: positive(values, 'BENCH_SCALE_SIZE', 1_000_000),
+    paced: values.BENCH_PACED !== '0',
+    profile: values.BENCH_PROFILE === '1',
+    logLevel: values.BENCH_LOG_LEVEL || 'info',
+    postgresUrl: values.BENCH_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/test',
+    noBuild: values.BENCH_NO_BUILD === '1',
+  };
+}

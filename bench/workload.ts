@@ -1,0 +1,45 @@
+/**
+ * What the bench sends and what the store holds, shared by the seeders, the floor
+ * server and the load generator so that both servers see the same traffic and
+ * answer with the same bytes.
+ *
+ * Seeded plants have ids 1..N and content derived from the id (so the floor can
+ * answer from memory without a copy of the store). Created plants get ids far from
+ * those: every run has its own block, and one create in four has an id above 2^53,
+ * which only the lossless parser and int64 columns keep exact.
+ */
+export interface BenchPlant {
+  readonly id: number | bigint;
+  readonly name: string;
+  readonly tag?: string;
+}
+
+/** The content of seeded plant `id`; the SQL seeders compute the same (see SEED_SQL_*). */
+export function seededPlant(id: number): BenchPlant {
+  return id % 3 === 0 ? { id, name: `Plant ${id}` } : { id, name: `Plant ${id}`, tag: `tag${id % 10}` };
+}
+
+/** SQL expressions (of the integer `x`) that produce seededPlant(x)'s name and tag. */
+export const SEED_SQL_NAME = `'Plant ' || x`;
+export const SEED_SQL_TAG = `CASE WHEN x % 3 = 0 THEN NULL ELSE 'tag' || (x % 10) END`;
+
+const RUN_BLOCK = 1_000_000_000n;
+const SMALL_BASE = 1_000_000_000_000n;
+const LARGE_BASE = 2n ** 62n;
+
+/** The id of the k-th create of run `run`: unique across the whole bench invocation. */
+export function createdId(run: number, k: number): bigint {
+  const offset = BigInt(run) * RUN_BLOCK + BigInt(k);
+  return k % 4 === 3 ? LARGE_BASE + offset : SMALL_BASE + offset;
+}
+
+export function createBody(run: number, k: number): string {
+  return `{"id":${createdId(run, k)},"name":"Bench plant ${k}","tag":"bench"}`;
+}
+
+/** A uniformly random seeded id in 1..n. */
+export function randomSeededId(n: number): number {
+  return 1 + Math.floor(Math.random() * n);
+}
+
+export const LIST_PAGE = 100;
