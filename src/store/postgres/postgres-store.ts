@@ -65,6 +65,11 @@ export class PostgresStore implements Store {
     await guarded(() => this.pool.query('SELECT 1'));
   }
 
+  /** Pool usage, read by the metrics endpoint when it is scraped. */
+  poolStats(): { total: number; idle: number; waiting: number } {
+    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount };
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
