@@ -3,14 +3,21 @@
  * without listening (tests drive it with inject or listen on port 0).
  */
 import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
+import { registerDocs } from './docs/routes.js';
 import { registerErrorHandlers } from './http/error-handler.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import { registerMethodNotAllowed } from './http/method-not-allowed.js';
 import { buildOpenApiDocument } from './http/openapi.js';
 import { registerOperation, type Operation } from './http/operation.js';
 import { compileValidator } from './http/validation.js';
+import { loggerOptions } from './logging.js';
+import { metricsEndpoint } from './metrics/endpoint.js';
+import { registerHttpMetrics } from './metrics/http-metrics.js';
+import { instrumentStore } from './metrics/instrument-store.js';
+import { registerPoolMetrics } from './metrics/pool.js';
+import { ServiceMetrics } from './metrics/service-metrics.js';
 import { plantOperations } from './plants/routes.js';
 import type { Store } from './store/types.js';
 import { health, openApiOperation, readiness } from './system/routes.js';
@@ -32,16 +39,6 @@ export interface AppDependencies {
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
-function loggerOptions(config: Config, stream: NodeJS.WritableStream | undefined): FastifyServerOptions['logger'] {
-  return {
-    level: config.logLevel,
-    // Defence in depth: no serializer here logs headers, but if one ever does,
-    // credentials are still cut out.
-    redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'], censor: '[redacted]' },
-    ...(stream === undefined ? {} : { stream }),
-  };
-}
-
 export async function buildApp(config: Config, dependencies: AppDependencies): Promise<FastifyInstance> {
   const app = Fastify({
     logger: loggerOptions(config, dependencies.logStream),
@@ -56,9 +53,15 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     },
   });
 
+  // Every store call the app makes is timed and its failures counted (see src/metrics/).
+  const metrics = new ServiceMetrics({ storeKind: dependencies.store.kind });
+  const store = instrumentStore(dependencies.store, metrics);
+  registerPoolMetrics(metrics.registry, dependencies.store);
+
   app.decorate('config', config);
-  app.decorate('store', dependencies.store);
-  app.decorate('authenticator', new TokenAuthenticator(dependencies.store.tokens, {
+  app.decorate('metrics', metrics);
+  app.decorate('store', store);
+  app.decorate('authenticator', new TokenAuthenticator(store.tokens, {
     cacheTtlMs: config.tokenCacheTtlMs,
     onBackgroundError: (error) => app.log.warn({ err: error }, 'could not record token use'),
   }));
@@ -74,15 +77,20 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     );
   });
 
+  registerHttpMetrics(app, metrics);
+
   app.setValidatorCompiler(({ schema, httpPart }) => compileValidator(schema, httpPart));
   registerJsonBodyParser(app, config.bodyLimitBytes);
   registerErrorHandlers(app, config.bodyLimitBytes);
 
   const operations: Operation[] = [...plantOperations, health, readiness];
+  const metricsOnApiPort = metricsEndpoint(app, metrics, config);
+  if (metricsOnApiPort !== undefined) operations.push(metricsOnApiPort);
   const openApi = openApiOperation(() => buildOpenApiDocument(operations, { bodyLimitBytes: config.bodyLimitBytes }));
   operations.push(openApi);
   for (const operation of operations) registerOperation(app, operation);
   registerMethodNotAllowed(app, operations);
+  await registerDocs(app);
 
   await app.ready();
   return app;

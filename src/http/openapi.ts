@@ -6,6 +6,7 @@
  */
 import { Errors, type CatalogueEntry, type ErrorName } from './errors.js';
 import type { JsonSchema, OperationSpec, ParameterSpec } from './operation.js';
+import { LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT } from '../plants/routes.js';
 import { NewPlant, Plant, StoredPlant } from '../plants/schemas.js';
 import { REALM } from './auth.js';
 
@@ -45,6 +46,14 @@ export interface DocumentLimits {
   readonly bodyLimitBytes: number;
 }
 
+/**
+ * Catalogue text shown as Markdown (descriptions are rendered by /docs): `<token>`
+ * would otherwise be taken for an HTML tag and vanish; `|` would split a table cell.
+ */
+function markdownText(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\|/g, '\\|');
+}
+
 /** The failures an operation can produce: its own plus those its shape implies. */
 export function failuresOf(operation: OperationSpec): ErrorName[] {
   const names = new Set<ErrorName>();
@@ -66,7 +75,7 @@ function errorResponses(operation: OperationSpec): Record<string, unknown> {
   }
   const responses: Record<string, unknown> = {};
   for (const [status, names] of [...byStatus].sort(([a], [b]) => a - b)) {
-    const lines = names.map((n) => `- \`${Errors[n].code}\` ${n}: ${Errors[n].meaning}`);
+    const lines = names.map((n) => `- \`${Errors[n].code}\` ${n}: ${markdownText(Errors[n].meaning)}`);
     const first = Errors[names[0] as ErrorName];
     const headers: Record<string, unknown> = {};
     if (status === 401 || status === 403) {
@@ -127,7 +136,7 @@ function operationObject(operation: OperationSpec, limits: DocumentLimits): unkn
 }
 
 function catalogueTable(): string {
-  const rows = catalogue.map(([name, e]) => `| ${e.code} | ${e.status} | ${name} | ${e.meaning} |`);
+  const rows = catalogue.map(([name, e]) => `| ${e.code} | ${e.status} | ${name} | ${markdownText(e.meaning)} |`);
   return ['| error | HTTP status | name | meaning |', '|---|---|---|---|', ...rows].join('\n');
 }
 
@@ -152,6 +161,13 @@ export function buildOpenApiDocument(operations: readonly OperationSpec[], limit
         'A missing or bad token gets 401 with a `WWW-Authenticate: Bearer` challenge; a token without the scope gets 403.',
         '',
         `**Limits.** Request bodies: at most ${limits.bodyLimitBytes} bytes of UTF-8 JSON. Names: 1-200 characters; tags: 1-100.`,
+        `List pages: 1-${LIST_MAX_LIMIT} plants (default ${LIST_DEFAULT_LIMIT}); follow the \`Link: rel="next"\` header for the rest.`,
+        '',
+        '**Ids are int64.** Ids travel as JSON numbers with all their digits; values above 2^53 need a JSON parser that',
+        'keeps them exact (JavaScript: the typed client `plantstore/client` returns them as `bigint`).',
+        '',
+        '**Trying it.** The interactive reference at `/docs` sends real requests: paste a token under *Authentication*,',
+        'open an operation and choose *Test Request*.',
         '',
         '**Errors.** Every failure carries an `Error` record `{"error": <code>, "message": <text>}`. The codes:',
         '',

@@ -1,0 +1,44 @@
+/**
+ * Connection-pool usage, for stores that have a pool (PostgreSQL).
+ *
+ * A store reports its pool by having a `poolStats()` method; nothing else is
+ * needed (no import of prom-client, no registration). The numbers are read when
+ * Prometheus scrapes, so reporting costs nothing per request. For node-postgres:
+ *
+ *   poolStats() { return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount }; }
+ */
+import { Gauge, type Registry } from 'prom-client';
+
+export interface PoolStats {
+  /** Connections open, busy or idle. */
+  readonly total: number;
+  /** Open connections not in use. */
+  readonly idle: number;
+  /** Callers queued for a connection because none was free. */
+  readonly waiting: number;
+}
+
+export interface PoolStatsSource {
+  poolStats(): PoolStats;
+}
+
+export function reportsPoolStats(store: object): store is PoolStatsSource {
+  return typeof (store as Partial<PoolStatsSource>).poolStats === 'function';
+}
+
+/** Registers plantstore_store_pool_connections{state} when the store has a pool. */
+export function registerPoolMetrics(registry: Registry, store: object): void {
+  if (!reportsPoolStats(store)) return;
+  new Gauge({
+    name: 'plantstore_store_pool_connections',
+    help: 'Database connection pool: total open connections, idle ones, and callers waiting for one.',
+    labelNames: ['state'],
+    registers: [registry],
+    collect() {
+      const stats = store.poolStats();
+      this.labels('total').set(stats.total);
+      this.labels('idle').set(stats.idle);
+      this.labels('waiting').set(stats.waiting);
+    },
+  });
+}
