@@ -11,7 +11,7 @@ import { translatePostgresError } from '../../src/store/postgres/errors.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import type { CreatePlantOutcome, NewTokenRecord } from '../../src/store/types.js';
 import { postgresAvailable } from '../support/backends.js';
-import { createTestSchema, withAdminClient, type TestSchema } from '../support/postgres.js';
+import { createTestSchema, POSTGRES_TEST_URL, withAdminClient, type TestSchema } from '../support/postgres.js';
 
 const MIN_INT64 = -9223372036854775808n;
 const MAX_INT64 = 9223372036854775807n;
@@ -205,6 +205,19 @@ describe('PostgreSQL store contract', { skip: !postgresAvailable() }, () => {
       await other.close();
       await other.close();
       await assert.rejects(other.ping(), StoreUnavailableError);
+    });
+
+    it('on a read-only server (e.g. a standby): starts, serves reads, but is not ready and answers writes as unavailable', async () => {
+      await store.plants.createPlant({ id: 77n, name: 'before read-only' });
+      const options = encodeURIComponent(`-c search_path=${schema.name} -c default_transaction_read_only=on`);
+      const readOnly = await PostgresStore.open({ url: `${POSTGRES_TEST_URL}?options=${options}`, poolSize: 1 });
+      try {
+        assert.deepEqual(await readOnly.plants.getPlant(77n), { id: 77n, name: 'before read-only' });
+        await assert.rejects(readOnly.ping(), StoreUnavailableError);
+        await assert.rejects(readOnly.plants.createPlant({ id: 78n, name: 'refused' }), StoreUnavailableError);
+      } finally {
+        await readOnly.close();
+      }
     });
 
     it('fails fast with StoreUnavailableError when the server refuses connections', async () => {

@@ -38,9 +38,15 @@ async function applyPending(client: pg.Client, migrations: readonly PostgresMigr
     throw new MigrationError('no schema to create tables in: the search_path names no existing schema (create it, or fix options=-c search_path=... in DATABASE_URL)');
   }
   await client.query('SELECT pg_advisory_xact_lock($1, $2)', [...migrationLockKey(schema)]);
-  await client.query(
-    'CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
-  );
+  // Only created when missing, so an instance can start (and serve reads, not ready)
+  // on an up-to-date database that is read-only, e.g. a standby mid-failover.
+  const table = `${pg.escapeIdentifier(schema)}.schema_migrations`;
+  const { rows } = await client.query<{ found: boolean }>('SELECT to_regclass($1) IS NOT NULL AS found', [table]);
+  if (rows[0]?.found !== true) {
+    await client.query(
+      `CREATE TABLE ${table} (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
+  }
   const applied = new Set((await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
   const newlyApplied: number[] = [];
   for (const migration of migrations) {

@@ -11,6 +11,7 @@
  * request, so the store recovers by itself when the database comes back.
  */
 import type pg from 'pg';
+import { StoreUnavailableError } from '../../http/errors.js';
 import type { Store } from '../types.js';
 import { guarded } from './errors.js';
 import { migrate } from './migrator.js';
@@ -61,8 +62,16 @@ export class PostgresStore implements Store {
     await guarded(() => migrate(this.settings, postgresMigrations));
   }
 
+  /**
+   * Ready means able to serve writes: a server that answers but is read-only (a
+   * standby the connection reached during a failover, or default_transaction_read_only)
+   * would fail every create, so it counts as unavailable.
+   */
   async ping(): Promise<void> {
-    await guarded(() => this.pool.query('SELECT 1'));
+    const readOnly = await guarded(
+      async () => (await this.pool.query<{ read_only: string }>({ name: 'ping', text: "SELECT current_setting('transaction_read_only') AS read_only" })).rows[0]?.read_only,
+    );
+    if (readOnly === 'on') throw new StoreUnavailableError('PostgreSQL store unavailable (the server is read-only: a standby, or default_transaction_read_only is on)');
   }
 
   /** Pool usage, read by the metrics endpoint when it is scraped. */
