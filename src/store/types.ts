@@ -6,6 +6,9 @@
  * Ids are `bigint` throughout: no JS number ever holds one.
  */
 import type { Scope } from '../tokens/scopes.js';
+import type { WebhookStore } from './webhook-types.js';
+
+export type * from './webhook-types.js';
 
 export interface PlantRecord {
   readonly id: bigint;
@@ -73,6 +76,8 @@ export interface Store {
   readonly kind: 'sqlite' | 'postgres';
   readonly plants: PlantStore;
   readonly tokens: TokenStore;
+  /** Webhook subscriptions and the outbox of their deliveries (see src/webhooks/). */
+  readonly webhooks: WebhookStore;
   /** Applies pending migrations; safe to call from several processes at once. */
   migrate(): Promise<void>;
   /** Resolves when the store can serve requests; rejects with StoreUnavailableError otherwise. */

@@ -19,6 +19,7 @@ import { postgresMigrations } from './migrations/index.js';
 import { PostgresPlantStore } from './plant-store.js';
 import { createPool, DEFAULT_POSTGRES_SETTINGS, type PostgresConnectionSettings } from './pool.js';
 import { PostgresTokenStore } from './token-store.js';
+import { PostgresWebhookStore } from './webhook-store.js';
 
 export interface PostgresStoreOptions extends Partial<Omit<PostgresConnectionSettings, 'url'>> {
   readonly url: string;
@@ -30,6 +31,7 @@ export class PostgresStore implements Store {
   readonly kind = 'postgres';
   readonly plants: PostgresPlantStore;
   readonly tokens: PostgresTokenStore;
+  readonly webhooks: PostgresWebhookStore;
   private readonly pool: pg.Pool;
   private closed = false;
 
@@ -37,6 +39,7 @@ export class PostgresStore implements Store {
     this.pool = createPool(settings, onBackgroundError);
     this.plants = new PostgresPlantStore(this.pool);
     this.tokens = new PostgresTokenStore(this.pool);
+    this.webhooks = new PostgresWebhookStore(this.pool);
   }
 
   /** Connects, applies pending migrations and returns the store; rejects (StoreUnavailableError when the server cannot be reached) otherwise. */

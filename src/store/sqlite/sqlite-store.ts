@@ -13,6 +13,7 @@ import { guarded } from './errors.js';
 import { sqliteMigrations } from './migrations.js';
 import { SqlitePlantStore } from './plant-store.js';
 import { SqliteTokenStore } from './token-store.js';
+import { SqliteWebhookStore } from './webhook-store.js';
 
 export interface SqliteStoreOptions {
   /** File path, or ':memory:' (tests of non-durable behaviour only). */
@@ -24,6 +25,7 @@ export class SqliteStore implements Store {
   readonly kind = 'sqlite';
   readonly plants: SqlitePlantStore;
   readonly tokens: SqliteTokenStore;
+  readonly webhooks: SqliteWebhookStore;
   private readonly db: Database.Database;
 
   private constructor(db: Database.Database) {
@@ -31,6 +33,7 @@ export class SqliteStore implements Store {
     this.migrateNow();
     this.plants = new SqlitePlantStore(db);
     this.tokens = new SqliteTokenStore(db);
+    this.webhooks = new SqliteWebhookStore(db);
   }
 
   /** Opens (creating if needed) the database file and applies pending migrations. */

@@ -1,5 +1,6 @@
 import type { PostgresMigration } from './migration.js';
 import { plantsAndTokens } from './0001-plants-and-tokens.js';
+import { webhooks } from './0002-webhooks.js';
 
 /** Every migration, in version order. Add new ones at the end. */
-export const postgresMigrations: readonly PostgresMigration[] = [plantsAndTokens];
+export const postgresMigrations: readonly PostgresMigration[] = [plantsAndTokens, webhooks];

@@ -1,0 +1,275 @@
+/**
+ * Webhook subscriptions and the delivery outbox, on PostgreSQL (tables: migration
+ * 0002-webhooks).
+ *
+ * Several service instances share the outbox. A claim is one statement: it picks due
+ * deliveries with FOR UPDATE SKIP LOCKED (so two instances claiming at the same
+ * moment never pick the same row; each skips the other's) and leases them, which
+ * keeps every other instance off them after the claim commits, until the lease ends.
+ */
+import type pg from 'pg';
+import type {
+  AttemptResult,
+  ClaimedDelivery,
+  ClaimRequest,
+  DeliveryAttempt,
+  DeliveryStatus,
+  ListDeliveriesQuery,
+  NewWebhookSubscription,
+  PlantRecord,
+  WebhookDelivery,
+  WebhookStore,
+  WebhookSubscription,
+} from '../types.js';
+import { plantCreatedEvent } from '../../webhooks/event.js';
+import { deliveryUpdate } from '../../webhooks/outcome.js';
+import { guarded } from './errors.js';
+
+interface SubscriptionRow {
+  id: string;
+  url: string;
+  description: string | null;
+  created_at: Date;
+}
+
+interface DeliveryRow {
+  id: string;
+  subscription_id: string;
+  event_id: string;
+  type: string;
+  status: DeliveryStatus;
+  attempt_count: number;
+  next_attempt_at: Date | null;
+  created_at: Date;
+}
+
+interface AttemptRow {
+  delivery_id: string;
+  attempt: number;
+  attempted_at: Date;
+  response_status: number | null;
+  latency_ms: number;
+  error: string | null;
+}
+
+interface ClaimRow {
+  id: string;
+  subscription_id: string;
+  event_id: string;
+  type: string;
+  payload: string;
+  url: string;
+  secret: string;
+  attempt_count: number;
+  manual: boolean;
+}
+
+function toSubscription(row: SubscriptionRow): WebhookSubscription {
+  const base = { id: row.id, url: row.url, createdAt: row.created_at };
+  return row.description === null ? base : { ...base, description: row.description };
+}
+
+function toAttempt(row: AttemptRow): DeliveryAttempt {
+  return {
+    attempt: row.attempt,
+    attemptedAt: row.attempted_at,
+    latencyMs: row.latency_ms,
+    ...(row.response_status === null ? {} : { responseStatus: row.response_status }),
+    ...(row.error === null ? {} : { error: row.error }),
+  };
+}
+
+function toDelivery(row: DeliveryRow, attempts: DeliveryAttempt[]): WebhookDelivery {
+  return {
+    id: row.id,
+    subscriptionId: row.subscription_id,
+    eventId: row.event_id,
+    eventType: row.type,
+    status: row.status,
+    attemptCount: row.attempt_count,
+    ...(row.next_attempt_at === null ? {} : { nextAttemptAt: row.next_attempt_at }),
+    createdAt: row.created_at,
+    attempts,
+  };
+}
+
+/**
+ * The create path's plant insert, with the outbox in the same statement (so in the
+ * same transaction): the event and one delivery per subscription are inserted only
+ * when the plant row was (data-modifying CTEs run whether or not the outer query
+ * reads them). With no subscription there is nobody to tell, so no event row.
+ * Parameters: $1 id, $2 name, $3 tag, then `outboxValues`.
+ */
+export const INSERT_PLANT_WITH_OUTBOX = {
+  name: 'plants.insert-with-outbox',
+  text: `
+    WITH inserted AS (
+      INSERT INTO plants (id, name, tag) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING RETURNING id
+    ), event AS (
+      INSERT INTO webhook_events (id, type, payload, created_at)
+      SELECT $4::text, $5::text, $6::text, $7::timestamptz FROM inserted WHERE EXISTS (SELECT 1 FROM webhook_subscriptions)
+      RETURNING id
+    ), deliveries AS (
+      INSERT INTO webhook_deliveries (id, event_id, subscription_id, status, attempt_count, manual, next_attempt_at, created_at)
+      SELECT 'dlv_' || encode(uuid_send(gen_random_uuid()), 'hex'), event.id, s.id, 'pending', 0, false, $7::timestamptz, $7::timestamptz
+      FROM event CROSS JOIN webhook_subscriptions s
+    )
+    SELECT id FROM inserted`,
+};
+
+/** $4..$7 of INSERT_PLANT_WITH_OUTBOX for this plant. */
+export function outboxValues(plant: PlantRecord, now = new Date()): [string, string, string, Date] {
+  const event = plantCreatedEvent(plant);
+  return [event.id, event.type, event.payload, now];
+}
+
+const DELIVERY_COLUMNS = 'd.id, d.subscription_id, d.event_id, e.type, d.status, d.attempt_count, d.next_attempt_at, d.created_at';
+const DELIVERY_FROM = 'webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id';
+
+const Q = {
+  insertSubscription: {
+    name: 'webhooks.insert',
+    text: 'INSERT INTO webhook_subscriptions (id, url, description, secret, created_at) VALUES ($1, $2, $3, $4, $5)',
+  },
+  listSubscriptions: {
+    name: 'webhooks.list',
+    text: 'SELECT id, url, description, created_at FROM webhook_subscriptions ORDER BY created_at, seq',
+  },
+  getSubscription: { name: 'webhooks.get', text: 'SELECT id, url, description, created_at FROM webhook_subscriptions WHERE id = $1' },
+  // Deliveries and their attempts go with it (ON DELETE CASCADE).
+  deleteSubscription: { name: 'webhooks.delete', text: 'DELETE FROM webhook_subscriptions WHERE id = $1' },
+  listDeliveries: {
+    name: 'webhooks.deliveries',
+    text: `SELECT ${DELIVERY_COLUMNS} FROM ${DELIVERY_FROM}
+           WHERE d.subscription_id = $1 AND ($2::text IS NULL OR d.status = $2)
+           ORDER BY d.created_at DESC, d.seq DESC LIMIT $3`,
+  },
+  getDelivery: {
+    name: 'webhooks.delivery',
+    text: `SELECT ${DELIVERY_COLUMNS} FROM ${DELIVERY_FROM} WHERE d.subscription_id = $1 AND d.id = $2`,
+  },
+  attemptsOf: {
+    name: 'webhooks.attempts',
+    text: `SELECT delivery_id, attempt, attempted_at, response_status, latency_ms, error
+           FROM webhook_delivery_attempts WHERE delivery_id = ANY($1::text[]) ORDER BY id`,
+  },
+  claim: {
+    name: 'webhooks.claim',
+    text: `
+      WITH due AS (
+        SELECT id FROM webhook_deliveries
+        WHERE status = 'pending' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until <= $1)
+        ORDER BY next_attempt_at
+        LIMIT $2
+        FOR UPDATE SKIP LOCKED
+      ), leased AS (
+        UPDATE webhook_deliveries d SET lease_owner = $3, lease_until = $4
+        FROM due WHERE d.id = due.id
+        RETURNING d.id, d.subscription_id, d.event_id, d.attempt_count, d.manual
+      )
+      SELECT l.id, l.subscription_id, l.event_id, e.type, e.payload, s.url, s.secret, l.attempt_count, l.manual
+      FROM leased l
+      JOIN webhook_events e ON e.id = l.event_id
+      JOIN webhook_subscriptions s ON s.id = l.subscription_id`,
+  },
+  recordAttempt: {
+    name: 'webhooks.record-attempt',
+    text: `
+      WITH logged AS (
+        INSERT INTO webhook_delivery_attempts (delivery_id, attempt, attempted_at, response_status, latency_ms, error)
+        SELECT $1::text, $2::integer, $3::timestamptz, $4::integer, $5::integer, $6::text WHERE EXISTS (SELECT 1 FROM webhook_deliveries WHERE id = $1)
+      )
+      UPDATE webhook_deliveries
+      SET status = $7, attempt_count = $8, next_attempt_at = $9, manual = CASE WHEN $10::boolean THEN manual ELSE false END,
+          lease_owner = NULL, lease_until = NULL
+      WHERE id = $1 AND lease_owner = $11`,
+  },
+  retry: {
+    name: 'webhooks.retry',
+    // Right-hand sides see the row as it was: a pending delivery is only brought
+    // forward (its schedule goes on); a finished one gets exactly one more attempt.
+    text: `
+      UPDATE webhook_deliveries
+      SET manual = CASE WHEN status = 'pending' THEN manual ELSE true END,
+          status = 'pending',
+          next_attempt_at = CASE WHEN status = 'pending' AND next_attempt_at < $1::timestamptz THEN next_attempt_at ELSE $1::timestamptz END
+      WHERE subscription_id = $2 AND id = $3`,
+  },
+} as const;
+
+export class PostgresWebhookStore implements WebhookStore {
+  constructor(private readonly pool: pg.Pool) {}
+
+  async insertSubscription(s: NewWebhookSubscription): Promise<void> {
+    await guarded(() => this.pool.query({ ...Q.insertSubscription, values: [s.id, s.url, s.description ?? null, s.secret, s.createdAt] }));
+  }
+
+  async listSubscriptions(): Promise<WebhookSubscription[]> {
+    return (await guarded(async () => (await this.pool.query<SubscriptionRow>(Q.listSubscriptions)).rows)).map(toSubscription);
+  }
+
+  async getSubscription(id: string): Promise<WebhookSubscription | undefined> {
+    const row = await guarded(async () => (await this.pool.query<SubscriptionRow>({ ...Q.getSubscription, values: [id] })).rows[0]);
+    return row === undefined ? undefined : toSubscription(row);
+  }
+
+  async deleteSubscription(id: string): Promise<boolean> {
+    return guarded(async () => (await this.pool.query({ ...Q.deleteSubscription, values: [id] })).rowCount === 1);
+  }
+
+  async listDeliveries(subscriptionId: string, { limit, status }: ListDeliveriesQuery): Promise<WebhookDelivery[]> {
+    const rows = await guarded(async () =>
+      (await this.pool.query<DeliveryRow>({ ...Q.listDeliveries, values: [subscriptionId, status ?? null, limit] })).rows,
+    );
+    return this.withAttempts(rows);
+  }
+
+  async getDelivery(subscriptionId: string, deliveryId: string): Promise<WebhookDelivery | undefined> {
+    const rows = await guarded(async () => (await this.pool.query<DeliveryRow>({ ...Q.getDelivery, values: [subscriptionId, deliveryId] })).rows);
+    return (await this.withAttempts(rows))[0];
+  }
+
+  async claimDueDeliveries({ now, limit, leaseMs, owner }: ClaimRequest): Promise<ClaimedDelivery[]> {
+    const leaseUntil = new Date(now.getTime() + leaseMs);
+    const rows = await guarded(async () => (await this.pool.query<ClaimRow>({ ...Q.claim, values: [now, limit, owner, leaseUntil] })).rows);
+    return rows.map((row) => ({
+      deliveryId: row.id,
+      subscriptionId: row.subscription_id,
+      eventId: row.event_id,
+      eventType: row.type,
+      payload: row.payload,
+      url: row.url,
+      secret: row.secret,
+      attempt: row.attempt_count + 1,
+      manual: row.manual,
+      leaseOwner: owner,
+    }));
+  }
+
+  async recordAttempt({ deliveryId, leaseOwner, attempt, outcome }: AttemptResult): Promise<void> {
+    const update = deliveryUpdate(attempt.attempt, outcome);
+    const values = [
+      deliveryId, attempt.attempt, attempt.attemptedAt, attempt.responseStatus ?? null, Math.round(attempt.latencyMs), attempt.error ?? null,
+      update.status, update.attemptCount, update.nextAttemptAt, update.keepManual, leaseOwner,
+    ];
+    await guarded(() => this.pool.query({ ...Q.recordAttempt, values }));
+  }
+
+  async retryDelivery(subscriptionId: string, deliveryId: string, now: Date): Promise<WebhookDelivery | undefined> {
+    const changed = await guarded(async () => (await this.pool.query({ ...Q.retry, values: [now, subscriptionId, deliveryId] })).rowCount);
+    return changed === 0 ? undefined : this.getDelivery(subscriptionId, deliveryId);
+  }
+
+  private async withAttempts(rows: DeliveryRow[]): Promise<WebhookDelivery[]> {
+    if (rows.length === 0) return [];
+    const ids = rows.map((r) => r.id);
+    const attempts = await guarded(async () => (await this.pool.query<AttemptRow>({ ...Q.attemptsOf, values: [ids] })).rows);
+    const byDelivery = new Map<string, DeliveryAttempt[]>();
+    for (const attempt of attempts) {
+      const list = byDelivery.get(attempt.delivery_id) ?? [];
+      list.push(toAttempt(attempt));
+      byDelivery.set(attempt.delivery_id, list);
+    }
+    return rows.map((row) => toDelivery(row, byDelivery.get(row.id) ?? []));
+  }
+}

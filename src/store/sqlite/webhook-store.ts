@@ -1,0 +1,282 @@
+/**
+ * Webhook subscriptions and the delivery outbox, on SQLite (tables: migration
+ * "webhooks" in migrations.ts). Times are stored as integer milliseconds.
+ *
+ * Claims run in an IMMEDIATE transaction, which holds SQLite's single write lock, so
+ * two dispatchers (even in two processes sharing the file) never lease one delivery.
+ */
+import type Database from 'better-sqlite3';
+import type {
+  AttemptResult,
+  ClaimedDelivery,
+  ClaimRequest,
+  DeliveryAttempt,
+  DeliveryStatus,
+  ListDeliveriesQuery,
+  NewWebhookSubscription,
+  PlantRecord,
+  WebhookDelivery,
+  WebhookStore,
+  WebhookSubscription,
+} from '../types.js';
+import { plantCreatedEvent } from '../../webhooks/event.js';
+import { deliveryUpdate } from '../../webhooks/outcome.js';
+import { guarded } from './errors.js';
+
+interface SubscriptionRow {
+  id: string;
+  url: string;
+  description: string | null;
+  created_at: number;
+}
+
+interface DeliveryRow {
+  id: string;
+  subscription_id: string;
+  event_id: string;
+  type: string;
+  status: DeliveryStatus;
+  attempt_count: number;
+  next_attempt_at: number | null;
+  created_at: number;
+}
+
+interface AttemptRow {
+  delivery_id: string;
+  attempt: number;
+  attempted_at: number;
+  response_status: number | null;
+  latency_ms: number;
+  error: string | null;
+}
+
+interface ClaimRow {
+  id: string;
+  subscription_id: string;
+  event_id: string;
+  type: string;
+  payload: string;
+  url: string;
+  secret: string;
+  attempt_count: number;
+  manual: number;
+}
+
+function toSubscription(row: SubscriptionRow): WebhookSubscription {
+  const base = { id: row.id, url: row.url, createdAt: new Date(row.created_at) };
+  return row.description === null ? base : { ...base, description: row.description };
+}
+
+function toAttempt(row: AttemptRow): DeliveryAttempt {
+  return {
+    attempt: row.attempt,
+    attemptedAt: new Date(row.attempted_at),
+    latencyMs: row.latency_ms,
+    ...(row.response_status === null ? {} : { responseStatus: row.response_status }),
+    ...(row.error === null ? {} : { error: row.error }),
+  };
+}
+
+function toDelivery(row: DeliveryRow, attempts: DeliveryAttempt[]): WebhookDelivery {
+  return {
+    id: row.id,
+    subscriptionId: row.subscription_id,
+    eventId: row.event_id,
+    eventType: row.type,
+    status: row.status,
+    attemptCount: row.attempt_count,
+    ...(row.next_attempt_at === null ? {} : { nextAttemptAt: new Date(row.next_attempt_at) }),
+    createdAt: new Date(row.created_at),
+    attempts,
+  };
+}
+
+const DELIVERY_COLUMNS = 'd.id, d.subscription_id, d.event_id, e.type, d.status, d.attempt_count, d.next_attempt_at, d.created_at';
+const DELIVERY_FROM = 'webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id';
+
+/**
+ * The create path's half of the outbox. `plantCreated` must run inside the
+ * transaction that inserted the plant, and only when it did: then the plant and its
+ * event commit or roll back together.
+ */
+export class SqliteWebhookOutbox {
+  private readonly insertEvent: Database.Statement;
+  private readonly insertDeliveries: Database.Statement;
+
+  constructor(db: Database.Database) {
+    // With no subscription there is nobody to tell: no event row, so the outbox does
+    // not grow with every plant of a store that has no webhooks.
+    this.insertEvent = db.prepare(
+      'INSERT INTO webhook_events (id, type, payload, created_at) SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM webhook_subscriptions)',
+    );
+    this.insertDeliveries = db.prepare(
+      `INSERT INTO webhook_deliveries (id, event_id, subscription_id, status, attempt_count, manual, next_attempt_at, created_at)
+       SELECT 'dlv_' || lower(hex(randomblob(16))), ?, id, 'pending', 0, 0, ?, ? FROM webhook_subscriptions`,
+    );
+  }
+
+  plantCreated(plant: PlantRecord, now = Date.now()): void {
+    const event = plantCreatedEvent(plant);
+    if (this.insertEvent.run(event.id, event.type, event.payload, now).changes === 0) return;
+    this.insertDeliveries.run(event.id, now, now);
+  }
+}
+
+export class SqliteWebhookStore implements WebhookStore {
+  private readonly statements;
+  private readonly claimAtomically: Database.Transaction<(request: ClaimRequest) => ClaimRow[]>;
+  private readonly recordAtomically: Database.Transaction<(result: AttemptResult) => void>;
+  private readonly deleteAtomically: Database.Transaction<(id: string) => boolean>;
+
+  constructor(db: Database.Database) {
+    const s = {
+      insertSubscription: db.prepare('INSERT INTO webhook_subscriptions (id, url, description, secret, created_at) VALUES (?, ?, ?, ?, ?)'),
+      listSubscriptions: db.prepare('SELECT id, url, description, created_at FROM webhook_subscriptions ORDER BY created_at, rowid'),
+      getSubscription: db.prepare('SELECT id, url, description, created_at FROM webhook_subscriptions WHERE id = ?'),
+      deleteAttempts: db.prepare(
+        'DELETE FROM webhook_delivery_attempts WHERE delivery_id IN (SELECT id FROM webhook_deliveries WHERE subscription_id = ?)',
+      ),
+      deleteDeliveries: db.prepare('DELETE FROM webhook_deliveries WHERE subscription_id = ?'),
+      deleteSubscription: db.prepare('DELETE FROM webhook_subscriptions WHERE id = ?'),
+      listDeliveries: db.prepare(
+        `SELECT ${DELIVERY_COLUMNS} FROM ${DELIVERY_FROM} WHERE d.subscription_id = ? ORDER BY d.created_at DESC, d.rowid DESC LIMIT ?`,
+      ),
+      listDeliveriesByStatus: db.prepare(
+        `SELECT ${DELIVERY_COLUMNS} FROM ${DELIVERY_FROM} WHERE d.subscription_id = ? AND d.status = ? ORDER BY d.created_at DESC, d.rowid DESC LIMIT ?`,
+      ),
+      getDelivery: db.prepare(`SELECT ${DELIVERY_COLUMNS} FROM ${DELIVERY_FROM} WHERE d.subscription_id = ? AND d.id = ?`),
+      attemptsOf: db.prepare(
+        `SELECT delivery_id, attempt, attempted_at, response_status, latency_ms, error FROM webhook_delivery_attempts
+         WHERE delivery_id IN (SELECT value FROM json_each(?)) ORDER BY id`,
+      ),
+      lease: db.prepare(
+        `UPDATE webhook_deliveries SET lease_owner = ?, lease_until = ?
+         WHERE id IN (SELECT id FROM webhook_deliveries
+                      WHERE status = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)
+                      ORDER BY next_attempt_at LIMIT ?)
+         RETURNING id`,
+      ).pluck(),
+      claimed: db.prepare(
+        `SELECT d.id, d.subscription_id, d.event_id, e.type, e.payload, s.url, s.secret, d.attempt_count, d.manual
+         FROM webhook_deliveries d
+         JOIN webhook_events e ON e.id = d.event_id
+         JOIN webhook_subscriptions s ON s.id = d.subscription_id
+         WHERE d.id = ?`,
+      ),
+      insertAttempt: db.prepare(
+        `INSERT INTO webhook_delivery_attempts (delivery_id, attempt, attempted_at, response_status, latency_ms, error)
+         SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM webhook_deliveries WHERE id = ?)`,
+      ),
+      applyOutcome: db.prepare(
+        `UPDATE webhook_deliveries
+         SET status = ?, attempt_count = ?, next_attempt_at = ?, manual = CASE WHEN ? THEN manual ELSE 0 END,
+             lease_owner = NULL, lease_until = NULL
+         WHERE id = ? AND lease_owner = ?`,
+      ),
+      retry: db.prepare(
+        // Right-hand sides see the row as it was: a pending delivery is only brought
+        // forward (its schedule goes on); a finished one gets exactly one more attempt.
+        `UPDATE webhook_deliveries
+         SET manual = CASE WHEN status = 'pending' THEN manual ELSE 1 END,
+             status = 'pending',
+             next_attempt_at = CASE WHEN status = 'pending' AND next_attempt_at < ? THEN next_attempt_at ELSE ? END
+         WHERE subscription_id = ? AND id = ?`,
+      ),
+    };
+    this.statements = s;
+
+    this.claimAtomically = db.transaction(({ now, limit, leaseMs, owner }: ClaimRequest) => {
+      const at = now.getTime();
+      const ids = s.lease.all(owner, at + leaseMs, at, at, limit) as string[];
+      return ids.map((id) => s.claimed.get(id) as ClaimRow | undefined).filter((row): row is ClaimRow => row !== undefined);
+    });
+
+    this.recordAtomically = db.transaction(({ deliveryId, leaseOwner, attempt, outcome }: AttemptResult) => {
+      s.insertAttempt.run(
+        deliveryId, attempt.attempt, attempt.attemptedAt.getTime(), attempt.responseStatus ?? null,
+        Math.round(attempt.latencyMs), attempt.error ?? null, deliveryId,
+      );
+      const update = deliveryUpdate(attempt.attempt, outcome);
+      s.applyOutcome.run(update.status, update.attemptCount, update.nextAttemptAt?.getTime() ?? null, update.keepManual ? 1 : 0, deliveryId, leaseOwner);
+    });
+
+    this.deleteAtomically = db.transaction((id: string) => {
+      s.deleteAttempts.run(id);
+      s.deleteDeliveries.run(id);
+      return s.deleteSubscription.run(id).changes === 1;
+    });
+  }
+
+  async insertSubscription(subscription: NewWebhookSubscription): Promise<void> {
+    guarded(() =>
+      this.statements.insertSubscription.run(
+        subscription.id, subscription.url, subscription.description ?? null, subscription.secret, subscription.createdAt.getTime(),
+      ),
+    );
+  }
+
+  async listSubscriptions(): Promise<WebhookSubscription[]> {
+    return (guarded(() => this.statements.listSubscriptions.all()) as SubscriptionRow[]).map(toSubscription);
+  }
+
+  async getSubscription(id: string): Promise<WebhookSubscription | undefined> {
+    const row = guarded(() => this.statements.getSubscription.get(id)) as SubscriptionRow | undefined;
+    return row === undefined ? undefined : toSubscription(row);
+  }
+
+  async deleteSubscription(id: string): Promise<boolean> {
+    return guarded(() => this.deleteAtomically.immediate(id));
+  }
+
+  async listDeliveries(subscriptionId: string, { limit, status }: ListDeliveriesQuery): Promise<WebhookDelivery[]> {
+    const rows = guarded(() =>
+      status === undefined
+        ? this.statements.listDeliveries.all(subscriptionId, limit)
+        : this.statements.listDeliveriesByStatus.all(subscriptionId, status, limit),
+    ) as DeliveryRow[];
+    return this.withAttempts(rows);
+  }
+
+  async getDelivery(subscriptionId: string, deliveryId: string): Promise<WebhookDelivery | undefined> {
+    const row = guarded(() => this.statements.getDelivery.get(subscriptionId, deliveryId)) as DeliveryRow | undefined;
+    return row === undefined ? undefined : (this.withAttempts([row]))[0];
+  }
+
+  async claimDueDeliveries(request: ClaimRequest): Promise<ClaimedDelivery[]> {
+    const rows = guarded(() => this.claimAtomically.immediate(request));
+    return rows.map((row) => ({
+      deliveryId: row.id,
+      subscriptionId: row.subscription_id,
+      eventId: row.event_id,
+      eventType: row.type,
+      payload: row.payload,
+      url: row.url,
+      secret: row.secret,
+      attempt: row.attempt_count + 1,
+      manual: row.manual === 1,
+      leaseOwner: request.owner,
+    }));
+  }
+
+  async recordAttempt(result: AttemptResult): Promise<void> {
+    guarded(() => this.recordAtomically.immediate(result));
+  }
+
+  async retryDelivery(subscriptionId: string, deliveryId: string, now: Date): Promise<WebhookDelivery | undefined> {
+    const at = now.getTime();
+    const changed = guarded(() => this.statements.retry.run(at, at, subscriptionId, deliveryId)).changes;
+    return changed === 0 ? undefined : this.getDelivery(subscriptionId, deliveryId);
+  }
+
+  private withAttempts(rows: DeliveryRow[]): WebhookDelivery[] {
+    if (rows.length === 0) return [];
+    const attempts = guarded(() => this.statements.attemptsOf.all(JSON.stringify(rows.map((r) => r.id)))) as AttemptRow[];
+    const byDelivery = new Map<string, DeliveryAttempt[]>();
+    for (const attempt of attempts) {
+      const list = byDelivery.get(attempt.delivery_id) ?? [];
+      list.push(toAttempt(attempt));
+      byDelivery.set(attempt.delivery_id, list);
+    }
+    return rows.map((row) => toDelivery(row, byDelivery.get(row.id) ?? []));
+  }
+}

@@ -1,0 +1,127 @@
+/**
+ * What the webhook feature needs from a store: subscriptions, and the outbox of
+ * events and their deliveries. Events are written by the plant store's create path,
+ * in the plant's own transaction (see PlantCreatedEvent); everything else is here.
+ *
+ * Times are `Date`s; ids are opaque strings (whk_..., msg_..., dlv_...).
+ */
+
+export interface WebhookSubscription {
+  readonly id: string;
+  readonly url: string;
+  /** Undefined when none was given. */
+  readonly description?: string;
+  readonly createdAt: Date;
+}
+
+export interface NewWebhookSubscription extends WebhookSubscription {
+  /** The signing secret (whsec_...): kept in clear, since every delivery is signed with it. */
+  readonly secret: string;
+}
+
+/**
+ * The outbox row of one `plant.created` event, prepared before the create's
+ * transaction and written in it only when the plant was actually created.
+ */
+export interface PlantCreatedEvent {
+  /** msg_...: the webhook-id every delivery of this event carries, on every attempt. */
+  readonly id: string;
+  readonly type: 'plant.created';
+  /** The exact JSON text that is sent (int64 id written digit for digit). */
+  readonly payload: string;
+}
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+export interface DeliveryAttempt {
+  /** 1 for the first attempt; an attempt interrupted by a shutdown keeps the number it had. */
+  readonly attempt: number;
+  readonly attemptedAt: Date;
+  /** The subscriber's HTTP status; undefined when no response came (timeout, refused...). */
+  readonly responseStatus?: number;
+  readonly latencyMs: number;
+  /** Why the attempt did not acknowledge; undefined for a 2xx. */
+  readonly error?: string;
+}
+
+export interface WebhookDelivery {
+  readonly id: string;
+  readonly subscriptionId: string;
+  readonly eventId: string;
+  readonly eventType: string;
+  readonly status: DeliveryStatus;
+  /** Completed attempts (interrupted ones are logged but not counted). */
+  readonly attemptCount: number;
+  /** When the next attempt is due; undefined unless pending. */
+  readonly nextAttemptAt?: Date;
+  readonly createdAt: Date;
+  readonly attempts: readonly DeliveryAttempt[];
+}
+
+/** A due delivery leased to one dispatcher, with everything needed to send it. */
+export interface ClaimedDelivery {
+  readonly deliveryId: string;
+  readonly subscriptionId: string;
+  readonly eventId: string;
+  readonly eventType: string;
+  readonly payload: string;
+  readonly url: string;
+  readonly secret: string;
+  /** The number this attempt will have (completed attempts + 1). */
+  readonly attempt: number;
+  /** True when this attempt was asked for by hand: it is then the only one. */
+  readonly manual: boolean;
+  /** Who holds the lease; results are applied only by the holder. */
+  readonly leaseOwner: string;
+}
+
+export interface ClaimRequest {
+  readonly now: Date;
+  readonly limit: number;
+  /** How long the claim keeps other dispatchers off these deliveries. */
+  readonly leaseMs: number;
+  readonly owner: string;
+}
+
+export type AttemptOutcome =
+  | { readonly kind: 'succeeded' }
+  | { readonly kind: 'retry'; readonly nextAttemptAt: Date }
+  | { readonly kind: 'failed' }
+  /** The attempt was cut short by a shutdown: due again at once, and not counted. */
+  | { readonly kind: 'released'; readonly nextAttemptAt: Date };
+
+export interface AttemptResult {
+  readonly deliveryId: string;
+  readonly leaseOwner: string;
+  readonly attempt: DeliveryAttempt;
+  readonly outcome: AttemptOutcome;
+}
+
+export interface ListDeliveriesQuery {
+  readonly limit: number;
+  readonly status?: DeliveryStatus;
+}
+
+export interface WebhookStore {
+  insertSubscription(subscription: NewWebhookSubscription): Promise<void>;
+  /** Oldest first. */
+  listSubscriptions(): Promise<WebhookSubscription[]>;
+  getSubscription(id: string): Promise<WebhookSubscription | undefined>;
+  /** Deletes the subscription with its deliveries and their log; false when there was none. */
+  deleteSubscription(id: string): Promise<boolean>;
+  /** A subscription's deliveries, newest first, each with its attempts. */
+  listDeliveries(subscriptionId: string, query: ListDeliveriesQuery): Promise<WebhookDelivery[]>;
+  getDelivery(subscriptionId: string, deliveryId: string): Promise<WebhookDelivery | undefined>;
+  /**
+   * Leases up to `limit` pending deliveries that are due and not leased, so no other
+   * dispatcher (in this process or another) takes them while the lease lasts.
+   */
+  claimDueDeliveries(request: ClaimRequest): Promise<ClaimedDelivery[]>;
+  /** Logs the attempt; applies its outcome only if `leaseOwner` still holds the lease. */
+  recordAttempt(result: AttemptResult): Promise<void>;
+  /**
+   * Makes a delivery due at `now` for one more attempt (a manual retry); a delivery
+   * being attempted right now keeps its lease. Undefined when it does not exist.
+   */
+  retryDelivery(subscriptionId: string, deliveryId: string, now: Date): Promise<WebhookDelivery | undefined>;
+}

@@ -1,0 +1,48 @@
+/**
+ * Creating a subscription, shared by POST /webhooks and `plantstore webhook add`:
+ * the URL passes the SSRF policy, and the signing secret is generated here and
+ * returned once (it is stored, since every delivery is signed with it, but never
+ * shown again).
+ */
+import { randomBytes } from 'node:crypto';
+import type { NewWebhookSubscription, WebhookStore } from '../store/types.js';
+import { checkWebhookUrl, WebhookUrlError, type UrlPolicy } from './url-policy.js';
+
+export const DESCRIPTION_MAX_LENGTH = 500;
+const CONTROL_CHARACTERS = /[\u0000-\u001F]/;
+
+export interface SubscriptionRequest {
+  readonly url: string;
+  readonly description?: string;
+}
+
+/** whsec_ + base64 of 256 random bits: the Standard Webhooks secret format. */
+export function generateSigningSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+export function generateSubscriptionId(): string {
+  return `whk_${randomBytes(12).toString('hex')}`;
+}
+
+/** The checks the HTTP schema makes, for callers without one (the CLI). */
+export function checkDescription(description: string): void {
+  if (description.length === 0 || [...description].length > DESCRIPTION_MAX_LENGTH || CONTROL_CHARACTERS.test(description)) {
+    throw new WebhookUrlError(`description must be 1 to ${DESCRIPTION_MAX_LENGTH} characters without control characters`);
+  }
+}
+
+export async function createSubscription(store: WebhookStore, request: SubscriptionRequest, policy: UrlPolicy, now = new Date()): Promise<NewWebhookSubscription> {
+  await checkWebhookUrl(request.url, policy);
+  if (request.description !== undefined) checkDescription(request.description);
+  const subscription: NewWebhookSubscription = {
+    id: generateSubscriptionId(),
+    // As the subscriber wrote it: the normalised href could differ in ways they did not ask for.
+    url: request.url,
+    ...(request.description === undefined ? {} : { description: request.description }),
+    secret: generateSigningSecret(),
+    createdAt: now,
+  };
+  await store.insertSubscription(subscription);
+  return subscription;
+}
