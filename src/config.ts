@@ -3,6 +3,8 @@
  * once at start-up. A bad value stops the process with a message naming the
  * variable, what it must be and what it got.
  */
+import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from './webhooks/retry-schedule.js';
+
 export interface Config {
   readonly host: string;
   readonly port: number;
@@ -28,6 +30,16 @@ export interface Config {
   readonly databaseStatementTimeoutMs: number;
   /** PostgreSQL only: longest a request waits to open or borrow a connection before failing with 503. */
   readonly databaseConnectTimeoutMs: number;
+  /** Webhooks may target loopback, private and link-local addresses (development and tests only). */
+  readonly webhookAllowPrivateUrls: boolean;
+  /** Delays before each webhook retry, in ms; the first attempt is immediate. */
+  readonly webhookRetrySchedule: readonly number[];
+  /** How long a webhook subscriber has to answer one attempt. */
+  readonly webhookTimeoutMs: number;
+  /** Most webhook requests in flight at once, per process. */
+  readonly webhookConcurrency: number;
+  /** How often the outbox is polled for due deliveries (retries, and events other instances wrote). */
+  readonly webhookPollIntervalMs: number;
 }
 
 export type LogFormat = 'auto' | 'json' | 'pretty';
@@ -65,6 +77,22 @@ function oneOf<T extends string>(source: Source, name: string, allowed: readonly
   return raw as T;
 }
 
+function boolean(source: Source, name: string, fallback: boolean): boolean {
+  const raw = source[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'true' || raw === 'false') return raw === 'true';
+  throw new ConfigError(`${name} must be true or false (got '${raw}')`);
+}
+
+function retrySchedule(source: Source): number[] {
+  const raw = source.WEBHOOK_RETRY_SCHEDULE || DEFAULT_RETRY_SCHEDULE;
+  try {
+    return parseRetrySchedule(raw);
+  } catch (error) {
+    throw new ConfigError(`WEBHOOK_RETRY_SCHEDULE: ${(error as Error).message} (got '${raw}')`);
+  }
+}
+
 function logLevel(source: Source): string {
   const level = source.LOG_LEVEL || 'info';
   if (!LOG_LEVELS.includes(level)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got '${level}')`);
@@ -92,5 +120,10 @@ export function loadConfig(env: Source = process.env, overrides: Source = {}): C
     databasePoolSize: integer(source, 'DATABASE_POOL_SIZE', 10, 1, 1000),
     databaseStatementTimeoutMs: integer(source, 'DATABASE_STATEMENT_TIMEOUT_MS', 5000, 100, 600_000),
     databaseConnectTimeoutMs: integer(source, 'DATABASE_CONNECT_TIMEOUT_MS', 2000, 100, 60_000),
+    webhookAllowPrivateUrls: boolean(source, 'WEBHOOK_ALLOW_PRIVATE_URLS', false),
+    webhookRetrySchedule: retrySchedule(source),
+    webhookTimeoutMs: integer(source, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+    webhookConcurrency: integer(source, 'WEBHOOK_CONCURRENCY', 8, 1, 1000),
+    webhookPollIntervalMs: integer(source, 'WEBHOOK_POLL_INTERVAL_MS', 1000, 10, 600_000),
   };
 }

@@ -6,10 +6,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { NewWebhookSubscription, WebhookStore } from '../store/types.js';
-import { checkWebhookUrl, WebhookUrlError, type UrlPolicy } from './url-policy.js';
+import { checkWebhookUrl, type UrlPolicy } from './url-policy.js';
 
 export const DESCRIPTION_MAX_LENGTH = 500;
 const CONTROL_CHARACTERS = /[\u0000-\u001F]/;
+
+/** A subscription request the HTTP schema would have refused (from callers without one: the CLI). */
+export class WebhookInputError extends Error {}
 
 export interface SubscriptionRequest {
   readonly url: string;
@@ -28,7 +31,7 @@ export function generateSubscriptionId(): string {
 /** The checks the HTTP schema makes, for callers without one (the CLI). */
 export function checkDescription(description: string): void {
   if (description.length === 0 || [...description].length > DESCRIPTION_MAX_LENGTH || CONTROL_CHARACTERS.test(description)) {
-    throw new WebhookUrlError(`description must be 1 to ${DESCRIPTION_MAX_LENGTH} characters without control characters`);
+    throw new WebhookInputError(`description must be 1 to ${DESCRIPTION_MAX_LENGTH} characters without control characters`);
   }
 }
 

@@ -1,0 +1,177 @@
+/**
+ * The background dispatcher: takes due deliveries from the outbox and sends them,
+ * never on a request's path.
+ *
+ * - Wakes on an interval (and at once when nudged after a create), leases up to
+ *   `concurrency` due deliveries, and sends them in parallel; a finished one frees
+ *   its slot and wakes the loop again. At most `concurrency` requests are in flight.
+ * - Each attempt is logged in the store with its outcome: acknowledged, retry at the
+ *   next point of the schedule (jittered), or failed once the schedule is exhausted.
+ * - At-least-once: the outbox row exists before the create answers 200, and is done
+ *   only once an attempt's acknowledgement is recorded. A crash between the
+ *   subscriber's 2xx and that record means the event is sent again after the lease
+ *   expires; subscribers deduplicate on webhook-id.
+ * - stop() takes no new work, interrupts requests in flight, and releases their
+ *   deliveries (due again at once, the interrupted attempt not counted) before the
+ *   store closes.
+ */
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import type { AttemptOutcome, ClaimedDelivery, WebhookStore } from '../store/types.js';
+import { nextAttemptDelay } from './retry-schedule.js';
+import { sendWebhook, type SendResult } from './sender.js';
+import { webhookHeaders } from './signing.js';
+import type { UrlPolicy } from './url-policy.js';
+
+export interface DispatcherLogger {
+  info(object: object, message: string): void;
+  warn(object: object, message: string): void;
+}
+
+export interface DispatcherOptions {
+  /** Most deliveries in flight at once, in this process. */
+  readonly concurrency: number;
+  /** How often the outbox is polled for due deliveries (retries, other instances' events). */
+  readonly pollIntervalMs: number;
+  /** How long a subscriber has to answer an attempt. */
+  readonly timeoutMs: number;
+  /** Delays before each retry, in ms (see retry-schedule.ts). */
+  readonly retrySchedule: readonly number[];
+  readonly urlPolicy: UrlPolicy;
+  readonly log: DispatcherLogger;
+}
+
+/**
+ * How long a claim keeps other dispatchers off a delivery: the attempt's timeout
+ * plus room to record its result. A dispatcher that dies mid-attempt holds its
+ * deliveries this long; then any instance takes them again.
+ */
+export function leaseDurationMs(timeoutMs: number): number {
+  return timeoutMs + 30_000;
+}
+
+export class WebhookDispatcher {
+  private readonly owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  private readonly inFlight = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  private timer: NodeJS.Timeout | undefined;
+  private tick: Promise<void> | undefined;
+  private again = false;
+  private stopping = false;
+  private claims = 0;
+
+  constructor(private readonly store: WebhookStore, private readonly options: DispatcherOptions) {}
+
+  start(): void {
+    if (this.timer !== undefined || this.stopping) return;
+    this.timer = setInterval(() => this.nudge(), this.options.pollIntervalMs);
+    this.timer.unref();
+    this.nudge();
+  }
+
+  /** Looks for due deliveries now (called after a create, and when a slot frees). */
+  nudge(): void {
+    if (this.stopping || this.timer === undefined) return;
+    if (this.tick !== undefined) {
+      this.again = true;
+      return;
+    }
+    this.tick = this.claimWhileFree().finally(() => {
+      this.tick = undefined;
+      // A nudge that arrived after the loop's last check must not be lost.
+      if (this.again) this.nudge();
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    clearInterval(this.timer);
+    await this.tick;
+    for (const { controller } of this.inFlight.values()) controller.abort();
+    await Promise.all([...this.inFlight.values()].map((entry) => entry.done));
+  }
+
+  private async claimWhileFree(): Promise<void> {
+    do {
+      this.again = false;
+      const free = this.options.concurrency - this.inFlight.size;
+      if (free <= 0) return;
+      let claimed: ClaimedDelivery[];
+      try {
+        claimed = await this.store.claimDueDeliveries({
+          now: new Date(),
+          limit: free,
+          leaseMs: leaseDurationMs(this.options.timeoutMs),
+          owner: `${this.owner}:${(this.claims += 1)}`,
+        });
+      } catch (error) {
+        this.options.log.warn({ err: error }, 'webhooks: could not read the outbox; will retry');
+        return;
+      }
+      for (const delivery of claimed) this.launch(delivery);
+      // A full batch suggests more are due.
+      if (claimed.length === free) this.again = true;
+    } while (this.again && !this.stopping);
+  }
+
+  private launch(delivery: ClaimedDelivery): void {
+    const controller = new AbortController();
+    const done = this.deliver(delivery, controller.signal).finally(() => {
+      this.inFlight.delete(delivery.deliveryId);
+      this.nudge();
+    });
+    this.inFlight.set(delivery.deliveryId, { controller, done });
+  }
+
+  private async deliver(delivery: ClaimedDelivery, signal: AbortSignal): Promise<void> {
+    const attemptedAt = new Date();
+    const result = await sendWebhook({
+      url: delivery.url,
+      headers: webhookHeaders(delivery, attemptedAt),
+      body: delivery.payload,
+      timeoutMs: this.options.timeoutMs,
+      policy: this.options.urlPolicy,
+      signal,
+    });
+    const outcome = this.outcomeOf(delivery, result);
+    this.logAttempt(delivery, result, outcome);
+    try {
+      await this.store.recordAttempt({
+        deliveryId: delivery.deliveryId,
+        leaseOwner: delivery.leaseOwner,
+        attempt: {
+          attempt: delivery.attempt,
+          attemptedAt,
+          latencyMs: result.latencyMs,
+          ...(result.status === undefined ? {} : { responseStatus: result.status }),
+          ...(result.error === undefined ? {} : { error: result.error }),
+        },
+        outcome,
+      });
+    } catch (error) {
+      // The lease expires and the delivery is attempted again: at-least-once.
+      this.options.log.warn({ err: error, deliveryId: delivery.deliveryId }, 'webhooks: could not record a delivery attempt');
+    }
+  }
+
+  private outcomeOf(delivery: ClaimedDelivery, result: SendResult): AttemptOutcome {
+    if (result.error === undefined) return { kind: 'succeeded' };
+    if (result.interrupted) return { kind: 'released', nextAttemptAt: new Date() };
+    // A retry asked for by hand is one attempt; the automatic schedule is spent.
+    const delay = delivery.manual ? undefined : nextAttemptDelay(this.options.retrySchedule, delivery.attempt);
+    return delay === undefined ? { kind: 'failed' } : { kind: 'retry', nextAttemptAt: new Date(Date.now() + delay) };
+  }
+
+  private logAttempt(delivery: ClaimedDelivery, result: SendResult, outcome: AttemptOutcome): void {
+    if (outcome.kind === 'succeeded') return;
+    const fields = {
+      deliveryId: delivery.deliveryId,
+      subscriptionId: delivery.subscriptionId,
+      eventId: delivery.eventId,
+      attempt: delivery.attempt,
+      status: result.status,
+      error: result.error,
+    };
+    if (outcome.kind === 'failed') this.options.log.warn(fields, 'webhooks: delivery failed; no attempts left (retry it by hand)');
+    else if (outcome.kind === 'retry') this.options.log.info({ ...fields, nextAttemptAt: outcome.nextAttemptAt }, 'webhooks: delivery attempt failed; will retry');
+  }
+}

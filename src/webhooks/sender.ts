@@ -1,0 +1,106 @@
+/**
+ * One HTTP attempt: POST the body, and report the status (or why there was none)
+ * and the latency. node:http(s) rather than fetch, because only they let us pass
+ * our own DNS lookup: the SSRF check then runs on the address actually connected
+ * to, at every attempt (a name re-pointed at 10.0.0.1 after subscribing is refused).
+ *
+ * The timeout covers everything up to the response status line: connecting, TLS,
+ * sending and the subscriber's processing. Redirects are not followed (a 3xx does
+ * not acknowledge): following one would send the signed payload somewhere the
+ * subscriber never registered.
+ */
+import http from 'node:http';
+import https from 'node:https';
+import { guardedLookup, parseWebhookUrl, type UrlPolicy } from './url-policy.js';
+
+export interface SendRequest {
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+  readonly timeoutMs: number;
+  readonly policy: UrlPolicy;
+  /** Aborts the attempt (used on shutdown). */
+  readonly signal?: AbortSignal;
+}
+
+export interface SendResult {
+  /** The response status; undefined when no response came. */
+  readonly status?: number;
+  readonly latencyMs: number;
+  /** Why the attempt did not acknowledge; undefined for a 2xx. */
+  readonly error?: string;
+  /** True when `signal` cut the attempt short. */
+  readonly interrupted: boolean;
+}
+
+/** How long the response body may keep draining after its status arrived. */
+const DRAIN_GRACE_MS = 1000;
+
+export function isAcknowledgement(status: number | undefined): boolean {
+  return status !== undefined && status >= 200 && status <= 299;
+}
+
+function describe(error: unknown, timeoutMs: number): string {
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (code === 'EWEBHOOKTIMEOUT') return `timeout: no response within ${timeoutMs} ms`;
+  if (code === 'EWEBHOOKPRIVATE') return `refused by the SSRF policy: ${String(message)}`;
+  if (typeof code === 'string') return `${code}: ${String(message)}`;
+  return String(message ?? error);
+}
+
+export function sendWebhook(request: SendRequest): Promise<SendResult> {
+  const started = performance.now();
+  const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
+  return new Promise<SendResult>((resolve) => {
+    let settled = false;
+    const settle = (result: Omit<SendResult, 'latencyMs'>) => {
+      if (settled) return;
+      settled = true;
+      resolve({ ...result, latencyMs: elapsed() });
+    };
+    let url: URL;
+    try {
+      url = parseWebhookUrl(request.url);
+    } catch (error) {
+      settle({ error: `invalid url: ${(error as Error).message}`, interrupted: false });
+      return;
+    }
+    if (request.signal?.aborted === true) {
+      settle({ error: 'interrupted: the service was shutting down', interrupted: true });
+      return;
+    }
+    const client = url.protocol === 'https:' ? https : http;
+    const req = client.request(url, {
+      method: 'POST',
+      headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
+      lookup: guardedLookup(request.policy),
+      // A fresh connection per attempt: no pooled socket outlives the checks above.
+      agent: false,
+      signal: request.signal,
+    });
+    const deadline = setTimeout(() => {
+      req.destroy(Object.assign(new Error('timeout'), { code: 'EWEBHOOKTIMEOUT' }));
+    }, request.timeoutMs);
+    req.on('response', (response) => {
+      clearTimeout(deadline);
+      const status = response.statusCode ?? 0;
+      const acknowledged = isAcknowledgement(status);
+      const error = acknowledged
+        ? undefined
+        : `the subscriber answered ${status}${status >= 300 && status < 400 ? ' (redirects are not followed)' : ''}`;
+      settle(error === undefined ? { status, interrupted: false } : { status, error, interrupted: false });
+      // The body is not used; read and drop it so the connection closes cleanly, but
+      // never wait on a subscriber that keeps streaming.
+      const drain = setTimeout(() => response.destroy(), DRAIN_GRACE_MS);
+      response.on('close', () => clearTimeout(drain));
+      response.on('error', () => {});
+      response.resume();
+    });
+    req.on('error', (error) => {
+      clearTimeout(deadline);
+      if (request.signal?.aborted === true) settle({ error: 'interrupted: the service was shutting down', interrupted: true });
+      else settle({ error: describe(error, request.timeoutMs), interrupted: false });
+    });
+    req.end(request.body);
+  });
+}
