@@ -1,0 +1,190 @@
+/**
+ * The typed Plant Store client:
+ *
+ *   import { createPlantStoreClient } from 'plantstore/client';
+ *   const store = createPlantStoreClient({ baseUrl: 'http://127.0.0.1:8080', token: process.env.PLANTSTORE_TOKEN });
+ *   await store.createPlant({ id: 9223372036854775807n, name: 'Monstera deliciosa', tag: 'houseplant' });
+ *   const plant = await store.getPlant(9223372036854775807n); // { id: 9223372036854775807n, name: ..., tag: ... }
+ *
+ * Types come from the service's OpenAPI document (./openapi-types.ts, generated);
+ * calls go through openapi-fetch.
+ *
+ * Ids are `bigint`. The API's ids are int64 and JavaScript numbers only hold
+ * integers up to 2^53 exactly, so every id the client returns is a bigint, parsed
+ * from the response text without rounding. Ids passed in may be a bigint, a safe
+ * integer number, or a decimal string; anything else is refused before sending.
+ *
+ * Failures throw: PlantStoreError (the service answered with an Error record:
+ * .status, .error, .message, .requestId) or PlantStoreConnectionError (no answer).
+ */
+import createClient from 'openapi-fetch';
+import { errorFromResponse, PlantStoreConnectionError } from './errors.js';
+import { parseJson, stringifyJson } from './json.js';
+import type { components, paths } from './openapi-types.js';
+
+export { PlantStoreConnectionError, PlantStoreError } from './errors.js';
+export type { components, operations, paths } from './openapi-types.js';
+
+/** A plant as read back, with its id. */
+export type Plant = components['schemas']['StoredPlant'];
+/** What a create returns: the plant without its id (the caller chose it). */
+export type CreatedPlant = components['schemas']['Plant'];
+export type ErrorRecord = components['schemas']['Error'];
+
+/** An int64 id: a bigint, a number that is a safe integer, or a decimal string. */
+export type PlantId = bigint | number | string;
+
+export interface NewPlant {
+  readonly id: PlantId;
+  readonly name: string;
+  readonly tag?: string;
+}
+
+export interface ListPlantsOptions {
+  /** 1 to 1000; the service's default is 100. */
+  readonly limit?: number;
+  /** Only plants with a greater id (the cursor of the next page). */
+  readonly after?: PlantId;
+  readonly tag?: string;
+}
+
+export interface PlantPage {
+  readonly plants: Plant[];
+  /** Pass as `after` to get the next page; undefined on the last page. */
+  readonly nextAfter: bigint | undefined;
+}
+
+export interface PlantStoreClientOptions {
+  /** Where the service listens, e.g. http://127.0.0.1:8080. */
+  readonly baseUrl: string;
+  /** A bearer token (pst_...); health and readiness need none. */
+  readonly token?: string;
+  /** Give up on a request after this long (default 30 s). */
+  readonly timeoutMs?: number;
+  /** Another fetch implementation (tests, proxies). */
+  readonly fetch?: typeof globalThis.fetch;
+}
+
+export interface PlantStoreClient {
+  createPlant(plant: NewPlant): Promise<CreatedPlant>;
+  getPlant(id: PlantId): Promise<Plant>;
+  listPlants(options?: ListPlantsOptions): Promise<PlantPage>;
+  /** Every plant (matching `tag`), following the pages. */
+  allPlants(options?: Omit<ListPlantsOptions, 'after'>): AsyncIterable<Plant>;
+  deletePlant(id: PlantId): Promise<void>;
+  /** Resolves when the service is ready (its store answers); throws otherwise. */
+  ready(): Promise<void>;
+}
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/** An id as a bigint; throws RangeError for anything that is not an int64. */
+export function toPlantId(value: PlantId): bigint {
+  let id: bigint;
+  if (typeof value === 'bigint') id = value;
+  else if (typeof value === 'number') {
+    // A number beyond 2^53 has already been rounded: refusing it is the only exact answer.
+    if (!Number.isSafeInteger(value)) throw new RangeError(`plant id ${value} is not a safe integer; pass larger ids as a bigint or a string`);
+    id = BigInt(value);
+  } else {
+    if (!/^-?(0|[1-9][0-9]*)$/.test(value.trim())) throw new RangeError(`plant id '${value}' is not an integer`);
+    id = BigInt(value.trim());
+  }
+  if (id < INT64_MIN || id > INT64_MAX) throw new RangeError(`plant id ${id} is outside the int64 range`);
+  return id;
+}
+
+/** The `after` cursor of the Link: <...>; rel="next" header, if any. */
+function nextAfter(response: Response): bigint | undefined {
+  const link = response.headers.get('link');
+  const target = link === null ? undefined : /<([^>]*)>\s*;\s*rel="?next"?/.exec(link)?.[1];
+  const after = target === undefined ? null : new URL(target, 'http://link.invalid').searchParams.get('after');
+  return after === null ? undefined : BigInt(after);
+}
+
+interface Outcome {
+  readonly data?: string;
+  readonly error?: unknown;
+  readonly response: Response;
+}
+
+export function createPlantStoreClient(options: PlantStoreClientOptions): PlantStoreClient {
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const api = createClient<paths>({
+    baseUrl,
+    headers: options.token === undefined ? {} : { authorization: `Bearer ${options.token}` },
+    bodySerializer: stringifyJson,
+    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+  });
+
+  /** Sends, turns failures into errors, and returns the response with its text. */
+  async function send(call: (signal: AbortSignal) => Promise<Outcome>): Promise<{ text: string | undefined; response: Response }> {
+    let outcome: Outcome;
+    try {
+      outcome = await call(AbortSignal.timeout(timeoutMs));
+    } catch (error) {
+      if (error instanceof DOMException && error.name === 'TimeoutError') {
+        throw new PlantStoreConnectionError(baseUrl, new Error(`no answer within ${timeoutMs} ms`));
+      }
+      throw new PlantStoreConnectionError(baseUrl, error);
+    }
+    if (!outcome.response.ok) throw errorFromResponse(outcome.response, outcome.error);
+    return { text: outcome.data, response: outcome.response };
+  }
+
+  // The service answers with its documented schema; parsing trusts it (one cast, here).
+  const decode = <T>(text: string | undefined): T => parseJson(text ?? 'null') as T;
+
+  const listPlants = async (query: ListPlantsOptions = {}): Promise<PlantPage> => {
+    const { text, response } = await send((signal) =>
+      api.GET('/plants', {
+        params: {
+          query: {
+            ...(query.limit === undefined ? {} : { limit: query.limit }),
+            ...(query.after === undefined ? {} : { after: toPlantId(query.after) }),
+            ...(query.tag === undefined ? {} : { tag: query.tag }),
+          },
+        },
+        parseAs: 'text',
+        signal,
+      }),
+    );
+    return { plants: decode<Plant[]>(text), nextAfter: nextAfter(response) };
+  };
+
+  return {
+    async createPlant(plant) {
+      const body = { id: toPlantId(plant.id), name: plant.name, ...(plant.tag === undefined ? {} : { tag: plant.tag }) };
+      const { text } = await send((signal) => api.POST('/plants', { body, parseAs: 'text', signal }));
+      return decode<CreatedPlant>(text);
+    },
+
+    async getPlant(id) {
+      const path = { id: toPlantId(id) };
+      const { text } = await send((signal) => api.GET('/plants/{id}', { params: { path }, parseAs: 'text', signal }));
+      return decode<Plant>(text);
+    },
+
+    listPlants,
+
+    async *allPlants(query = {}) {
+      let after: bigint | undefined;
+      do {
+        const page = await listPlants({ ...query, ...(after === undefined ? {} : { after }) });
+        yield* page.plants;
+        after = page.nextAfter;
+      } while (after !== undefined);
+    },
+
+    async deletePlant(id) {
+      const path = { id: toPlantId(id) };
+      await send((signal) => api.DELETE('/plants/{id}', { params: { path }, parseAs: 'text', signal }));
+    },
+
+    async ready() {
+      await send((signal) => api.GET('/readyz', { parseAs: 'text', signal }));
+    },
+  };
+}

@@ -1,0 +1,41 @@
+/**
+ * JSON for the client, exact for int64 ids.
+ *
+ * `JSON.parse` turns 9223372036854775807 into 9223372036854775808: any number
+ * above 2^53 is rounded to the nearest double. Ids are therefore read from the
+ * text with lossless-json and handed over as `bigint`, every digit intact; other
+ * numbers (the int32 `error` code) stay plain numbers. Bodies without a long run
+ * of digits cannot hold a number a double would round, so they take the fast path.
+ *
+ * Requests are written with lossless-json's stringify, which writes a bigint as
+ * a plain JSON number.
+ */
+import { isLosslessNumber, parse, stringify, type LosslessNumber } from 'lossless-json';
+
+/** Fields that carry an int64 (today: the plant id). */
+const INT64_FIELDS: ReadonlySet<string> = new Set(['id']);
+
+const MAY_NEED_LOSSLESS = /[0-9]{16}|[0-9][eE]/;
+
+function reviveFast(key: string, value: unknown): unknown {
+  return INT64_FIELDS.has(key) && typeof value === 'number' && Number.isInteger(value) ? BigInt(value) : value;
+}
+
+function reviveLossless(key: string, value: unknown): unknown {
+  if (!isLosslessNumber(value)) return value;
+  const number = value as LosslessNumber;
+  if (INT64_FIELDS.has(key) && /^-?[0-9]+$/.test(number.value)) return BigInt(number.value);
+  // Anything else must fit a double exactly; valueOf() throws rather than round.
+  return number.valueOf();
+}
+
+export function parseJson(text: string): unknown {
+  if (!MAY_NEED_LOSSLESS.test(text)) return JSON.parse(text, reviveFast);
+  return parse(text, reviveLossless);
+}
+
+export function stringifyJson(value: unknown): string {
+  const text = stringify(value);
+  if (text === undefined) throw new TypeError('cannot serialise this value as JSON');
+  return text;
+}

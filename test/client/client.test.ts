@@ -1,0 +1,145 @@
+/**
+ * The typed client against a real listening server: every operation, ids past
+ * 2^53 in both directions, and failures as typed errors carrying the Error record.
+ */
+import assert from 'node:assert/strict';
+import { createServer, type AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { createPlantStoreClient, PlantStoreConnectionError, PlantStoreError, toPlantId, type PlantStoreClient } from '../../src/client/index.js';
+import { Errors } from '../../src/http/errors.js';
+import { createHarness, type Harness } from '../support/harness.js';
+
+/** A port nothing listens on: one the OS just handed out and we released. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('typed client (plantstore/client)', () => {
+  let h: Harness;
+  let baseUrl: string;
+  let client: PlantStoreClient;
+
+  before(async () => {
+    h = await createHarness();
+    await h.app.listen({ port: 0, host: '127.0.0.1' });
+    baseUrl = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`;
+    client = createPlantStoreClient({ baseUrl, token: h.tokens.all });
+  });
+  after(() => h.close());
+
+  describe('int64 ids stay exact', () => {
+    const ids = [9223372036854775807n, -9223372036854775808n, 9007199254740993n, 0n, 42n];
+    for (const id of ids) {
+      it(`round-trips ${id} as a bigint`, async () => {
+        assert.deepEqual(await client.createPlant({ id, name: `plant ${id}` }), { name: `plant ${id}` });
+        const plant = await client.getPlant(id);
+        assert.equal(typeof plant.id, 'bigint');
+        assert.equal(plant.id, id);
+        assert.deepEqual(plant, { id, name: `plant ${id}` });
+      });
+    }
+
+    it('sends the id as a JSON number with every digit (the server sees 9223372036854775807)', async () => {
+      const raw = await h.request({ method: 'GET', url: '/plants/9223372036854775807', headers: { authorization: `Bearer ${h.tokens.read}` } });
+      assert.equal(raw.body, '{"id":9223372036854775807,"name":"plant 9223372036854775807"}');
+    });
+
+    it('accepts ids as decimal strings and safe numbers', async () => {
+      await client.createPlant({ id: '9223372036854775806', name: 'from a string', tag: 'str' });
+      assert.deepEqual(await client.getPlant('9223372036854775806'), { id: 9223372036854775806n, name: 'from a string', tag: 'str' });
+      await client.createPlant({ id: 7, name: 'from a number' });
+      assert.equal((await client.getPlant(7)).id, 7n);
+    });
+
+    it('refuses, before sending, a number that was already rounded, and ids outside int64', () => {
+      assert.throws(() => toPlantId(2 ** 53 + 2), RangeError);
+      assert.throws(() => toPlantId(9223372036854775808n), RangeError);
+      assert.throws(() => toPlantId('12abc'), RangeError);
+      assert.equal(toPlantId(' -5 '), -5n);
+    });
+  });
+
+  describe('operations', () => {
+    it('creates with a tag, reads it back, and a same-content retry is a safe 200', async () => {
+      const plant = { id: 100n, name: 'Monstera deliciosa', tag: 'houseplant' };
+      assert.deepEqual(await client.createPlant(plant), { name: 'Monstera deliciosa', tag: 'houseplant' });
+      assert.deepEqual(await client.createPlant(plant), { name: 'Monstera deliciosa', tag: 'houseplant' });
+      assert.deepEqual(await client.getPlant(100n), plant);
+    });
+
+    it('lists a page with its next cursor, and allPlants follows every page', async () => {
+      for (const id of [201n, 202n, 203n, 204n, 205n]) await client.createPlant({ id, name: `p${id}`, tag: 'paged' });
+      const first = await client.listPlants({ tag: 'paged', limit: 2 });
+      assert.deepEqual(first.plants.map((p) => p.id), [201n, 202n]);
+      assert.equal(first.nextAfter, 202n);
+      const last = await client.listPlants({ tag: 'paged', limit: 3, after: 202n });
+      assert.deepEqual(last.plants.map((p) => p.id), [203n, 204n, 205n]);
+      assert.equal(last.nextAfter, undefined);
+      const all: bigint[] = [];
+      for await (const plant of client.allPlants({ tag: 'paged', limit: 2 })) all.push(plant.id);
+      assert.deepEqual(all, [201n, 202n, 203n, 204n, 205n]);
+    });
+
+    it('deletes, after which the id reads as 404', async () => {
+      await client.createPlant({ id: 300n, name: 'short-lived' });
+      await client.deletePlant(300n);
+      await assert.rejects(client.getPlant(300n), (error: unknown) => error instanceof PlantStoreError && error.status === 404);
+    });
+
+    it('reports readiness', async () => {
+      await client.ready();
+    });
+  });
+
+  describe('errors carry the Error record', () => {
+    it('404: status, catalogue code, the server message and the request id', async () => {
+      const error = await client.getPlant(404404n).catch((e: unknown) => e);
+      assert.ok(error instanceof PlantStoreError);
+      assert.equal(error.status, 404);
+      assert.equal(error.error, Errors.PLANT_NOT_FOUND.code);
+      assert.equal(error.message, 'no plant has id 404404');
+      assert.match(error.requestId ?? '', /.+/);
+    });
+
+    it('409 on a conflicting create', async () => {
+      await client.createPlant({ id: 409n, name: 'first' });
+      const error = await client.createPlant({ id: 409n, name: 'second' }).catch((e: unknown) => e);
+      assert.ok(error instanceof PlantStoreError);
+      assert.equal(error.status, 409);
+      assert.equal(error.error, Errors.PLANT_CONFLICT.code);
+    });
+
+    it('400 names the invalid field', async () => {
+      const error = await client.createPlant({ id: 1n, name: '' }).catch((e: unknown) => e);
+      assert.ok(error instanceof PlantStoreError);
+      assert.equal(error.status, 400);
+      assert.equal(error.error, Errors.INVALID_FIELD.code);
+      assert.match(error.message, /name/);
+    });
+
+    it('401 without a token, 403 with a token lacking the scope', async () => {
+      const anonymous = createPlantStoreClient({ baseUrl });
+      const missing = await anonymous.getPlant(1n).catch((e: unknown) => e);
+      assert.ok(missing instanceof PlantStoreError);
+      assert.equal(missing.status, 401);
+      assert.equal(missing.error, Errors.TOKEN_MISSING.code);
+      const reader = createPlantStoreClient({ baseUrl, token: h.tokens.read });
+      const forbidden = await reader.createPlant({ id: 1n, name: 'x' }).catch((e: unknown) => e);
+      assert.ok(forbidden instanceof PlantStoreError);
+      assert.equal(forbidden.status, 403);
+      assert.equal(forbidden.error, Errors.INSUFFICIENT_SCOPE.code);
+    });
+
+    it('a service that cannot be reached is a PlantStoreConnectionError naming the URL', async () => {
+      const port = await closedPort();
+      const nowhere = createPlantStoreClient({ baseUrl: `http://127.0.0.1:${port}`, token: h.tokens.all });
+      const error = await nowhere.getPlant(1n).catch((e: unknown) => e);
+      assert.ok(error instanceof PlantStoreConnectionError);
+      assert.match(error.message, new RegExp(`^cannot reach http://127\\.0\\.0\\.1:${port}: .*ECONNREFUSED`));
+    });
+  });
+});
