@@ -22,6 +22,8 @@ import { plantOperations } from './plants/routes.js';
 import type { Store } from './store/types.js';
 import { health, openApiOperation, readiness } from './system/routes.js';
 import { TokenAuthenticator } from './tokens/authenticator.js';
+import { registerWebhookDispatcher } from './webhooks/plugin.js';
+import { webhookOperations } from './webhooks/routes.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -83,10 +85,16 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   registerJsonBodyParser(app, config.bodyLimitBytes);
   registerErrorHandlers(app, config.bodyLimitBytes);
 
-  const operations: Operation[] = [...plantOperations, health, readiness];
+  // Delivers webhook events in the background, from the outbox the stores write.
+  registerWebhookDispatcher(app, config, store.webhooks);
+
+  const operations: Operation[] = [...plantOperations, ...webhookOperations, health, readiness];
   const metricsOnApiPort = metricsEndpoint(app, metrics, config);
   if (metricsOnApiPort !== undefined) operations.push(metricsOnApiPort);
-  const openApi = openApiOperation(() => buildOpenApiDocument(operations, { bodyLimitBytes: config.bodyLimitBytes }));
+  const openApi = openApiOperation(() => buildOpenApiDocument(operations, {
+    bodyLimitBytes: config.bodyLimitBytes,
+    webhooks: { timeoutMs: config.webhookTimeoutMs, retrySchedule: config.webhookRetrySchedule },
+  }));
   operations.push(openApi);
   for (const operation of operations) registerOperation(app, operation);
   registerMethodNotAllowed(app, operations);

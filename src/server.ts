@@ -31,14 +31,22 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     await store.close();
     throw error;
   }
-  app.addHook('onClose', async () => store.close());
   const bootstrapToken = await issueBootstrapToken(store.tokens);
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   const host = ['0.0.0.0', '::', ''].includes(config.host) ? '127.0.0.1' : config.host;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  return { app, url, bootstrapToken, stop: () => app.close() };
+  // The store closes after the app (whose onClose hooks stop the webhook dispatcher):
+  // hooks cannot be added once buildApp has made the app ready.
+  const stop = async () => {
+    try {
+      await app.close();
+    } finally {
+      await store.close();
+    }
+  };
+  return { app, url, bootstrapToken, stop };
 }
 
 export function bootstrapBanner(url: string, token: IssuedToken): string {

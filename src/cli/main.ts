@@ -8,6 +8,9 @@ import { ConfigError } from '../config.js';
 import { TokenError } from '../tokens/token-service.js';
 import { registerServeCommands } from './serve-command.js';
 import { registerTokenCommands } from './token-command.js';
+import { registerWebhookCommands } from './webhook-command.js';
+import { WebhookInputError } from '../webhooks/subscriptions.js';
+import { WebhookUrlError } from '../webhooks/url-policy.js';
 
 const program = new Command()
   .name('plantstore')
@@ -17,12 +20,13 @@ const program = new Command()
 
 registerServeCommands(program);
 registerTokenCommands(program);
+registerWebhookCommands(program);
 
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
   if (error instanceof CommanderError) process.exit(error.exitCode);
-  if (error instanceof ConfigError || error instanceof TokenError) {
+  if (error instanceof ConfigError || error instanceof TokenError || error instanceof WebhookUrlError || error instanceof WebhookInputError) {
     process.stderr.write(`plantstore: ${error.message}\n`);
     process.exit(2);
   }

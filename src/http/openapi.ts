@@ -9,6 +9,10 @@ import type { JsonSchema, OperationSpec, ParameterSpec } from './operation.js';
 import { LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT } from '../plants/routes.js';
 import { NewPlant, Plant, StoredPlant } from '../plants/schemas.js';
 import { REALM } from './auth.js';
+import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from '../webhooks/retry-schedule.js';
+import { webhookComponents, webhookEvents, webhooksTag, type WebhookDocumentSettings } from '../webhooks/openapi.js';
+
+const DEFAULT_WEBHOOK_SETTINGS: WebhookDocumentSettings = { timeoutMs: 10_000, retrySchedule: parseRetrySchedule(DEFAULT_RETRY_SCHEDULE) };
 
 const catalogue = Object.entries(Errors) as [ErrorName, CatalogueEntry][];
 
@@ -31,6 +35,7 @@ const components: ReadonlyMap<object, string> = new Map<object, string>([
   [Plant, 'Plant'],
   [StoredPlant, 'StoredPlant'],
   [ErrorSchema, 'Error'],
+  ...webhookComponents,
 ]);
 
 /** Replaces component schemas (by identity) with $refs, at any depth. */
@@ -44,6 +49,8 @@ function withRefs(schema: unknown): unknown {
 
 export interface DocumentLimits {
   readonly bodyLimitBytes: number;
+  /** The delivery timeout and retry schedule the `webhooks` section states (defaults when absent). */
+  readonly webhooks?: WebhookDocumentSettings;
 }
 
 /**
@@ -177,8 +184,10 @@ export function buildOpenApiDocument(operations: readonly OperationSpec[], limit
     tags: [
       { name: 'plants', description: 'The plant resource.' },
       { name: 'service', description: 'Health and description of the service itself (no token needed).' },
+      webhooksTag,
     ],
     paths,
+    webhooks: withRefs(webhookEvents(limits.webhooks ?? DEFAULT_WEBHOOK_SETTINGS)),
     components: {
       schemas: Object.fromEntries([...components].map(([schema, name]) => [name, schema])),
       securitySchemes: {

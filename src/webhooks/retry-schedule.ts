@@ -19,8 +19,10 @@ const MAX_DELAY_MS = 7 * 86_400_000;
 
 export class RetryScheduleError extends Error {}
 
-/** Parses "5s,5m,30m,2h" into delays in milliseconds; throws explaining the expected form. */
+/** Parses "5s,5m,30m,2h" (or "none") into delays in milliseconds; throws explaining the expected form. */
 export function parseRetrySchedule(text: string): number[] {
+  // "none": one attempt only (a manual retry can still be asked for).
+  if (text.trim() === 'none') return [];
   const steps = text.split(',').map((step) => step.trim());
   const delays: number[] = [];
   for (const step of steps) {

@@ -11,7 +11,8 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import { guardedLookup, parseWebhookUrl, type UrlPolicy } from './url-policy.js';
+import { isIP } from 'node:net';
+import { guardedLookup, isPublicAddress, parseWebhookUrl, type UrlPolicy } from './url-policy.js';
 
 export interface SendRequest {
   readonly url: string;
@@ -63,6 +64,13 @@ export function sendWebhook(request: SendRequest): Promise<SendResult> {
       url = parseWebhookUrl(request.url);
     } catch (error) {
       settle({ error: `invalid url: ${(error as Error).message}`, interrupted: false });
+      return;
+    }
+    // Node connects to an IP literal without calling `lookup`, so the connect-time
+    // check is made here for those (the policy may have changed since subscribing).
+    const literal = url.hostname.replace(/^\[|\]$/g, '');
+    if (!request.policy.allowPrivate && isIP(literal) !== 0 && !isPublicAddress(literal)) {
+      settle({ error: `refused by the SSRF policy: ${literal} is a private, loopback or reserved address`, interrupted: false });
       return;
     }
     if (request.signal?.aborted === true) {

@@ -1,0 +1,72 @@
+/**
+ * `plantstore webhook add|list|remove`: manage webhook subscriptions directly in the
+ * store DATABASE_URL names, as `plantstore token` does for tokens. A running service
+ * picks changes up at once (subscriptions are read from the store on every create).
+ */
+import type { Command } from 'commander';
+import { openStore } from '../store/open-store.js';
+import type { Store } from '../store/types.js';
+import { createSubscription, WebhookInputError } from '../webhooks/subscriptions.js';
+import { configFrom, withDatabaseOption } from './options.js';
+import { printTable } from './table.js';
+
+type Options = Record<string, string | boolean | undefined>;
+
+async function withStore<T>(options: Options, use: (store: Store, allowPrivate: boolean) => Promise<T>): Promise<T> {
+  const config = configFrom(options as Record<string, string | undefined>);
+  const store = await openStore(config.databaseUrl, config);
+  try {
+    return await use(store, config.webhookAllowPrivateUrls);
+  } finally {
+    await store.close();
+  }
+}
+
+export function registerWebhookCommands(program: Command): void {
+  const webhook = program
+    .command('webhook')
+    .description('Add, list and remove webhook subscriptions (in the store DATABASE_URL names). See docs/webhooks.md.');
+
+  withDatabaseOption(
+    webhook
+      .command('add')
+      .description('Subscribe a URL to plant.created events; prints the signing secret, once, alone on the last line.')
+      .argument('<url>', 'an http(s) URL; private, loopback and link-local hosts need WEBHOOK_ALLOW_PRIVATE_URLS=true')
+      .option('--description <text>', 'what the subscription is for'),
+  ).action(async (url: string, options: Options) =>
+    withStore(options, async (store, allowPrivate) => {
+      const description = typeof options.description === 'string' ? options.description : undefined;
+      const created = await createSubscription(store.webhooks, description === undefined ? { url } : { url, description }, { allowPrivate });
+      process.stderr.write(
+        `created webhook subscription ${created.id} for ${created.url}.\n` +
+          'The signing secret below is shown only now; give it to the receiver to verify webhook-signature.\n',
+      );
+      process.stdout.write(`${created.secret}\n`);
+    }),
+  );
+
+  withDatabaseOption(
+    webhook.command('list').description('List subscriptions (never their secrets).').option('--json', 'print JSON instead of a table'),
+  ).action(async (options: Options) =>
+    withStore(options, async (store) => {
+      const subscriptions = await store.webhooks.listSubscriptions();
+      if (options.json === true) {
+        process.stdout.write(`${JSON.stringify(subscriptions, null, 2)}\n`);
+        return;
+      }
+      printTable(
+        ['ID', 'URL', 'DESCRIPTION', 'CREATED'],
+        subscriptions.map((s) => [s.id, s.url, s.description ?? '-', s.createdAt.toISOString()]),
+      );
+    }),
+  );
+
+  withDatabaseOption(
+    webhook.command('remove').description('Delete a subscription with its pending deliveries and delivery log.').argument('<id>'),
+  ).action(async (id: string, options: Options) =>
+    withStore(options, async (store) => {
+      if (!(await store.webhooks.deleteSubscription(id))) throw new WebhookInputError(`no webhook subscription has id '${id}'`);
+      process.stdout.write(`removed webhook subscription ${id}\n`);
+    }),
+  );
+}

@@ -1,0 +1,84 @@
+/**
+ * The webhook parts of the OpenAPI document: the component schemas, and the event
+ * itself under the top-level `webhooks` (OpenAPI 3.1): what a subscriber receives
+ * and what it must answer.
+ */
+import { EVENT_TYPE_HEADER } from './signing.js';
+import { CreatedWebhookSubscription, DeliveryAttempt, NewWebhookSubscription, WebhookDelivery, WebhookSubscription } from './schemas.js';
+import { PLANT_CREATED } from './event.js';
+
+export const webhookComponents: readonly (readonly [object, string])[] = [
+  [NewWebhookSubscription, 'NewWebhookSubscription'],
+  [WebhookSubscription, 'WebhookSubscription'],
+  [CreatedWebhookSubscription, 'CreatedWebhookSubscription'],
+  [WebhookDelivery, 'WebhookDelivery'],
+  [DeliveryAttempt, 'WebhookDeliveryAttempt'],
+];
+
+export const webhooksTag = {
+  name: 'webhooks',
+  description: 'Subscriptions to events (admin scope), and their delivery log. The events themselves are under `webhooks`.',
+};
+
+export interface WebhookDocumentSettings {
+  readonly timeoutMs: number;
+  readonly retrySchedule: readonly number[];
+}
+
+/** 300000 -> "5m": the schedule as WEBHOOK_RETRY_SCHEDULE writes it. */
+export function formatDelay(ms: number): string {
+  for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]] as const) {
+    if (ms >= size && ms % size === 0) return `${ms / size}${unit}`;
+  }
+  return `${ms}ms`;
+}
+
+function header(name: string, description: string, example: string): unknown {
+  return { name, in: 'header', required: true, description, schema: { type: 'string' }, example };
+}
+
+export function webhookEvents(settings: WebhookDocumentSettings): Record<string, unknown> {
+  const schedule = settings.retrySchedule.map(formatDelay).join(', ');
+  const attempts = settings.retrySchedule.length + 1;
+  return {
+    [PLANT_CREATED]: {
+      post: {
+        operationId: 'plantCreated',
+        summary: 'A plant was created',
+        description: [
+          'Sent to every subscription (`POST /webhooks`) once for each plant that is newly created: not for a create that',
+          'failed (400, 409...) nor for an idempotent replay of one. The body is the plant as a `NewPlant`, its int64 id',
+          'written with every digit (parse it with a big-integer-aware JSON reader).',
+          '',
+          '**Signature** ([Standard Webhooks](https://www.standardwebhooks.com/)): `webhook-signature` is',
+          '`v1,` + base64(HMAC-SHA256(key, `<webhook-id>.<webhook-timestamp>.<body>`)), the key being the base64 part of',
+          'the subscription secret (`whsec_...`). Verify it over the raw body, e.g. with the `standardwebhooks` library.',
+          '',
+          `**Acknowledging.** Answer any 2xx within ${settings.timeoutMs / 1000} s. Anything else (another status, a`,
+          `timeout, a refused connection) is retried after ${schedule} (each delay ±20% jitter): ${attempts} attempts in all,`,
+          'after which the delivery is marked failed (it can be retried by hand). Redirects are not followed.',
+          '',
+          '**At least once.** An event can arrive more than once (e.g. if the service stops between your 2xx and',
+          'recording it): `webhook-id` is the same on every attempt, so deduplicate on it. Events are not ordered.',
+        ].join('\n'),
+        tags: ['webhooks'],
+        security: [],
+        parameters: [
+          header('webhook-id', 'The event id (msg_...): the same on every attempt and for every subscription; deduplicate on it.', 'msg_2bVq3v0oZ8yKkq7m9L1c4Q'),
+          header('webhook-timestamp', 'When this attempt was signed, in seconds since the Unix epoch. Reject old ones to stop replays.', '1767268800'),
+          header('webhook-signature', 'Space-separated signatures, each `v1,<base64 HMAC-SHA256>` (see above).', 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4='),
+          header(EVENT_TYPE_HEADER, `The event type: \`${PLANT_CREATED}\`.`, PLANT_CREATED),
+        ],
+        requestBody: {
+          required: true,
+          description: 'The created plant, as JSON (UTF-8).',
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/NewPlant' }, example: { id: 10, name: 'Monstera deliciosa', tag: 'houseplant' } } },
+        },
+        responses: {
+          '2XX': { description: `Acknowledged: the delivery is done. Must arrive within ${settings.timeoutMs / 1000} s; the body is ignored.` },
+          default: { description: 'Not acknowledged: the delivery is retried on the schedule above.' },
+        },
+      },
+    },
+  };
+}

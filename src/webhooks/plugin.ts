@@ -1,0 +1,38 @@
+/**
+ * Wires the dispatcher into the app's lifecycle: it starts when the app is ready,
+ * is nudged after each successful create (after the response is sent, so it never
+ * delays one), and stops when the app closes, before the store does.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config.js';
+import type { WebhookStore } from '../store/types.js';
+import { WebhookDispatcher } from './dispatcher.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    webhookDispatcher?: WebhookDispatcher;
+  }
+}
+
+export function registerWebhookDispatcher(app: FastifyInstance, config: Config, store: WebhookStore): WebhookDispatcher {
+  const dispatcher = new WebhookDispatcher(store, {
+    concurrency: config.webhookConcurrency,
+    pollIntervalMs: config.webhookPollIntervalMs,
+    timeoutMs: config.webhookTimeoutMs,
+    retrySchedule: config.webhookRetrySchedule,
+    urlPolicy: { allowPrivate: config.webhookAllowPrivateUrls },
+    log: app.log.child({ component: 'webhooks' }),
+  });
+  app.decorate('webhookDispatcher', dispatcher);
+  app.addHook('onReady', async () => {
+    dispatcher.start();
+  });
+  app.addHook('onClose', async () => {
+    await dispatcher.stop();
+  });
+  // A 200 from POST /plants may be a replay, which wrote no event: the nudge then finds nothing, at the cost of one query.
+  app.addHook('onResponse', async (request, reply) => {
+    if (reply.statusCode === 200 && request.method === 'POST' && request.routeOptions.url === '/plants') dispatcher.nudge();
+  });
+  return dispatcher;
+}

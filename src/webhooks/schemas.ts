@@ -1,0 +1,98 @@
+/**
+ * The webhook shapes, as JSON Schema: validation, serialisation and the OpenAPI
+ * document all come from these objects.
+ */
+import { MAX_WEBHOOK_URL_LENGTH } from './url-policy.js';
+import { DESCRIPTION_MAX_LENGTH } from './subscriptions.js';
+
+const PRINTABLE_TEXT = '^[^\\u0000-\\u001F\\uD800-\\uDFFF]*$';
+const DateTime = { type: 'string', format: 'date-time' } as const;
+
+const Url = {
+  type: 'string',
+  minLength: 1,
+  maxLength: MAX_WEBHOOK_URL_LENGTH,
+  description:
+    'Where events are POSTed: an absolute http or https URL, without credentials or #fragment. Its host must resolve ' +
+    'only to public addresses (loopback, private, link-local and reserved ranges are refused unless the service runs ' +
+    'with WEBHOOK_ALLOW_PRIVATE_URLS=true); this is checked now and again at every delivery.',
+  example: 'https://example.com/hooks/plants',
+} as const;
+
+const Description = {
+  type: 'string',
+  minLength: 1,
+  maxLength: DESCRIPTION_MAX_LENGTH,
+  pattern: PRINTABLE_TEXT,
+  description: `What the subscription is for: 1 to ${DESCRIPTION_MAX_LENGTH} characters, no control characters. Omitted when none was given.`,
+  example: 'inventory sync',
+} as const;
+
+const SubscriptionId = { type: 'string', description: 'The subscription id (whk_...).', example: 'whk_3f1c0e9a7b2d4c5e6f708192' } as const;
+
+export const NewWebhookSubscription = {
+  type: 'object',
+  required: ['url'],
+  properties: { url: Url, description: Description },
+  description: 'A subscription to create. Properties not listed here are ignored.',
+} as const;
+
+export const WebhookSubscription = {
+  type: 'object',
+  required: ['id', 'url', 'createdAt'],
+  properties: { id: SubscriptionId, url: Url, description: Description, createdAt: DateTime },
+  additionalProperties: false,
+  description: 'A webhook subscription: every plant.created event is POSTed to its url. The signing secret is not shown.',
+} as const;
+
+export const CreatedWebhookSubscription = {
+  type: 'object',
+  required: ['id', 'url', 'secret', 'createdAt'],
+  properties: {
+    ...WebhookSubscription.properties,
+    secret: {
+      type: 'string',
+      pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$',
+      description:
+        'The signing secret (Standard Webhooks format: whsec_ + base64 key). Shown only in this response: keep it to verify ' +
+        'the webhook-signature header of every delivery.',
+      example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+    },
+  },
+  additionalProperties: false,
+  description: 'The new subscription, with its signing secret (shown only here).',
+} as const;
+
+export const DeliveryAttempt = {
+  type: 'object',
+  required: ['attempt', 'attemptedAt', 'latencyMs'],
+  properties: {
+    attempt: { type: 'integer', minimum: 1, description: 'Which attempt this was (an attempt interrupted by a shutdown is logged and repeated with the same number).' },
+    attemptedAt: DateTime,
+    responseStatus: { type: 'integer', description: "The subscriber's HTTP status; absent when no response came." },
+    latencyMs: { type: 'number', description: 'Milliseconds from sending to the response status (or to the failure).' },
+    error: { type: 'string', description: 'Why the attempt did not acknowledge (timeout, refused connection, non-2xx status...); absent on success.' },
+  },
+  additionalProperties: false,
+} as const;
+
+export const WebhookDelivery = {
+  type: 'object',
+  required: ['id', 'eventId', 'eventType', 'status', 'attemptCount', 'createdAt', 'attempts'],
+  properties: {
+    id: { type: 'string', description: 'The delivery id (dlv_...).' },
+    eventId: { type: 'string', description: 'The event id, sent as the webhook-id header on every attempt (msg_...).' },
+    eventType: { type: 'string', enum: ['plant.created'] },
+    status: {
+      type: 'string',
+      enum: ['pending', 'succeeded', 'failed'],
+      description: 'pending: waiting for its next attempt; succeeded: a 2xx was received; failed: the retry schedule is exhausted.',
+    },
+    attemptCount: { type: 'integer', minimum: 0, description: 'Attempts made so far.' },
+    nextAttemptAt: { ...DateTime, description: 'When the next attempt is due; only while pending.' },
+    createdAt: DateTime,
+    attempts: { type: 'array', items: DeliveryAttempt, description: 'Every attempt, oldest first.' },
+  },
+  additionalProperties: false,
+  description: 'One event sent to one subscription, with its attempts.',
+} as const;
