@@ -3,6 +3,7 @@ import { StoreUnavailableError } from '../../http/errors.js';
 import { samePlant } from '../../plants/same-plant.js';
 import type { CreatePlantOutcome, ListPlantsQuery, PlantRecord, PlantStore } from '../types.js';
 import { guarded } from './errors.js';
+import { INSERT_PLANT_WITH_OUTBOX, outboxValues } from './webhook-store.js';
 
 interface PlantRow {
   /** int8, parsed to bigint by the pool's type parser. */
@@ -25,11 +26,9 @@ const param = (id: bigint): string => id.toString();
  */
 const MAX_CREATE_ATTEMPTS = 10;
 
-// Named statements are prepared once per connection and reused.
-const INSERT = {
-  name: 'plants.insert',
-  text: 'INSERT INTO plants (id, name, tag) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING RETURNING id',
-};
+// Named statements are prepared once per connection and reused. The insert is
+// INSERT_PLANT_WITH_OUTBOX (webhook-store.ts): INSERT .. ON CONFLICT DO NOTHING
+// RETURNING id, plus the webhook event of a plant it created, in the same statement.
 const SELECT_BY_ID = { name: 'plants.by-id', text: 'SELECT id, name, tag FROM plants WHERE id = $1' };
 const DELETE_BY_ID = { name: 'plants.delete', text: 'DELETE FROM plants WHERE id = $1' };
 const LIST_FIRST = { name: 'plants.list', text: 'SELECT id, name, tag FROM plants ORDER BY id LIMIT $1' };
@@ -53,7 +52,8 @@ export class PostgresPlantStore implements PlantStore {
   async createPlant(plant: PlantRecord): Promise<CreatePlantOutcome> {
     return guarded(async () => {
       for (let attempt = 0; attempt < MAX_CREATE_ATTEMPTS; attempt += 1) {
-        const inserted = await this.pool.query({ ...INSERT, values: [param(plant.id), plant.name, plant.tag ?? null] });
+        const values = [param(plant.id), plant.name, plant.tag ?? null, ...outboxValues(plant)];
+        const inserted = await this.pool.query({ ...INSERT_PLANT_WITH_OUTBOX, values });
         if (inserted.rowCount === 1) return { kind: 'created', plant };
         const row = (await this.pool.query<PlantRow>({ ...SELECT_BY_ID, values: [param(plant.id)] })).rows[0];
         if (row === undefined) continue;
