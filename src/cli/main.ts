@@ -6,6 +6,8 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.js';
 import { TokenError } from '../tokens/token-service.js';
+import { commandIndex } from './command-index.js';
+import { registerPlantsCommands } from './plants-command.js';
 import { registerServeCommands } from './serve-command.js';
 import { registerTokenCommands } from './token-command.js';
 import { registerWebhookCommands } from './webhook-command.js';
@@ -21,6 +23,8 @@ const program = new Command()
 registerServeCommands(program);
 registerTokenCommands(program);
 registerWebhookCommands(program);
+registerPlantsCommands(program);
+program.addHelpText('after', () => commandIndex(program));
 
 try {
   await program.parseAsync(process.argv);

@@ -3,20 +3,11 @@
  * 2^53 in both directions, and failures as typed errors carrying the Error record.
  */
 import assert from 'node:assert/strict';
-import { createServer, type AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { createPlantStoreClient, PlantStoreConnectionError, PlantStoreError, toPlantId, type PlantStoreClient } from '../../src/client/index.js';
 import { Errors } from '../../src/http/errors.js';
 import { createHarness, type Harness } from '../support/harness.js';
-
-/** A port nothing listens on: one the OS just handed out and we released. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+import { closedPort, listen } from './servers.js';
 
 describe('typed client (plantstore/client)', () => {
   let h: Harness;
@@ -25,8 +16,7 @@ describe('typed client (plantstore/client)', () => {
 
   before(async () => {
     h = await createHarness();
-    await h.app.listen({ port: 0, host: '127.0.0.1' });
-    baseUrl = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`;
+    baseUrl = await listen(h);
     client = createPlantStoreClient({ baseUrl, token: h.tokens.all });
   });
   after(() => h.close());

@@ -1,0 +1,151 @@
+/**
+ * `plantstore plants ...` run as a real process against a real listening server:
+ * output for people (a table on a terminal) and scripts (--json, tab-separated),
+ * one-line errors quoting the server, exit codes.
+ */
+import assert from 'node:assert/strict';
+import { execFile, execFileSync } from 'node:child_process';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { closedPort, listen } from '../client/servers.js';
+import { createHarness, type Harness } from '../support/harness.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+interface Run {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function cli(args: readonly string[], env: Record<string, string | undefined> = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/main.ts', ...args],
+      { cwd: ROOT, env: { ...process.env, PLANTSTORE_TOKEN: undefined, PLANTSTORE_URL: undefined, ...env }, timeout: 30_000 },
+      (error, stdout, stderr) => resolve({ code: error === null ? 0 : Number(error.code ?? 1), stdout, stderr }),
+    );
+  });
+}
+
+const hasScript = (() => {
+  try {
+    execFileSync('script', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+describe('plantstore plants', () => {
+  let h: Harness;
+  let url: string;
+  let env: Record<string, string>;
+
+  before(async () => {
+    h = await createHarness();
+    url = await listen(h);
+    env = { PLANTSTORE_TOKEN: h.tokens.all };
+  });
+  after(() => h.close());
+
+  it('add, get, list and rm, with --json keeping a 19-digit id exact', async () => {
+    const added = await cli(['plants', 'add', '9223372036854775807', 'Monstera deliciosa', '--tag', 'houseplant', '--url', url, '--json'], env);
+    assert.equal(added.code, 0, added.stderr);
+    assert.equal(added.stdout, '{"id":9223372036854775807,"name":"Monstera deliciosa","tag":"houseplant"}\n');
+
+    const got = await cli(['plants', 'get', '9223372036854775807', '--url', url, '--json'], env);
+    assert.equal(got.stdout, '{"id":9223372036854775807,"name":"Monstera deliciosa","tag":"houseplant"}\n');
+
+    const listed = await cli(['plants', 'list', '--url', url, '--json'], env);
+    assert.equal(listed.stdout, '[{"id":9223372036854775807,"name":"Monstera deliciosa","tag":"houseplant"}]\n');
+
+    const removed = await cli(['plants', 'rm', '9223372036854775807', '--url', url], env);
+    assert.equal(removed.code, 0, removed.stderr);
+    assert.equal(removed.stdout, 'deleted plant 9223372036854775807\n');
+  });
+
+  it('prints tab-separated lines when stdout is not a terminal, and says when more pages follow', async () => {
+    for (const id of ['1', '2', '3']) assert.equal((await cli(['plants', 'add', id, `Fern ${id}`, '--tag', 'tsv', '--url', url], env)).code, 0);
+    const page = await cli(['plants', 'list', '--tag', 'tsv', '--limit', '2', '--url', url], env);
+    assert.equal(page.code, 0, page.stderr);
+    assert.equal(page.stdout, '1\tFern 1\ttsv\n2\tFern 2\ttsv\n');
+    assert.equal(page.stderr, 'more plants follow: add --after 2, or --all\n');
+    const all = await cli(['plants', 'list', '--tag', 'tsv', '--limit', '2', '--all', '--url', url], env);
+    assert.equal(all.stdout.trim().split('\n').length, 3);
+  });
+
+  it('prints an aligned table on a terminal', { skip: hasScript ? false : 'the script(1) command is not installed' }, async () => {
+    await cli(['plants', 'add', '42', 'Aloe vera', '--url', url], env);
+    const command = `${process.execPath} --import tsx src/cli/main.ts plants get 42 --url ${url}`;
+    // script(1) runs the command on a pseudo-terminal, so stdout.isTTY is true. Asynchronously:
+    // the server answering it lives in this process.
+    const output = await new Promise<string>((resolve, reject) => {
+      const child = execFile('script', ['-qec', command, '/dev/null'], { cwd: ROOT, env: { ...process.env, ...env }, timeout: 30_000 }, (error, stdout) =>
+        error === null ? resolve(stdout) : reject(error),
+      );
+      child.stdin?.end();
+    });
+    const lines = output.replace(/\r/g, '').trimEnd().split('\n');
+    assert.match(lines[0] ?? '', /^ID\s+NAME\s+TAG$/);
+    assert.match(lines[1] ?? '', /^42\s+Aloe vera$/);
+  });
+
+  it('reads the token from --token too', async () => {
+    const run = await cli(['plants', 'add', '50', 'Cactus', '--url', url, '--token', h.tokens.write]);
+    assert.equal(run.code, 0, run.stderr);
+  });
+
+  describe('failures: one line quoting the server, non-zero exit', () => {
+    it('404', async () => {
+      const run = await cli(['plants', 'get', '404404', '--url', url], env);
+      assert.equal(run.code, 1);
+      assert.equal(run.stdout, '');
+      assert.equal(run.stderr, 'plantstore: no plant has id 404404 (HTTP 404, error 40402)\n');
+    });
+
+    it('409 on a conflicting add', async () => {
+      await cli(['plants', 'add', '409', 'first', '--url', url], env);
+      const run = await cli(['plants', 'add', '409', 'second', '--url', url], env);
+      assert.equal(run.code, 1);
+      assert.match(run.stderr, /^plantstore: a plant with id 409 already exists .*\(HTTP 409, error 40901\)\n$/);
+    });
+
+    it('401 with a revoked-looking token; 403 with one lacking the scope', async () => {
+      const bad = await cli(['plants', 'list', '--url', url], { PLANTSTORE_TOKEN: 'pst_nope' });
+      assert.equal(bad.code, 1);
+      assert.match(bad.stderr, /^plantstore: the bearer token is malformed.*\(HTTP 401, error 40102\)\n$/);
+      const reader = await cli(['plants', 'rm', '1', '--url', url], { PLANTSTORE_TOKEN: h.tokens.read });
+      assert.equal(reader.code, 1);
+      assert.match(reader.stderr, /needs a token with the plants:write scope.*\(HTTP 403, error 40301\)\n$/);
+    });
+
+    it('no token at all is a configuration error (exit 2), before any request', async () => {
+      const run = await cli(['plants', 'list', '--url', url]);
+      assert.equal(run.code, 2);
+      assert.match(run.stderr, /^plantstore: no API token: set PLANTSTORE_TOKEN or pass --token/);
+    });
+
+    it('an id that is not an int64 is refused by the CLI', async () => {
+      const run = await cli(['plants', 'get', '9223372036854775808', '--url', url], env);
+      assert.notEqual(run.code, 0);
+      assert.match(run.stderr, /outside the int64 range/);
+    });
+
+    it('a service that is not running', async () => {
+      const port = await closedPort();
+      const run = await cli(['plants', 'list', '--url', `http://127.0.0.1:${port}`], env);
+      assert.equal(run.code, 1);
+      assert.match(run.stderr, new RegExp(`^plantstore: cannot reach http://127\\.0\\.0\\.1:${port}: .*ECONNREFUSED.*\n$`));
+    });
+  });
+
+  it('--help documents every command, plants ones included', async () => {
+    const run = await cli(['--help']);
+    assert.equal(run.code, 0);
+    for (const command of ['serve', 'migrate', 'token create', 'token list', 'token revoke', 'plants add', 'plants get', 'plants list', 'plants rm']) {
+      assert.match(run.stdout, new RegExp(`plantstore ${command}\\b`), command);
+    }
+  });
+});
