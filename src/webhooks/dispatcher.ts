@@ -47,7 +47,7 @@ export interface DispatcherOptions {
  * deliveries this long; then any instance takes them again.
  */
 export function leaseDurationMs(timeoutMs: number): number {
-  return timeoutMs + 30_000;
+  return timeoutMs + 15_000;
 }
 
 export class WebhookDispatcher {

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import type { CreatePlantOutcome, ListPlantsQuery, PlantRecord, PlantStore } from '../types.js';
 import { samePlant } from '../../plants/same-plant.js';
 import { guarded } from './errors.js';
+import { SqliteWebhookOutbox } from './webhook-store.js';
 
 interface PlantRow {
   id: bigint;
@@ -22,6 +23,7 @@ export class SqlitePlantStore implements PlantStore {
   private readonly listTagFirst: Database.Statement;
   private readonly listTagAfter: Database.Statement;
   private readonly createAtomically: Database.Transaction<(plant: PlantRecord) => CreatePlantOutcome>;
+  private readonly outbox: SqliteWebhookOutbox;
 
   constructor(db: Database.Database) {
     // safeIntegers: ids come back as bigint, never rounded through a double.
@@ -34,12 +36,18 @@ export class SqlitePlantStore implements PlantStore {
     this.listTagFirst = prepare('SELECT id, name, tag FROM plants WHERE tag = ? ORDER BY id LIMIT ?');
     this.listTagAfter = prepare('SELECT id, name, tag FROM plants WHERE tag = ? AND id > ? ORDER BY id LIMIT ?');
 
+    this.outbox = new SqliteWebhookOutbox(db);
+
     // The primary key decides who wins: INSERT .. ON CONFLICT DO NOTHING, then read
     // the row that is there. IMMEDIATE holds the write lock across both statements,
     // so another process cannot delete the row in between.
     this.createAtomically = db.transaction((plant: PlantRecord): CreatePlantOutcome => {
       const inserted = this.insert.run(plant.id, plant.name, plant.tag ?? null, BigInt(Date.now()));
-      if (inserted.changes === 1) return { kind: 'created', plant };
+      if (inserted.changes === 1) {
+        // The webhook event commits (or rolls back) with the plant: the outbox.
+        this.outbox.plantCreated(plant);
+        return { kind: 'created', plant };
+      }
       const existing = toRecord(this.selectById.get(plant.id) as PlantRow);
       return samePlant(existing, plant) ? { kind: 'replayed', plant: existing } : { kind: 'conflict', existing };
     });

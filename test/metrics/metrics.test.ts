@@ -1,0 +1,148 @@
+/**
+ * GET /metrics: who may read it (METRICS_AUTH, METRICS_PORT), and what it says
+ * about requests, latency, store calls, store failures and connection pools.
+ */
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { StoreUnavailableError } from '../../src/http/errors.js';
+import type { PoolStatsSource } from '../../src/metrics/pool.js';
+import type { Store } from '../../src/store/types.js';
+import { testBackends } from '../support/backends.js';
+import { bearer, createHarness, postPlant, type Harness } from '../support/harness.js';
+
+async function scrape(h: Harness, token = h.tokens.admin): Promise<string> {
+  const response = await h.request({ method: 'GET', url: '/metrics', headers: bearer(token) });
+  assert.equal(response.statusCode, 200, response.body);
+  assert.match(String(response.headers['content-type']), /^text\/plain; version=0\.0\.4/);
+  return response.body;
+}
+
+/** The value of one sample line, e.g. sample(text, 'x_total{a="b"}'). */
+function sample(text: string, series: string): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+describe('GET /metrics', () => {
+  describe('requests, latency and store calls', () => {
+    let h: Harness;
+    let failNextCreate = false;
+    before(async () => {
+      h = await createHarness({
+        wrapStore: (store) => {
+          const createPlant = store.plants.createPlant.bind(store.plants);
+          const plants = Object.assign(Object.create(store.plants) as Store['plants'], {
+            createPlant: (plant: Parameters<Store['plants']['createPlant']>[0]) => {
+              if (!failNextCreate) return createPlant(plant);
+              failNextCreate = false;
+              return Promise.reject(new StoreUnavailableError('disk full (injected)'));
+            },
+          });
+          return Object.assign(Object.create(store) as Store, { plants });
+        },
+      });
+    });
+    after(() => h.close());
+
+    it('needs the admin scope by default', async () => {
+      assert.equal((await h.request({ method: 'GET', url: '/metrics' })).statusCode, 401);
+      assert.equal((await h.request({ method: 'GET', url: '/metrics', headers: bearer(h.tokens.write) })).statusCode, 403);
+      await scrape(h);
+    });
+
+    it('counts requests by method, route template and status, with latency histograms', async () => {
+      assert.equal((await postPlant(h, '{"id": 1, "name": "a"}')).statusCode, 200);
+      assert.equal((await postPlant(h, '{"id": 1, "name": "b"}')).statusCode, 409);
+      assert.equal((await h.request({ method: 'GET', url: '/plants/123456789', headers: bearer(h.tokens.read) })).statusCode, 404);
+      assert.equal((await h.request({ method: 'GET', url: '/no/such/thing' })).statusCode, 404);
+      const text = await scrape(h);
+      assert.equal(sample(text, 'plantstore_http_requests_total{method="POST",route="/plants",status_code="200"}'), 1);
+      assert.equal(sample(text, 'plantstore_http_requests_total{method="POST",route="/plants",status_code="409"}'), 1);
+      assert.equal(sample(text, 'plantstore_http_requests_total{method="GET",route="/plants/:id",status_code="404"}'), 1);
+      assert.equal(sample(text, 'plantstore_http_requests_total{method="GET",route="(unmatched)",status_code="404"}'), 1);
+      assert.doesNotMatch(text, /123456789|no\/such/, 'ids and unknown paths never become labels');
+      const series = 'method="POST",route="/plants",status_code="200"';
+      assert.equal(sample(text, `plantstore_http_request_duration_seconds_count{${series}}`), 1);
+      assert.equal(sample(text, `plantstore_http_request_duration_seconds_bucket{${series},le="+Inf"}`), 1);
+      assert.ok((sample(text, `plantstore_http_request_duration_seconds_sum{${series}}`) ?? 0) > 0);
+      assert.match(text, /^# TYPE plantstore_http_request_duration_seconds histogram$/m);
+    });
+
+    it('times store calls and counts their failures by kind', async () => {
+      failNextCreate = true;
+      assert.equal((await postPlant(h, '{"id": 2, "name": "c"}')).statusCode, 503);
+      const text = await scrape(h);
+      assert.equal(sample(text, 'plantstore_store_operation_duration_seconds_count{operation="plants.createPlant"}'), 3);
+      assert.equal(sample(text, 'plantstore_store_errors_total{operation="plants.createPlant",kind="unavailable"}'), 1);
+      assert.equal(sample(text, 'plantstore_store_errors_total{operation="plants.createPlant",kind="other"}'), 0);
+      assert.ok((sample(text, 'plantstore_store_operation_duration_seconds_count{operation="tokens.findTokenBySecretHash"}') ?? 0) >= 1);
+      assert.equal(sample(text, 'plantstore_info{store="sqlite"}'), 1);
+      assert.match(text, /^process_resident_memory_bytes /m);
+      assert.match(text, /^nodejs_eventloop_lag_seconds /m);
+    });
+
+    it('is documented in the OpenAPI document, with its scope', async () => {
+      const doc = (await h.request({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, { get: { security: unknown } }> };
+      assert.deepEqual(doc.paths['/metrics']?.get.security, [{ bearerAuth: ['admin'] }]);
+    });
+  });
+
+  it('METRICS_AUTH=none opens it to anyone who can reach the port', async () => {
+    const h = await createHarness({ env: { METRICS_AUTH: 'none' } });
+    try {
+      assert.equal((await h.request({ method: 'GET', url: '/metrics' })).statusCode, 200);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('METRICS_PORT moves it to its own listener, still behind the admin scope, closed with the app', async () => {
+    const h = await createHarness({ env: { METRICS_PORT: '0' } });
+    try {
+      assert.equal((await h.request({ method: 'GET', url: '/metrics', headers: bearer(h.tokens.admin) })).statusCode, 404);
+      const server = h.app.metricsServer;
+      assert.ok(server !== null);
+      const { address, port } = server.server.address() as AddressInfo;
+      assert.equal(address, '127.0.0.1');
+      const url = `http://127.0.0.1:${port}/metrics`;
+      assert.equal((await fetch(url)).status, 401);
+      const response = await fetch(url, { headers: bearer(h.tokens.admin) });
+      assert.equal(response.status, 200);
+      assert.match(await response.text(), /^plantstore_info\{store="sqlite"\} 1$/m);
+      assert.equal((await fetch(`http://127.0.0.1:${port}/plants`)).status, 404);
+      await h.close();
+      await assert.rejects(fetch(url));
+    } finally {
+      await h.close().catch(() => undefined);
+    }
+  });
+
+  it('reports connection-pool usage for a store with poolStats()', async () => {
+    const h = await createHarness({
+      wrapStore: (store) =>
+        Object.assign(Object.create(store) as Store & PoolStatsSource, { poolStats: () => ({ total: 10, idle: 7, waiting: 2 }) }),
+    });
+    try {
+      const text = await scrape(h);
+      assert.equal(sample(text, 'plantstore_store_pool_connections{state="total"}'), 10);
+      assert.equal(sample(text, 'plantstore_store_pool_connections{state="idle"}'), 7);
+      assert.equal(sample(text, 'plantstore_store_pool_connections{state="waiting"}'), 2);
+    } finally {
+      await h.close();
+    }
+  });
+
+  for (const backend of testBackends().filter((b) => b.name === 'postgres')) {
+    it('reports the PostgreSQL pool', async () => {
+      const h = await createHarness({ backend });
+      try {
+        const text = await scrape(h);
+        assert.ok((sample(text, 'plantstore_store_pool_connections{state="total"}') ?? 0) >= 1);
+        assert.equal(sample(text, 'plantstore_info{store="postgres"}'), 1);
+      } finally {
+        await h.close();
+      }
+    });
+  }
+});
