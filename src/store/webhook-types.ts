@@ -113,6 +113,11 @@ export interface WebhookStore {
   listDeliveries(subscriptionId: string, query: ListDeliveriesQuery): Promise<WebhookDelivery[]>;
   getDelivery(subscriptionId: string, deliveryId: string): Promise<WebhookDelivery | undefined>;
   /**
+   * Whether any pending delivery is due and not leased: a read, so a dispatcher
+   * with nothing to do never takes a write lock or a writer's turn to find out.
+   */
+  hasDueDeliveries(now: Date): Promise<boolean>;
+  /**
    * Leases up to `limit` pending deliveries that are due and not leased, so no other
    * dispatcher (in this process or another) takes them while the lease lasts.
    */

@@ -41,6 +41,9 @@ export interface DispatcherOptions {
   readonly log: DispatcherLogger;
 }
 
+/** The shortest time between two looks at the outbox. */
+const MIN_TICK_GAP_MS = 20;
+
 /**
  * How long a claim keeps other dispatchers off a delivery: the attempt's timeout
  * plus room to record its result. A dispatcher that dies mid-attempt holds its
@@ -55,6 +58,8 @@ export class WebhookDispatcher {
   private readonly inFlight = new Map<string, { controller: AbortController; done: Promise<void> }>();
   private timer: NodeJS.Timeout | undefined;
   private tick: Promise<void> | undefined;
+  private deferredTick: NodeJS.Timeout | undefined;
+  private lastTickAt = 0;
   private again = false;
   private stopping = false;
   private claims = 0;
@@ -68,49 +73,66 @@ export class WebhookDispatcher {
     this.nudge();
   }
 
-  /** Looks for due deliveries now (called after a create, and when a slot frees). */
+  /**
+   * Looks for due deliveries soon (called after a create, and when a slot frees).
+   * Looks are at least MIN_TICK_GAP_MS apart, so a burst of creates costs a few
+   * outbox queries, not one each.
+   */
   nudge(): void {
     if (this.stopping || this.timer === undefined) return;
     if (this.tick !== undefined) {
       this.again = true;
       return;
     }
+    if (this.deferredTick !== undefined) return;
+    const wait = this.lastTickAt + MIN_TICK_GAP_MS - Date.now();
+    if (wait > 0) {
+      this.deferredTick = setTimeout(() => {
+        this.deferredTick = undefined;
+        this.nudge();
+      }, wait);
+      return;
+    }
+    this.lastTickAt = Date.now();
     this.tick = this.claimWhileFree().finally(() => {
       this.tick = undefined;
-      // A nudge that arrived after the loop's last check must not be lost.
-      if (this.again) this.nudge();
+      // A nudge that arrived during this look must not be lost.
+      if (this.again) {
+        this.again = false;
+        this.nudge();
+      }
     });
   }
 
   async stop(): Promise<void> {
     this.stopping = true;
     clearInterval(this.timer);
+    clearTimeout(this.deferredTick);
     await this.tick;
     for (const { controller } of this.inFlight.values()) controller.abort();
     await Promise.all([...this.inFlight.values()].map((entry) => entry.done));
   }
 
   private async claimWhileFree(): Promise<void> {
-    do {
-      this.again = false;
-      const free = this.options.concurrency - this.inFlight.size;
-      if (free <= 0) return;
-      let claimed: ClaimedDelivery[];
-      try {
-        claimed = await this.store.claimDueDeliveries({
+    try {
+      // A read first: when nothing is due (the usual case) no write is made at all.
+      if (this.options.concurrency - this.inFlight.size <= 0 || !(await this.store.hasDueDeliveries(new Date()))) return;
+      for (;;) {
+        const free = this.options.concurrency - this.inFlight.size;
+        if (free <= 0 || this.stopping) return;
+        const claimed = await this.store.claimDueDeliveries({
           now: new Date(),
           limit: free,
           leaseMs: leaseDurationMs(this.options.timeoutMs),
           owner: `${this.owner}:${(this.claims += 1)}`,
         });
-      } catch (error) {
-        this.options.log.warn({ err: error }, 'webhooks: could not read the outbox; will retry');
-        return;
+        for (const delivery of claimed) this.launch(delivery);
+        // Only a full batch suggests more are due.
+        if (claimed.length < free) return;
       }
-      for (const delivery of claimed) this.launch(delivery);
-      // A full batch suggests more are due.
-      if (claimed.length === free) this.again = true;
-    } while (this.again && !this.stopping);
+    } catch (error) {
+      this.options.log.warn({ err: error }, 'webhooks: could not read the outbox; will retry');
+    }
   }
 
   private launch(delivery: ClaimedDelivery): void {

@@ -153,6 +153,11 @@ const Q = {
     text: `SELECT delivery_id, attempt, attempted_at, response_status, latency_ms, error
            FROM webhook_delivery_attempts WHERE delivery_id = ANY($1::text[]) ORDER BY id`,
   },
+  due: {
+    name: 'webhooks.due',
+    text: `SELECT 1 FROM webhook_deliveries
+           WHERE status = 'pending' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until <= $1) LIMIT 1`,
+  },
   claim: {
     name: 'webhooks.claim',
     text: `
@@ -227,6 +232,10 @@ export class PostgresWebhookStore implements WebhookStore {
   async getDelivery(subscriptionId: string, deliveryId: string): Promise<WebhookDelivery | undefined> {
     const rows = await guarded(async () => (await this.pool.query<DeliveryRow>({ ...Q.getDelivery, values: [subscriptionId, deliveryId] })).rows);
     return (await this.withAttempts(rows))[0];
+  }
+
+  async hasDueDeliveries(now: Date): Promise<boolean> {
+    return guarded(async () => ((await this.pool.query({ ...Q.due, values: [now] })).rowCount ?? 0) > 0);
   }
 
   async claimDueDeliveries({ now, limit, leaseMs, owner }: ClaimRequest): Promise<ClaimedDelivery[]> {

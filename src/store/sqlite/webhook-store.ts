@@ -149,6 +149,10 @@ export class SqliteWebhookStore implements WebhookStore {
         `SELECT delivery_id, attempt, attempted_at, response_status, latency_ms, error FROM webhook_delivery_attempts
          WHERE delivery_id IN (SELECT value FROM json_each(?)) ORDER BY id`,
       ),
+      due: db.prepare(
+        `SELECT 1 FROM webhook_deliveries
+         WHERE status = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?) LIMIT 1`,
+      ).pluck(),
       lease: db.prepare(
         `UPDATE webhook_deliveries SET lease_owner = ?, lease_until = ?
          WHERE id IN (SELECT id FROM webhook_deliveries
@@ -240,6 +244,10 @@ export class SqliteWebhookStore implements WebhookStore {
   async getDelivery(subscriptionId: string, deliveryId: string): Promise<WebhookDelivery | undefined> {
     const row = guarded(() => this.statements.getDelivery.get(subscriptionId, deliveryId)) as DeliveryRow | undefined;
     return row === undefined ? undefined : (this.withAttempts([row]))[0];
+  }
+
+  async hasDueDeliveries(now: Date): Promise<boolean> {
+    return guarded(() => this.statements.due.get(now.getTime(), now.getTime())) !== undefined;
   }
 
   async claimDueDeliveries(request: ClaimRequest): Promise<ClaimedDelivery[]> {
