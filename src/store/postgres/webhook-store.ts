@@ -111,7 +111,8 @@ export const INSERT_PLANT_WITH_OUTBOX = {
       RETURNING id
     ), deliveries AS (
       INSERT INTO webhook_deliveries (id, event_id, subscription_id, status, attempt_count, manual, next_attempt_at, created_at)
-      SELECT 'dlv_' || encode(uuid_send(gen_random_uuid()), 'hex'), event.id, s.id, 'pending', 0, false, $7::timestamptz, $7::timestamptz
+      -- md5 only derives an id: unique because event ids are (and core in every PostgreSQL, unlike gen_random_uuid before 13).
+      SELECT 'dlv_' || md5(event.id || ':' || s.id), event.id, s.id, 'pending', 0, false, $7::timestamptz, $7::timestamptz
       FROM event CROSS JOIN webhook_subscriptions s
     )
     SELECT id FROM inserted`,
