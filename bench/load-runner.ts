@@ -39,6 +39,8 @@ export interface LoadResult {
   readonly statuses: Record<string, number>;
   readonly errors: number;
   readonly timeouts: number;
+  /** CPU time the server used per request during the run, in µs (filled in by the bench). */
+  readonly cpuMicrosPerRequest?: number;
 }
 
 function requestFor(spec: LoadSpec): AutocannonRequest {

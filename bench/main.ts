@@ -12,11 +12,12 @@
  * get p99 with the normal store, and start-up time with each.
  */
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LoadSpec } from './load-runner.js';
 import { parseOptions, type BenchOptions, type CaseName } from './options.js';
-import { peakRss, ROOT, runLoadProcess, startFloor, startService, stop, type Running } from './processes.js';
+import { cpuMs, peakRss, ROOT, runLoadProcess, startFloor, startService, stop, type Running } from './processes.js';
 import { formatTable, median, summarise, writeResults, type Row } from './report.js';
 import { prepareStore, type PreparedStore } from './stores.js';
 
@@ -24,6 +25,8 @@ const options = parseOptions(process.argv.slice(2), process.env);
 const rows: Row[] = [];
 const notes: string[] = [];
 let runNumber = 0;
+/** The servers' logs (the service logs every request, as in production); kept only if the bench fails. */
+const logDir = mkdtempSync(join(tmpdir(), 'plantstore-bench-logs-'));
 
 const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
 
@@ -34,7 +37,10 @@ function build(): void {
 }
 
 async function load(server: Running, spec: Omit<LoadSpec, 'url' | 'run'>) {
-  const result = await runLoadProcess({ ...spec, url: server.url, run: runNumber++ });
+  const pid = server.child.pid as number;
+  const cpuBefore = cpuMs(pid);
+  const measured = await runLoadProcess({ ...spec, url: server.url, run: runNumber++ });
+  const result = { ...measured, cpuMicrosPerRequest: ((cpuMs(pid) - cpuBefore) * 1000) / measured.requests };
   const bad = Object.entries(result.statuses).filter(([status]) => status !== '200');
   if (bad.length > 0 || result.errors > 0) {
     notes.push(`${spec.case} on ${server.url}: statuses ${JSON.stringify(result.statuses)}, ${result.errors} errors`);
@@ -77,7 +83,8 @@ async function benchStore(store: 'sqlite' | 'postgres', size: number, cases: rea
   }
   notes.push(`${store}, ${size} plants: seeded in ${Math.round(prepared.seedMs)} ms`);
   const profileDir = options.profile ? join(ROOT, 'bench', 'results', 'profiles') : undefined;
-  const service = await startService({ databaseUrl: prepared.databaseUrl, logLevel: options.logLevel, logFile: prepared.logFile, profileDir });
+  const logFile = join(logDir, `service-${store}-${size}.log`);
+  const service = await startService({ databaseUrl: prepared.databaseUrl, logLevel: options.logLevel, logFile, profileDir });
   notes.push(`${store}, ${size} plants: start-up to first answered request ${Math.round(service.startupMs)} ms`);
   try {
     for (const kase of cases) await benchCase(kase, prepared, service, floor, options);
@@ -103,7 +110,7 @@ function scaleComparison(): void {
 
 async function main(): Promise<void> {
   if (!options.noBuild) build();
-  const floor = await startFloor(join(tmpdir(), `plantstore-bench-floor-${process.pid}.log`));
+  const floor = await startFloor(join(logDir, 'floor.log'));
   try {
     for (const store of options.stores) await benchStore(store, options.storeSize, options.cases, floor);
     if (options.scale) {
@@ -120,4 +127,10 @@ async function main(): Promise<void> {
   process.stdout.write(`\nresults: ${file}\n`);
 }
 
-await main();
+try {
+  await main();
+  rmSync(logDir, { recursive: true, force: true });
+} catch (error) {
+  process.stderr.write(`bench: failed; the servers' logs are in ${logDir}\n`);
+  throw error;
+}

@@ -115,6 +115,17 @@ export async function runLoadProcess(spec: LoadSpec): Promise<LoadResult> {
   return JSON.parse(out) as LoadResult;
 }
 
+/**
+ * CPU time (user + system, all threads) a process has used, in ms. Per request it
+ * is the steadiest figure on a shared machine, where req/s also measures the
+ * neighbours. (Clock ticks are 10 ms on Linux, so runs must be seconds long.)
+ */
+export function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 /** The kernel's own high-water mark of the resident set since the process started, in MB. */
 export function peakRss(pid: number): number {
   const match = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));

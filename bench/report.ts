@@ -15,6 +15,8 @@ export interface Row {
   readonly rps: number;
   readonly p50: number;
   readonly p99: number;
+  /** Median CPU time the server used per request, in µs. */
+  readonly cpuMicros: number;
   /** VmHWM of the service after the case (peak since it started); undefined for the floor. */
   readonly peakRssMb?: number;
   /** Median req/s of the service over median req/s of the floor, from interleaved runs. */
@@ -38,6 +40,7 @@ export function summarise(kase: string, store: string, plants: number, runs: Loa
     rps: median(runs.map((r) => r.rps)),
     p50: median(runs.map((r) => r.p50)),
     p99: median(runs.map((r) => r.p99)),
+    cpuMicros: median(runs.map((r) => r.cpuMicrosPerRequest ?? Number.NaN)),
     runs,
   };
 }
@@ -46,7 +49,7 @@ const fixed = (value: number | undefined, digits: number) => (value === undefine
 const plantsLabel = (n: number) => (n >= 1_000_000 ? `${n / 1_000_000}M` : n >= 1000 ? `${n / 1000}k` : String(n));
 
 export function formatTable(rows: readonly Row[]): string {
-  const header = ['case', 'store', 'plants', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MB', 'ratio to floor', 'p99 ms @ half max (offered/achieved req/s)'];
+  const header = ['case', 'store', 'plants', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'peak RSS MB', 'ratio to floor', 'p99 ms @ half max (offered/achieved req/s)'];
   const lines = rows.map((row) => [
     row.case,
     row.store,
@@ -54,6 +57,7 @@ export function formatTable(rows: readonly Row[]): string {
     Math.round(row.rps).toString(),
     fixed(row.p50, 2),
     fixed(row.p99, 2),
+    fixed(row.cpuMicros, 0),
     fixed(row.peakRssMb, 0),
     row.ratio === undefined ? '-' : `${row.ratio.toFixed(2)}x`,
     row.halfLoad === undefined ? '-' : `${row.halfLoad.p99.toFixed(2)} (${Math.round(row.halfLoad.offered)}/${Math.round(row.halfLoad.achieved)})`,

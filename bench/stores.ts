@@ -18,8 +18,6 @@ export interface PreparedStore {
   readonly token: string;
   readonly size: number;
   readonly seedMs: number;
-  /** Where the service's log goes. */
-  readonly logFile: string;
   cleanup(): Promise<void>;
 }
 
@@ -51,7 +49,6 @@ export async function prepareSqlite(size: number): Promise<PreparedStore> {
     token,
     size,
     seedMs: performance.now() - started,
-    logFile: join(dir, 'service.log'),
     async cleanup() {
       rmSync(dir, { recursive: true, force: true });
     },
@@ -78,11 +75,9 @@ export async function preparePostgres(serverUrl: string, size: number): Promise<
     return { skipped: `PostgreSQL not reachable at ${serverUrl} (${(error as Error).message})` };
   }
   const schema = `bench_${process.pid}_${Date.now()}`;
-  const dir = mkdtempSync(join(tmpdir(), 'plantstore-bench-pg-'));
   const cleanup = async () => {
     await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
     await admin.end();
-    rmSync(dir, { recursive: true, force: true });
   };
   try {
     await admin.query(`CREATE SCHEMA ${schema}`);
@@ -119,7 +114,7 @@ export async function preparePostgres(serverUrl: string, size: number): Promise<
        SELECT x, ${SEED_SQL_NAME}, ${SEED_SQL_TAG}${fillers.map((f) => `, ${f}`).join('')} FROM generate_series(1, ${size}) AS x`,
     );
     await admin.query(`ANALYZE ${schema}.plants`);
-    return { store: 'postgres', databaseUrl, token, size, seedMs: performance.now() - started, logFile: join(dir, 'service.log'), cleanup };
+    return { store: 'postgres', databaseUrl, token, size, seedMs: performance.now() - started, cleanup };
   } catch (error) {
     await cleanup();
     throw error;

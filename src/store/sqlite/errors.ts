@@ -4,15 +4,20 @@ import { StoreUnavailableError } from '../../http/errors.js';
 // or "bug": a locked, full, read-only or failing disk. They become 503s.
 const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|FULL|READONLY|IOERR|CANTOPEN|NOMEM|PROTOCOL)/;
 
+/** A storage-level failure becomes StoreUnavailableError; anything else stays as it is. */
+export function translateError(error: unknown): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && UNAVAILABLE.test(code)) {
+    return new StoreUnavailableError(`SQLite store unavailable (${code})`, { cause: error });
+  }
+  return error;
+}
+
 /** Runs a store call, translating storage-level failures into StoreUnavailableError. */
 export function guarded<T>(operation: () => T): T {
   try {
     return operation();
   } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    if (typeof code === 'string' && UNAVAILABLE.test(code)) {
-      throw new StoreUnavailableError(`SQLite store unavailable (${code})`, { cause: error });
-    }
-    throw error;
+    throw translateError(error);
   }
 }

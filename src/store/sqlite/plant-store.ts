@@ -1,8 +1,12 @@
+/**
+ * Plants on SQLite: reads run on the main thread's connection (a point query or one
+ * page costs microseconds, less than a trip to another thread); writes go through
+ * group commit to the writer thread, so no fsync ever blocks the event loop.
+ */
 import type Database from 'better-sqlite3';
 import type { CreatePlantOutcome, ListPlantsQuery, PlantRecord, PlantStore } from '../types.js';
-import { samePlant } from '../../plants/same-plant.js';
 import { guarded } from './errors.js';
-import { SqliteWebhookOutbox } from './webhook-store.js';
+import type { GroupCommitWriter } from './group-commit.js';
 
 interface PlantRow {
   id: bigint;
@@ -15,46 +19,34 @@ function toRecord(row: PlantRow): PlantRecord {
 }
 
 export class SqlitePlantStore implements PlantStore {
-  private readonly insert: Database.Statement;
   private readonly selectById: Database.Statement;
-  private readonly deleteById: Database.Statement;
   private readonly listFirst: Database.Statement;
   private readonly listAfter: Database.Statement;
   private readonly listTagFirst: Database.Statement;
   private readonly listTagAfter: Database.Statement;
-  private readonly createAtomically: Database.Transaction<(plant: PlantRecord) => CreatePlantOutcome>;
-  private readonly outbox: SqliteWebhookOutbox;
 
-  constructor(db: Database.Database) {
+  constructor(db: Database.Database, private readonly writer: GroupCommitWriter) {
     // safeIntegers: ids come back as bigint, never rounded through a double.
     const prepare = (sql: string) => db.prepare(sql).safeIntegers(true);
-    this.insert = prepare('INSERT INTO plants (id, name, tag, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING');
     this.selectById = prepare('SELECT id, name, tag FROM plants WHERE id = ?');
-    this.deleteById = prepare('DELETE FROM plants WHERE id = ?');
     this.listFirst = prepare('SELECT id, name, tag FROM plants ORDER BY id LIMIT ?');
     this.listAfter = prepare('SELECT id, name, tag FROM plants WHERE id > ? ORDER BY id LIMIT ?');
     this.listTagFirst = prepare('SELECT id, name, tag FROM plants WHERE tag = ? ORDER BY id LIMIT ?');
     this.listTagAfter = prepare('SELECT id, name, tag FROM plants WHERE tag = ? AND id > ? ORDER BY id LIMIT ?');
-
-    this.outbox = new SqliteWebhookOutbox(db);
-
-    // The primary key decides who wins: INSERT .. ON CONFLICT DO NOTHING, then read
-    // the row that is there. IMMEDIATE holds the write lock across both statements,
-    // so another process cannot delete the row in between.
-    this.createAtomically = db.transaction((plant: PlantRecord): CreatePlantOutcome => {
-      const inserted = this.insert.run(plant.id, plant.name, plant.tag ?? null, BigInt(Date.now()));
-      if (inserted.changes === 1) {
-        // The webhook event commits (or rolls back) with the plant: the outbox.
-        this.outbox.plantCreated(plant);
-        return { kind: 'created', plant };
-      }
-      const existing = toRecord(this.selectById.get(plant.id) as PlantRow);
-      return samePlant(existing, plant) ? { kind: 'replayed', plant: existing } : { kind: 'conflict', existing };
-    });
   }
 
   async createPlant(plant: PlantRecord): Promise<CreatePlantOutcome> {
-    return guarded(() => this.createAtomically.immediate(plant));
+    const result = await this.writer.write({ op: 'create', id: plant.id, name: plant.name, tag: plant.tag ?? null });
+    switch (result.kind) {
+      case 'created':
+        return { kind: 'created', plant };
+      case 'replayed':
+        return { kind: 'replayed', plant };
+      case 'conflict':
+        return { kind: 'conflict', existing: toRecord({ id: plant.id, name: result.name, tag: result.tag }) };
+      default:
+        throw new Error(`unexpected result '${result.kind}' for a create`);
+    }
   }
 
   async getPlant(id: bigint): Promise<PlantRecord | undefined> {
@@ -73,6 +65,8 @@ export class SqlitePlantStore implements PlantStore {
   }
 
   async deletePlant(id: bigint): Promise<boolean> {
-    return guarded(() => this.deleteById.run(id)).changes === 1;
+    const result = await this.writer.write({ op: 'delete', id });
+    if (result.kind !== 'deleted') throw new Error(`unexpected result '${result.kind}' for a delete`);
+    return result.found;
   }
 }

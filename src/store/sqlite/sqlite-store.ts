@@ -1,22 +1,24 @@
 /**
  * The embedded store: one SQLite file under ./data, no set-up.
  *
- * Durability: WAL with synchronous=FULL, so every commit is fsync'd to the WAL before
- * the call returns: a 200 survives kill -9 and power loss alike. (synchronous=NORMAL
- * would survive kill -9 but could lose the last commits on power loss.)
+ * Two connections to the file: the main thread's, for reads and migrations, and the
+ * writer thread's, which makes every write: plant writes committed in groups, token
+ * and webhook writes one by one (group-commit.ts). Both use WAL with
+ * synchronous=FULL (connection.ts): a 200 survives kill -9 and power loss alike.
  */
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import type { Store } from '../types.js';
+import { DEFAULT_BUSY_TIMEOUT_MS, openConnection } from './connection.js';
 import { guarded } from './errors.js';
+import { DelegatingTokenStore, DelegatingWebhookStore } from './delegating-stores.js';
+import { GroupCommitWriter, type GroupCommitStats } from './group-commit.js';
 import { sqliteMigrations } from './migrations.js';
 import { SqlitePlantStore } from './plant-store.js';
 import { SqliteTokenStore } from './token-store.js';
 import { SqliteWebhookStore } from './webhook-store.js';
 
 export interface SqliteStoreOptions {
-  /** File path, or ':memory:' (tests of non-durable behaviour only). */
+  /** The database file (created if missing). */
   readonly path: string;
   readonly busyTimeoutMs?: number;
 }
@@ -24,57 +26,66 @@ export interface SqliteStoreOptions {
 export class SqliteStore implements Store {
   readonly kind = 'sqlite';
   readonly plants: SqlitePlantStore;
-  readonly tokens: SqliteTokenStore;
-  readonly webhooks: SqliteWebhookStore;
-  private readonly db: Database.Database;
+  readonly tokens: DelegatingTokenStore;
+  readonly webhooks: DelegatingWebhookStore;
 
-  private constructor(db: Database.Database) {
-    this.db = db;
-    this.migrateNow();
-    this.plants = new SqlitePlantStore(db);
-    this.tokens = new SqliteTokenStore(db);
-    this.webhooks = new SqliteWebhookStore(db);
+  private constructor(
+    private readonly db: Database.Database,
+    private readonly writer: GroupCommitWriter,
+  ) {
+    this.plants = new SqlitePlantStore(db, writer);
+    this.tokens = new DelegatingTokenStore(new SqliteTokenStore(db), writer);
+    this.webhooks = new DelegatingWebhookStore(new SqliteWebhookStore(db), writer);
   }
 
-  /** Opens (creating if needed) the database file and applies pending migrations. */
+  /** Opens (creating if needed) the database file, applies pending migrations and starts the writer thread. */
   static open(options: SqliteStoreOptions): SqliteStore {
-    if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
-    const db = guarded(() => new Database(options.path));
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = FULL');
-    db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
-    return new SqliteStore(db);
+    // The writer thread needs a file it can open too: an in-memory database is private to one connection.
+    if (options.path === ':memory:' || options.path === '') throw new Error('the SQLite store needs a file path');
+    const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+    const db = openConnection(options.path, busyTimeoutMs);
+    try {
+      migrate(db);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    // Started after the migrations, so the writer finds the tables it prepares statements for.
+    return new SqliteStore(db, new GroupCommitWriter({ path: options.path, busyTimeoutMs }));
+  }
+
+  /** How many plant writes have been committed in how many batches. */
+  groupCommitStats(): GroupCommitStats {
+    return this.writer.stats();
   }
 
   async migrate(): Promise<void> {
-    this.migrateNow();
-  }
-
-  /** BEGIN IMMEDIATE takes the write lock, so two processes never apply one migration twice. */
-  private migrateNow(): void {
-    guarded(() => {
-      this.db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
-      const applyPending = this.db.transaction(() => {
-        const applied = new Set(
-          this.db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[],
-        );
-        for (const migration of sqliteMigrations) {
-          if (applied.has(migration.version)) continue;
-          this.db.exec(migration.sql);
-          this.db
-            .prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)')
-            .run(migration.version, migration.name, Date.now());
-        }
-      });
-      applyPending.immediate();
-    });
+    migrate(this.db);
   }
 
   async ping(): Promise<void> {
     guarded(() => this.db.prepare('SELECT 1').get());
   }
 
+  /** Waits for accepted writes to commit, then closes both connections. */
   async close(): Promise<void> {
+    await this.writer.close();
     if (this.db.open) this.db.close();
   }
+}
+
+/** BEGIN IMMEDIATE takes the write lock, so two processes never apply one migration twice. */
+function migrate(db: Database.Database): void {
+  guarded(() => {
+    db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
+    const applyPending = db.transaction(() => {
+      const applied = new Set(db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[]);
+      for (const migration of sqliteMigrations) {
+        if (applied.has(migration.version)) continue;
+        db.exec(migration.sql);
+        db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(migration.version, migration.name, Date.now());
+      }
+    });
+    applyPending.immediate();
+  });
 }

@@ -1,0 +1,24 @@
+/**
+ * Opening a connection to the store's file, with the settings every connection must
+ * share: SQLite pragmas such as `synchronous` are per connection, so the writer
+ * thread's connection needs them as much as the main one.
+ *
+ * Durability: WAL with synchronous=FULL, so every commit is fsync'd to the WAL before
+ * it returns: a 200 survives kill -9 and power loss alike. (synchronous=NORMAL would
+ * survive kill -9 but could lose the last commits on power loss.)
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { guarded } from './errors.js';
+
+export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
+
+export function openConnection(path: string, busyTimeoutMs: number): Database.Database {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = guarded(() => new Database(path));
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+  return db;
+}

@@ -1,0 +1,100 @@
+/**
+ * Token and webhook stores for the main thread: reads run on the main thread's
+ * connection; writes run in the writer thread (see writer-protocol.ts for why).
+ * A write method added to TokenStore or WebhookStore must be listed in
+ * DELEGATED_WRITES and forwarded here; the compiler insists on the forwarding.
+ */
+import type {
+  AttemptResult,
+  ClaimedDelivery,
+  ClaimRequest,
+  ListDeliveriesQuery,
+  NewTokenRecord,
+  NewWebhookSubscription,
+  TokenRecord,
+  TokenStore,
+  WebhookDelivery,
+  WebhookStore,
+  WebhookSubscription,
+} from '../types.js';
+import type { GroupCommitWriter } from './group-commit.js';
+import type { SqliteTokenStore } from './token-store.js';
+import type { SqliteWebhookStore } from './webhook-store.js';
+
+export class DelegatingTokenStore implements TokenStore {
+  constructor(
+    private readonly reads: SqliteTokenStore,
+    private readonly writer: GroupCommitWriter,
+  ) {}
+
+  insertToken(token: NewTokenRecord): Promise<boolean> {
+    return this.writer.call('tokens', 'insertToken', [token]);
+  }
+
+  revokeToken(idOrName: string, at: Date): Promise<TokenRecord | undefined> {
+    return this.writer.call('tokens', 'revokeToken', [idOrName, at]);
+  }
+
+  recordTokenUse(id: string, at: Date): Promise<void> {
+    return this.writer.call('tokens', 'recordTokenUse', [id, at]);
+  }
+
+  findTokenBySecretHash(secretHash: string): Promise<TokenRecord | undefined> {
+    return this.reads.findTokenBySecretHash(secretHash);
+  }
+
+  listTokens(): Promise<TokenRecord[]> {
+    return this.reads.listTokens();
+  }
+
+  countTokens(): Promise<number> {
+    return this.reads.countTokens();
+  }
+}
+
+export class DelegatingWebhookStore implements WebhookStore {
+  constructor(
+    private readonly reads: SqliteWebhookStore,
+    private readonly writer: GroupCommitWriter,
+  ) {}
+
+  insertSubscription(subscription: NewWebhookSubscription): Promise<void> {
+    return this.writer.call('webhooks', 'insertSubscription', [subscription]);
+  }
+
+  deleteSubscription(id: string): Promise<boolean> {
+    return this.writer.call('webhooks', 'deleteSubscription', [id]);
+  }
+
+  claimDueDeliveries(request: ClaimRequest): Promise<ClaimedDelivery[]> {
+    return this.writer.call('webhooks', 'claimDueDeliveries', [request]);
+  }
+
+  recordAttempt(result: AttemptResult): Promise<void> {
+    return this.writer.call('webhooks', 'recordAttempt', [result]);
+  }
+
+  retryDelivery(subscriptionId: string, deliveryId: string, now: Date): Promise<WebhookDelivery | undefined> {
+    return this.writer.call('webhooks', 'retryDelivery', [subscriptionId, deliveryId, now]);
+  }
+
+  listSubscriptions(): Promise<WebhookSubscription[]> {
+    return this.reads.listSubscriptions();
+  }
+
+  getSubscription(id: string): Promise<WebhookSubscription | undefined> {
+    return this.reads.getSubscription(id);
+  }
+
+  listDeliveries(subscriptionId: string, query: ListDeliveriesQuery): Promise<WebhookDelivery[]> {
+    return this.reads.listDeliveries(subscriptionId, query);
+  }
+
+  getDelivery(subscriptionId: string, deliveryId: string): Promise<WebhookDelivery | undefined> {
+    return this.reads.getDelivery(subscriptionId, deliveryId);
+  }
+
+  hasDueDeliveries(now: Date): Promise<boolean> {
+    return this.reads.hasDueDeliveries(now);
+  }
+}
