@@ -18,6 +18,7 @@ import { registerHttpMetrics } from './metrics/http-metrics.js';
 import { instrumentStore } from './metrics/instrument-store.js';
 import { registerPoolMetrics } from './metrics/pool.js';
 import { ServiceMetrics } from './metrics/service-metrics.js';
+import { registerWebhookBacklogMetrics } from './metrics/webhook-backlog.js';
 import { plantOperations } from './plants/routes.js';
 import type { Store } from './store/types.js';
 import { health, openApiOperation, readiness } from './system/routes.js';
@@ -59,6 +60,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   const metrics = new ServiceMetrics({ storeKind: dependencies.store.kind });
   const store = instrumentStore(dependencies.store, metrics);
   registerPoolMetrics(metrics.registry, dependencies.store);
+  registerWebhookBacklogMetrics(metrics.registry, dependencies.store);
 
   app.decorate('config', config);
   app.decorate('metrics', metrics);

@@ -1,9 +1,9 @@
 /**
  * Times every store call and counts its failures, by wrapping the store the app
  * uses. The wrapper is generic over the store's shape: every method of
- * `store.plants` and `store.tokens` (including ones added later) is timed, and
- * anything else is passed through unchanged, so the store interface can grow
- * without touching this file.
+ * `store.plants`, `store.tokens` and `store.webhooks` (including ones added
+ * later) is timed, and anything else is passed through unchanged, so the store
+ * interface can grow without touching this file.
  */
 import { StoreUnavailableError } from '../http/errors.js';
 import type { Store } from '../store/types.js';
@@ -14,7 +14,8 @@ type Method = (...args: unknown[]) => unknown;
 
 /** Methods timed on the top-level store; the rest (close, migrate, poolStats...) pass through. */
 const TIMED_STORE_METHODS = new Set(['ping']);
-const TIMED_FAMILIES = ['plants', 'tokens'] as const;
+/** Nested stores whose every method is timed, when the store has them. */
+const TIMED_FAMILIES = ['plants', 'tokens', 'webhooks'] as const;
 
 interface OperationSeries {
   readonly duration: HistogramSeries;
@@ -99,8 +100,10 @@ function wrap<T extends object>(target: T, family: string, metrics: ServiceMetri
 export function instrumentStore(store: Store, metrics: ServiceMetrics): Store {
   const instrumented = wrap(store, 'store', metrics, (name) => TIMED_STORE_METHODS.has(name)) as Store & Record<string, unknown>;
   for (const family of TIMED_FAMILIES) {
+    const nested = (store as unknown as Record<string, unknown>)[family];
+    if (nested === null || typeof nested !== 'object') continue;
     // Own data properties replace the pass-through getters: the hot path reads them on every request.
-    Object.defineProperty(instrumented, family, { value: wrap(store[family], family, metrics, () => true), enumerable: true });
+    Object.defineProperty(instrumented, family, { value: wrap(nested, family, metrics, () => true), enumerable: true });
   }
   return instrumented;
 }

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { StoreUnavailableError } from '../../src/http/errors.js';
 import type { PoolStatsSource } from '../../src/metrics/pool.js';
+import type { WebhookBacklogSource } from '../../src/metrics/webhook-backlog.js';
 import type { Store } from '../../src/store/types.js';
 import { testBackends } from '../support/backends.js';
 import { bearer, createHarness, postPlant, type Harness } from '../support/harness.js';
@@ -128,6 +129,28 @@ describe('GET /metrics', () => {
       assert.equal(sample(text, 'plantstore_store_pool_connections{state="total"}'), 10);
       assert.equal(sample(text, 'plantstore_store_pool_connections{state="idle"}'), 7);
       assert.equal(sample(text, 'plantstore_store_pool_connections{state="waiting"}'), 2);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('reports the webhook backlog for a webhook store with backlog(), read once per scrape', async () => {
+    let reads = 0;
+    const h = await createHarness({
+      wrapStore: (store) => {
+        const backlog = async () => {
+          reads++;
+          return { pending: 12, oldestPendingSeconds: 30.5 };
+        };
+        const webhooks = Object.assign(Object.create(store.webhooks) as Store['webhooks'] & WebhookBacklogSource, { backlog });
+        return Object.assign(Object.create(store) as Store, { webhooks });
+      },
+    });
+    try {
+      const text = await scrape(h);
+      assert.equal(sample(text, 'plantstore_webhook_deliveries_pending'), 12);
+      assert.equal(sample(text, 'plantstore_webhook_oldest_pending_seconds'), 30.5);
+      assert.equal(reads, 1);
     } finally {
       await h.close();
     }

@@ -1,0 +1,51 @@
+/**
+ * Webhook backlog: how many deliveries wait to be sent, and for how long the
+ * oldest has waited. A growing backlog is how a dead receiver or a stuck
+ * dispatcher shows up before anyone complains.
+ *
+ * The webhook store reports it by having a `backlog()` method (read at scrape
+ * time, never per request); without one these gauges are not registered:
+ *
+ *   backlog(): Promise<{ pending: number; oldestPendingSeconds: number | null }>
+ */
+import { Gauge, type Registry } from 'prom-client';
+
+export interface WebhookBacklog {
+  /** Deliveries not yet delivered and not given up on. */
+  readonly pending: number;
+  /** Age of the oldest of them; null when there are none. */
+  readonly oldestPendingSeconds: number | null;
+}
+
+export interface WebhookBacklogSource {
+  backlog(): Promise<WebhookBacklog>;
+}
+
+function backlogSource(store: object): WebhookBacklogSource | undefined {
+  const webhooks = (store as { webhooks?: Partial<WebhookBacklogSource> }).webhooks;
+  return typeof webhooks?.backlog === 'function' ? (webhooks as WebhookBacklogSource) : undefined;
+}
+
+export function registerWebhookBacklogMetrics(registry: Registry, store: object): void {
+  const source = backlogSource(store);
+  if (source === undefined) return;
+  // One read per scrape serves both gauges: the first collect() reads, the second reuses it.
+  let pendingRead: Promise<WebhookBacklog> | undefined;
+  const read = () => (pendingRead ??= source.backlog().finally(() => setImmediate(() => (pendingRead = undefined))));
+  new Gauge({
+    name: 'plantstore_webhook_deliveries_pending',
+    help: 'Webhook deliveries waiting to be sent (including ones waiting for a retry).',
+    registers: [registry],
+    async collect() {
+      this.set((await read()).pending);
+    },
+  });
+  new Gauge({
+    name: 'plantstore_webhook_oldest_pending_seconds',
+    help: 'How long the oldest pending webhook delivery has waited; 0 when none is pending.',
+    registers: [registry],
+    async collect() {
+      this.set((await read()).oldestPendingSeconds ?? 0);
+    },
+  });
+}
