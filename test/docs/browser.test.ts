@@ -114,7 +114,7 @@ describe('/docs in headless Chromium', { skip: browserMissing ? `${CHROMIUM} is 
     await page.getByText('"Monstera deliciosa"').last().waitFor();
 
     mkdirSync(OUTPUT, { recursive: true });
-    await page.screenshot({ path: join(OUTPUT, 'docs-create-200.png') });
+    await page.screenshot({ path: join(OUTPUT, 'docs-create-200.png'), animations: 'disabled' });
 
     // The plant really is in the store.
     const stored = await h.store.plants.getPlant(10n);
@@ -131,7 +131,7 @@ describe('/docs in headless Chromium', { skip: browserMissing ? `${CHROMIUM} is 
     assert.match(response.headers()['www-authenticate'] ?? '', /^Bearer realm=/);
     assert.ok([40101, 40102].includes((await response.json() as { error: number }).error));
     await page.getByText('401 Unauthorized').first().waitFor();
-    await page.screenshot({ path: join(OUTPUT, 'docs-create-401.png') });
+    await page.screenshot({ path: join(OUTPUT, 'docs-create-401.png'), animations: 'disabled' });
   });
 
   it('fetched nothing from another origin and broke no Content-Security-Policy rule', () => {
