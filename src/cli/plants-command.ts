@@ -91,7 +91,7 @@ export function registerPlantsCommands(program: Command): void {
         '  plantstore plants list --tag houseplant --all --json',
         '  plantstore plants rm 9223372036854775807',
         '',
-        'Failures print the server\'s message on one line and exit with 1 (2 for usage and configuration errors).',
+        'Failures print the server\'s message on one line and exit with 1 (2 for a missing token or a bad --url).',
       ].join('\n'),
     );
 
