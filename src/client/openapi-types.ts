@@ -54,6 +54,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List subscriptions
+         * @description Every webhook subscription, oldest first (never their secrets).
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Subscribe to events
+         * @description Registers a URL that receives every `plant.created` event (see the `webhooks` section: the body is the `NewPlant`, signed per Standard Webhooks). The response carries the signing secret, **shown only here**.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a subscription
+         * @description One subscription (not its secret).
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Unsubscribe
+         * @description Deletes the subscription with its pending deliveries and delivery log. Nothing more is sent to it (an attempt already in flight may still arrive).
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Delivery log
+         * @description The deliveries of events to this subscription, newest first, each with every attempt: when, the HTTP status, the latency and why it did not acknowledge.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/deliveries/{deliveryId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry a delivery now
+         * @description Sends a delivery again, at once, with the same webhook-id. A failed (or succeeded) delivery gets exactly one more attempt; a pending one just has its next attempt brought forward. The answer is the delivery as it is now (pending); follow its outcome in the delivery log.
+         */
+        post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -137,7 +225,41 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "plant.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A plant was created
+         * @description Sent to every subscription (`POST /webhooks`) once for each plant that is newly created: not for a create that
+         *     failed (400, 409...) nor for an idempotent replay of one. The body is the plant as a `NewPlant`, its int64 id
+         *     written with every digit (parse it with a big-integer-aware JSON reader).
+         *
+         *     **Signature** ([Standard Webhooks](https://www.standardwebhooks.com/)): `webhook-signature` is
+         *     `v1,` + base64(HMAC-SHA256(key, `<webhook-id>.<webhook-timestamp>.<body>`)), the key being the base64 part of
+         *     the subscription secret (`whsec_...`). Verify it over the raw body, e.g. with the `standardwebhooks` library.
+         *
+         *     **Acknowledging.** Answer any 2xx within 10 s. Anything else (another status, a
+         *     timeout, a refused connection) is retried after 5s, 5m, 30m, 2h, 5h, 10h, 10h (each delay ±20% jitter): 8 attempts in all,
+         *     after which the delivery is marked failed (it can be retried by hand). Redirects are not followed.
+         *
+         *     **At least once.** An event can arrive more than once (e.g. if the service stops between your 2xx and
+         *     recording it): `webhook-id` is the same on every attempt, so deduplicate on it. Events are not ordered.
+         */
+        post: operations["plantCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** @description A plant as sent by the client when creating one. Properties not listed here are allowed by the schema and ignored: they are neither stored nor echoed. */
@@ -200,6 +322,112 @@ export interface components {
             error: 40000 | 40001 | 40002 | 40003 | 40004 | 40005 | 40006 | 40101 | 40102 | 40301 | 40401 | 40402 | 40403 | 40404 | 40501 | 40901 | 41301 | 41501 | 50001 | 50301;
             /** @description Text describing the error: which field or header, and why. */
             message: string;
+        };
+        /** @description A subscription to create. Properties not listed here are ignored. */
+        NewWebhookSubscription: {
+            /**
+             * @description Where events are POSTed: an absolute http or https URL, without credentials or #fragment. Its host must resolve only to public addresses (loopback, private, link-local and reserved ranges are refused unless the service runs with WEBHOOK_ALLOW_PRIVATE_URLS=true); this is checked now and again at every delivery.
+             * @example https://example.com/hooks/plants
+             */
+            url: string;
+            /**
+             * @description What the subscription is for: 1 to 500 characters, no control characters. Omitted when none was given.
+             * @example inventory sync
+             */
+            description?: string;
+        };
+        /** @description A webhook subscription: every plant.created event is POSTed to its url. The signing secret is not shown. */
+        WebhookSubscription: {
+            /**
+             * @description The subscription id (whk_...).
+             * @example whk_3f1c0e9a7b2d4c5e6f708192
+             */
+            id: string;
+            /**
+             * @description Where events are POSTed: an absolute http or https URL, without credentials or #fragment. Its host must resolve only to public addresses (loopback, private, link-local and reserved ranges are refused unless the service runs with WEBHOOK_ALLOW_PRIVATE_URLS=true); this is checked now and again at every delivery.
+             * @example https://example.com/hooks/plants
+             */
+            url: string;
+            /**
+             * @description What the subscription is for: 1 to 500 characters, no control characters. Omitted when none was given.
+             * @example inventory sync
+             */
+            description?: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        /** @description The new subscription, with its signing secret (shown only here). */
+        CreatedWebhookSubscription: {
+            /**
+             * @description The subscription id (whk_...).
+             * @example whk_3f1c0e9a7b2d4c5e6f708192
+             */
+            id: string;
+            /**
+             * @description Where events are POSTed: an absolute http or https URL, without credentials or #fragment. Its host must resolve only to public addresses (loopback, private, link-local and reserved ranges are refused unless the service runs with WEBHOOK_ALLOW_PRIVATE_URLS=true); this is checked now and again at every delivery.
+             * @example https://example.com/hooks/plants
+             */
+            url: string;
+            /**
+             * @description What the subscription is for: 1 to 500 characters, no control characters. Omitted when none was given.
+             * @example inventory sync
+             */
+            description?: string;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * @description The signing secret (Standard Webhooks format: whsec_ + base64 key). Shown only in this response: keep it to verify the webhook-signature header of every delivery.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret: string;
+        };
+        /** @description One event sent to one subscription, with its attempts. */
+        WebhookDelivery: {
+            /** @description The delivery id (dlv_...). */
+            id: string;
+            /** @description The event id, sent as the webhook-id header on every attempt (msg_...). */
+            eventId: string;
+            /** @enum {string} */
+            eventType: "plant.created";
+            /**
+             * @description pending: waiting for its next attempt; succeeded: a 2xx was received; failed: the retry schedule is exhausted.
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed";
+            /** @description Attempts made so far. */
+            attemptCount: number;
+            /**
+             * Format: date-time
+             * @description When the next attempt is due; only while pending.
+             */
+            nextAttemptAt?: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description Every attempt, oldest first. */
+            attempts: {
+                /** @description Which attempt this was (an attempt interrupted by a shutdown is logged and repeated with the same number). */
+                attempt: number;
+                /** Format: date-time */
+                attemptedAt: string;
+                /** @description The subscriber's HTTP status; absent when no response came. */
+                responseStatus?: number;
+                /** @description Milliseconds from sending to the response status (or to the failure). */
+                latencyMs: number;
+                /** @description Why the attempt did not acknowledge (timeout, refused connection, non-2xx status...); absent on success. */
+                error?: string;
+            }[];
+        };
+        WebhookDeliveryAttempt: {
+            /** @description Which attempt this was (an attempt interrupted by a shutdown is logged and repeated with the same number). */
+            attempt: number;
+            /** Format: date-time */
+            attemptedAt: string;
+            /** @description The subscriber's HTTP status; absent when no response came. */
+            responseStatus?: number;
+            /** @description Milliseconds from sending to the response status (or to the failure). */
+            latencyMs: number;
+            /** @description Why the attempt did not acknowledge (timeout, refused connection, non-2xx status...); absent on success. */
+            error?: string;
         };
     };
     responses: never;
@@ -753,6 +981,811 @@ export interface operations {
             };
         };
     };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscriptions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "whk_3f1c0e9a7b2d4c5e6f708192",
+                     *         "url": "https://example.com/hooks/plants",
+                     *         "description": "inventory sync",
+                     *         "createdAt": "2026-01-01T12:00:00.000Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["WebhookSubscription"][];
+                };
+            };
+            /**
+             * @description - `40101` TOKEN_MISSING: No bearer token was sent (Authorization: Bearer &lt;token&gt;).
+             *     - `40102` TOKEN_INVALID: The bearer token is malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge, realm "plantstore". */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40101,
+                     *       "message": "No bearer token was sent (Authorization: Bearer <token>)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `40301` INSUFFICIENT_SCOPE: The token is valid but lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    /** @description RFC 6750 challenge, realm "plantstore". */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40301,
+                     *       "message": "The token is valid but lacks the scope this operation needs."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `50001` INTERNAL: An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 50001,
+                     *       "message": "An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `50301` STORE_UNAVAILABLE: The store cannot be reached or written to right now; retry after the Retry-After delay. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 50301,
+                     *       "message": "The store cannot be reached or written to right now; retry after the Retry-After delay."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A JSON object, UTF-8, at most 65536 bytes. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://example.com/hooks/plants",
+                 *       "description": "inventory sync"
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewWebhookSubscription"];
+            };
+        };
+        responses: {
+            /** @description The subscription, with its signing secret. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "whk_3f1c0e9a7b2d4c5e6f708192",
+                     *       "url": "https://example.com/hooks/plants",
+                     *       "description": "inventory sync",
+                     *       "createdAt": "2026-01-01T12:00:00.000Z",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreatedWebhookSubscription"];
+                };
+            };
+            /**
+             * @description - `40001` INVALID_JSON: The request body is not valid JSON, or not valid UTF-8.
+             *     - `40002` BODY_REQUIRED: The operation needs a JSON body and the request had none.
+             *     - `40003` BODY_NOT_OBJECT: The request body is valid JSON but not a JSON object.
+             *     - `40004` INVALID_FIELD: A field of the request body is missing or invalid; the message names each one and why.
+             *     - `40006` INVALID_WEBHOOK_URL: The webhook URL is refused: not http(s), malformed, or its host resolves to a private, loopback or reserved address; the message says which.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40001,
+                     *       "message": "The request body is not valid JSON, or not valid UTF-8."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description - `40101` TOKEN_MISSING: No bearer token was sent (Authorization: Bearer &lt;token&gt;).
+             *     - `40102` TOKEN_INVALID: The bearer token is malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge, realm "plantstore". */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40101,
+                     *       "message": "No bearer token was sent (Authorization: Bearer <token>)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `40301` INSUFFICIENT_SCOPE: The token is valid but lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    /** @description RFC 6750 challenge, realm "plantstore". */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40301,
+                     *       "message": "The token is valid but lacks the scope this operation needs."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `41301` BODY_TOO_LARGE: The request body is larger than the configured limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 41301,
+                     *       "message": "The request body is larger than the configured limit."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `41501` UNSUPPORTED_MEDIA_TYPE: The request body is not application/json (UTF-8). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 41501,
+                     *       "message": "The request body is not application/json (UTF-8)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `50001` INTERNAL: An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 50001,
+                     *       "message": "An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `50301` STORE_UNAVAILABLE: The store cannot be reached or written to right now; retry after the Retry-After delay. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 50301,
+                     *       "message": "The store cannot be reached or written to right now; retry after the Retry-After delay."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription id (whk_...). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "whk_3f1c0e9a7b2d4c5e6f708192",
+                     *       "url": "https://example.com/hooks/plants",
+                     *       "description": "inventory sync",
+                     *       "createdAt": "2026-01-01T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookSubscription"];
+                };
+            };
+            /** @description - `40005` INVALID_PARAMETER: A path or query parameter is invalid; the message names it and why. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40005,
+                     *       "message": "A path or query parameter is invalid; the message names it and why."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description - `40101` TOKEN_MISSING: No bearer token was sent (Authorization: Bearer &lt;token&gt;).
+             *     - `40102` TOKEN_INVALID: The bearer token is malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge, realm "plantstore". */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40101,
+                     *       "message": "No bearer token was sent (Authorization: Bearer <token>)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `40301` INSUFFICIENT_SCOPE: The token is valid but lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    /** @description RFC 6750 challenge, realm "plantstore". */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40301,
+                     *       "message": "The token is valid but lacks the scope this operation needs."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `40403` WEBHOOK_NOT_FOUND: No webhook subscription has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40403,
+                     *       "message": "No webhook subscription has this id."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `50001` INTERNAL: An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 50001,
+                     *       "message": "An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `50301` STORE_UNAVAILABLE: The store cannot be reached or written to right now; retry after the Retry-After delay. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 50301,
+                     *       "message": "The store cannot be reached or written to right now; retry after the Retry-After delay."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription id (whk_...). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; the body is empty. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description - `40005` INVALID_PARAMETER: A path or query parameter is invalid; the message names it and why. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40005,
+                     *       "message": "A path or query parameter is invalid; the message names it and why."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description - `40101` TOKEN_MISSING: No bearer token was sent (Authorization: Bearer &lt;token&gt;).
+             *     - `40102` TOKEN_INVALID: The bearer token is malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge, realm "plantstore". */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40101,
+                     *       "message": "No bearer token was sent (Authorization: Bearer <token>)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `40301` INSUFFICIENT_SCOPE: The token is valid but lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    /** @description RFC 6750 challenge, realm "plantstore". */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40301,
+                     *       "message": "The token is valid but lacks the scope this operation needs."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `40403` WEBHOOK_NOT_FOUND: No webhook subscription has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40403,
+                     *       "message": "No webhook subscription has this id."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `50001` INTERNAL: An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 50001,
+                     *       "message": "An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `50301` STORE_UNAVAILABLE: The store cannot be reached or written to right now; retry after the Retry-After delay. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 50301,
+                     *       "message": "The store cannot be reached or written to right now; retry after the Retry-After delay."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Maximum number of deliveries (1 to 1000; default 100). */
+                limit?: number;
+                /** @description Only deliveries in this state. */
+                status?: "pending" | "succeeded" | "failed";
+            };
+            header?: never;
+            path: {
+                /** @description The subscription id (whk_...). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deliveries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "dlv_0f9e8d7c6b5a49382716f5e4d3c2b1a0",
+                     *         "eventId": "msg_2bVq3v0oZ8yKkq7m9L1c4Q",
+                     *         "eventType": "plant.created",
+                     *         "status": "pending",
+                     *         "attemptCount": 1,
+                     *         "nextAttemptAt": "2026-01-01T12:00:06.000Z",
+                     *         "createdAt": "2026-01-01T12:00:00.000Z",
+                     *         "attempts": [
+                     *           {
+                     *             "attempt": 1,
+                     *             "attemptedAt": "2026-01-01T12:00:00.012Z",
+                     *             "responseStatus": 503,
+                     *             "latencyMs": 41.3,
+                     *             "error": "the subscriber answered 503"
+                     *           }
+                     *         ]
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["WebhookDelivery"][];
+                };
+            };
+            /** @description - `40005` INVALID_PARAMETER: A path or query parameter is invalid; the message names it and why. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40005,
+                     *       "message": "A path or query parameter is invalid; the message names it and why."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description - `40101` TOKEN_MISSING: No bearer token was sent (Authorization: Bearer &lt;token&gt;).
+             *     - `40102` TOKEN_INVALID: The bearer token is malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge, realm "plantstore". */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40101,
+                     *       "message": "No bearer token was sent (Authorization: Bearer <token>)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `40301` INSUFFICIENT_SCOPE: The token is valid but lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    /** @description RFC 6750 challenge, realm "plantstore". */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40301,
+                     *       "message": "The token is valid but lacks the scope this operation needs."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `40403` WEBHOOK_NOT_FOUND: No webhook subscription has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40403,
+                     *       "message": "No webhook subscription has this id."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `50001` INTERNAL: An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 50001,
+                     *       "message": "An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `50301` STORE_UNAVAILABLE: The store cannot be reached or written to right now; retry after the Retry-After delay. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 50301,
+                     *       "message": "The store cannot be reached or written to right now; retry after the Retry-After delay."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription id (whk_...). */
+                id: string;
+                /** @description The delivery id (dlv_...). */
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery, due now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "dlv_0f9e8d7c6b5a49382716f5e4d3c2b1a0",
+                     *       "eventId": "msg_2bVq3v0oZ8yKkq7m9L1c4Q",
+                     *       "eventType": "plant.created",
+                     *       "status": "pending",
+                     *       "attemptCount": 1,
+                     *       "nextAttemptAt": "2026-01-01T12:00:06.000Z",
+                     *       "createdAt": "2026-01-01T12:00:00.000Z",
+                     *       "attempts": [
+                     *         {
+                     *           "attempt": 1,
+                     *           "attemptedAt": "2026-01-01T12:00:00.012Z",
+                     *           "responseStatus": 503,
+                     *           "latencyMs": 41.3,
+                     *           "error": "the subscriber answered 503"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description - `40005` INVALID_PARAMETER: A path or query parameter is invalid; the message names it and why. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40005,
+                     *       "message": "A path or query parameter is invalid; the message names it and why."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description - `40101` TOKEN_MISSING: No bearer token was sent (Authorization: Bearer &lt;token&gt;).
+             *     - `40102` TOKEN_INVALID: The bearer token is malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge, realm "plantstore". */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40101,
+                     *       "message": "No bearer token was sent (Authorization: Bearer <token>)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `40301` INSUFFICIENT_SCOPE: The token is valid but lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    /** @description RFC 6750 challenge, realm "plantstore". */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40301,
+                     *       "message": "The token is valid but lacks the scope this operation needs."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description - `40403` WEBHOOK_NOT_FOUND: No webhook subscription has this id.
+             *     - `40404` WEBHOOK_DELIVERY_NOT_FOUND: The webhook subscription has no delivery with this id.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40403,
+                     *       "message": "No webhook subscription has this id."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `50001` INTERNAL: An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 50001,
+                     *       "message": "An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `50301` STORE_UNAVAILABLE: The store cannot be reached or written to right now; retry after the Retry-After delay. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 50301,
+                     *       "message": "The store cannot be reached or written to right now; retry after the Retry-After delay."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     health: {
         parameters: {
             query?: never;
@@ -965,6 +1998,64 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+        };
+    };
+    plantCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (msg_...): the same on every attempt and for every subscription; deduplicate on it.
+                 * @example msg_2bVq3v0oZ8yKkq7m9L1c4Q
+                 */
+                "webhook-id": string;
+                /**
+                 * @description When this attempt was signed, in seconds since the Unix epoch. Reject old ones to stop replays.
+                 * @example 1767268800
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated signatures, each `v1,<base64 HMAC-SHA256>` (see above).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The event type: `plant.created`.
+                 * @example plant.created
+                 */
+                "webhook-event-type": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The created plant, as JSON (UTF-8). */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": 10,
+                 *       "name": "Monstera deliciosa",
+                 *       "tag": "houseplant"
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewPlant"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged: the delivery is done. Must arrive within 10 s; the body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not acknowledged: the delivery is retried on the schedule above. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
