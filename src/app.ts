@@ -7,10 +7,14 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import { registerDocs } from './docs/routes.js';
 import { registerErrorHandlers } from './http/error-handler.js';
+import { registerCors } from './http/cors.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import { registerMethodNotAllowed } from './http/method-not-allowed.js';
 import { buildOpenApiDocument } from './http/openapi.js';
 import { registerOperation, type Operation } from './http/operation.js';
+import { registerRateLimit } from './http/rate-limit.js';
+import { registerSecurityHeaders } from './http/security-headers.js';
+import { serverOptions } from './http/server-options.js';
 import { compileValidator } from './http/validation.js';
 import { loggerOptions } from './logging.js';
 import { metricsEndpoint } from './metrics/endpoint.js';
@@ -48,6 +52,8 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     // Fastify's two lines per request are replaced by our one (onResponse below).
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimitBytes,
+    // Timeouts, header size, protocol-error answers, proxies (docs/security.md).
+    ...serverOptions(config.limits),
     requestIdHeader: false,
     // A well-formed X-Request-Id from a proxy is kept, so logs can be correlated.
     genReqId: (request) => {
@@ -74,6 +80,12 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   app.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id);
   });
+  // Before any route: security headers, CORS (so even a 429 is readable by an
+  // allowed origin), then rate limiting.
+  registerSecurityHeaders(app, config.limits);
+  await registerCors(app, config.limits.corsOrigins);
+  await registerRateLimit(app, config.limits);
+
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
       { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 },

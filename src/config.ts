@@ -4,6 +4,7 @@
  * variable, what it must be and what it got.
  */
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from './webhooks/retry-schedule.js';
+import { loadServiceLimits, type ServiceLimits } from './http/service-limits.js';
 
 export interface Config {
   readonly host: string;
@@ -40,6 +41,8 @@ export interface Config {
   readonly webhookConcurrency: number;
   /** How often the outbox is polled for due deliveries (retries, and events other instances wrote). */
   readonly webhookPollIntervalMs: number;
+  /** Rate limits, timeouts, header size, CORS and HSTS (src/http/service-limits.ts, docs/security.md). */
+  readonly limits: ServiceLimits;
 }
 
 export type LogFormat = 'auto' | 'json' | 'pretty';
@@ -50,9 +53,9 @@ export class ConfigError extends Error {}
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/plantstore.db';
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
-type Source = Readonly<Record<string, string | undefined>>;
+export type Source = Readonly<Record<string, string | undefined>>;
 
-function integer(source: Source, name: string, fallback: number, min: number, max: number): number {
+export function integer(source: Source, name: string, fallback: number, min: number, max: number): number {
   const raw = source[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
@@ -125,5 +128,6 @@ export function loadConfig(env: Source = process.env, overrides: Source = {}): C
     webhookTimeoutMs: integer(source, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
     webhookConcurrency: integer(source, 'WEBHOOK_CONCURRENCY', 8, 1, 1000),
     webhookPollIntervalMs: integer(source, 'WEBHOOK_POLL_INTERVAL_MS', 1000, 10, 600_000),
+    limits: loadServiceLimits(source),
   };
 }

@@ -1,0 +1,82 @@
+/**
+ * Answers to requests Node's HTTP parser refuses before Fastify ever sees them:
+ * a head larger than MAX_HEADER_SIZE (431), a client too slow to send its head or
+ * body (408: the slowloris defence), or bytes that are not HTTP (400).
+ *
+ * Fastify's default handler answers these with its own JSON shape; this one keeps
+ * the promise that every failure is an Error record from the catalogue. The socket
+ * is closed afterwards: the parser's state is unknown, so nothing more can be read
+ * from it safely.
+ */
+import type { Socket } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { Errors, type CatalogueEntry } from './errors.js';
+import type { ServiceLimits } from './service-limits.js';
+
+interface ClientError extends Error {
+  readonly code?: string;
+  /** llhttp's description of a parse error, e.g. "Invalid header value char". */
+  readonly reason?: string;
+}
+
+interface SocketWithResponse extends Socket {
+  /** The response in flight on this connection, if any (Node internal, documented in its clientError example). */
+  readonly _httpMessage?: { readonly headersSent?: boolean } | null;
+}
+
+function classify(error: ClientError, limits: ServiceLimits): { entry: CatalogueEntry; message: string } {
+  switch (error.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return { entry: Errors.HEADERS_TOO_LARGE, message: `request line and headers exceed the limit of ${limits.maxHeaderSizeBytes} bytes` };
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return {
+        entry: Errors.REQUEST_TIMEOUT,
+        message: `request not received in time: headers must arrive within ${limits.headersTimeoutMs} ms and the whole request within ${limits.requestTimeoutMs} ms`,
+      };
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return { entry: Errors.BODY_TOO_LARGE, message: 'chunk extensions are too large' };
+    default: {
+      // The reason is llhttp's fixed text, never the client's bytes.
+      const reason = typeof error.reason === 'string' && /^[\x20-\x7e]{1,100}$/.test(error.reason) ? `: ${error.reason}` : '';
+      return { entry: Errors.BAD_REQUEST, message: `malformed HTTP request${reason}` };
+    }
+  }
+}
+
+/** The raw response: written straight to the socket, as no ServerResponse exists. */
+export function rawErrorResponse(entry: CatalogueEntry, message: string): string {
+  const body = JSON.stringify({ error: entry.code, message });
+  return [
+    `HTTP/1.1 ${entry.status} ${statusText(entry.status)}`,
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Cache-Control: no-store',
+    'X-Content-Type-Options: nosniff',
+    'Connection: close',
+    '',
+    body,
+  ].join('\r\n');
+}
+
+function statusText(status: number): string {
+  return { 400: 'Bad Request', 408: 'Request Timeout', 413: 'Payload Too Large', 431: 'Request Header Fields Too Large' }[status] ?? 'Error';
+}
+
+export function clientErrorHandler(limits: ServiceLimits): (this: FastifyInstance, error: ClientError, socket: Socket) => void {
+  return function onClientError(this: FastifyInstance, error, socket) {
+    // A reset connection has nobody left to answer.
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    const { entry, message } = classify(error, limits);
+    // Debug, not warn: hostile or broken clients must not be able to flood the logs.
+    this.log.debug({ code: error.code, status: entry.status, remoteAddress: socket.remoteAddress }, 'client error');
+    // As Node does: answer only if no response has started on this connection.
+    const inFlight = (socket as SocketWithResponse)._httpMessage;
+    if (!socket.writable || (inFlight !== undefined && inFlight !== null && inFlight.headersSent === true)) {
+      socket.destroy();
+      return;
+    }
+    socket.end(rawErrorResponse(entry, message));
+    // end() flushes, then half-closes; a peer that never closes its side is cut off.
+    setTimeout(() => socket.destroy(), 1000).unref();
+  };
+}

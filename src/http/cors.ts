@@ -1,0 +1,29 @@
+/**
+ * CORS: off unless CORS_ORIGINS lists origins. Then exactly those origins may
+ * call the API from a browser; any other origin gets no CORS headers at all (its
+ * preflight falls through to the 405 or 404 Error record), so the browser blocks
+ * it. No credentials mode: the API uses bearer tokens, never cookies.
+ */
+import cors from '@fastify/cors';
+import type { FastifyInstance } from 'fastify';
+
+/** Response headers a browser client may read: ids, pagination, limits, challenges. */
+const EXPOSED_HEADERS = [
+  'X-Request-Id', 'Link', 'Allow', 'WWW-Authenticate', 'Retry-After',
+  'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy',
+];
+
+export async function registerCors(app: FastifyInstance, origins: readonly string[]): Promise<void> {
+  if (origins.length === 0) return;
+  const allowed = new Set(origins);
+  await app.register(cors, {
+    origin: (origin, callback) => callback(null, origin !== undefined && allowed.has(origin)),
+    methods: ['GET', 'HEAD', 'POST', 'DELETE'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
+    exposedHeaders: EXPOSED_HEADERS,
+    credentials: false,
+    maxAge: 600,
+    // A non-CORS OPTIONS request is not "invalid": it gets the usual 405/404 Error record.
+    strictPreflight: false,
+  });
+}

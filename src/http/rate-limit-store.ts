@@ -1,0 +1,51 @@
+/**
+ * Where rate-limit counters live: in this process, or in Redis (REDIS_URL) so
+ * every instance draws on one budget. Redis trouble never takes the API down:
+ * commands fail fast (no offline queue, a short timeout) and the limiter then
+ * lets the request through (fail open), with a warning at most every 30 s.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import { Redis } from 'ioredis';
+
+const REDIS_COMMAND_TIMEOUT_MS = 500;
+const REDIS_CONNECT_TIMEOUT_MS = 2000;
+const WARN_EVERY_MS = 30_000;
+
+/** Logs at most one warning per period, so an outage cannot flood the logs. */
+export function throttledWarning(log: FastifyBaseLogger, message: string): (error: unknown) => void {
+  let lastWarnedAt = -Infinity;
+  return (error) => {
+    const now = Date.now();
+    if (now - lastWarnedAt < WARN_EVERY_MS) return;
+    lastWarnedAt = now;
+    log.warn({ err: error }, message);
+  };
+}
+
+/**
+ * Connects to Redis and waits (briefly) until it answers, so the first requests
+ * are counted. If it does not answer in time, the service starts anyway and the
+ * limiter fails open until Redis is back (ioredis keeps reconnecting).
+ */
+export async function connectRateLimitRedis(url: string, log: FastifyBaseLogger): Promise<Redis> {
+  const redis = new Redis(url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+    connectTimeout: REDIS_CONNECT_TIMEOUT_MS,
+    // Rate limiting must not keep a stopping process alive.
+    lazyConnect: false,
+  });
+  redis.on('error', throttledWarning(log, 'rate-limit Redis unavailable; requests are not being rate limited'));
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(() => {
+      log.warn({ timeoutMs: REDIS_CONNECT_TIMEOUT_MS }, 'rate-limit Redis not ready yet; starting without it (rate limiting fails open until it answers)');
+      resolve();
+    }, REDIS_CONNECT_TIMEOUT_MS);
+    redis.once('ready', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+  return redis;
+}
