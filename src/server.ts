@@ -40,9 +40,14 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   // The store closes after the app (whose onClose hooks stop the webhook dispatcher):
   // hooks cannot be added once buildApp has made the app ready.
   const stop = async () => {
+    // Node closes idle keep-alive connections only at the moment close() is called; one
+    // whose request was still in flight becomes idle later and would hold close() open
+    // until its keep-alive timeout (72 s). Keep closing idle ones until the server is closed.
+    const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
     try {
       await app.close();
     } finally {
+      clearInterval(sweep);
       await store.close();
     }
   };
