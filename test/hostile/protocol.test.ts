@@ -1,0 +1,132 @@
+/**
+ * Attacks on the HTTP layer, over real sockets: huge declared and streamed
+ * bodies, header floods, slow clients (slowloris), bytes that are not HTTP.
+ * Each gets a quick, catalogued Error record, and the server stays responsive.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Errors } from '../../src/http/errors.js';
+import { assertErrorRecord, listeningHarness, type ListeningHarness } from './listening.js';
+import { head, RawConnection, rawExchange } from './raw-http.js';
+
+const HEADERS_TIMEOUT_MS = 1000;
+const REQUEST_TIMEOUT_MS = 2000;
+
+describe('protocol-level attacks', () => {
+  let h: ListeningHarness;
+  before(async () => {
+    h = await listeningHarness({ env: { HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS), REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS) } });
+  });
+  after(() => h.close());
+
+  const postHead = (extra: Record<string, string>) =>
+    `POST /plants HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${h.tokens.write}\r\ncontent-type: application/json\r\n` +
+    Object.entries(extra).map(([k, v]) => `${k}: ${v}\r\n`).join('') + '\r\n';
+
+  it('a declared 1 GB body is refused at once with 413, without reading it, and the connection closed', async () => {
+    const connection = await RawConnection.open(h.url);
+    const started = Date.now();
+    await connection.write(postHead({ 'content-length': String(1024 ** 3) }) + '{"id": 1, ');
+    const response = await connection.response(5000);
+    assertErrorRecord(response, Errors.BODY_TOO_LARGE);
+    assert.equal(response.headers.connection, 'close');
+    await connection.closedWithin(2000);
+    // Fast means "did not wait for the body": far below what even a fast link needs for 1 GB.
+    assert.ok(Date.now() - started < 2000, `took ${Date.now() - started} ms`);
+  });
+
+  it('a chunked body that grows past the limit gets 413 and the connection is closed', async () => {
+    const connection = await RawConnection.open(h.url);
+    await connection.write(postHead({ 'transfer-encoding': 'chunked' }));
+    const chunk = `4000\r\n${'a'.repeat(0x4000)}\r\n`; // 16 KiB per chunk, the limit is 64 KiB
+    for (let i = 0; i < 64 && (await connection.write(chunk)); i++) {
+      if (connection.isClosed) break;
+    }
+    const response = await connection.response(5000);
+    assertErrorRecord(response, Errors.BODY_TOO_LARGE);
+    await connection.closedWithin(2000);
+  });
+
+  it('10,000 headers get 431 HEADERS_TOO_LARGE (an Error record, not a bare status)', async () => {
+    const headers = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`x-h${i}`, 'v']));
+    assertErrorRecord(await rawExchange(h.url, head('GET', '/healthz', headers)), Errors.HEADERS_TOO_LARGE);
+  });
+
+  it('a 1 MB header gets 431 HEADERS_TOO_LARGE', async () => {
+    const response = await rawExchange(h.url, head('GET', '/plants', { authorization: `Bearer ${'a'.repeat(1024 * 1024)}` }));
+    assertErrorRecord(response, Errors.HEADERS_TOO_LARGE);
+    assert.equal(response.headers['content-type'], 'application/json; charset=utf-8');
+  });
+
+  it('bytes that are not HTTP get 400 BAD_REQUEST', async () => {
+    for (const garbage of ['\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n', 'GET / HTTP/9.9\r\n\r\n', 'GET /healthz HTTP/1.1\r\nhost: x\r\nbad header\r\n\r\n', 'GET /healthz HTTP/1.1\r\nx-nul: a\x00b\r\n\r\n']) {
+      assertErrorRecord(await rawExchange(h.url, garbage), Errors.BAD_REQUEST);
+    }
+  });
+
+  it('conflicting Content-Length and Transfer-Encoding (request smuggling) gets 400', async () => {
+    const request = postHead({ 'content-length': '5', 'transfer-encoding': 'chunked' }) + '0\r\n\r\n';
+    assertErrorRecord(await rawExchange(h.url, request), Errors.BAD_REQUEST);
+  });
+
+  it('slowloris: a head sent one byte at a time is cut off with 408 after HEADERS_TIMEOUT_MS, while others are served', async () => {
+    const slow = await Promise.all(Array.from({ length: 50 }, () => RawConnection.open(h.url)));
+    const text = 'GET /healthz HTTP/1.1\r\nhost: 127.0.0.1\r\nx-slow: ';
+    let sent = 0;
+    const drip = setInterval(() => {
+      for (const connection of slow) void connection.write(text[sent] ?? 'a');
+      sent++;
+    }, 200);
+    try {
+      const started = Date.now();
+      // Meanwhile, normal clients are served promptly.
+      for (let i = 0; i < 5; i++) {
+        const t0 = Date.now();
+        assert.equal((await fetch(`${h.url}/healthz`)).status, 200);
+        assert.ok(Date.now() - t0 < 1000, 'a normal request waited behind the slow ones');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const responses = await Promise.all(slow.map((connection) => connection.response(HEADERS_TIMEOUT_MS + 4000)));
+      for (const response of responses) assertErrorRecord(response, Errors.REQUEST_TIMEOUT);
+      await Promise.all(slow.map((connection) => connection.closedWithin(2000)));
+      const took = Date.now() - started;
+      // Node checks timeouts once a second: cut off within the timeout plus that interval (and some slack).
+      assert.ok(took < HEADERS_TIMEOUT_MS + 2500, `slow clients were held ${took} ms`);
+    } finally {
+      clearInterval(drip);
+      slow.forEach((connection) => connection.destroy());
+    }
+  });
+
+  it('a body sent one byte at a time is cut off with 408 after REQUEST_TIMEOUT_MS', async () => {
+    const connection = await RawConnection.open(h.url);
+    const body = '{"id": 77, "name": "slowly sent"}';
+    await connection.write(postHead({ 'content-length': String(body.length) }));
+    let sent = 0;
+    const drip = setInterval(() => void connection.write(body[sent++] ?? ' '), 200);
+    try {
+      const started = Date.now();
+      assertErrorRecord(await connection.response(REQUEST_TIMEOUT_MS + 4000), Errors.REQUEST_TIMEOUT);
+      assert.ok(Date.now() - started < REQUEST_TIMEOUT_MS + 2500);
+    } finally {
+      clearInterval(drip);
+      connection.destroy();
+    }
+    // Nothing half-sent was stored.
+    const read = await fetch(`${h.url}/plants/77`, { headers: { authorization: `Bearer ${h.tokens.read}` } });
+    assert.equal(read.status, 404);
+  });
+
+  it('an idle keep-alive connection is not mistaken for a slow client', async () => {
+    const connection = await RawConnection.open(h.url);
+    try {
+      await connection.write('GET /healthz HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n');
+      assert.equal((await connection.response()).status, 200);
+      await new Promise((resolve) => setTimeout(resolve, HEADERS_TIMEOUT_MS * 2.5));
+      await connection.write('GET /healthz HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n');
+      assert.equal((await connection.response()).status, 200);
+    } finally {
+      connection.destroy();
+    }
+  });
+});
