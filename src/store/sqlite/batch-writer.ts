@@ -29,6 +29,7 @@ export class BatchWriter {
   private readonly selectById: Database.Statement;
   private readonly deleteById: Database.Statement;
   private readonly outbox: SqliteWebhookOutbox;
+  private readonly anySubscription: Database.Statement;
   private readonly applyAll: Database.Transaction<(writes: readonly PlantWrite[]) => PlantWriteResult[]>;
 
   constructor(db: Database.Database) {
@@ -38,9 +39,15 @@ export class BatchWriter {
     this.selectById = prepare('SELECT name, tag FROM plants WHERE id = ?');
     this.deleteById = prepare('DELETE FROM plants WHERE id = ?');
     this.outbox = new SqliteWebhookOutbox(db);
+    this.anySubscription = db.prepare('SELECT EXISTS (SELECT 1 FROM webhook_subscriptions)').pluck();
     this.applyAll = db.transaction((writes: readonly PlantWrite[]) => {
       const now = Date.now();
-      return writes.map((write) => this.applyOne(write, now));
+      // Asked once per batch, not per create: with no subscriber, the outbox would
+      // write nothing, yet building each event (random id, JSON) costs as much as the
+      // insert. Exact: the batch's transaction holds the write lock, so no subscription
+      // can appear (from this process or another) before it commits.
+      const notify = this.anySubscription.get() === 1;
+      return writes.map((write) => this.applyOne(write, now, notify));
     });
   }
 
@@ -49,13 +56,13 @@ export class BatchWriter {
     return this.applyAll.immediate(writes);
   }
 
-  private applyOne(write: PlantWrite, now: number): PlantWriteResult {
+  private applyOne(write: PlantWrite, now: number, notify: boolean): PlantWriteResult {
     if (write.op === 'delete') return { kind: 'deleted', found: this.deleteById.run(write.id).changes === 1 };
     const plant = asPlant(write.id, write);
     // The primary key decides who wins: INSERT .. ON CONFLICT DO NOTHING, then read
     // the row that is there (never check-then-insert).
     if (this.insert.run(write.id, write.name, write.tag, now).changes === 1) {
-      this.outbox.plantCreated(plant, now);
+      if (notify) this.outbox.plantCreated(plant, now);
       return { kind: 'created' };
     }
     const existing = this.selectById.get(write.id) as StoredContent;
