@@ -8,6 +8,8 @@ import type { Config } from './config.js';
 import { registerDocs } from './docs/routes.js';
 import { registerErrorHandlers } from './http/error-handler.js';
 import { registerCors } from './http/cors.js';
+import { handleNodeProtocolEdges } from './http/node-protocol.js';
+import { redactUrl } from './http/redact.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import { registerMethodNotAllowed } from './http/method-not-allowed.js';
 import { buildOpenApiDocument } from './http/openapi.js';
@@ -80,15 +82,10 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   app.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id);
   });
-  // Before any route: security headers, CORS (so even a 429 is readable by an
-  // allowed origin), then rate limiting.
-  registerSecurityHeaders(app, config.limits);
-  await registerCors(app, config.limits.corsOrigins);
-  await registerRateLimit(app, config.limits);
 
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
-      { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 },
+      { method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 },
       'request',
     );
   });
@@ -98,6 +95,14 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   app.setValidatorCompiler(({ schema, httpPart }) => compileValidator(schema, httpPart));
   registerJsonBodyParser(app, config.bodyLimitBytes);
   registerErrorHandlers(app, config.bodyLimitBytes);
+
+  // After the parser and error handler (CORS adds an OPTIONS route that must use
+  // both), before any other route: security headers, CORS (so even a 429 is
+  // readable by an allowed origin), then rate limiting.
+  handleNodeProtocolEdges(app.server);
+  registerSecurityHeaders(app, config.limits);
+  await registerCors(app, config.limits.corsOrigins);
+  await registerRateLimit(app, config.limits);
 
   // Delivers webhook events in the background, from the outbox the stores write.
   registerWebhookDispatcher(app, config, store.webhooks);

@@ -9,7 +9,7 @@
  * from it safely.
  */
 import type { Socket } from 'node:net';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Errors, type CatalogueEntry } from './errors.js';
 import type { ServiceLimits } from './service-limits.js';
 
@@ -79,4 +79,23 @@ export function clientErrorHandler(limits: ServiceLimits): (this: FastifyInstanc
     // end() flushes, then half-closes; a peer that never closes its side is cut off.
     setTimeout(() => socket.destroy(), 1000).unref();
   };
+}
+
+/**
+ * Fastify's router refuses some URLs before any route or hook runs, answering
+ * with its own body: bad percent-encoding (FST_ERR_BAD_URL) and path parameters
+ * over 100 characters (FST_ERR_MAX_PARAM_LENGTH, a 414). Both become Error
+ * records here (`frameworkErrors` option).
+ */
+export function frameworkErrorHandler(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const [entry, message] = error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+    ? [Errors.INVALID_PARAMETER, 'a path parameter is longer than 100 characters']
+    : error.code === 'FST_ERR_BAD_URL'
+      ? [Errors.BAD_REQUEST, 'the URL is malformed (invalid percent-encoding)']
+      : [Errors.BAD_REQUEST, 'the request could not be routed'];
+  void reply
+    .code(entry.status)
+    .headers({ 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' })
+    .type('application/json; charset=utf-8')
+    .send(JSON.stringify({ error: entry.code, message }));
 }

@@ -5,7 +5,7 @@
  */
 import type { ServerOptions } from 'node:http';
 import type { FastifyServerOptions } from 'fastify';
-import { clientErrorHandler } from './client-errors.js';
+import { clientErrorHandler, frameworkErrorHandler } from './client-errors.js';
 import type { ServiceLimits } from './service-limits.js';
 
 /**
@@ -21,7 +21,7 @@ function trustHops(hops: number): (address: string, hop: number) => boolean {
 
 export type ServerLimitOptions = Pick<
   FastifyServerOptions,
-  'connectionTimeout' | 'keepAliveTimeout' | 'requestTimeout' | 'clientErrorHandler' | 'return503OnClosing' | 'trustProxy'
+  'connectionTimeout' | 'keepAliveTimeout' | 'requestTimeout' | 'clientErrorHandler' | 'return503OnClosing' | 'trustProxy' | 'frameworkErrors'
 > & { readonly http: ServerOptions };
 
 export function serverOptions(limits: ServiceLimits): ServerLimitOptions {
@@ -35,6 +35,7 @@ export function serverOptions(limits: ServiceLimits): ServerLimitOptions {
       connectionsCheckingInterval: Math.min(TIMEOUT_CHECK_INTERVAL_MS, limits.headersTimeoutMs),
     },
     clientErrorHandler: clientErrorHandler(limits) as FastifyServerOptions['clientErrorHandler'],
+    frameworkErrors: frameworkErrorHandler as FastifyServerOptions['frameworkErrors'],
     // While draining after SIGTERM, Fastify would answer requests arriving on open
     // keep-alive connections with its own 503 body (not an Error record). They are
     // served instead: the store stays open until the last connection ends, and each

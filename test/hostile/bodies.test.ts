@@ -68,7 +68,7 @@ describe('hostile JSON bodies', () => {
       it(`id ${literal}: a 400, never rounded into an acceptable id`, async () => {
         const answer = await post(`{"id": ${literal}, "name": "not an integer"}`);
         assert.equal(answer.status, 400, answer.body);
-        assert.ok([Errors.INVALID_FIELD.code, Errors.INVALID_JSON.code].includes((JSON.parse(answer.body) as { error: number }).error));
+        assert.ok(([Errors.INVALID_FIELD.code, Errors.INVALID_JSON.code] as number[]).includes((JSON.parse(answer.body) as { error: number }).error));
       });
     }
 

@@ -69,6 +69,27 @@ describe('protocol-level attacks', () => {
     assertErrorRecord(await rawExchange(h.url, request), Errors.BAD_REQUEST);
   });
 
+  it('an Expect header other than 100-continue is ignored (RFC 9110 allows it), not answered with a bare 417', async () => {
+    for (const expect of ['', 'something-else', 'x-100-continued']) {
+      const response = await rawExchange(h.url, head('GET', '/healthz', { expect }));
+      assert.deepEqual({ status: response.status, body: response.body }, { status: 200, body: '{"status":"ok"}' }, `Expect: ${expect}`);
+    }
+    const response = await rawExchange(h.url, postHead({ expect: 'x-custom', 'content-length': '31' }) + '{"id": 501, "name": "expected"}');
+    assert.deepEqual({ status: response.status, body: response.body }, { status: 200, body: '{"name":"expected"}' });
+  });
+
+  it('CONNECT (this is not a proxy) gets a 400 Error record instead of a silent close', async () => {
+    assertErrorRecord(await rawExchange(h.url, 'CONNECT example.com:443 HTTP/1.1\r\nhost: example.com:443\r\n\r\n'), Errors.BAD_REQUEST);
+  });
+
+  it('URLs the router refuses (bad percent-encoding, a 101-character path parameter) get Error records', async () => {
+    for (const path of ['/%', '/plants/%zz', '/plants/%E0%A4%A']) {
+      assertErrorRecord(await rawExchange(h.url, head('GET', path, { authorization: `Bearer ${h.tokens.read}` })), Errors.BAD_REQUEST);
+    }
+    const long = await rawExchange(h.url, head('GET', `/plants/${'1'.repeat(101)}`, { authorization: `Bearer ${h.tokens.read}` }));
+    assertErrorRecord(long, Errors.INVALID_PARAMETER);
+  });
+
   it('slowloris: a head sent one byte at a time is cut off with 408 after HEADERS_TIMEOUT_MS, while others are served', async () => {
     const slow = await Promise.all(Array.from({ length: 50 }, () => RawConnection.open(h.url)));
     const text = 'GET /healthz HTTP/1.1\r\nhost: 127.0.0.1\r\nx-slow: ';

@@ -58,7 +58,7 @@ export class RawConnection {
     for (const wake of waiters) wake();
   }
 
-  private parse(): RawResponse | undefined {
+  private parse(bodiless: boolean): RawResponse | undefined {
     const end = this.buffer.indexOf('\r\n\r\n');
     if (end < 0) return undefined;
     const [statusLine = '', ...lines] = this.buffer.subarray(0, end).toString('latin1').split('\r\n');
@@ -70,6 +70,10 @@ export class RawConnection {
     const status = Number(statusLine.split(' ')[1]);
     const length = headers['content-length'];
     const bodyStart = end + 4;
+    if (bodiless) {
+      this.buffer = this.buffer.subarray(bodyStart);
+      return { status, headers, body: '' };
+    }
     if (length !== undefined) {
       if (this.buffer.length < bodyStart + Number(length)) return undefined;
       const body = this.buffer.subarray(bodyStart, bodyStart + Number(length)).toString('utf8');
@@ -82,11 +86,15 @@ export class RawConnection {
     return { status, headers, body };
   }
 
-  /** The next response; rejects if none is complete within `timeoutMs` or the connection closes first. */
-  async response(timeoutMs = 10_000): Promise<RawResponse> {
+  /**
+   * The next response; rejects if none is complete within `timeoutMs` or the
+   * connection closes first. `bodiless`: the answer to a HEAD request (no body,
+   * whatever Content-Length says).
+   */
+  async response(timeoutMs = 10_000, bodiless = false): Promise<RawResponse> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const parsed = this.parse();
+      const parsed = this.parse(bodiless);
       if (parsed !== undefined) return parsed;
       if (this.isClosed) throw new Error(`connection closed without a (complete) response; got ${JSON.stringify(this.buffer.toString('latin1').slice(0, 300))}`);
       const left = deadline - Date.now();
@@ -120,7 +128,7 @@ export async function rawExchange(url: string, request: string | Buffer, timeout
   const connection = await RawConnection.open(url);
   try {
     await connection.write(request);
-    return await connection.response(timeoutMs);
+    return await connection.response(timeoutMs, /^HEAD /i.test(request.toString('latin1', 0, 5)));
   } finally {
     connection.destroy();
   }
