@@ -9,6 +9,7 @@
  * - no Authorization header: by address, in onRequest, before anything else runs;
  * - a token that authenticated: by token id, in preParsing (after the auth hook,
  *   before the body is read), so a limited client cannot make us parse anything;
+ * - a valid token without the needed scope (403): by token id, in onSend;
  * - a credential that failed (401), or anything else that ended before
  *   preParsing: by address, in onSend; over budget, the answer becomes the 429.
  * The key is the token id, never the secret, so nothing secret reaches Redis or
@@ -135,9 +136,18 @@ export async function registerRateLimit(app: FastifyInstance, limits: ServiceLim
     return payload;
   });
 
+  /** The token behind a 403: authenticated, but the auth hook only keeps tokens that pass the scope check. */
+  async function forbiddenToken(request: FastifyRequest, reply: FastifyReply): Promise<string | undefined> {
+    if (reply.statusCode !== 403) return undefined;
+    const secret = /^Bearer +(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
+    if (secret === undefined) return undefined;
+    const result = await request.server.authenticator.authenticate(secret); // a cache hit: it just authenticated
+    return result.ok ? TOKEN_KEY + result.token.id : undefined;
+  }
+
   app.addHook('onSend', async (request, reply, payload) => {
     if (request.rateLimitKey !== null) return payload;
-    const refusal = await charge(request, reply, ADDRESS_KEY + request.ip);
+    const refusal = await charge(request, reply, (await forbiddenToken(request, reply)) ?? ADDRESS_KEY + request.ip);
     if (refusal === undefined) return payload;
     // The failure (typically a 401) is replaced by the 429: the client is to back off.
     reply.removeHeader('www-authenticate');
