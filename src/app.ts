@@ -112,6 +112,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   if (metricsOnApiPort !== undefined) operations.push(metricsOnApiPort);
   const openApi = openApiOperation(() => buildOpenApiDocument(operations, {
     bodyLimitBytes: config.bodyLimitBytes,
+    service: config.limits,
     webhooks: { timeoutMs: config.webhookTimeoutMs, retrySchedule: config.webhookRetrySchedule },
   }));
   operations.push(openApi);

@@ -9,6 +9,8 @@ import type { JsonSchema, OperationSpec, ParameterSpec } from './operation.js';
 import { LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT } from '../plants/routes.js';
 import { NewPlant, Plant, StoredPlant } from '../plants/schemas.js';
 import { REALM } from './auth.js';
+import { RATE_LIMIT_HEADERS, RETRY_AFTER_HEADER } from './rate-limit-headers.js';
+import type { ServiceLimits } from './service-limits.js';
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from '../webhooks/retry-schedule.js';
 import { webhookComponents, webhookEvents, webhooksTag, type WebhookDocumentSettings } from '../webhooks/openapi.js';
 
@@ -51,6 +53,25 @@ export interface DocumentLimits {
   readonly bodyLimitBytes: number;
   /** The delivery timeout and retry schedule the `webhooks` section states (defaults when absent). */
   readonly webhooks?: WebhookDocumentSettings;
+  /** Rate limits and protocol limits the description states (omitted when absent). */
+  readonly service?: ServiceLimits;
+}
+
+/** The rate-limit and protocol-limit paragraph of the description (docs/security.md has the whole story). */
+function serviceLimitsText(service: ServiceLimits | undefined): string[] {
+  if (service === undefined) return [];
+  const rate = service.rateLimitPerMinute === 0 && service.anonymousRateLimitPerMinute === 0
+    ? 'Rate limiting is off on this server.'
+    : `Each token may make ${service.rateLimitPerMinute || 'unlimited'} requests a minute; requests without a valid token, ` +
+      `${service.anonymousRateLimitPerMinute || 'unlimited'} a minute per client address.`;
+  return [
+    '',
+    `**Rate limits.** ${rate} Over the limit, a request gets 429 RATE_LIMITED with \`Retry-After\`; while limiting is on,`,
+    'every response carries `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` and `RateLimit-Policy`.',
+    `A request head (request line and headers) over ${service.maxHeaderSizeBytes} bytes gets 431 HEADERS_TOO_LARGE; a client that takes`,
+    `over ${service.headersTimeoutMs} ms to send its headers, or ${service.requestTimeoutMs} ms for the whole request, gets 408 REQUEST_TIMEOUT.`,
+    'Both close the connection.',
+  ];
 }
 
 /**
@@ -70,6 +91,8 @@ export function failuresOf(operation: OperationSpec): ErrorName[] {
   }
   if ((operation.pathParams?.length ?? 0) + (operation.query?.length ?? 0) > 0) names.add('INVALID_PARAMETER');
   operation.errors.forEach((n) => names.add(n));
+  // Every operation is rate limited when RATE_LIMIT (or RATE_LIMIT_ANONYMOUS) is set.
+  names.add('RATE_LIMITED');
   names.add('INTERNAL');
   return [...names];
 }
@@ -90,6 +113,7 @@ function errorResponses(operation: OperationSpec): Record<string, unknown> {
     }
     if (status === 503) headers['Retry-After'] = { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } };
     if (status === 405) headers.Allow = { description: 'The methods this path has.', schema: { type: 'string' } };
+    if (status === 429) Object.assign(headers, { 'Retry-After': RETRY_AFTER_HEADER }, RATE_LIMIT_HEADERS);
     responses[String(status)] = {
       description: lines.join('\n'),
       ...(Object.keys(headers).length > 0 ? { headers } : {}),
@@ -134,7 +158,7 @@ function operationObject(operation: OperationSpec, limits: DocumentLimits): unkn
     responses: {
       [String(success.status)]: {
         description: success.description,
-        ...(success.headers === undefined ? {} : { headers: success.headers }),
+        headers: { ...success.headers, ...RATE_LIMIT_HEADERS },
         ...(successContent === undefined ? {} : { content: successContent }),
       },
       ...errorResponses(operation),
@@ -169,6 +193,7 @@ export function buildOpenApiDocument(operations: readonly OperationSpec[], limit
         '',
         `**Limits.** Request bodies: at most ${limits.bodyLimitBytes} bytes of UTF-8 JSON. Names: 1-200 characters; tags: 1-100.`,
         `List pages: 1-${LIST_MAX_LIMIT} plants (default ${LIST_DEFAULT_LIMIT}); follow the \`Link: rel="next"\` header for the rest.`,
+        ...serviceLimitsText(limits.service),
         '',
         '**Ids are int64.** Ids travel as JSON numbers with all their digits; values above 2^53 need a JSON parser that',
         'keeps them exact (JavaScript: the typed client `plantstore/client` returns them as `bigint`).',

@@ -169,3 +169,31 @@ describe('rate limiting shared through Redis', async () => {
     }
   });
 });
+
+describe('the OpenAPI document', () => {
+  it('documents 429 with Retry-After and the RateLimit headers on every operation, and the limits in force', async () => {
+    const h = await listeningHarness({ env: { RATE_LIMIT: '600', RATE_LIMIT_ANONYMOUS: '60' } });
+    try {
+      const doc = JSON.parse((await get(h.url, '/openapi.json')).body) as {
+        info: { description: string };
+        paths: Record<string, Record<string, { responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, { schema: { $ref: string } }> }> }>>;
+      };
+      for (const [path, methods] of Object.entries(doc.paths)) {
+        for (const [method, operation] of Object.entries(methods)) {
+          const limited = operation.responses['429'];
+          assert.ok(limited, `${method} ${path} documents 429`);
+          assert.equal(limited.content?.['application/json']?.schema.$ref, '#/components/schemas/Error');
+          for (const name of ['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy']) {
+            assert.ok(limited.headers?.[name], `${method} ${path} 429 documents ${name}`);
+          }
+          const success = Object.entries(operation.responses).find(([status]) => status.startsWith('2'))?.[1];
+          assert.ok(success?.headers?.['RateLimit-Remaining'], `${method} ${path} success documents RateLimit-Remaining`);
+        }
+      }
+      assert.match(doc.info.description, /Each token may make 600 requests a minute; requests without a valid token, 60 a minute per client address/);
+      assert.match(doc.info.description, /431 HEADERS_TOO_LARGE/);
+    } finally {
+      await h.close();
+    }
+  });
+});
