@@ -32,7 +32,7 @@ describe('protocol-level attacks', () => {
     assert.equal(response.headers.connection, 'close');
     await connection.closedWithin(2000);
     // Fast means "did not wait for the body": far below what even a fast link needs for 1 GB.
-    assert.ok(Date.now() - started < 2000, `took ${Date.now() - started} ms`);
+    assert.ok(Date.now() - started < 3000, `took ${Date.now() - started} ms`);
   });
 
   it('a chunked body that grows past the limit gets 413 and the connection is closed', async () => {
@@ -104,15 +104,16 @@ describe('protocol-level attacks', () => {
       for (let i = 0; i < 5; i++) {
         const t0 = Date.now();
         assert.equal((await fetch(`${h.url}/healthz`)).status, 200);
-        assert.ok(Date.now() - t0 < 1000, 'a normal request waited behind the slow ones');
+        assert.ok(Date.now() - t0 < 2000, 'a normal request waited behind the slow ones');
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
-      const responses = await Promise.all(slow.map((connection) => connection.response(HEADERS_TIMEOUT_MS + 4000)));
+      const responses = await Promise.all(slow.map((connection) => connection.response(HEADERS_TIMEOUT_MS + 8000)));
       for (const response of responses) assertErrorRecord(response, Errors.REQUEST_TIMEOUT);
       await Promise.all(slow.map((connection) => connection.closedWithin(2000)));
       const took = Date.now() - started;
-      // Node checks timeouts once a second: cut off within the timeout plus that interval (and some slack).
-      assert.ok(took < HEADERS_TIMEOUT_MS + 2500, `slow clients were held ${took} ms`);
+      // Node checks timeouts once a second: cut off within the timeout plus that interval
+      // (and slack for a busy machine; without the limit they would be held until they stop).
+      assert.ok(took < HEADERS_TIMEOUT_MS + 5000, `slow clients were held ${took} ms`);
     } finally {
       clearInterval(drip);
       slow.forEach((connection) => connection.destroy());
@@ -127,8 +128,8 @@ describe('protocol-level attacks', () => {
     const drip = setInterval(() => void connection.write(body[sent++] ?? ' '), 200);
     try {
       const started = Date.now();
-      assertErrorRecord(await connection.response(REQUEST_TIMEOUT_MS + 4000), Errors.REQUEST_TIMEOUT);
-      assert.ok(Date.now() - started < REQUEST_TIMEOUT_MS + 2500);
+      assertErrorRecord(await connection.response(REQUEST_TIMEOUT_MS + 8000), Errors.REQUEST_TIMEOUT);
+      assert.ok(Date.now() - started < REQUEST_TIMEOUT_MS + 5000);
     } finally {
       clearInterval(drip);
       connection.destroy();

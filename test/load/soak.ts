@@ -140,12 +140,13 @@ async function main(): Promise<number> {
     log(`service pid ${child.pid} at ${url}, store ${databaseUrl.replace(/\/\/[^@]*@/, '//***@')}`);
     log(`offered load: ${settings.rate} req/s for ${settings.durationS} s over ${settings.connections} connections (50% create, 40% read, 10% list)`);
     const start = await sampleMemory(child, url, token);
-    log(`memory at start: RSS ${mb(start.rssMb)}, heap used ${mb(start.heapUsedMb)}`);
-    const samples: Memory[] = [start];
+    log(`memory before the load: RSS ${mb(start.rssMb)}, heap used ${mb(start.heapUsedMb)}`);
+    const samples: Memory[] = [];
+    const loadStarted = Date.now();
     const sampler = setInterval(() => {
       void sampleMemory(child, url, token).then((m) => {
         samples.push(m);
-        log(`  t+${samples.length * 10 - 10}s RSS ${mb(m.rssMb)}, heap used ${mb(m.heapUsedMb)}`);
+        log(`  t+${Math.round((Date.now() - loadStarted) / 1000)}s RSS ${mb(m.rssMb)}, heap used ${mb(m.heapUsedMb)}`);
       });
     }, 10_000);
 
@@ -179,9 +180,13 @@ async function main(): Promise<number> {
     log(`statuses:  ${JSON.stringify(Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count])))}`);
     log(`failures:  ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx`);
     log(`latency:   p50 ${result.latency.p50} ms, p90 ${result.latency.p90} ms, p99 ${result.latency.p99} ms, p99.9 ${result.latency.p99_9} ms, max ${result.latency.max} ms`);
-    log(`memory:    RSS ${mb(start.rssMb)} -> ${mb(end.rssMb)}; heap used ${mb(start.heapUsedMb)} -> ${mb(end.heapUsedMb)}`);
-    const rss = samples.map((s) => s.rssMb);
-    log(`           RSS over the run: min ${mb(Math.min(...rss))}, max ${mb(Math.max(...rss))} (${samples.length} samples)`);
+    // "Start" is the first sample under load (t+10 s): warmed up, caches and pools filled.
+    const warm = samples[0] ?? start;
+    log(`memory:    before the load RSS ${mb(start.rssMb)}, heap used ${mb(start.heapUsedMb)}`);
+    log(`           start (t+10s)   RSS ${mb(warm.rssMb)}, heap used ${mb(warm.heapUsedMb)}`);
+    log(`           end             RSS ${mb(end.rssMb)}, heap used ${mb(end.heapUsedMb)}`);
+    const rss = [...samples, end].map((s) => s.rssMb);
+    log(`           RSS under load: min ${mb(Math.min(...rss))}, max ${mb(Math.max(...rss))} (${rss.length} samples)`);
     log(failures === 0 ? 'result:    PASS (zero failures)' : `result:    FAIL (${failures} failed requests)`);
     return failures === 0 ? 0 : 1;
   } finally {

