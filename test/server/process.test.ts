@@ -24,6 +24,8 @@ for (const backend of testBackends()) describe(`the service process [${backend.n
     const opened = await backend.open();
     try {
       const first = await startServiceProcess({ DATABASE_URL: opened.databaseUrl });
+      // The banner is printed just after the "listening" line the start resolves on.
+      for (let i = 0; i < 100 && !first.output().includes('Manage tokens with'); i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
       const banner = first.output();
       const token = /^ {4}(pst_[A-Za-z0-9_-]{43})$/m.exec(banner)?.[1];
       assert.ok(token, `no token in:\n${banner}`);
