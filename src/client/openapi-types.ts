@@ -411,7 +411,7 @@ export interface components {
                 attemptedAt: string;
                 /** @description The subscriber's HTTP status; absent when no response came. */
                 responseStatus?: number;
-                /** @description Milliseconds from sending to the response status (or to the failure). */
+                /** @description Whole milliseconds from sending to the response status (or to the failure). */
                 latencyMs: number;
                 /** @description Why the attempt did not acknowledge (timeout, refused connection, non-2xx status...); absent on success. */
                 error?: string;
@@ -424,7 +424,7 @@ export interface components {
             attemptedAt: string;
             /** @description The subscriber's HTTP status; absent when no response came. */
             responseStatus?: number;
-            /** @description Milliseconds from sending to the response status (or to the failure). */
+            /** @description Whole milliseconds from sending to the response status (or to the failure). */
             latencyMs: number;
             /** @description Why the attempt did not acknowledge (timeout, refused connection, non-2xx status...); absent on success. */
             error?: string;
@@ -1800,7 +1800,7 @@ export interface operations {
                      *             "attempt": 1,
                      *             "attemptedAt": "2026-01-01T12:00:00.012Z",
                      *             "responseStatus": 503,
-                     *             "latencyMs": 41.3,
+                     *             "latencyMs": 41,
                      *             "error": "the subscriber answered 503"
                      *           }
                      *         ]
@@ -1978,7 +1978,7 @@ export interface operations {
                      *           "attempt": 1,
                      *           "attemptedAt": "2026-01-01T12:00:00.012Z",
                      *           "responseStatus": 503,
-                     *           "latencyMs": 41.3,
+                     *           "latencyMs": 41,
                      *           "error": "the subscriber answered 503"
                      *         }
                      *       ]

@@ -30,9 +30,12 @@ export function registerWebhookDispatcher(app: FastifyInstance, config: Config, 
   app.addHook('onClose', async () => {
     await dispatcher.stop();
   });
-  // A 200 from POST /plants may be a replay, which wrote no event: the nudge then finds nothing, at the cost of one query.
-  app.addHook('onResponse', async (request, reply) => {
+  // A 200 from POST /plants may be a replay, which wrote no event: the nudge then
+  // finds nothing, at the cost of one read (nudges are coalesced). A callback hook:
+  // it runs on every request, and an async one costs a promise each time.
+  app.addHook('onResponse', (request, reply, done) => {
     if (reply.statusCode === 200 && request.method === 'POST' && request.routeOptions.url === '/plants') dispatcher.nudge();
+    done();
   });
   return dispatcher;
 }

@@ -66,7 +66,7 @@ const deliveryExample = {
   attemptCount: 1,
   nextAttemptAt: '2026-01-01T12:00:06.000Z',
   createdAt: '2026-01-01T12:00:00.000Z',
-  attempts: [{ attempt: 1, attemptedAt: '2026-01-01T12:00:00.012Z', responseStatus: 503, latencyMs: 41.3, error: 'the subscriber answered 503' }],
+  attempts: [{ attempt: 1, attemptedAt: '2026-01-01T12:00:00.012Z', responseStatus: 503, latencyMs: 41, error: 'the subscriber answered 503' }],
 };
 
 export const createWebhook: Operation = {

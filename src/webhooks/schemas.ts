@@ -70,7 +70,7 @@ export const DeliveryAttempt = {
     attempt: { type: 'integer', minimum: 1, description: 'Which attempt this was (an attempt interrupted by a shutdown is logged and repeated with the same number).' },
     attemptedAt: DateTime,
     responseStatus: { type: 'integer', description: "The subscriber's HTTP status; absent when no response came." },
-    latencyMs: { type: 'number', description: 'Milliseconds from sending to the response status (or to the failure).' },
+    latencyMs: { type: 'number', description: 'Whole milliseconds from sending to the response status (or to the failure).' },
     error: { type: 'string', description: 'Why the attempt did not acknowledge (timeout, refused connection, non-2xx status...); absent on success.' },
   },
   additionalProperties: false,
