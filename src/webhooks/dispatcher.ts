@@ -146,14 +146,26 @@ export class WebhookDispatcher {
 
   private async deliver(delivery: ClaimedDelivery, signal: AbortSignal): Promise<void> {
     const attemptedAt = new Date();
+    let headers: Record<string, string>;
+    try {
+      headers = webhookHeaders(delivery, attemptedAt);
+    } catch (error) {
+      // Only a secret edited by hand in the database can get here; it must not crash the process.
+      await this.record(delivery, attemptedAt, { latencyMs: 0, error: `cannot sign: ${(error as Error).message}`, interrupted: false });
+      return;
+    }
     const result = await sendWebhook({
       url: delivery.url,
-      headers: webhookHeaders(delivery, attemptedAt),
+      headers,
       body: delivery.payload,
       timeoutMs: this.options.timeoutMs,
       policy: this.options.urlPolicy,
       signal,
     });
+    await this.record(delivery, attemptedAt, result);
+  }
+
+  private async record(delivery: ClaimedDelivery, attemptedAt: Date, result: SendResult): Promise<void> {
     const outcome = this.outcomeOf(delivery, result);
     this.logAttempt(delivery, result, outcome);
     try {

@@ -267,4 +267,21 @@ for (const backend of testBackends()) describe(`webhook delivery [${backend.name
       await receiver.close();
     }
   });
+
+  it('records a delivery it cannot sign (a secret damaged in the database) as failed, and keeps running', async () => {
+    const h = await createHarness({ backend, env: { ...FAST, WEBHOOK_RETRY_SCHEDULE: 'none' } });
+    const receiver = await startReceiver();
+    try {
+      await h.store.webhooks.insertSubscription({ id: 'whk_damaged', url: receiver.url, secret: 'whsec_', createdAt: new Date() });
+      const healthy = await subscribe(h, receiver.url);
+      assert.equal((await postPlant(h, '{"id": 11, "name": "signed"}')).statusCode, 200);
+      const [damaged] = await waitForDeliveries(h, { id: 'whk_damaged', secret: '' }, (list) => list[0]?.status === 'failed');
+      assert.match(damaged?.attempts[0]?.error ?? '', /cannot sign/);
+      const [received] = await receiver.waitFor((r) => r.length === 1);
+      assert.equal(verifySignature(healthy.secret, received as ReceivedWebhook), '{"id":11,"name":"signed"}');
+    } finally {
+      await h.close();
+      await receiver.close();
+    }
+  });
 });
