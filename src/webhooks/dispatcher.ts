@@ -137,10 +137,13 @@ export class WebhookDispatcher {
 
   private launch(delivery: ClaimedDelivery): void {
     const controller = new AbortController();
-    const done = this.deliver(delivery, controller.signal).finally(() => {
-      this.inFlight.delete(delivery.deliveryId);
-      this.nudge();
-    });
+    const done = this.deliver(delivery, controller.signal)
+      // deliver() handles what it expects; anything else is a bug, logged rather than left to crash the process.
+      .catch((error: unknown) => this.options.log.warn({ err: error, deliveryId: delivery.deliveryId }, 'webhooks: unexpected delivery failure'))
+      .finally(() => {
+        this.inFlight.delete(delivery.deliveryId);
+        this.nudge();
+      });
     this.inFlight.set(delivery.deliveryId, { controller, done });
   }
 
