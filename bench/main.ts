@@ -15,6 +15,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { probeFsync } from './fsync-probe.js';
 import type { LoadSpec } from './load-runner.js';
 import { parseOptions, type BenchOptions, type CaseName } from './options.js';
 import { cpuMs, peakRss, ROOT, runLoadProcess, startFloor, startService, stop, type Running } from './processes.js';
@@ -108,8 +109,15 @@ function scaleComparison(): void {
   }
 }
 
+/** The disk's durable-write latency: the floor under any durable create's latency here. */
+function noteFsync(when: string): void {
+  const { p50, p99, max } = probeFsync();
+  notes.push(`fsync of a 4 KB write on this disk, ${when}: p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms, max ${max.toFixed(2)} ms`);
+}
+
 async function main(): Promise<void> {
   if (!options.noBuild) build();
+  noteFsync('before the runs');
   const floor = await startFloor(join(logDir, 'floor.log'));
   try {
     for (const store of options.stores) await benchStore(store, options.storeSize, options.cases, floor);
@@ -120,6 +128,7 @@ async function main(): Promise<void> {
   } finally {
     await stop(floor);
   }
+  noteFsync('after the runs');
   const setup = `${options.connections} connections, ${options.duration} s per run, median of ${options.repeats} runs, ` +
     `${cpus().length} CPUs, node ${process.version}, service LOG_LEVEL=${options.logLevel}`;
   process.stdout.write(`\n${setup}\n\n${formatTable(rows)}\n\n${[...new Set(notes)].map((n) => `- ${n}`).join('\n')}\n`);
