@@ -81,6 +81,15 @@ export function bootstrapBanner(url: string, token: IssuedToken): string {
 
 /** Runs until SIGTERM or SIGINT, then shuts down gracefully. */
 export async function runServer(config: Config): Promise<void> {
+  // Listened for before starting: the service accepts connections (and says so) a
+  // moment before startServer returns, and a SIGTERM in that moment must still mean
+  // a graceful stop, not Node's default of dying at once.
+  let early: NodeJS.Signals | undefined;
+  let onSignal = (signal: NodeJS.Signals): void => {
+    early ??= signal;
+  };
+  process.on('SIGTERM', (signal) => onSignal(signal));
+  process.on('SIGINT', (signal) => onSignal(signal));
   const server = await startServer(config);
   if (server.bootstrapToken !== undefined) process.stdout.write(`\n${bootstrapBanner(server.url, server.bootstrapToken)}\n\n`);
   let stopping = false;
@@ -104,6 +113,6 @@ export async function runServer(config: Config): Promise<void> {
       },
     );
   };
-  process.on('SIGTERM', shutdown);
-  process.on('SIGINT', shutdown);
+  onSignal = shutdown;
+  if (early !== undefined) shutdown(early);
 }

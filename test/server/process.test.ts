@@ -103,4 +103,17 @@ for (const backend of testBackends()) describe(`the service process [${backend.n
       await opened.cleanup();
     }
   });
+
+  it('stops gracefully (exit 0) on a SIGTERM sent the moment it says it is listening', async () => {
+    const opened = await backend.open();
+    try {
+      // The signal lands before startServer has returned; it used to kill the process outright.
+      for (let i = 0; i < 4; i += 1) {
+        const service = await startServiceProcess({ DATABASE_URL: opened.databaseUrl });
+        assert.equal(await service.stop(), 0, service.output());
+      }
+    } finally {
+      await opened.cleanup();
+    }
+  });
 });
