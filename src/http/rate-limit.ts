@@ -84,7 +84,11 @@ export async function registerRateLimit(app: FastifyInstance, limits: ServiceLim
   const loggedUntil = new Map<string, number>();
 
   function noteExceeded(request: FastifyRequest, key: string, resetAt: number): void {
-    if (key.startsWith(ADDRESS_KEY)) spentAddresses.set(key, resetAt);
+    if (key.startsWith(ADDRESS_KEY)) {
+      // Bounded: many addresses over budget at once just lose the shortcut, not the limit.
+      if (spentAddresses.size > 10_000) spentAddresses.clear();
+      spentAddresses.set(key, resetAt);
+    }
     if ((loggedUntil.get(key) ?? 0) > Date.now()) return;
     if (loggedUntil.size > 10_000) loggedUntil.clear();
     loggedUntil.set(key, resetAt);
