@@ -8,6 +8,20 @@ import { fileURLToPath } from 'node:url';
 
 const CLI = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 
+// Service processes still running. A test that fails before stopping its service must
+// not leave it behind: its pipes would keep the test file (and npm test) from ever
+// finishing. So a started service does not keep this process alive, and whatever is
+// still running when this process exits is killed.
+const running = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+function releaseWhenStarted(child: ChildProcess): void {
+  child.unref();
+  for (const stream of [child.stdout, child.stderr]) (stream as unknown as { unref?: () => void } | null)?.unref?.();
+}
+
 export interface ServiceProcess {
   readonly child: ChildProcess;
   /** e.g. http://127.0.0.1:43210 */
@@ -36,7 +50,9 @@ export async function startServiceProcess(env: Record<string, string>, timeoutMs
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
+  running.add(child);
   const exited = once(child, 'exit');
+  void exited.then(() => running.delete(child));
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`service did not start within ${timeoutMs} ms:\n${output}`)), timeoutMs);
     const onData = (chunk: Buffer) => {
@@ -54,6 +70,7 @@ export async function startServiceProcess(env: Record<string, string>, timeoutMs
       reject(new Error(`service exited before listening:\n${output}`));
     });
   });
+  releaseWhenStarted(child);
   return {
     child,
     url,
