@@ -63,7 +63,7 @@ export function bootstrapBanner(url: string, token: IssuedToken): string {
   const rule = '='.repeat(78);
   return [
     rule,
-    `Plant Store is running at ${url}  (API reference: ${url}/openapi.json)`,
+    `Plant Store is running at ${url}  (interactive API reference: ${url}/docs)`,
     '',
     `This store had no tokens, so one with every scope (${token.record.scopes.join(', ')}) was created`,
     `and named '${token.record.name}'. It is shown only this once; keep it somewhere safe:`,
