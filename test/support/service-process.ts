@@ -4,23 +4,21 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const CLI = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 
 // Service processes still running. A test that fails before stopping its service must
 // not leave it behind: its pipes would keep the test file (and npm test) from ever
-// finishing. So a started service does not keep this process alive, and whatever is
-// still running when this process exits is killed.
+// finishing. So once the file's tests are done, whatever still runs is killed.
 const running = new Set<ChildProcess>();
+after(() => {
+  for (const child of running) child.kill('SIGKILL');
+});
 process.on('exit', () => {
   for (const child of running) child.kill('SIGKILL');
 });
-
-function releaseWhenStarted(child: ChildProcess): void {
-  child.unref();
-  for (const stream of [child.stdout, child.stderr]) (stream as unknown as { unref?: () => void } | null)?.unref?.();
-}
 
 export interface ServiceProcess {
   readonly child: ChildProcess;
@@ -70,7 +68,6 @@ export async function startServiceProcess(env: Record<string, string>, timeoutMs
       reject(new Error(`service exited before listening:\n${output}`));
     });
   });
-  releaseWhenStarted(child);
   return {
     child,
     url,
