@@ -83,9 +83,10 @@ for (const backend of testBackends()) describe(`revocation and expiry against th
   it(`a token revoked with the CLI is refused within TOKEN_CACHE_TTL_MS (${TTL_MS} ms); an expired one at once`, async () => {
     const opened = await backend.open();
     const revocable = await issueToken(opened.store.tokens, { name: 'revocable', scopes: ['plants:read'] });
-    const expiring = await issueToken(opened.store.tokens, { name: 'expiring', scopes: ['plants:read'], expiresInMs: 4000 });
     try {
       const service = await startServiceProcess({ DATABASE_URL: opened.databaseUrl, TOKEN_CACHE_TTL_MS: String(TTL_MS) });
+      // Issued once the service is up, so a slow start cannot use up its lifetime.
+      const expiring = await issueToken(opened.store.tokens, { name: 'expiring', scopes: ['plants:read'], expiresInMs: 1500 });
       const status = async (secret: string) =>
         (await fetch(`${service.url}/plants`, { headers: { authorization: `Bearer ${secret}` } }).then(async (r) => (await r.arrayBuffer(), r.status)));
       assert.equal(await status(revocable.secret), 200); // now cached
