@@ -134,6 +134,10 @@ describe('rate limiting off (RATE_LIMIT=0, the default)', () => {
 
 describe('rate limiting shared through Redis', async () => {
   const reachable = await redisReachable();
+  // CI sets PLANTSTORE_REQUIRE_REDIS=1: there an unreachable Redis is a failure, not a skip.
+  if (!reachable && process.env.PLANTSTORE_REQUIRE_REDIS === '1') {
+    throw new Error(`Redis at ${REDIS_URL} is unreachable and PLANTSTORE_REQUIRE_REDIS=1: the shared rate-limit tests must run`);
+  }
   if (!reachable) process.stderr.write(`\n!!! Redis at ${REDIS_URL} unreachable: skipping the shared rate-limit tests\n\n`);
 
   it('two instances with one REDIS_URL draw on one budget per token', { skip: !reachable && `Redis at ${REDIS_URL} unreachable` }, async () => {
