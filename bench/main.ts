@@ -3,21 +3,23 @@
  * every reachable store, with the same load generator, connections and duration.
  *
  * For each store: a fresh store with a real token and --store-size seeded plants,
- * the service started from dist/ as `npm start` runs it. For each case: a short
- * warm-up of both servers, then --repeats measured runs alternating floor and
- * service (so drift in the machine hits both alike), then a run at a fixed offered
- * load of half the service's measured maximum. Medians are quoted.
+ * the service started from dist/ as `npm start` runs it (start-up timed, median of
+ * several starts). For each case: a short warm-up of every server, then --repeats
+ * rounds of measured runs, floor and service interleaved (so drift in the machine
+ * hits all alike), then a run at a fixed offered load of half the service's
+ * measured maximum. Medians are quoted.
  *
- * --scale repeats the cases with 1,000,000 plants and compares create req/s and
- * get p99 with the normal store, and start-up time with each.
+ * --scale also starts the service on a store of --scale-size (1,000,000) plants,
+ * alongside the first, interleaves its runs with theirs, and compares create req/s
+ * and get p99 between the two stores.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { probeFsync } from './fsync-probe.js';
-import type { LoadSpec } from './load-runner.js';
-import { parseOptions, type BenchOptions, type CaseName } from './options.js';
+import type { LoadResult, LoadSpec } from './load-runner.js';
+import { parseOptions, type BenchOptions, type CaseName, type StoreName } from './options.js';
 import { cpuMs, peakRss, ROOT, runLoadProcess, startFloor, startService, stop, type Running } from './processes.js';
 import { formatTable, median, summarise, writeResults, type Row } from './report.js';
 import { prepareStore, type PreparedStore } from './stores.js';
@@ -26,6 +28,7 @@ const options = parseOptions(process.argv.slice(2), process.env);
 const rows: Row[] = [];
 const notes: string[] = [];
 let runNumber = 0;
+const STARTUP_SAMPLES = 5;
 /** The servers' logs (the service logs every request, as in production); kept only if the bench fails. */
 const logDir = mkdtempSync(join(tmpdir(), 'plantstore-bench-logs-'));
 
@@ -49,49 +52,90 @@ async function load(server: Running, spec: Omit<LoadSpec, 'url' | 'run'>) {
   return result;
 }
 
-async function benchCase(kase: CaseName, prepared: PreparedStore, service: Running, floor: Running, o: BenchOptions) {
-  const spec = { case: kase, token: prepared.token, storeSize: prepared.size, connections: o.connections, duration: o.duration };
-  log(`${kase} on ${prepared.store} (${prepared.size} plants): warm-up`);
-  await load(floor, { ...spec, duration: 1 });
-  await load(service, { ...spec, duration: 1 });
-  const floorRuns = [];
-  const serviceRuns = [];
-  for (let i = 0; i < o.repeats; i++) {
-    log(`${kase} on ${prepared.store}: run ${i + 1} of ${o.repeats}`);
-    if (i % 2 === 0) floorRuns.push(await load(floor, spec));
-    serviceRuns.push(await load(service, spec));
-    if (i % 2 === 1) floorRuns.push(await load(floor, spec));
-  }
-  const floorRow = summarise(kase, 'floor', prepared.size, floorRuns);
-  const serviceRow = summarise(kase, prepared.store, prepared.size, serviceRuns);
-  let halfLoad: Row['halfLoad'];
-  if (o.paced) {
-    const offered = serviceRow.rps / 2;
-    log(`${kase} on ${prepared.store}: fixed load of ${Math.round(offered)} req/s`);
-    const paced = await load(service, { ...spec, rate: offered });
-    halfLoad = { offered, achieved: paced.rps, p99: paced.p99, p50: paced.p50 };
-  }
-  const pid = service.child.pid as number;
-  rows.push(floorRow, { ...serviceRow, ratio: serviceRow.rps / floorRow.rps, peakRssMb: peakRss(pid), halfLoad });
+/** One service under test: a prepared store and the service running on it. */
+interface Target {
+  readonly prepared: PreparedStore;
+  readonly service: Running;
 }
 
-async function benchStore(store: 'sqlite' | 'postgres', size: number, cases: readonly CaseName[], floor: Running) {
-  log(`preparing ${store} with ${size} plants`);
-  const prepared = await prepareStore(store, size, options.postgresUrl);
-  if ('skipped' in prepared) {
-    notes.push(`${store}: skipped: ${prepared.skipped}`);
-    return;
+/**
+ * One case on the floor and every target, their runs interleaved (the order rotates
+ * each round), so drift in the machine hits all of them alike.
+ */
+async function benchCase(kase: CaseName, targets: readonly Target[], floor: Running, o: BenchOptions) {
+  const specFor = ({ prepared }: Target) => ({ case: kase, token: prepared.token, storeSize: prepared.size, connections: o.connections, duration: o.duration });
+  const first = targets[0] as Target;
+  const servers = [{ server: floor, spec: specFor(first) }, ...targets.map((target) => ({ server: target.service, spec: specFor(target) }))];
+  const name = `${kase} on ${first.prepared.store}`;
+  log(`${name}: warm-up`);
+  for (const { server, spec } of servers) await load(server, { ...spec, duration: 1 });
+  const runs: LoadResult[][] = servers.map(() => []);
+  for (let i = 0; i < o.repeats; i++) {
+    log(`${name}: round ${i + 1} of ${o.repeats}`);
+    for (let k = 0; k < servers.length; k++) {
+      const index = (i + k) % servers.length;
+      const { server, spec } = servers[index] as (typeof servers)[number];
+      (runs[index] as LoadResult[]).push(await load(server, spec));
+    }
   }
-  notes.push(`${store}, ${size} plants: seeded in ${Math.round(prepared.seedMs)} ms`);
+  const floorRow = summarise(kase, 'floor', first.prepared.size, runs[0] as LoadResult[]);
+  rows.push(floorRow);
+  for (const [t, target] of targets.entries()) {
+    const row = summarise(kase, target.prepared.store, target.prepared.size, runs[t + 1] as LoadResult[]);
+    let halfLoad: Row['halfLoad'];
+    if (o.paced) {
+      const offered = row.rps / 2;
+      log(`${name} (${target.prepared.size} plants): fixed load of ${Math.round(offered)} req/s`);
+      const paced = await load(target.service, { ...specFor(target), rate: offered });
+      halfLoad = { offered, achieved: paced.rps, p99: paced.p99, p50: paced.p50 };
+    }
+    rows.push({ ...row, ratio: row.rps / floorRow.rps, peakRssMb: peakRss(target.service.child.pid as number), halfLoad });
+  }
+}
+
+/** Starts the service on a store; start-up is the median of STARTUP_SAMPLES starts, one alone is too noisy. */
+async function startTarget(prepared: PreparedStore): Promise<Target> {
+  const { store, size } = prepared;
   const profileDir = options.profile ? join(ROOT, 'bench', 'results', 'profiles') : undefined;
   const logFile = join(logDir, `service-${store}-${size}.log`);
+  const startups: number[] = [];
+  for (let i = 1; i < STARTUP_SAMPLES; i++) {
+    const trial = await startService({ databaseUrl: prepared.databaseUrl, logLevel: options.logLevel, logFile });
+    startups.push(trial.startupMs);
+    await stop(trial);
+  }
   const service = await startService({ databaseUrl: prepared.databaseUrl, logLevel: options.logLevel, logFile, profileDir });
-  notes.push(`${store}, ${size} plants: start-up to first answered request ${Math.round(service.startupMs)} ms`);
+  startups.push(service.startupMs);
+  const runs = startups.map((ms) => Math.round(ms)).join(', ');
+  notes.push(`${store}, ${size} plants: start-up to first answered request ${Math.round(median(startups))} ms (median of ${runs})`);
+  return { prepared, service };
+}
+
+/** Every case on one kind of store, at each of `sizes` (two in scale mode), all services up at once. */
+async function benchStore(store: StoreName, sizes: readonly number[], floor: Running) {
+  const targets: Target[] = [];
   try {
-    for (const kase of cases) await benchCase(kase, prepared, service, floor, options);
+    for (const size of sizes) {
+      log(`preparing ${store} with ${size} plants`);
+      const prepared = await prepareStore(store, size, options.postgresUrl);
+      if ('skipped' in prepared) {
+        notes.push(`${store}: skipped: ${prepared.skipped}`);
+        return;
+      }
+      notes.push(`${store}, ${size} plants: seeded in ${Math.round(prepared.seedMs)} ms`);
+      try {
+        targets.push(await startTarget(prepared));
+      } catch (error) {
+        await prepared.cleanup();
+        throw error;
+      }
+    }
+    for (const kase of options.cases) await benchCase(kase, targets, floor, options);
   } finally {
-    await stop(service);
-    await prepared.cleanup();
+    for (const { prepared, service } of targets) {
+      await stop(service);
+      await prepared.cleanup();
+    }
   }
 }
 
@@ -120,11 +164,9 @@ async function main(): Promise<void> {
   noteFsync('before the runs');
   const floor = await startFloor(join(logDir, 'floor.log'));
   try {
-    for (const store of options.stores) await benchStore(store, options.storeSize, options.cases, floor);
-    if (options.scale) {
-      for (const store of options.stores) await benchStore(store, options.scaleSize, options.cases, floor);
-      scaleComparison();
-    }
+    const sizes = options.scale ? [options.storeSize, options.scaleSize] : [options.storeSize];
+    for (const store of options.stores) await benchStore(store, sizes, floor);
+    if (options.scale) scaleComparison();
   } finally {
     await stop(floor);
   }
