@@ -117,6 +117,8 @@ export interface WebhookStore {
    * with nothing to do never takes a write lock or a writer's turn to find out.
    */
   hasDueDeliveries(now: Date): Promise<boolean>;
+  /** Deliveries still pending (first attempts and retries alike), and how long the oldest has waited. */
+  backlog(now?: Date): Promise<WebhookBacklog>;
   /**
    * Leases up to `limit` pending deliveries that are due and not leased, so no other
    * dispatcher (in this process or another) takes them while the lease lasts.
@@ -129,4 +131,10 @@ export interface WebhookStore {
    * being attempted right now keeps its lease. Undefined when it does not exist.
    */
   retryDelivery(subscriptionId: string, deliveryId: string, now: Date): Promise<WebhookDelivery | undefined>;
+}
+
+export interface WebhookBacklog {
+  readonly pending: number;
+  /** Age of the oldest pending delivery; null when none is pending. */
+  readonly oldestPendingSeconds: number | null;
 }

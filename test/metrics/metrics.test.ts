@@ -156,6 +156,28 @@ describe('GET /metrics', () => {
     }
   });
 
+  for (const backend of testBackends()) {
+    it(`reports the real webhook backlog of the store [${backend.name}]`, async () => {
+      // Port 1 refuses connections: the delivery fails and stays pending for its retry.
+      const h = await createHarness({ backend, env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_RETRY_SCHEDULE: '1h' } });
+      try {
+        assert.equal(sample(await scrape(h), 'plantstore_webhook_deliveries_pending'), 0);
+        const subscribed = await h.request({
+          method: 'POST', url: '/webhooks', headers: { ...bearer(h.tokens.admin), 'content-type': 'application/json' },
+          payload: '{"url": "http://127.0.0.1:1/hook"}',
+        });
+        assert.equal(subscribed.statusCode, 201, subscribed.body);
+        assert.equal((await postPlant(h, '{"id": 1, "name": "announced"}')).statusCode, 200);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        const text = await scrape(h);
+        assert.equal(sample(text, 'plantstore_webhook_deliveries_pending'), 1);
+        assert.ok((sample(text, 'plantstore_webhook_oldest_pending_seconds') ?? -1) >= 0);
+      } finally {
+        await h.close();
+      }
+    });
+  }
+
   for (const backend of testBackends().filter((b) => b.name === 'postgres')) {
     it('reports the PostgreSQL pool', async () => {
       const h = await createHarness({ backend });

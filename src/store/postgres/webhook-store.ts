@@ -21,6 +21,7 @@ import type {
   WebhookStore,
   WebhookSubscription,
 } from '../types.js';
+import type { WebhookBacklog } from '../webhook-types.js';
 import { plantCreatedEvent } from '../../webhooks/event.js';
 import { deliveryUpdate } from '../../webhooks/outcome.js';
 import { guarded } from './errors.js';
@@ -154,6 +155,10 @@ const Q = {
     text: `SELECT delivery_id, attempt, attempted_at, response_status, latency_ms, error
            FROM webhook_delivery_attempts WHERE delivery_id = ANY($1::text[]) ORDER BY id`,
   },
+  backlog: {
+    name: 'webhooks.backlog',
+    text: `SELECT count(*)::int AS pending, min(created_at) AS oldest FROM webhook_deliveries WHERE status = 'pending'`,
+  },
   due: {
     name: 'webhooks.due',
     text: `SELECT 1 FROM webhook_deliveries
@@ -233,6 +238,12 @@ export class PostgresWebhookStore implements WebhookStore {
   async getDelivery(subscriptionId: string, deliveryId: string): Promise<WebhookDelivery | undefined> {
     const rows = await guarded(async () => (await this.pool.query<DeliveryRow>({ ...Q.getDelivery, values: [subscriptionId, deliveryId] })).rows);
     return (await this.withAttempts(rows))[0];
+  }
+
+  async backlog(now = new Date()): Promise<WebhookBacklog> {
+    const row = await guarded(async () => (await this.pool.query<{ pending: number; oldest: Date | null }>(Q.backlog)).rows[0]);
+    const oldest = row?.oldest ?? null;
+    return { pending: row?.pending ?? 0, oldestPendingSeconds: oldest === null ? null : Math.max(0, (now.getTime() - oldest.getTime()) / 1000) };
   }
 
   async hasDueDeliveries(now: Date): Promise<boolean> {

@@ -4,6 +4,7 @@
  * A write method added to TokenStore or WebhookStore must be listed in
  * DELEGATED_WRITES and forwarded here; the compiler insists on the forwarding.
  */
+import type { WebhookBacklog } from '../webhook-types.js';
 import type {
   AttemptResult,
   ClaimedDelivery,
@@ -96,5 +97,9 @@ export class DelegatingWebhookStore implements WebhookStore {
 
   hasDueDeliveries(now: Date): Promise<boolean> {
     return this.reads.hasDueDeliveries(now);
+  }
+
+  backlog(now?: Date): Promise<WebhookBacklog> {
+    return this.reads.backlog(now);
   }
 }

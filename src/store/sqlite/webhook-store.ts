@@ -19,6 +19,7 @@ import type {
   WebhookStore,
   WebhookSubscription,
 } from '../types.js';
+import type { WebhookBacklog } from '../webhook-types.js';
 import { plantCreatedEvent } from '../../webhooks/event.js';
 import { deliveryUpdate } from '../../webhooks/outcome.js';
 import { guarded } from './errors.js';
@@ -149,6 +150,7 @@ export class SqliteWebhookStore implements WebhookStore {
         `SELECT delivery_id, attempt, attempted_at, response_status, latency_ms, error FROM webhook_delivery_attempts
          WHERE delivery_id IN (SELECT value FROM json_each(?)) ORDER BY id`,
       ),
+      backlog: db.prepare(`SELECT count(*) AS pending, min(created_at) AS oldest FROM webhook_deliveries WHERE status = 'pending'`),
       due: db.prepare(
         `SELECT 1 FROM webhook_deliveries
          WHERE status = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?) LIMIT 1`,
@@ -244,6 +246,11 @@ export class SqliteWebhookStore implements WebhookStore {
   async getDelivery(subscriptionId: string, deliveryId: string): Promise<WebhookDelivery | undefined> {
     const row = guarded(() => this.statements.getDelivery.get(subscriptionId, deliveryId)) as DeliveryRow | undefined;
     return row === undefined ? undefined : (this.withAttempts([row]))[0];
+  }
+
+  async backlog(now = new Date()): Promise<WebhookBacklog> {
+    const row = guarded(() => this.statements.backlog.get()) as { pending: number; oldest: number | null };
+    return { pending: row.pending, oldestPendingSeconds: row.oldest === null ? null : Math.max(0, (now.getTime() - row.oldest) / 1000) };
   }
 
   async hasDueDeliveries(now: Date): Promise<boolean> {
