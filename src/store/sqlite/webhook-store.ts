@@ -11,7 +11,6 @@ import type {
   ClaimedDelivery,
   ClaimRequest,
   DeliveryAttempt,
-  DeliveryStatus,
   ListDeliveriesQuery,
   NewWebhookSubscription,
   PlantRecord,
@@ -23,33 +22,19 @@ import type { WebhookBacklog } from '../webhook-types.js';
 import { plantCreatedEvent } from '../../webhooks/event.js';
 import { deliveryUpdate } from '../../webhooks/outcome.js';
 import { guarded } from './errors.js';
+import {
+  DELIVERY_COLUMNS,
+  DELIVERY_FROM,
+  webhookRowMappers,
+  type AttemptRow as AttemptRows,
+  type DeliveryRow as DeliveryRows,
+  type SubscriptionRow as SubscriptionRows,
+} from '../webhook-rows.js';
 
-interface SubscriptionRow {
-  id: string;
-  url: string;
-  description: string | null;
-  created_at: number;
-}
-
-interface DeliveryRow {
-  id: string;
-  subscription_id: string;
-  event_id: string;
-  type: string;
-  status: DeliveryStatus;
-  attempt_count: number;
-  next_attempt_at: number | null;
-  created_at: number;
-}
-
-interface AttemptRow {
-  delivery_id: string;
-  attempt: number;
-  attempted_at: number;
-  response_status: number | null;
-  latency_ms: number;
-  error: string | null;
-}
+type SubscriptionRow = SubscriptionRows<number>;
+type DeliveryRow = DeliveryRows<number>;
+type AttemptRow = AttemptRows<number>;
+const { toSubscription, toAttempt, toDelivery } = webhookRowMappers<number>((ms) => new Date(ms));
 
 interface ClaimRow {
   id: string;
@@ -63,37 +48,6 @@ interface ClaimRow {
   manual: number;
 }
 
-function toSubscription(row: SubscriptionRow): WebhookSubscription {
-  const base = { id: row.id, url: row.url, createdAt: new Date(row.created_at) };
-  return row.description === null ? base : { ...base, description: row.description };
-}
-
-function toAttempt(row: AttemptRow): DeliveryAttempt {
-  return {
-    attempt: row.attempt,
-    attemptedAt: new Date(row.attempted_at),
-    latencyMs: row.latency_ms,
-    ...(row.response_status === null ? {} : { responseStatus: row.response_status }),
-    ...(row.error === null ? {} : { error: row.error }),
-  };
-}
-
-function toDelivery(row: DeliveryRow, attempts: DeliveryAttempt[]): WebhookDelivery {
-  return {
-    id: row.id,
-    subscriptionId: row.subscription_id,
-    eventId: row.event_id,
-    eventType: row.type,
-    status: row.status,
-    attemptCount: row.attempt_count,
-    ...(row.next_attempt_at === null ? {} : { nextAttemptAt: new Date(row.next_attempt_at) }),
-    createdAt: new Date(row.created_at),
-    attempts,
-  };
-}
-
-const DELIVERY_COLUMNS = 'd.id, d.subscription_id, d.event_id, e.type, d.status, d.attempt_count, d.next_attempt_at, d.created_at';
-const DELIVERY_FROM = 'webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id';
 
 /**
  * The create path's half of the outbox. `plantCreated` must run inside the

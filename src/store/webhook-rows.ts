@@ -1,0 +1,68 @@
+/**
+ * Webhook rows as both stores read them, and their mapping to the store's records.
+ * The stores differ only in how a time comes back (a Date from PostgreSQL's
+ * timestamptz, integer milliseconds from SQLite), so rows are generic over it.
+ */
+import type { DeliveryAttempt, DeliveryStatus, WebhookDelivery, WebhookSubscription } from './types.js';
+
+export interface SubscriptionRow<Time> {
+  id: string;
+  url: string;
+  description: string | null;
+  created_at: Time;
+}
+
+export interface DeliveryRow<Time> {
+  id: string;
+  subscription_id: string;
+  event_id: string;
+  type: string;
+  status: DeliveryStatus;
+  attempt_count: number;
+  next_attempt_at: Time | null;
+  created_at: Time;
+}
+
+export interface AttemptRow<Time> {
+  delivery_id: string;
+  attempt: number;
+  attempted_at: Time;
+  response_status: number | null;
+  latency_ms: number;
+  error: string | null;
+}
+
+export const DELIVERY_COLUMNS = 'd.id, d.subscription_id, d.event_id, e.type, d.status, d.attempt_count, d.next_attempt_at, d.created_at';
+export const DELIVERY_FROM = 'webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id';
+
+/** The row-to-record mappers for a store whose times come back as `Time`. */
+export function webhookRowMappers<Time>(toDate: (time: Time) => Date) {
+  return {
+    toSubscription(row: SubscriptionRow<Time>): WebhookSubscription {
+      const base = { id: row.id, url: row.url, createdAt: toDate(row.created_at) };
+      return row.description === null ? base : { ...base, description: row.description };
+    },
+    toAttempt(row: AttemptRow<Time>): DeliveryAttempt {
+      return {
+        attempt: row.attempt,
+        attemptedAt: toDate(row.attempted_at),
+        latencyMs: row.latency_ms,
+        ...(row.response_status === null ? {} : { responseStatus: row.response_status }),
+        ...(row.error === null ? {} : { error: row.error }),
+      };
+    },
+    toDelivery(row: DeliveryRow<Time>, attempts: DeliveryAttempt[]): WebhookDelivery {
+      return {
+        id: row.id,
+        subscriptionId: row.subscription_id,
+        eventId: row.event_id,
+        eventType: row.type,
+        status: row.status,
+        attemptCount: row.attempt_count,
+        ...(row.next_attempt_at === null ? {} : { nextAttemptAt: toDate(row.next_attempt_at) }),
+        createdAt: toDate(row.created_at),
+        attempts,
+      };
+    },
+  };
+}
