@@ -50,7 +50,7 @@ const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 export async function buildApp(config: Config, dependencies: AppDependencies): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: loggerOptions(config, dependencies.logStream),
+    logger: await loggerOptions(config, dependencies.logStream),
     // Fastify's two lines per request are replaced by our one (onResponse below).
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimitBytes,

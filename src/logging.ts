@@ -7,8 +7,14 @@
  * inside pino, before pino-pretty sees the line.
  */
 import type { FastifyServerOptions } from 'fastify';
-import pretty from 'pino-pretty';
+import pino from 'pino';
 import type { Config, LogFormat } from './config.js';
+
+/**
+ * Log lines waiting for stdout beyond this are dropped rather than buffered: a
+ * stdout that stopped draining must not grow the heap until the process dies.
+ */
+const MAX_BUFFERED_LOG_BYTES = 16 * 1024 * 1024;
 
 const REDACTED_PATHS = [
   'req.headers.authorization',
@@ -25,12 +31,14 @@ export function usePrettyLogs(format: LogFormat, destination: NodeJS.WritableStr
   return (target as NodeJS.WriteStream).isTTY === true;
 }
 
-export function loggerOptions(config: Config, destination: NodeJS.WritableStream | undefined): FastifyServerOptions['logger'] {
+export async function loggerOptions(config: Config, destination: NodeJS.WritableStream | undefined): Promise<FastifyServerOptions['logger']> {
   const base = {
     level: config.logLevel,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
   };
   if (usePrettyLogs(config.logFormat, destination)) {
+    // Imported only when used: pino-pretty costs about 10 MB of resident memory.
+    const { default: pretty } = await import('pino-pretty');
     // sync: a pretty log is for a person at a terminal; ordering with other
     // output (the bootstrap banner) matters more than throughput there.
     const stream = pretty({
@@ -44,5 +52,12 @@ export function loggerOptions(config: Config, destination: NodeJS.WritableStream
     });
     return { ...base, stream };
   }
-  return destination === undefined ? base : { ...base, stream: destination };
+  if (destination !== undefined) return { ...base, stream: destination };
+  // JSON lines to stdout, written asynchronously: lines logged while a write is in
+  // flight go out together in the next one, instead of one blocking write(2) per
+  // request (5-8 µs of the event loop's time each, measured by npm run bench).
+  // pino flushes what is buffered when the process exits, SIGTERM included; only a
+  // kill -9 can lose the last few lines, and never a stored plant.
+  const stream = pino.destination({ dest: 1, sync: false, maxLength: MAX_BUFFERED_LOG_BYTES });
+  return { ...base, stream };
 }

@@ -9,11 +9,11 @@
  * the hosted fonts, telemetry, and the hosted AI agent and MCP features. The
  * Content-Security-Policy enforces it.
  */
-import scalarApiReference from '@scalar/fastify-api-reference';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { docsContentSecurityPolicy, inlineScriptHashes } from './content-security-policy.js';
+import { LazyDocsApp } from './lazy-docs-app.js';
 
-export const DOCS_PATH = '/docs';
+export const DOCS_PATH = '/docs' as const;
 
 const SCALAR_CONFIGURATION = {
   url: '/openapi.json',
@@ -61,13 +61,13 @@ function docsHeaders(): (request: FastifyRequest, reply: FastifyReply, payload: 
 }
 
 export async function registerDocs(app: FastifyInstance): Promise<void> {
+  const scalar = new LazyDocsApp(DOCS_PATH, SCALAR_CONFIGURATION);
+  const forward = (request: FastifyRequest, reply: FastifyReply) => scalar.forward(request, reply);
   // An encapsulated context, so the headers hook applies to the docs routes only,
   // and runs after any app-wide onSend hook (route-context hooks run last).
   await app.register(async (docs) => {
     docs.addHook('onSend', docsHeaders());
-    await docs.register(scalarApiReference, {
-      routePrefix: DOCS_PATH,
-      configuration: SCALAR_CONFIGURATION,
-    });
+    docs.get(DOCS_PATH, forward);
+    docs.get(`${DOCS_PATH}/*`, forward);
   });
 }

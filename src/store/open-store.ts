@@ -1,6 +1,4 @@
 import { ConfigError } from '../config.js';
-import { PostgresStore } from './postgres/postgres-store.js';
-import { SqliteStore } from './sqlite/sqlite-store.js';
 import type { Store } from './types.js';
 
 /** Tuning that only the PostgreSQL store uses (Config has these fields, so a Config can be passed). */
@@ -10,12 +8,19 @@ export interface StoreSettings {
   readonly databaseConnectTimeoutMs?: number;
 }
 
-/** Opens the store a DATABASE_URL names and brings its schema up to date. */
+/**
+ * Opens the store a DATABASE_URL names and brings its schema up to date.
+ *
+ * Each store's module (and its driver) is imported only when chosen: `pg` alone
+ * adds about 15 MB of resident memory and 50 ms of start-up to a SQLite process.
+ */
 export async function openStore(databaseUrl: string, settings: StoreSettings = {}): Promise<Store> {
   if (databaseUrl.startsWith('sqlite:')) {
+    const { SqliteStore } = await import('./sqlite/sqlite-store.js');
     return SqliteStore.open({ path: databaseUrl.slice('sqlite:'.length) });
   }
   if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    const { PostgresStore } = await import('./postgres/postgres-store.js');
     return PostgresStore.open({
       url: databaseUrl,
       poolSize: settings.databasePoolSize,
