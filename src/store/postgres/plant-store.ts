@@ -1,9 +1,8 @@
 import type pg from 'pg';
-import { StoreUnavailableError } from '../../http/errors.js';
-import { samePlant } from '../../plants/same-plant.js';
 import type { CreatePlantOutcome, ListPlantsQuery, PlantRecord, PlantStore } from '../types.js';
+import { CreateBatcher, type CreateBatchDatabase, type CreateBatchStats } from './create-batcher.js';
 import { guarded } from './errors.js';
-import { INSERT_PLANT_WITH_OUTBOX, outboxValues } from './webhook-store.js';
+import { INSERT_PLANTS_WITH_OUTBOX, insertPlantsValues } from './webhook-store.js';
 
 interface PlantRow {
   /** int8, parsed to bigint by the pool's type parser. */
@@ -19,17 +18,12 @@ function toRecord(row: PlantRow): PlantRecord {
 /** Ids are sent as decimal text, never as a JS number. */
 const param = (id: bigint): string => id.toString();
 
-/**
- * How often a create retries when the row it collided with was deleted before it
- * could be read. Each retry needs another client to delete the id again in that
- * gap, so reaching this takes sustained, deliberate contention.
- */
-const MAX_CREATE_ATTEMPTS = 10;
-
-// Named statements are prepared once per connection and reused. The insert is
-// INSERT_PLANT_WITH_OUTBOX (webhook-store.ts): INSERT .. ON CONFLICT DO NOTHING
-// RETURNING id, plus the webhook event of a plant it created, in the same statement.
+// Named statements are prepared once per connection and reused. Creates go in
+// batches (create-batcher.ts): INSERT_PLANTS_WITH_OUTBOX (webhook-store.ts) inserts a
+// batch with ON CONFLICT DO NOTHING RETURNING id, plus the webhook events of the
+// plants it created, in one statement; SELECT_BY_IDS reads the ids that collided.
 const SELECT_BY_ID = { name: 'plants.by-id', text: 'SELECT id, name, tag FROM plants WHERE id = $1' };
+const SELECT_BY_IDS = { name: 'plants.by-ids', text: 'SELECT id, name, tag FROM plants WHERE id = ANY($1::int8[])' };
 const DELETE_BY_ID = { name: 'plants.delete', text: 'DELETE FROM plants WHERE id = $1' };
 const LIST_FIRST = { name: 'plants.list', text: 'SELECT id, name, tag FROM plants ORDER BY id LIMIT $1' };
 const LIST_AFTER = { name: 'plants.list-after', text: 'SELECT id, name, tag FROM plants WHERE id > $1 ORDER BY id LIMIT $2' };
@@ -40,28 +34,49 @@ const LIST_TAG_AFTER = {
 };
 
 export class PostgresPlantStore implements PlantStore {
-  constructor(private readonly pool: pg.Pool) {}
+  private readonly creates: CreateBatcher;
+
+  /** `batchesInFlight`: how many create batches may use a connection at once (see batchesInFlightFor). */
+  constructor(
+    private readonly pool: pg.Pool,
+    batchesInFlight = 1,
+  ) {
+    const database: CreateBatchDatabase = {
+      insert: (plants) => guarded(() => this.insertBatch(plants)),
+      find: (ids) => guarded(() => this.findByIds(ids)),
+    };
+    this.creates = new CreateBatcher(database, batchesInFlight);
+  }
 
   /**
    * The primary key decides who wins: INSERT .. ON CONFLICT DO NOTHING commits a new
    * row or changes nothing (it waits for a concurrent insert of the same id to commit
    * or roll back, so it never misses one). On a conflict the stored row is read and
-   * compared. Each statement commits on its own; if the row was deleted between the
-   * two, the id is free again and the create starts over.
+   * compared. The create rides in a batch with others that arrived meanwhile, and
+   * resolves once that batch's statement committed.
    */
   async createPlant(plant: PlantRecord): Promise<CreatePlantOutcome> {
-    return guarded(async () => {
-      for (let attempt = 0; attempt < MAX_CREATE_ATTEMPTS; attempt += 1) {
-        const values = [param(plant.id), plant.name, plant.tag ?? null, ...outboxValues(plant)];
-        const inserted = await this.pool.query({ ...INSERT_PLANT_WITH_OUTBOX, values });
-        if (inserted.rowCount === 1) return { kind: 'created', plant };
-        const row = (await this.pool.query<PlantRow>({ ...SELECT_BY_ID, values: [param(plant.id)] })).rows[0];
-        if (row === undefined) continue;
-        const existing = toRecord(row);
-        return samePlant(existing, plant) ? { kind: 'replayed', plant: existing } : { kind: 'conflict', existing };
-      }
-      throw new StoreUnavailableError(`plant ${plant.id} was deleted and recreated too often while being created; retry`);
-    });
+    return this.creates.create(plant);
+  }
+
+  /** How creates have been grouped into statements since the store opened. */
+  createBatchStats(): CreateBatchStats {
+    return this.creates.stats();
+  }
+
+  /** Refuses new creates and waits for the accepted ones to settle (before the pool closes). */
+  async closeCreates(): Promise<void> {
+    await this.creates.close();
+  }
+
+  private async insertBatch(plants: readonly PlantRecord[]): Promise<ReadonlySet<bigint>> {
+    const { rows } = await this.pool.query<{ id: bigint }>({ ...INSERT_PLANTS_WITH_OUTBOX, values: insertPlantsValues(plants) });
+    return new Set(rows.map((row) => row.id));
+  }
+
+  private async findByIds(ids: readonly bigint[]): Promise<ReadonlyMap<bigint, PlantRecord>> {
+    const { rows } = await this.pool.query<PlantRow>({ ...SELECT_BY_IDS, values: [ids.map(param)] });
+    return new Map(rows.map((row) => [row.id, toRecord(row)]));
   }
 
   async getPlant(id: bigint): Promise<PlantRecord | undefined> {

@@ -13,6 +13,7 @@
 import type pg from 'pg';
 import { StoreUnavailableError } from '../../http/errors.js';
 import type { Store } from '../types.js';
+import { batchesInFlightFor, type CreateBatchStats } from './create-batcher.js';
 import { guarded } from './errors.js';
 import { migrate } from './migrator.js';
 import { postgresMigrations } from './migrations/index.js';
@@ -37,7 +38,7 @@ export class PostgresStore implements Store {
 
   private constructor(private readonly settings: PostgresConnectionSettings, onBackgroundError: (error: Error) => void) {
     this.pool = createPool(settings, onBackgroundError);
-    this.plants = new PostgresPlantStore(this.pool);
+    this.plants = new PostgresPlantStore(this.pool, batchesInFlightFor(settings.poolSize));
     this.tokens = new PostgresTokenStore(this.pool);
     this.webhooks = new PostgresWebhookStore(this.pool);
   }
@@ -82,9 +83,16 @@ export class PostgresStore implements Store {
     return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount };
   }
 
+  /** How creates are being grouped into batch statements (see create-batcher.ts). */
+  createBatchStats(): CreateBatchStats {
+    return this.plants.createBatchStats();
+  }
+
+  /** Creates already accepted are committed (or failed) first, then the pool closes. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.plants.closeCreates();
     await this.pool.end();
   }
 }

@@ -51,20 +51,28 @@ interface ClaimRow {
 }
 
 /**
- * The create path's plant insert, with the outbox in the same statement (so in the
- * same transaction): the event and one delivery per subscription are inserted only
- * when the plant row was (data-modifying CTEs run whether or not the outer query
- * reads them). With no subscription there is nobody to tell, so no event row.
- * Parameters: $1 id, $2 name, $3 tag, then `outboxValues`.
+ * The create path's insert of a batch of plants, with the outbox in the same
+ * statement (so in the same transaction): an event and one delivery per subscription
+ * for exactly the plants it inserted (data-modifying CTEs run whether or not the
+ * outer query reads them). With no subscription there is nobody to tell, so no event
+ * rows. Ids arrive as decimal text and are cast to int8, so every digit is exact.
+ * Rows are inserted in id order, so concurrent batches lock overlapping ids in the
+ * same order and cannot deadlock. The batch must not repeat an id.
+ * Parameters: `insertPlantsValues`.
  */
-export const INSERT_PLANT_WITH_OUTBOX = {
-  name: 'plants.insert-with-outbox',
+export const INSERT_PLANTS_WITH_OUTBOX = {
+  name: 'plants.insert-batch-with-outbox',
   text: `
-    WITH inserted AS (
-      INSERT INTO plants (id, name, tag) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING RETURNING id
+    WITH input AS (
+      SELECT * FROM unnest($1::int8[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
+        AS i(id, name, tag, event_id, event_type, payload)
+    ), inserted AS (
+      INSERT INTO plants (id, name, tag) SELECT id, name, tag FROM input ORDER BY id ON CONFLICT (id) DO NOTHING RETURNING id
     ), event AS (
       INSERT INTO webhook_events (id, type, payload, created_at)
-      SELECT $4::text, $5::text, $6::text, $7::timestamptz FROM inserted WHERE EXISTS (SELECT 1 FROM webhook_subscriptions)
+      SELECT input.event_id, input.event_type, input.payload, $7::timestamptz
+      FROM inserted JOIN input ON input.id = inserted.id
+      WHERE EXISTS (SELECT 1 FROM webhook_subscriptions)
       RETURNING id
     ), deliveries AS (
       INSERT INTO webhook_deliveries (id, event_id, subscription_id, status, attempt_count, manual, next_attempt_at, created_at)
@@ -75,12 +83,25 @@ export const INSERT_PLANT_WITH_OUTBOX = {
     SELECT id FROM inserted`,
 };
 
-/** $4..$7 of INSERT_PLANT_WITH_OUTBOX for this plant. */
-export function outboxValues(plant: PlantRecord, now = new Date()): [string, string, string, Date] {
-  const event = plantCreatedEvent(plant);
-  return [event.id, event.type, event.payload, now];
+/** The parameters of INSERT_PLANTS_WITH_OUTBOX: one array per column, and the time. */
+export function insertPlantsValues(plants: readonly PlantRecord[], now = new Date()): [string[], string[], (string | null)[], string[], string[], string[], Date] {
+  const ids: string[] = [];
+  const names: string[] = [];
+  const tags: (string | null)[] = [];
+  const eventIds: string[] = [];
+  const eventTypes: string[] = [];
+  const payloads: string[] = [];
+  for (const plant of plants) {
+    const event = plantCreatedEvent(plant);
+    ids.push(plant.id.toString());
+    names.push(plant.name);
+    tags.push(plant.tag ?? null);
+    eventIds.push(event.id);
+    eventTypes.push(event.type);
+    payloads.push(event.payload);
+  }
+  return [ids, names, tags, eventIds, eventTypes, payloads, now];
 }
-
 
 const Q = {
   insertSubscription: {
