@@ -94,15 +94,14 @@ export const listPlants: Operation = {
   async handler(request, reply: FastifyReply) {
     const query = request.query as { limit: number; after?: string; tag?: string };
     const after = query.after === undefined ? undefined : parseInt64Text(query.after);
-    // One extra row tells whether a next page exists without a second query.
-    const rows = await request.server.store.plants.listPlants({ limit: query.limit + 1, after, tag: query.tag });
-    const page = rows.slice(0, query.limit);
-    if (rows.length > query.limit) {
-      const next = new URLSearchParams({ limit: String(query.limit), after: String(page[page.length - 1]?.id) });
+    const page = await request.server.store.plants.listPlantsPage({ limit: query.limit, after, tag: query.tag });
+    if (page.hasMore) {
+      const next = new URLSearchParams({ limit: String(query.limit), after: String(page.lastId) });
       if (query.tag !== undefined) next.set('tag', query.tag);
       void reply.header('link', `</plants?${next.toString()}>; rel="next"`);
     }
-    return page;
+    // Already JSON (built by the store), so Fastify sends it as it is.
+    return reply.type('application/json; charset=utf-8').send(page.json);
   },
 };
 

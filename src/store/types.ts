@@ -32,12 +32,28 @@ export interface ListPlantsQuery {
   readonly tag?: string;
 }
 
+/**
+ * One page of plants, already serialised: the JSON array GET /plants answers with
+ * (`[{"id":1,"name":"..","tag":".."}, ...]`, ids as exact integers, no `tag` key
+ * when there is none). The database builds it: turning 100 rows into JS values and
+ * back into JSON cost more than the rest of the request together.
+ */
+export interface PlantPage {
+  readonly json: string;
+  /** The last id on the page: the cursor for the next one. Undefined when empty. */
+  readonly lastId: bigint | undefined;
+  /** Whether plants after `lastId` exist (matching the tag, if one was given). */
+  readonly hasMore: boolean;
+}
+
 export interface PlantStore {
   /** Atomic against concurrent creates of the same id (uses the primary key, not check-then-insert). */
   createPlant(plant: PlantRecord): Promise<CreatePlantOutcome>;
   getPlant(id: bigint): Promise<PlantRecord | undefined>;
   /** Ordered by id ascending. */
   listPlants(query: ListPlantsQuery): Promise<PlantRecord[]>;
+  /** The same plants as listPlants, as the API's JSON, with whether more follow. */
+  listPlantsPage(query: ListPlantsQuery): Promise<PlantPage>;
   /** True when a plant was deleted, false when there was none. */
   deletePlant(id: bigint): Promise<boolean>;
 }

@@ -1,7 +1,8 @@
 import type pg from 'pg';
-import type { CreatePlantOutcome, ListPlantsQuery, PlantRecord, PlantStore } from '../types.js';
+import type { CreatePlantOutcome, ListPlantsQuery, PlantPage, PlantRecord, PlantStore } from '../types.js';
 import { CreateBatcher, type CreateBatchDatabase, type CreateBatchStats } from './create-batcher.js';
 import { guarded } from './errors.js';
+import { pageStatement, toPage, type PageRow } from './plant-page.js';
 import { INSERT_PLANTS_WITH_OUTBOX, insertPlantsValues } from './webhook-store.js';
 
 interface PlantRow {
@@ -95,6 +96,12 @@ export class PostgresPlantStore implements PlantStore {
           : { ...LIST_TAG_AFTER, values: [tag, param(after), limit] };
     const rows = await guarded(async () => (await this.pool.query<PlantRow>(statement)).rows);
     return rows.map(toRecord);
+  }
+
+  async listPlantsPage(query: ListPlantsQuery): Promise<PlantPage> {
+    const row = await guarded(async () => (await this.pool.query<PageRow>(pageStatement(query))).rows[0]);
+    if (row === undefined) throw new Error('a page query returned no row');
+    return toPage(row);
   }
 
   async deletePlant(id: bigint): Promise<boolean> {
