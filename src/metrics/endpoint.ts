@@ -13,6 +13,7 @@ import type { Config } from '../config.js';
 import { registerErrorHandlers } from '../http/error-handler.js';
 import { registerMethodNotAllowed } from '../http/method-not-allowed.js';
 import { registerOperation, type Operation } from '../http/operation.js';
+import { serverOptions } from '../http/server-options.js';
 import type { ServiceMetrics } from './service-metrics.js';
 
 declare module 'fastify' {
@@ -67,12 +68,13 @@ export function metricsEndpoint(app: FastifyInstance, metrics: ServiceMetrics, c
 }
 
 /**
- * Serves /metrics on its own port, with the same authentication and Error
- * records as the API. Bound when the app becomes ready, closed with it.
+ * Serves /metrics on its own port, with the same authentication, Error records and
+ * server limits (timeouts, request-head size) as the API. Bound when the app
+ * becomes ready, closed with it.
  */
 function serveSeparately(app: FastifyInstance, operation: Operation, config: Config, port: number): void {
   app.addHook('onReady', async () => {
-    const server = Fastify({ loggerInstance: app.log.child({ listener: 'metrics' }) });
+    const server = Fastify({ loggerInstance: app.log.child({ listener: 'metrics' }), ...serverOptions(config.limits) });
     server.decorate('authenticator', app.authenticator);
     registerErrorHandlers(server, config.bodyLimitBytes);
     registerOperation(server, operation);

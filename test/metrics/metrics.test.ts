@@ -119,6 +119,19 @@ describe('GET /metrics', () => {
     }
   });
 
+  it('the METRICS_PORT listener keeps the API port\'s limits: an oversized request head gets 431 as an Error record', async () => {
+    const h = await createHarness({ env: { METRICS_PORT: '0', MAX_HEADER_SIZE: '2048' } });
+    try {
+      const { port } = (h.app.metricsServer as NonNullable<typeof h.app.metricsServer>).server.address() as AddressInfo;
+      // 4 KB of headers: under Node's default limit (16 KB), over the configured 2 KB.
+      const response = await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { ...bearer(h.tokens.admin), 'x-padding': 'a'.repeat(4096) } });
+      assert.equal(response.status, 431);
+      assert.equal(((await response.json()) as { error: number }).error, 43101);
+    } finally {
+      await h.close();
+    }
+  });
+
   it('reports connection-pool usage for a store with poolStats()', async () => {
     const h = await createHarness({
       wrapStore: (store) =>
