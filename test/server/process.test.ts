@@ -104,6 +104,24 @@ for (const backend of testBackends()) describe(`the service process [${backend.n
     }
   });
 
+  it('flushes every buffered log line when stopped by SIGTERM right after a burst (stdout is written asynchronously)', async () => {
+    const opened = await backend.open();
+    const { secret } = await issueToken(opened.store.tokens, { name: 'reader', scopes: ['plants:read'] });
+    try {
+      const service = await startServiceProcess({ DATABASE_URL: opened.databaseUrl });
+      const burst = 300;
+      await Promise.all(Array.from({ length: burst }, (_, i) =>
+        fetch(`${service.url}/plants/${i}`, { headers: { authorization: `Bearer ${secret}`, 'x-request-id': `burst-${i}` } }).then((r) => r.text())));
+      assert.equal(await service.stop(), 0);
+      const lines = service.output().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { msg: string; reqId?: string });
+      const logged = new Set(lines.filter((line) => line.msg === 'request').map((line) => line.reqId));
+      assert.equal(Array.from({ length: burst }, (_, i) => `burst-${i}`).filter((id) => !logged.has(id)).length, 0, 'request lines missing');
+      assert.equal(lines.at(-1)?.msg, 'stopped', 'the last line is the shutdown message');
+    } finally {
+      await opened.cleanup();
+    }
+  });
+
   it('stops gracefully (exit 0) on a SIGTERM sent the moment it says it is listening', async () => {
     const opened = await backend.open();
     try {
