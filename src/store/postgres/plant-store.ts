@@ -3,6 +3,7 @@ import type { CreatePlantOutcome, ListPlantsQuery, PlantPage, PlantRecord, Plant
 import { CreateBatcher, type CreateBatchDatabase, type CreateBatchStats } from './create-batcher.js';
 import { guarded } from './errors.js';
 import { pageStatement, toPage, type PageRow } from './plant-page.js';
+import { ReadBatcher, type ReadBatchStats } from './read-batcher.js';
 import { INSERT_PLANTS_WITH_OUTBOX, insertPlantsValues } from './webhook-store.js';
 
 interface PlantRow {
@@ -23,7 +24,7 @@ const param = (id: bigint): string => id.toString();
 // batches (create-batcher.ts): INSERT_PLANTS_WITH_OUTBOX (webhook-store.ts) inserts a
 // batch with ON CONFLICT DO NOTHING RETURNING id, plus the webhook events of the
 // plants it created, in one statement; SELECT_BY_IDS reads the ids that collided.
-const SELECT_BY_ID = { name: 'plants.by-id', text: 'SELECT id, name, tag FROM plants WHERE id = $1' };
+// Point reads go in batches too (read-batcher.ts), by the same SELECT_BY_IDS.
 const SELECT_BY_IDS = { name: 'plants.by-ids', text: 'SELECT id, name, tag FROM plants WHERE id = ANY($1::int8[])' };
 const DELETE_BY_ID = { name: 'plants.delete', text: 'DELETE FROM plants WHERE id = $1' };
 const LIST_FIRST = { name: 'plants.list', text: 'SELECT id, name, tag FROM plants ORDER BY id LIMIT $1' };
@@ -36,17 +37,24 @@ const LIST_TAG_AFTER = {
 
 export class PostgresPlantStore implements PlantStore {
   private readonly creates: CreateBatcher;
+  private readonly reads: ReadBatcher;
 
-  /** `batchesInFlight`: how many create batches may use a connection at once (see batchesInFlightFor). */
+  /**
+   * `batchesInFlight`: how many create batches may use a connection at once (see
+   * batchesInFlightFor); `readBatchesInFlight`: the same for point reads (see
+   * readBatchesInFlightFor).
+   */
   constructor(
     private readonly pool: pg.Pool,
     batchesInFlight = 1,
+    readBatchesInFlight = 1,
   ) {
     const database: CreateBatchDatabase = {
       insert: (plants) => guarded(() => this.insertBatch(plants)),
       find: (ids) => guarded(() => this.findByIds(ids)),
     };
     this.creates = new CreateBatcher(database, batchesInFlight);
+    this.reads = new ReadBatcher({ find: (ids) => guarded(() => this.findByIds(ids)) }, readBatchesInFlight);
   }
 
   /**
@@ -70,6 +78,16 @@ export class PostgresPlantStore implements PlantStore {
     await this.creates.close();
   }
 
+  /** How point reads have been grouped into statements since the store opened. */
+  readBatchStats(): ReadBatchStats {
+    return this.reads.stats();
+  }
+
+  /** Refuses new reads and waits for the accepted ones to settle (before the pool closes). */
+  async closeReads(): Promise<void> {
+    await this.reads.close();
+  }
+
   private async insertBatch(plants: readonly PlantRecord[]): Promise<ReadonlySet<bigint>> {
     const { rows } = await this.pool.query<{ id: bigint }>({ ...INSERT_PLANTS_WITH_OUTBOX, values: insertPlantsValues(plants) });
     return new Set(rows.map((row) => row.id));
@@ -80,9 +98,13 @@ export class PostgresPlantStore implements PlantStore {
     return new Map(rows.map((row) => [row.id, toRecord(row)]));
   }
 
+  /**
+   * Rides in a batch with the other reads that arrived in the same turn of the event
+   * loop: one statement for all of them. The batch's statement starts after this
+   * read was requested, so it sees every write committed before (read-batcher.ts).
+   */
   async getPlant(id: bigint): Promise<PlantRecord | undefined> {
-    const row = await guarded(async () => (await this.pool.query<PlantRow>({ ...SELECT_BY_ID, values: [param(id)] })).rows[0]);
-    return row === undefined ? undefined : toRecord(row);
+    return this.reads.get(id);
   }
 
   async listPlants({ limit, after, tag }: ListPlantsQuery): Promise<PlantRecord[]> {

@@ -19,6 +19,7 @@ import { migrate } from './migrator.js';
 import { postgresMigrations } from './migrations/index.js';
 import { PostgresPlantStore } from './plant-store.js';
 import { createPool, DEFAULT_POSTGRES_SETTINGS, type PostgresConnectionSettings } from './pool.js';
+import { readBatchesInFlightFor, type ReadBatchStats } from './read-batcher.js';
 import { PostgresTokenStore } from './token-store.js';
 import { PostgresWebhookStore } from './webhook-store.js';
 
@@ -38,7 +39,8 @@ export class PostgresStore implements Store {
 
   private constructor(private readonly settings: PostgresConnectionSettings, onBackgroundError: (error: Error) => void) {
     this.pool = createPool(settings, onBackgroundError);
-    this.plants = new PostgresPlantStore(this.pool, batchesInFlightFor(settings.poolSize));
+    const createBatches = batchesInFlightFor(settings.poolSize);
+    this.plants = new PostgresPlantStore(this.pool, createBatches, readBatchesInFlightFor(settings.poolSize, createBatches));
     this.tokens = new PostgresTokenStore(this.pool);
     this.webhooks = new PostgresWebhookStore(this.pool);
   }
@@ -88,11 +90,16 @@ export class PostgresStore implements Store {
     return this.plants.createBatchStats();
   }
 
-  /** Creates already accepted are committed (or failed) first, then the pool closes. */
+  /** How point reads are being grouped into batch statements (see read-batcher.ts). */
+  readBatchStats(): ReadBatchStats {
+    return this.plants.readBatchStats();
+  }
+
+  /** Creates and reads already accepted are answered (or failed) first, then the pool closes. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.plants.closeCreates();
+    await Promise.all([this.plants.closeCreates(), this.plants.closeReads()]);
     await this.pool.end();
   }
 }

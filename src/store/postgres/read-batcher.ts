@@ -1,0 +1,182 @@
+/**
+ * Batched point reads on PostgreSQL (the DataLoader pattern): the getPlant calls that
+ * arrive in one turn of the event loop go out together as one statement
+ * (`... WHERE id = ANY($1)`), so a burst of N reads costs one round trip and one
+ * statement instead of N. Several reads of one id in the same batch share one slot
+ * (one array element, one promise).
+ *
+ * What the database does is the caller's (`ReadBatchDatabase`, in plant-store.ts);
+ * this file decides what goes into which batch, and when.
+ *
+ * Consistency (read-your-writes): a read sees every write committed before it was
+ * requested. A read only ever joins a slot that is still queued, never a batch whose
+ * statement was already sent: a batch leaves the queue the moment it is sent, so a
+ * later read of the same id starts a new slot. Every read in a batch therefore
+ * arrived before its statement started, and under READ COMMITTED the statement's
+ * snapshot, taken when it starts on the server, includes every commit the reader
+ * could have been told about (a create's 200, a delete's 204). Keep it so: never
+ * attach a read to a statement already in flight, however tempting for a hot id.
+ */
+import { StoreUnavailableError } from '../../http/errors.js';
+import { isInt64 } from '../../http/int64.js';
+import type { PlantRecord } from '../types.js';
+
+/**
+ * At most this many distinct ids per statement: bounds the array parameter, the reply
+ * (and the time the event loop spends parsing it in one go), and how long one batch
+ * makes its first read wait for its last row. Reads beyond it wait for the next batch.
+ */
+export const MAX_READ_BATCH = 1000;
+
+/**
+ * Read batches in flight at once. Two keep the path busy: while one batch's reply
+ * travels back and is parsed, the next gathers and executes. More would mostly split
+ * the same arrivals into smaller batches (one more round trip each, for no faster
+ * lookup: an index probe per id is the same work either way), and would take more of
+ * the pool's connections. The connections left after the create batches
+ * (batchesInFlightFor in create-batcher.ts) and one more for list, delete, the
+ * webhook dispatcher and readiness checks bound it; it is never below one, since
+ * reads must progress even on a tiny pool (they then queue in the pool, as before).
+ */
+export function readBatchesInFlightFor(poolSize: number, createBatchesInFlight: number): number {
+  return Math.max(1, Math.min(2, poolSize - 1 - createBatchesInFlight));
+}
+
+/** The statement a batch needs. Failures should already be translated (StoreUnavailableError for outages). */
+export interface ReadBatchDatabase {
+  /** The stored plants among `ids` (distinct), by id, read by one statement. */
+  find(ids: readonly bigint[]): Promise<ReadonlyMap<bigint, PlantRecord>>;
+}
+
+/** Counters since the store opened: how well reads are being grouped. */
+export interface ReadBatchStats {
+  /** Batch statements that answered (a failed statement is not counted). */
+  readonly batches: number;
+  /** Reads those statements answered. */
+  readonly reads: number;
+  /** Distinct ids they asked for (reads of one id in one batch share one). */
+  readonly ids: number;
+}
+
+/** The reads of one id waiting for the same batch: one promise, shared. */
+interface Slot {
+  readonly id: bigint;
+  readonly promise: Promise<PlantRecord | undefined>;
+  readonly resolve: (plant: PlantRecord | undefined) => void;
+  readonly reject: (error: unknown) => void;
+  reads: number;
+}
+
+function newSlot(id: bigint): Slot {
+  let resolve!: Slot['resolve'];
+  let reject!: Slot['reject'];
+  const promise = new Promise<PlantRecord | undefined>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { id, promise, resolve, reject, reads: 0 };
+}
+
+export class ReadBatcher {
+  /** Slots not yet sent, in arrival order of their first read. Only these may be joined. */
+  private queue = new Map<bigint, Slot>();
+  private batchesInFlight = 0;
+  private pumpScheduled = false;
+  private readonly counters = { batches: 0, reads: 0, ids: 0 };
+  private closing: Promise<void> | undefined;
+  private whenIdle: (() => void) | undefined;
+
+  constructor(
+    private readonly database: ReadBatchDatabase,
+    private readonly maxBatchesInFlight: number,
+  ) {}
+
+  /** The plant with this id, or undefined; rejects with its batch's failure. */
+  get(id: bigint): Promise<PlantRecord | undefined> {
+    if (this.closing !== undefined) return Promise.reject(new StoreUnavailableError('the store is closing'));
+    // No such row can exist, and the statement would fail for the whole batch.
+    if (!isInt64(id)) return Promise.reject(new RangeError(`plant id ${id} is outside int64`));
+    let slot = this.queue.get(id);
+    if (slot === undefined) {
+      slot = newSlot(id);
+      this.queue.set(id, slot);
+      this.schedulePump();
+    }
+    slot.reads++;
+    return slot.promise;
+  }
+
+  stats(): ReadBatchStats {
+    return { ...this.counters };
+  }
+
+  /** Refuses new reads, and resolves once every read already accepted has settled. */
+  close(): Promise<void> {
+    this.closing ??= new Promise((resolve) => {
+      this.whenIdle = resolve;
+      this.resolveIfIdle();
+    });
+    return this.closing;
+  }
+
+  /**
+   * setImmediate rather than sending at once: the reads of every request parsed in
+   * this turn of the event loop then share a batch. With every slot taken there is
+   * nothing to schedule: the next batch to finish sends what has queued.
+   */
+  private schedulePump(): void {
+    if (this.pumpScheduled || this.batchesInFlight >= this.maxBatchesInFlight) return;
+    this.pumpScheduled = true;
+    setImmediate(() => {
+      this.pumpScheduled = false;
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    while (this.batchesInFlight < this.maxBatchesInFlight && this.queue.size > 0) {
+      const batch = this.takeBatch();
+      this.batchesInFlight++;
+      void this.run(batch).then(() => {
+        this.batchesInFlight--;
+        this.pump();
+        this.resolveIfIdle();
+      });
+    }
+  }
+
+  /** The first MAX_READ_BATCH slots, taken off the queue: from here on nobody can join them. */
+  private takeBatch(): Slot[] {
+    const batch: Slot[] = [];
+    for (const slot of this.queue.values()) {
+      if (batch.length === MAX_READ_BATCH) break;
+      batch.push(slot);
+    }
+    if (batch.length === this.queue.size) this.queue = new Map();
+    else for (const slot of batch) this.queue.delete(slot.id);
+    return batch;
+  }
+
+  /** Never rejects: every slot of the batch is settled by the time it resolves. */
+  private async run(batch: Slot[]): Promise<void> {
+    let found: ReadonlyMap<bigint, PlantRecord>;
+    try {
+      found = await this.database.find(batch.map((slot) => slot.id));
+    } catch (error) {
+      // Every read of the batch fails the same way; an outage arrives here already
+      // translated (StoreUnavailableError), so each becomes a 503.
+      for (const slot of batch) slot.reject(error);
+      return;
+    }
+    this.counters.batches++;
+    this.counters.ids += batch.length;
+    for (const slot of batch) {
+      this.counters.reads += slot.reads;
+      slot.resolve(found.get(slot.id));
+    }
+  }
+
+  private resolveIfIdle(): void {
+    if (this.whenIdle !== undefined && this.batchesInFlight === 0 && this.queue.size === 0) this.whenIdle();
+  }
+}
