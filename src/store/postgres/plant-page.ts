@@ -14,10 +14,15 @@ import type { ListPlantsQuery, PlantPage } from '../types.js';
 
 const PLANT_JSON = `'{"id":' || id || ',"name":' || to_json(name) || coalesce(',"tag":' || to_json(tag), '') || '}'`;
 
-/** $1 is the limit; `filter` selects the page, `laterFilter` a plant after its last id. */
+/**
+ * $1 is the limit; `filter` selects the page, `laterFilter` a plant after its last id.
+ * Whether one exists is asked as min(id), which PostgreSQL answers from the first
+ * index entry; written as EXISTS, the planner chose a sequential scan that reads every
+ * row before the cursor (5x slower on the bench's pages of a 10,000-plant table).
+ */
 function pageSql(filter: string, laterFilter: string): string {
   return `
-    SELECT body, last, n = $1 AND EXISTS (SELECT 1 FROM plants WHERE ${laterFilter}) AS more
+    SELECT body, last, n = $1 AND (SELECT min(id) FROM plants WHERE ${laterFilter}) IS NOT NULL AS more
     FROM (
       SELECT '[' || coalesce(string_agg(${PLANT_JSON}, ',' ORDER BY id), '') || ']' AS body,
              max(id) AS last, count(*) AS n
