@@ -67,7 +67,7 @@ export function fastifyPath(openApiPath: string): string {
 }
 
 /** The Fastify schema of an operation: only the parts it has (Fastify warns about empty ones). */
-function routeSchema(operation: Operation): Record<string, unknown> {
+export function routeSchema(operation: Operation): Record<string, unknown> {
   const { success } = operation;
   const parts: Record<string, unknown> = {
     body: operation.body,
