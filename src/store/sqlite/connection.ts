@@ -14,11 +14,19 @@ import { guarded } from './errors.js';
 
 export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
 
+/** Page cache per connection, in KiB (SQLite's negative cache_size). */
+const PAGE_CACHE_KIB = 8 * 1024;
+
 export function openConnection(path: string, busyTimeoutMs: number): Database.Database {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = guarded(() => new Database(path));
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+  // Each connection's page cache (the main thread's and the writer's): 8 MB rather
+  // than better-sqlite3's 16 MB. Interior b-tree pages stay cached either way; leaf
+  // pages that miss come from the OS page cache (one pread). On 1,000,000 plants the
+  // 16 MB caches alone pushed the service past 150 MB resident under load.
+  db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
   return db;
 }
