@@ -23,6 +23,7 @@
 import { StoreUnavailableError } from '../../http/errors.js';
 import { samePlant } from '../../plants/same-plant.js';
 import type { CreatePlantOutcome, PlantRecord } from '../types.js';
+import { BatchPump } from './batch-pump.js';
 
 /** At most this many creates per statement: bounds how long one statement holds its locks. */
 export const MAX_BATCH = 1000;
@@ -85,24 +86,22 @@ interface PendingCreate {
 
 const byId = (a: PendingCreate, b: PendingCreate): number => (a.plant.id < b.plant.id ? -1 : a.plant.id > b.plant.id ? 1 : 0);
 
-export class CreateBatcher {
+export class CreateBatcher extends BatchPump<PendingCreate> {
   private queue: PendingCreate[] = [];
   /** Ids of the creates in batches in flight. */
   private readonly inFlightIds = new Set<bigint>();
-  private batchesInFlight = 0;
-  private pumpScheduled = false;
   private readonly counters = { batches: 0, creates: 0 };
-  private closing: Promise<void> | undefined;
-  private whenIdle: (() => void) | undefined;
 
   constructor(
     private readonly database: CreateBatchDatabase,
-    private readonly maxBatchesInFlight: number,
-  ) {}
+    maxBatchesInFlight: number,
+  ) {
+    super(maxBatchesInFlight);
+  }
 
   /** Resolves once the plant's batch committed (or rejects with the batch's failure). */
   create(plant: PlantRecord): Promise<CreatePlantOutcome> {
-    if (this.closing !== undefined) return Promise.reject(new StoreUnavailableError('the store is closing'));
+    if (this.closing) return Promise.reject(new StoreUnavailableError('the store is closing'));
     return new Promise((resolve, reject) => {
       this.queue.push({ plant, attempts: 0, alone: false, resolve, reject });
       this.schedulePump();
@@ -113,46 +112,18 @@ export class CreateBatcher {
     return { ...this.counters };
   }
 
-  /** Refuses new creates, and resolves once every create already accepted has settled. */
-  close(): Promise<void> {
-    this.closing ??= new Promise((resolve) => {
-      this.whenIdle = resolve;
-      this.resolveIfIdle();
-    });
-    return this.closing;
+  protected queuedCount(): number {
+    return this.queue.length;
   }
 
-  /**
-   * setImmediate rather than sending at once: the creates of every request parsed in
-   * this turn of the event loop then share a batch. With every slot taken there is
-   * nothing to schedule: the next batch to finish sends what has queued.
-   */
-  private schedulePump(): void {
-    if (this.pumpScheduled || this.batchesInFlight >= this.maxBatchesInFlight) return;
-    this.pumpScheduled = true;
-    setImmediate(() => {
-      this.pumpScheduled = false;
-      this.pump();
-    });
+  /** Its ids count as in flight until the batch has settled, so a later create of one waits. */
+  protected async send(batch: PendingCreate[]): Promise<void> {
+    for (const item of batch) this.inFlightIds.add(item.plant.id);
+    await this.commit(batch);
+    for (const item of batch) this.inFlightIds.delete(item.plant.id);
   }
 
-  private pump(): void {
-    while (this.batchesInFlight < this.maxBatchesInFlight && this.queue.length > 0) {
-      const batch = this.takeBatch();
-      if (batch.length === 0) break; // everything queued waits for an id in flight
-      this.batchesInFlight++;
-      for (const item of batch) this.inFlightIds.add(item.plant.id);
-      void this.commit(batch).then(() => {
-        for (const item of batch) this.inFlightIds.delete(item.plant.id);
-        this.batchesInFlight--;
-        this.pump();
-        this.resolveIfIdle();
-      });
-    }
-  }
-
-  /** Takes the next batch off the queue: arrival order, one create per id, sorted by id. */
-  private takeBatch(): PendingCreate[] {
+  protected takeBatch(): PendingCreate[] {
     const batch: PendingCreate[] = [];
     const held: PendingCreate[] = [];
     const ids = new Set<bigint>();
@@ -241,9 +212,5 @@ export class CreateBatcher {
     }
     for (const item of batch) item.alone = true;
     this.queue = batch.concat(this.queue);
-  }
-
-  private resolveIfIdle(): void {
-    if (this.whenIdle !== undefined && this.batchesInFlight === 0 && this.queue.length === 0) this.whenIdle();
   }
 }

@@ -20,6 +20,7 @@
 import { StoreUnavailableError } from '../../http/errors.js';
 import { isInt64 } from '../../http/int64.js';
 import type { PlantRecord } from '../types.js';
+import { BatchPump } from './batch-pump.js';
 
 /**
  * At most this many distinct ids per statement: bounds the array parameter, the reply
@@ -77,23 +78,21 @@ function newSlot(id: bigint): Slot {
   return { id, promise, resolve, reject, reads: 0 };
 }
 
-export class ReadBatcher {
+export class ReadBatcher extends BatchPump<Slot> {
   /** Slots not yet sent, in arrival order of their first read. Only these may be joined. */
   private queue = new Map<bigint, Slot>();
-  private batchesInFlight = 0;
-  private pumpScheduled = false;
   private readonly counters = { batches: 0, reads: 0, ids: 0 };
-  private closing: Promise<void> | undefined;
-  private whenIdle: (() => void) | undefined;
 
   constructor(
     private readonly database: ReadBatchDatabase,
-    private readonly maxBatchesInFlight: number,
-  ) {}
+    maxBatchesInFlight: number,
+  ) {
+    super(maxBatchesInFlight);
+  }
 
   /** The plant with this id, or undefined; rejects with its batch's failure. */
   get(id: bigint): Promise<PlantRecord | undefined> {
-    if (this.closing !== undefined) return Promise.reject(new StoreUnavailableError('the store is closing'));
+    if (this.closing) return Promise.reject(new StoreUnavailableError('the store is closing'));
     // No such row can exist, and the statement would fail for the whole batch.
     if (!isInt64(id)) return Promise.reject(new RangeError(`plant id ${id} is outside int64`));
     let slot = this.queue.get(id);
@@ -110,43 +109,11 @@ export class ReadBatcher {
     return { ...this.counters };
   }
 
-  /** Refuses new reads, and resolves once every read already accepted has settled. */
-  close(): Promise<void> {
-    this.closing ??= new Promise((resolve) => {
-      this.whenIdle = resolve;
-      this.resolveIfIdle();
-    });
-    return this.closing;
+  protected queuedCount(): number {
+    return this.queue.size;
   }
 
-  /**
-   * setImmediate rather than sending at once: the reads of every request parsed in
-   * this turn of the event loop then share a batch. With every slot taken there is
-   * nothing to schedule: the next batch to finish sends what has queued.
-   */
-  private schedulePump(): void {
-    if (this.pumpScheduled || this.batchesInFlight >= this.maxBatchesInFlight) return;
-    this.pumpScheduled = true;
-    setImmediate(() => {
-      this.pumpScheduled = false;
-      this.pump();
-    });
-  }
-
-  private pump(): void {
-    while (this.batchesInFlight < this.maxBatchesInFlight && this.queue.size > 0) {
-      const batch = this.takeBatch();
-      this.batchesInFlight++;
-      void this.run(batch).then(() => {
-        this.batchesInFlight--;
-        this.pump();
-        this.resolveIfIdle();
-      });
-    }
-  }
-
-  /** The first MAX_READ_BATCH slots, taken off the queue: from here on nobody can join them. */
-  private takeBatch(): Slot[] {
+  protected takeBatch(): Slot[] {
     const batch: Slot[] = [];
     for (const slot of this.queue.values()) {
       if (batch.length === MAX_READ_BATCH) break;
@@ -158,7 +125,7 @@ export class ReadBatcher {
   }
 
   /** Never rejects: every slot of the batch is settled by the time it resolves. */
-  private async run(batch: Slot[]): Promise<void> {
+  protected async send(batch: Slot[]): Promise<void> {
     let found: ReadonlyMap<bigint, PlantRecord>;
     try {
       found = await this.database.find(batch.map((slot) => slot.id));
@@ -174,9 +141,5 @@ export class ReadBatcher {
       this.counters.reads += slot.reads;
       slot.resolve(found.get(slot.id));
     }
-  }
-
-  private resolveIfIdle(): void {
-    if (this.whenIdle !== undefined && this.batchesInFlight === 0 && this.queue.size === 0) this.whenIdle();
   }
 }
