@@ -13,8 +13,8 @@ import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import type { CreatePlantOutcome, PlantRecord } from '../../src/store/types.js';
 import { postgresAvailable, postgresBackend, type TestBackend } from '../support/backends.js';
 import { bearer, createHarness, json, postPlant, type Harness } from '../support/harness.js';
-import { createTestSchema, POSTGRES_TEST_URL, withAdminClient, type TestSchema } from '../support/postgres.js';
-import { TcpProxy } from '../support/tcp-proxy.js';
+import { createTestSchema, postgresBehindProxy, withAdminClient, type TestSchema } from '../support/postgres.js';
+import type { TcpProxy } from '../support/tcp-proxy.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
 
 /** Not a speed target: far above any wait the store bounds (connect timeout, statement timeout + 1 s). */
@@ -196,15 +196,13 @@ describe('PostgreSQL creates go in batches', { skip: !postgresAvailable() }, () 
     let store: PostgresStore;
     before(async () => {
       schema = await createTestSchema();
-      const target = new URL(POSTGRES_TEST_URL);
-      proxy = await TcpProxy.start(target.hostname, Number(target.port || 5432));
-      const proxied = new URL(schema.url);
-      proxied.host = `127.0.0.1:${proxy.listeningPort}`;
+      const proxied = await postgresBehindProxy(schema.url);
+      proxy = proxied.proxy;
       const viaProxy: TestBackend = {
         name: 'postgres',
         async open() {
-          store = await PostgresStore.open({ url: proxied.toString(), poolSize: 4, connectTimeoutMs: 1000, statementTimeoutMs: 3000 });
-          return { store, databaseUrl: proxied.toString(), cleanup: () => store.close() };
+          store = await PostgresStore.open({ url: proxied.url, poolSize: 4, connectTimeoutMs: 1000, statementTimeoutMs: 3000 });
+          return { store, databaseUrl: proxied.url, cleanup: () => store.close() };
         },
       };
       h = await createHarness({ backend: viaProxy });

@@ -15,9 +15,9 @@ import { Errors } from '../../src/http/errors.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { issueToken } from '../../src/tokens/token-service.js';
 import { postgresAvailable } from '../support/backends.js';
-import { createTestSchema, POSTGRES_TEST_URL, type TestSchema } from '../support/postgres.js';
+import { createTestSchema, postgresBehindProxy, type TestSchema } from '../support/postgres.js';
 import { startServiceProcess, type ServiceProcess } from '../support/service-process.js';
-import { TcpProxy, type ProxyMode } from '../support/tcp-proxy.js';
+import type { ProxyMode, TcpProxy } from '../support/tcp-proxy.js';
 import { call, createPlant, eventually, readPlant, type Reply } from './client.js';
 
 const CONNECT_TIMEOUT_MS = 1000;
@@ -56,12 +56,10 @@ describe('the database going away and coming back', { skip: !postgresAvailable()
     const store = await PostgresStore.open({ url: schema.url, poolSize: 1 });
     token = (await issueToken(store.tokens, { name: 'client', scopes: ['plants:read', 'plants:write'] })).secret;
     await store.close();
-    const target = new URL(POSTGRES_TEST_URL);
-    proxy = await TcpProxy.start(target.hostname, Number(target.port || 5432));
-    const proxied = new URL(schema.url);
-    proxied.host = `127.0.0.1:${proxy.listeningPort}`;
+    const proxied = await postgresBehindProxy(schema.url);
+    proxy = proxied.proxy;
     service = await startServiceProcess({
-      DATABASE_URL: proxied.toString(),
+      DATABASE_URL: proxied.url,
       DATABASE_POOL_SIZE: '4',
       DATABASE_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS),
       DATABASE_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS),

@@ -9,6 +9,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { TcpProxy } from './tcp-proxy.js';
 
 export const POSTGRES_TEST_URL = process.env.PLANTSTORE_TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -103,4 +104,17 @@ export async function createTestSchema(): Promise<TestSchema> {
     url: urlWithSchema(POSTGRES_TEST_URL, name),
     drop: () => withAdminClient(async (client) => void (await client.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(name)} CASCADE`))),
   };
+}
+
+/**
+ * A breakable TCP proxy in front of the test server, and `url` (a test schema's
+ * URL) rewritten to go through it: the outage tests cut, reset or blackhole the
+ * proxy while the store is in use.
+ */
+export async function postgresBehindProxy(url: string): Promise<{ proxy: TcpProxy; url: string }> {
+  const target = new URL(POSTGRES_TEST_URL);
+  const proxy = await TcpProxy.start(target.hostname, Number(target.port || 5432));
+  const proxied = new URL(url);
+  proxied.host = `127.0.0.1:${proxy.listeningPort}`;
+  return { proxy, url: proxied.toString() };
 }
