@@ -2,8 +2,9 @@
  * Bearer authentication (RFC 6750), run in onRequest: before the body is read, so
  * an unauthenticated client cannot make the service parse anything.
  */
-import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler } from 'fastify';
 import type { TokenRecord } from '../store/types.js';
+import type { Authentication } from '../tokens/authenticator.js';
 import type { Scope } from '../tokens/scopes.js';
 import { ApiError, Errors } from './errors.js';
 
@@ -29,27 +30,42 @@ function challenge(params: string): Record<string, string> {
   return { 'www-authenticate': `Bearer realm="${REALM}"${params}` };
 }
 
+/** Admits the request (undefined) or says why not. */
+function admit(request: FastifyRequest, result: Authentication, scope: Scope): ApiError | undefined {
+  if (!result.ok) {
+    const description = REASONS[result.reason];
+    return new ApiError(Errors.TOKEN_INVALID, description, challenge(`, error="invalid_token", error_description="${description}"`));
+  }
+  if (!result.token.scopes.includes(scope)) {
+    return new ApiError(
+      Errors.INSUFFICIENT_SCOPE,
+      `this operation needs a token with the ${scope} scope; this token has: ${result.token.scopes.join(', ')}`,
+      challenge(`, error="insufficient_scope", scope="${scope}"`),
+    );
+  }
+  request.token = result.token;
+  return undefined;
+}
+
 export function requireScope(scope: Scope): onRequestHookHandler {
-  return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+  // A callback hook, not an async one: a token in the cache (nearly every request)
+  // is checked without a promise or a microtask; only a cache miss waits for the store.
+  return function authenticate(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
     const header = request.headers.authorization;
     const match = header === undefined ? null : BEARER.exec(header);
     if (match === null) {
       // No credentials at all, or another scheme (e.g. Basic): RFC 6750 3.1 says
       // the challenge then carries no error code.
-      throw new ApiError(Errors.TOKEN_MISSING, 'authentication required: send Authorization: Bearer <token>', challenge(''));
+      done(new ApiError(Errors.TOKEN_MISSING, 'authentication required: send Authorization: Bearer <token>', challenge('')));
+      return;
     }
-    const result = await request.server.authenticator.authenticate(match[1] ?? '');
-    if (!result.ok) {
-      const description = REASONS[result.reason];
-      throw new ApiError(Errors.TOKEN_INVALID, description, challenge(`, error="invalid_token", error_description="${description}"`));
+    const secret = match[1] ?? '';
+    const authenticator = request.server.authenticator;
+    const cached = authenticator.authenticateFromCache(secret);
+    if (cached !== undefined) {
+      done(admit(request, cached, scope));
+      return;
     }
-    if (!result.token.scopes.includes(scope)) {
-      throw new ApiError(
-        Errors.INSUFFICIENT_SCOPE,
-        `this operation needs a token with the ${scope} scope; this token has: ${result.token.scopes.join(', ')}`,
-        challenge(`, error="insufficient_scope", scope="${scope}"`),
-      );
-    }
-    request.token = result.token;
+    authenticator.authenticate(secret).then((result) => done(admit(request, result, scope)), done);
   };
 }

@@ -41,9 +41,26 @@ export class TokenAuthenticator {
   }
 
   async authenticate(secret: string, now = Date.now()): Promise<Authentication> {
+    const fromCache = this.authenticateFromCache(secret, now);
+    if (fromCache !== undefined) return fromCache;
+    const secretHash = hashToken(secret);
+    return this.verdict(secretHash, await this.fetch(secretHash, now), now);
+  }
+
+  /**
+   * The answer when it needs no store lookup (a malformed secret, or a token cached
+   * within its TTL); undefined when only `authenticate` can tell. Lets the auth hook
+   * answer most requests without a promise.
+   */
+  authenticateFromCache(secret: string, now = Date.now()): Authentication | undefined {
     if (!isWellFormedToken(secret)) return { ok: false, reason: 'malformed' };
     const secretHash = hashToken(secret);
-    const token = await this.lookup(secretHash, now);
+    const cached = this.cache.get(secretHash);
+    if (cached === undefined || now - cached.fetchedAt >= this.options.cacheTtlMs) return undefined;
+    return this.verdict(secretHash, cached.token, now);
+  }
+
+  private verdict(secretHash: string, token: TokenRecord | undefined, now: number): Authentication {
     if (token === undefined) return { ok: false, reason: 'unknown' };
     if (token.revokedAt !== null) return { ok: false, reason: 'revoked' };
     if (token.expiresAt !== null && token.expiresAt.getTime() <= now) return { ok: false, reason: 'expired' };
@@ -51,9 +68,8 @@ export class TokenAuthenticator {
     return { ok: true, token };
   }
 
-  private async lookup(secretHash: string, now: number): Promise<TokenRecord | undefined> {
-    const cached = this.cache.get(secretHash);
-    if (cached !== undefined && now - cached.fetchedAt < this.options.cacheTtlMs) return cached.token;
+  /** Reads the token from the store and refreshes its cache entry. */
+  private async fetch(secretHash: string, now: number): Promise<TokenRecord | undefined> {
     const token = await this.store.findTokenBySecretHash(secretHash);
     this.cache.delete(secretHash);
     if (token !== undefined && this.options.cacheTtlMs > 0) {

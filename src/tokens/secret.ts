@@ -6,7 +6,7 @@
  * itself is never compared, and the hash of a guess reveals nothing about the
  * stored hashes it is near.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 export const TOKEN_PREFIX = 'pst_';
 const TOKEN_PATTERN = /^pst_[A-Za-z0-9_-]{43}$/;
@@ -20,7 +20,8 @@ export function isWellFormedToken(token: string): boolean {
 }
 
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
+  // The one-shot form: no Hash object per call (this runs on every request).
+  return hash('sha256', token, 'hex');
 }
 
 export function generateTokenId(): string {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Errors } from '../../src/http/errors.js';
+import { Errors, StoreUnavailableError } from '../../src/http/errors.js';
 import { generateTokenSecret } from '../../src/tokens/secret.js';
 import { issueToken } from '../../src/tokens/token-service.js';
 import { assertError } from '../support/assertions.js';
@@ -98,6 +98,28 @@ describe('token lookup cache', () => {
       await h.store.tokens.revokeToken('cached', new Date());
       await new Promise((resolve) => setTimeout(resolve, 350));
       assertError(await list(), Errors.TOKEN_INVALID, /revoked/);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('a token lookup the store cannot answer -> 503 STORE_UNAVAILABLE, never a 5xx crash; the next lookup succeeds', async () => {
+    let failLookups = false;
+    const h = await createHarness({
+      env: { TOKEN_CACHE_TTL_MS: '0' },
+      wrapStore: (store) => {
+        const tokens = Object.create(store.tokens) as typeof store.tokens;
+        tokens.findTokenBySecretHash = (hash) =>
+          failLookups ? Promise.reject(new StoreUnavailableError('database is locked')) : store.tokens.findTokenBySecretHash(hash);
+        return Object.assign(Object.create(store) as typeof store, { tokens });
+      },
+    });
+    try {
+      const list = () => h.request({ method: 'GET', url: '/plants', headers: { authorization: `Bearer ${h.tokens.read}` } });
+      failLookups = true;
+      assertError(await list(), Errors.STORE_UNAVAILABLE, /unavailable/);
+      failLookups = false;
+      assert.equal((await list()).statusCode, 200);
     } finally {
       await h.close();
     }
