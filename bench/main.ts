@@ -79,18 +79,29 @@ async function benchCase(kase: CaseName, targets: readonly Target[], floor: Runn
     }
   }
   const floorRow = summarise(kase, 'floor', first.prepared.size, runs[0] as LoadResult[]);
-  rows.push(floorRow);
+  const fixedLoad = async (server: Running, spec: ReturnType<typeof specFor>, offered: number): Promise<Row['halfLoad']> => {
+    const paced = await load(server, { ...spec, rate: offered });
+    return { offered, achieved: paced.rps, p99: paced.p99, p50: paced.p50 };
+  };
+  const serviceRows: Row[] = [];
   for (const [t, target] of targets.entries()) {
     const row = summarise(kase, target.prepared.store, target.prepared.size, runs[t + 1] as LoadResult[]);
     let halfLoad: Row['halfLoad'];
     if (o.paced) {
-      const offered = row.rps / 2;
-      log(`${name} (${target.prepared.size} plants): fixed load of ${Math.round(offered)} req/s`);
-      const paced = await load(target.service, { ...specFor(target), rate: offered });
-      halfLoad = { offered, achieved: paced.rps, p99: paced.p99, p50: paced.p50 };
+      log(`${name} (${target.prepared.size} plants): fixed load of ${Math.round(row.rps / 2)} req/s`);
+      halfLoad = await fixedLoad(target.service, specFor(target), row.rps / 2);
     }
-    rows.push({ ...row, ratio: row.rps / floorRow.rps, peakRssMb: peakRss(target.service.child.pid as number), halfLoad });
+    serviceRows.push({ ...row, ratio: row.rps / floorRow.rps, peakRssMb: peakRss(target.service.child.pid as number), halfLoad });
   }
+  // The floor at the first service's fixed load: the p99 this machine and load
+  // generator give a server doing nothing, against which the service's p99 is read.
+  let floorHalfLoad: Row['halfLoad'];
+  const firstOffered = serviceRows[0]?.halfLoad?.offered;
+  if (firstOffered !== undefined) {
+    log(`${kase}: the floor at the same fixed load`);
+    floorHalfLoad = await fixedLoad(floor, specFor(first), firstOffered);
+  }
+  rows.push({ ...floorRow, halfLoad: floorHalfLoad }, ...serviceRows);
 }
 
 /** Starts the service on a store; start-up is the median of STARTUP_SAMPLES starts, one alone is too noisy. */
