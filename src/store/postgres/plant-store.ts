@@ -121,10 +121,10 @@ export class PostgresPlantStore implements PlantStore {
   }
 
   async listPlantsPage(query: ListPlantsQuery): Promise<PlantPage> {
-    const row = await guarded(async () => (await this.pool.query<PageRow>(pageStatement(query))).rows[0]);
-    if (row === undefined) throw new Error('a page query returned no row');
-    return toPage(row);
+    const rows = await guarded(async () => (await this.pool.query<PageRow>(pageStatement(query))).rows);
+    return toPage(rows, query.limit);
   }
+
 
   async deletePlant(id: bigint): Promise<boolean> {
     return guarded(async () => (await this.pool.query({ ...DELETE_BY_ID, values: [param(id)] })).rowCount === 1);
