@@ -19,6 +19,7 @@ import { registerSecurityHeaders } from './http/security-headers.js';
 import { serverOptions } from './http/server-options.js';
 import { compileValidator } from './http/validation.js';
 import { loggerOptions } from './logging.js';
+import { registerBatchMetrics } from './metrics/batches.js';
 import { metricsEndpoint } from './metrics/endpoint.js';
 import { registerHttpMetrics } from './metrics/http-metrics.js';
 import { instrumentStore } from './metrics/instrument-store.js';
@@ -68,6 +69,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   const metrics = new ServiceMetrics({ storeKind: dependencies.store.kind });
   const store = instrumentStore(dependencies.store, metrics);
   registerPoolMetrics(metrics.registry, dependencies.store);
+  registerBatchMetrics(metrics.registry, dependencies.store);
   registerWebhookBacklogMetrics(metrics.registry, dependencies.store);
 
   app.decorate('config', config);

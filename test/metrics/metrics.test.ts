@@ -191,6 +191,37 @@ describe('GET /metrics', () => {
     });
   }
 
+  for (const backend of testBackends()) {
+    it(`reports how the store batches its work, as counters that only grow [${backend.name}]`, async () => {
+      const h = await createHarness({ backend });
+      try {
+        const kinds = backend.name === 'sqlite' ? ['write'] : ['create', 'read'];
+        const before = await scrape(h);
+        for (const kind of kinds) assert.equal(sample(before, `plantstore_store_batches_total{kind="${kind}"}`), 0, kind);
+        // Sent together, so they can share batches.
+        const created = await Promise.all(Array.from({ length: 20 }, (_, i) => postPlant(h, `{"id": ${i + 1}, "name": "batched"}`)));
+        assert.deepEqual(created.map((r) => r.statusCode), Array(20).fill(200));
+        const read = await Promise.all(Array.from({ length: 10 }, (_, i) => h.request({ method: 'GET', url: `/plants/${i + 1}`, headers: bearer(h.tokens.read) })));
+        assert.deepEqual(read.map((r) => r.statusCode), Array(10).fill(200));
+        const text = await scrape(h);
+        const carried = (kind: string) => sample(text, `plantstore_store_batched_operations_total{kind="${kind}"}`) ?? Number.NaN;
+        const batches = (kind: string) => sample(text, `plantstore_store_batches_total{kind="${kind}"}`) ?? Number.NaN;
+        const writes = backend.name === 'sqlite' ? 'write' : 'create';
+        assert.equal(carried(writes), 20);
+        assert.ok(batches(writes) >= 1 && batches(writes) <= 20, `${batches(writes)} batches`);
+        if (backend.name === 'postgres') {
+          assert.equal(carried('read'), 10);
+          assert.ok(batches('read') >= 1 && batches('read') <= 10, `${batches('read')} batches`);
+        }
+        // A second scrape with nothing new in between reports the same totals, not double.
+        const again = await scrape(h);
+        assert.equal(sample(again, `plantstore_store_batched_operations_total{kind="${writes}"}`), 20);
+      } finally {
+        await h.close();
+      }
+    });
+  }
+
   for (const backend of testBackends().filter((b) => b.name === 'postgres')) {
     it('reports the PostgreSQL pool', async () => {
       const h = await createHarness({ backend });

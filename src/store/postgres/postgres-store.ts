@@ -10,6 +10,7 @@
  * Retry-After); broken connections are dropped by the pool and replaced on the next
  * request, so the store recovers by itself when the database comes back.
  */
+import type { BatchCounts } from '../../metrics/batches.js';
 import type pg from 'pg';
 import { StoreUnavailableError } from '../../http/errors.js';
 import type { Store } from '../types.js';
@@ -93,6 +94,16 @@ export class PostgresStore implements Store {
   /** How point reads are being grouped into batch statements (see read-batcher.ts). */
   readBatchStats(): ReadBatchStats {
     return this.plants.readBatchStats();
+  }
+
+  /** Both, for /metrics (src/metrics/batches.ts). */
+  batchStats(): Record<string, BatchCounts> {
+    const creates = this.createBatchStats();
+    const reads = this.readBatchStats();
+    return {
+      create: { batches: creates.batches, operations: creates.creates },
+      read: { batches: reads.batches, operations: reads.reads },
+    };
   }
 
   /** Creates and reads already accepted are answered (or failed) first, then the pool closes. */

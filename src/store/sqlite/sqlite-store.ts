@@ -6,6 +6,7 @@
  * and webhook writes one by one (group-commit.ts). Both use WAL with
  * synchronous=FULL (connection.ts): a 200 survives kill -9 and power loss alike.
  */
+import type { BatchCounts } from '../../metrics/batches.js';
 import type Database from 'better-sqlite3';
 import type { Store } from '../types.js';
 import { DEFAULT_BUSY_TIMEOUT_MS, openConnection } from './connection.js';
@@ -57,6 +58,12 @@ export class SqliteStore implements Store {
   /** How many plant writes have been committed in how many batches. */
   groupCommitStats(): GroupCommitStats {
     return this.writer.stats();
+  }
+
+  /** The same, for /metrics (src/metrics/batches.ts). */
+  batchStats(): Record<string, BatchCounts> {
+    const { batches, plantWrites } = this.writer.stats();
+    return { write: { batches, operations: plantWrites } };
   }
 
   async migrate(): Promise<void> {

@@ -1,0 +1,68 @@
+/**
+ * How well the store groups work into batches: for each kind of batch, how many
+ * batches ran and how many operations they carried. Their ratio is the average
+ * batch size, which says whether group commit (SQLite) or statement batching
+ * (PostgreSQL) is paying off under the traffic the instance really gets:
+ *
+ *   rate(plantstore_store_batched_operations_total[5m]) / rate(plantstore_store_batches_total[5m])
+ *
+ * A store reports batches by having a `batchStats()` method, read when Prometheus
+ * scrapes (nothing is counted per request here). Kinds: `write` (SQLite plant
+ * writes per fsync'd transaction), `create` and `read` (PostgreSQL statements).
+ */
+import { Counter, type Registry } from 'prom-client';
+
+export interface BatchCounts {
+  /** Batches that completed. */
+  readonly batches: number;
+  /** Operations those batches carried. */
+  readonly operations: number;
+}
+
+export interface BatchStatsSource {
+  batchStats(): Readonly<Record<string, BatchCounts>>;
+}
+
+export function reportsBatchStats(store: object): store is BatchStatsSource {
+  return typeof (store as Partial<BatchStatsSource>).batchStats === 'function';
+}
+
+/**
+ * A Prometheus counter mirroring one field of the store's counts. They only grow, so
+ * at each scrape the counter is advanced by what they grew since the last one.
+ */
+function mirrorCounter(registry: Registry, source: BatchStatsSource, field: keyof BatchCounts, name: string, help: string): void {
+  const seen = new Map<string, number>();
+  new Counter({
+    name,
+    help,
+    labelNames: ['kind'],
+    registers: [registry],
+    collect() {
+      for (const [kind, counts] of Object.entries(source.batchStats())) {
+        const grown = counts[field] - (seen.get(kind) ?? 0);
+        this.labels(kind).inc(Math.max(grown, 0)); // inc(0) makes the series exist from the first scrape
+        seen.set(kind, counts[field]);
+      }
+    },
+  });
+}
+
+/** Registers plantstore_store_batches_total{kind} and plantstore_store_batched_operations_total{kind}. */
+export function registerBatchMetrics(registry: Registry, store: object): void {
+  if (!reportsBatchStats(store)) return;
+  mirrorCounter(
+    registry,
+    store,
+    'batches',
+    'plantstore_store_batches_total',
+    "Batches the store ran, by kind: write (SQLite plant writes per fsync'd transaction), create and read (PostgreSQL statements).",
+  );
+  mirrorCounter(
+    registry,
+    store,
+    'operations',
+    'plantstore_store_batched_operations_total',
+    'Operations carried by the batches in plantstore_store_batches_total, by kind of batch.',
+  );
+}
