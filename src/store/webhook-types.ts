@@ -131,6 +131,15 @@ export interface WebhookStore {
    * being attempted right now keeps its lease. Undefined when it does not exist.
    */
   retryDelivery(subscriptionId: string, deliveryId: string, now: Date): Promise<WebhookDelivery | undefined>;
+  /**
+   * Retention: deletes up to `limit` events created before `before`, oldest first,
+   * with their deliveries and those deliveries' attempts, in one transaction. Only
+   * finished events go: none of their deliveries is pending (an event whose
+   * deliveries are all gone counts as finished), so nothing still to be sent is
+   * ever lost, however old. Returns how many events it deleted: fewer than `limit`
+   * means none is left to delete (or another instance is deleting the rest).
+   */
+  pruneFinishedEvents(before: Date, limit: number): Promise<number>;
 }
 
 export interface WebhookBacklog {

@@ -183,6 +183,59 @@ const Q = {
   },
 } as const;
 
+/**
+ * Retention: deletes up to $2 finished events created before $1, oldest first, with
+ * their deliveries (attempts go with them: ON DELETE CASCADE), in one statement;
+ * answers `pruned`. Indexes: migration 0003 (a test checks the plan). The chosen
+ * ids are handed on as arrays (`= ANY (ARRAY(...))`), which the planner always
+ * looks up by index; joined to a CTE, a table was read whole and hashed instead.
+ *
+ * Several instances may run it at once, beside dispatchers, manual retries and
+ * unsubscribes. It is safe, and it never waits for a row lock, so it can never be
+ * part of a deadlock:
+ * - Events are chosen with SKIP LOCKED, so two instances take disjoint events (and so
+ *   disjoint deliveries: a delivery belongs to one event).
+ * - Their finished deliveries are locked with SKIP LOCKED too. Locking reads the
+ *   newest version of each row and checks `status` again, so a delivery that a
+ *   manual retry made pending after this statement's snapshot is not taken.
+ * - An event is deleted only if every delivery it had in the snapshot was locked
+ *   here (no delivery is ever added to an existing event, so that is all it has
+ *   now). One with a delivery retried, or held by another transaction (an
+ *   unsubscribe, a retry in progress), is left for a later run; a delivery is
+ *   deleted only with its event. The foreign key check of each event's delete then
+ *   finds only deliveries this statement deleted, so it waits for no one either.
+ * The deliveries locked here stay locked until the statement commits: a retry
+ * arriving meanwhile waits for it, then finds the delivery gone (404).
+ */
+export const PRUNE_FINISHED_EVENTS = {
+  name: 'webhooks.prune',
+  text: `
+    WITH candidate AS MATERIALIZED (
+      SELECT e.id FROM webhook_events e
+      WHERE e.created_at < $1
+        AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.status = 'pending')
+      ORDER BY e.created_at, e.id
+      LIMIT $2
+      FOR UPDATE SKIP LOCKED
+    ), locked AS MATERIALIZED (
+      SELECT d.id, d.event_id FROM webhook_deliveries d
+      WHERE d.event_id = ANY (ARRAY(SELECT id FROM candidate)) AND d.status <> 'pending'
+      FOR UPDATE SKIP LOCKED
+    ), chosen AS MATERIALIZED (
+      -- The candidates none of whose deliveries escaped the lock.
+      SELECT id FROM candidate
+      EXCEPT
+      SELECT d.event_id FROM webhook_deliveries d
+      WHERE d.event_id = ANY (ARRAY(SELECT id FROM candidate)) AND NOT EXISTS (SELECT 1 FROM locked l WHERE l.id = d.id)
+    ), deliveries AS (
+      DELETE FROM webhook_deliveries
+      WHERE id = ANY (ARRAY(SELECT l.id FROM locked l JOIN chosen c ON c.id = l.event_id))
+    ), events AS (
+      DELETE FROM webhook_events WHERE id = ANY (ARRAY(SELECT id FROM chosen)) RETURNING 1
+    )
+    SELECT count(*)::int AS pruned FROM events`,
+};
+
 export class PostgresWebhookStore implements WebhookStore {
   constructor(private readonly pool: pg.Pool) {}
 
@@ -254,6 +307,11 @@ export class PostgresWebhookStore implements WebhookStore {
   async retryDelivery(subscriptionId: string, deliveryId: string, now: Date): Promise<WebhookDelivery | undefined> {
     const changed = await guarded(async () => (await this.pool.query({ ...Q.retry, values: [now, subscriptionId, deliveryId] })).rowCount);
     return changed === 0 ? undefined : this.getDelivery(subscriptionId, deliveryId);
+  }
+
+  async pruneFinishedEvents(before: Date, limit: number): Promise<number> {
+    const rows = await guarded(async () => (await this.pool.query<{ pruned: number }>({ ...PRUNE_FINISHED_EVENTS, values: [before, limit] })).rows);
+    return rows[0]?.pruned ?? 0;
   }
 
   private async withAttempts(rows: DeliveryRow[]): Promise<WebhookDelivery[]> {

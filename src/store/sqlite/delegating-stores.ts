@@ -79,6 +79,10 @@ export class DelegatingWebhookStore implements WebhookStore {
     return this.writer.call('webhooks', 'retryDelivery', [subscriptionId, deliveryId, now]);
   }
 
+  pruneFinishedEvents(before: Date, limit: number): Promise<number> {
+    return this.writer.call('webhooks', 'pruneFinishedEvents', [before, limit]);
+  }
+
   listSubscriptions(): Promise<WebhookSubscription[]> {
     return this.reads.listSubscriptions();
   }

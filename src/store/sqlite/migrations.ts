@@ -86,4 +86,16 @@ export const sqliteMigrations: readonly Migration[] = [
       CREATE INDEX webhook_delivery_attempts_delivery ON webhook_delivery_attempts (delivery_id, id);
     `,
   },
+  {
+    version: 3,
+    name: 'webhook retention',
+    sql: `
+      -- The retention job (src/webhooks/retention.ts) walks events oldest first and
+      -- finds each one's deliveries: without these it would scan both tables whole
+      -- on every chunk (the second also serves the foreign key check each deleted
+      -- event makes). The rowid in each index entry keeps ties in insertion order.
+      CREATE INDEX webhook_events_created_at ON webhook_events (created_at);
+      CREATE INDEX webhook_deliveries_event ON webhook_deliveries (event_id);
+    `,
+  },
 ];

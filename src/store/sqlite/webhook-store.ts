@@ -48,6 +48,20 @@ interface ClaimRow {
   manual: number;
 }
 
+/**
+ * Retention's statements (indexes: migration 3; a test checks their plans). An
+ * event is finished when none of its deliveries is pending; the chosen ids go to
+ * the deletes as one JSON array, as in attemptsOf.
+ */
+export const PRUNE_SQL = {
+  prunableEvents: `SELECT e.id FROM webhook_events e
+    WHERE e.created_at < ? AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.status = 'pending')
+    ORDER BY e.created_at, e.rowid LIMIT ?`,
+  attempts: `DELETE FROM webhook_delivery_attempts
+    WHERE delivery_id IN (SELECT id FROM webhook_deliveries WHERE event_id IN (SELECT value FROM json_each(?)))`,
+  deliveries: 'DELETE FROM webhook_deliveries WHERE event_id IN (SELECT value FROM json_each(?))',
+  events: 'DELETE FROM webhook_events WHERE id IN (SELECT value FROM json_each(?))',
+} as const;
 
 /**
  * The create path's half of the outbox. `plantCreated` must run inside the
@@ -82,6 +96,7 @@ export class SqliteWebhookStore implements WebhookStore {
   private readonly claimAtomically: Database.Transaction<(request: ClaimRequest) => ClaimRow[]>;
   private readonly recordAtomically: Database.Transaction<(result: AttemptResult) => void>;
   private readonly deleteAtomically: Database.Transaction<(id: string) => boolean>;
+  private readonly pruneAtomically: Database.Transaction<(before: number, limit: number) => number>;
 
   constructor(db: Database.Database) {
     const s = {
@@ -142,6 +157,10 @@ export class SqliteWebhookStore implements WebhookStore {
              next_attempt_at = CASE WHEN status = 'pending' AND next_attempt_at < ? THEN next_attempt_at ELSE ? END
          WHERE subscription_id = ? AND id = ?`,
       ),
+      prunableEvents: db.prepare(PRUNE_SQL.prunableEvents).pluck(),
+      pruneAttempts: db.prepare(PRUNE_SQL.attempts),
+      pruneDeliveries: db.prepare(PRUNE_SQL.deliveries),
+      pruneEvents: db.prepare(PRUNE_SQL.events),
     };
     this.statements = s;
 
@@ -164,6 +183,16 @@ export class SqliteWebhookStore implements WebhookStore {
       s.deleteAttempts.run(id);
       s.deleteDeliveries.run(id);
       return s.deleteSubscription.run(id).changes === 1;
+    });
+
+    // Choosing and deleting in one IMMEDIATE transaction: no delivery can be made
+    // pending again (a manual retry) between the two. Children go first: better-sqlite3
+    // enforces foreign keys.
+    this.pruneAtomically = db.transaction((before: number, limit: number) => {
+      const ids = JSON.stringify(s.prunableEvents.all(before, limit));
+      s.pruneAttempts.run(ids);
+      s.pruneDeliveries.run(ids);
+      return s.pruneEvents.run(ids).changes;
     });
   }
 
@@ -235,6 +264,10 @@ export class SqliteWebhookStore implements WebhookStore {
     const at = now.getTime();
     const changed = guarded(() => this.statements.retry.run(at, at, subscriptionId, deliveryId)).changes;
     return changed === 0 ? undefined : this.getDelivery(subscriptionId, deliveryId);
+  }
+
+  async pruneFinishedEvents(before: Date, limit: number): Promise<number> {
+    return guarded(() => this.pruneAtomically.immediate(before.getTime(), limit));
   }
 
   private withAttempts(rows: DeliveryRow[]): WebhookDelivery[] {

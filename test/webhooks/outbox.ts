@@ -1,0 +1,83 @@
+/**
+ * Puts events in a test store's outbox in a chosen state, through the store's own
+ * methods (a create, then a claim and an attempt as a dispatcher would record
+ * them), and back-dates them, so retention tests need no receiver and no waiting.
+ */
+import type { AttemptOutcome, Store } from '../../src/store/types.js';
+import { execSql, selectColumn } from './database.js';
+
+/** How a delivery ends up: finished either way, or still pending (a retry a day away, after one failed attempt). */
+export type Fate = 'succeeded' | 'failed' | 'pending';
+
+export interface SeededEvent {
+  readonly eventId: string;
+  /** Delivery id by subscription id. */
+  readonly deliveries: ReadonlyMap<string, string>;
+}
+
+let subscriptionCount = 0;
+
+export async function addSubscription(store: Store): Promise<string> {
+  const id = `whk_retention_${(subscriptionCount += 1)}`;
+  await store.webhooks.insertSubscription({ id, url: 'https://example.com/hooks', secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', createdAt: new Date() });
+  return id;
+}
+
+function outcomeOf(fate: Fate): AttemptOutcome {
+  if (fate === 'succeeded') return { kind: 'succeeded' };
+  if (fate === 'failed') return { kind: 'failed' };
+  return { kind: 'retry', nextAttemptAt: new Date(Date.now() + 86_400_000) };
+}
+
+/**
+ * Creates plant `plantId` (so an event with one delivery per subscription) and gives
+ * each delivery one attempt, ending as `fates` says for its subscription. Every
+ * delivery seeded before must be settled (none due), as this claims whatever is due.
+ */
+export async function seedEvent(store: Store, plantId: number, fates: Readonly<Record<string, Fate>>): Promise<SeededEvent> {
+  const created = await store.plants.createPlant({ id: BigInt(plantId), name: `plant ${plantId}` });
+  if (created.kind !== 'created') throw new Error(`plant ${plantId} already existed`);
+  const claimed = await store.webhooks.claimDueDeliveries({ now: new Date(), limit: 1000, leaseMs: 60_000, owner: 'seed' });
+  const deliveries = new Map<string, string>();
+  let eventId: string | undefined;
+  for (const delivery of claimed) {
+    const fate = fates[delivery.subscriptionId];
+    if (fate === undefined) throw new Error(`no fate given for ${delivery.subscriptionId}`);
+    eventId = delivery.eventId;
+    deliveries.set(delivery.subscriptionId, delivery.deliveryId);
+    await store.webhooks.recordAttempt({
+      deliveryId: delivery.deliveryId,
+      leaseOwner: delivery.leaseOwner,
+      attempt: {
+        attempt: delivery.attempt,
+        attemptedAt: new Date(),
+        latencyMs: 3,
+        responseStatus: fate === 'succeeded' ? 200 : 500,
+        ...(fate === 'succeeded' ? {} : { error: 'the subscriber answered 500' }),
+      },
+      outcome: outcomeOf(fate),
+    });
+  }
+  if (eventId === undefined || deliveries.size !== Object.keys(fates).length) {
+    throw new Error(`plant ${plantId}: expected ${Object.keys(fates).length} due deliveries, claimed ${claimed.length}`);
+  }
+  return { eventId, deliveries };
+}
+
+/** Sets when an event was created (the ids are ours: msg_ and base64url, safe to inline). */
+export async function backdateEvent(databaseUrl: string, eventId: string, createdAt: Date): Promise<void> {
+  await execSql(databaseUrl, {
+    sqlite: `UPDATE webhook_events SET created_at = ${createdAt.getTime()} WHERE id = '${eventId}'`,
+    postgres: `UPDATE webhook_events SET created_at = '${createdAt.toISOString()}' WHERE id = '${eventId}'`,
+  });
+}
+
+/** The outbox's rows, as sorted ids (attempts by the delivery they belong to). */
+export async function outboxRows(databaseUrl: string): Promise<{ events: string[]; deliveries: string[]; attempts: string[] }> {
+  const ids = async (sql: string) => (await selectColumn(databaseUrl, sql)).map(String).sort();
+  return {
+    events: await ids('SELECT id FROM webhook_events'),
+    deliveries: await ids('SELECT id FROM webhook_deliveries'),
+    attempts: await ids('SELECT delivery_id FROM webhook_delivery_attempts'),
+  };
+}
