@@ -41,6 +41,8 @@ export interface Config {
   readonly webhookConcurrency: number;
   /** How often the outbox is polled for due deliveries (retries, and events other instances wrote). */
   readonly webhookPollIntervalMs: number;
+  /** Finished webhook events (with their deliveries and attempts) are deleted this many days after they were created; 0 keeps them forever. */
+  readonly webhookRetentionDays: number;
   /** Rate limits, timeouts, header size, CORS and HSTS (src/http/service-limits.ts, docs/security.md). */
   readonly limits: ServiceLimits;
 }
@@ -128,6 +130,7 @@ export function loadConfig(env: Source = process.env, overrides: Source = {}): C
     webhookTimeoutMs: integer(source, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
     webhookConcurrency: integer(source, 'WEBHOOK_CONCURRENCY', 8, 1, 1000),
     webhookPollIntervalMs: integer(source, 'WEBHOOK_POLL_INTERVAL_MS', 1000, 10, 600_000),
+    webhookRetentionDays: integer(source, 'WEBHOOK_RETENTION_DAYS', 30, 0, 36_500),
     limits: loadServiceLimits(source),
   };
 }

@@ -155,7 +155,8 @@ export const listWebhookDeliveries: Operation = {
   summary: 'Delivery log',
   description:
     'The deliveries of events to this subscription, newest first, each with every attempt: when, the HTTP status, ' +
-    'the latency and why it did not acknowledge.',
+    'the latency and why it did not acknowledge. Finished deliveries are deleted with their event once it is ' +
+    'WEBHOOK_RETENTION_DAYS old (30 by default; 0 keeps them forever); a pending one is kept until it finishes.',
   tags: ['webhooks'],
   scope: 'admin',
   pathParams: [idParameter],

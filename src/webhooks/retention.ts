@@ -1,0 +1,99 @@
+/**
+ * The retention job: deletes webhook events older than WEBHOOK_RETENTION_DAYS, with
+ * their deliveries and attempts, so the outbox does not grow without bound. Only
+ * finished events go (the store never deletes one with a pending delivery), so
+ * nothing still to be sent is lost, however old.
+ *
+ * - Runs soon after start, then every hour, on unref'd timers: it never keeps the
+ *   process alive. A run is scheduled only once the previous one has ended, so two
+ *   runs of one process never overlap (several instances may run at once: the
+ *   stores are safe against that).
+ * - Deletes in chunks, each its own short transaction, so a large backlog (the
+ *   first run after an upgrade) never holds the store's write lock for long.
+ * - A store failure is logged and the job goes on: the next run tries again.
+ * - stop() lets the chunk in flight finish (before the store closes) and leaves the
+ *   rest to the next start, so a large backlog does not hold up a shutdown.
+ */
+import type { WebhookStore } from '../store/types.js';
+
+export interface RetentionLogger {
+  info(object: object, message: string): void;
+  warn(object: object, message: string): void;
+}
+
+export interface RetentionOptions {
+  /** Events older than this many days are deleted; 0 keeps them forever (the job never runs). */
+  readonly retentionDays: number;
+  readonly log: RetentionLogger;
+  /** Time between runs (default an hour). */
+  readonly intervalMs?: number;
+  /** Time from start() to the first run (default 10 s: out of the way of start-up). */
+  readonly firstRunDelayMs?: number;
+  /** Events deleted per store call (default 1000). */
+  readonly chunkSize?: number;
+  /** The clock the age of events is measured with. */
+  readonly now?: () => Date;
+}
+
+const DAY_MS = 86_400_000;
+export const RETENTION_INTERVAL_MS = 3_600_000;
+const FIRST_RUN_DELAY_MS = 10_000;
+const CHUNK_SIZE = 1000;
+
+export class WebhookRetentionJob {
+  private timer: NodeJS.Timeout | undefined;
+  private run: Promise<number> | undefined;
+  private stopping = false;
+
+  constructor(private readonly store: Pick<WebhookStore, 'pruneFinishedEvents'>, private readonly options: RetentionOptions) {}
+
+  /** Whether a run is scheduled or under way (false with 0 days, and after stop()). */
+  get active(): boolean {
+    return this.timer !== undefined || this.run !== undefined;
+  }
+
+  start(): void {
+    if (this.options.retentionDays === 0 || this.stopping || this.active) return;
+    this.schedule(this.options.firstRunDelayMs ?? FIRST_RUN_DELAY_MS);
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.run;
+  }
+
+  /**
+   * One run: deletes finished events older than the retention period until a chunk
+   * comes back short. Resolves to how many it deleted; never rejects.
+   */
+  async pruneNow(): Promise<number> {
+    const chunkSize = this.options.chunkSize ?? CHUNK_SIZE;
+    const before = new Date((this.options.now?.() ?? new Date()).getTime() - this.options.retentionDays * DAY_MS);
+    let pruned = 0;
+    try {
+      for (;;) {
+        const deleted = await this.store.pruneFinishedEvents(before, chunkSize);
+        pruned += deleted;
+        if (deleted < chunkSize || this.stopping) break;
+      }
+    } catch (error) {
+      this.options.log.warn({ err: error, pruned, before }, 'webhooks: could not delete old events from the delivery log; will try again at the next run');
+      return pruned;
+    }
+    if (pruned > 0) this.options.log.info({ pruned, before }, `webhooks: deleted ${pruned} finished events older than ${this.options.retentionDays} days, with their deliveries`);
+    return pruned;
+  }
+
+  private schedule(delayMs: number): void {
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.run = this.pruneNow().finally(() => {
+        this.run = undefined;
+        if (!this.stopping) this.schedule(this.options.intervalMs ?? RETENTION_INTERVAL_MS);
+      });
+    }, delayMs);
+    this.timer.unref();
+  }
+}
