@@ -29,7 +29,7 @@ export interface RetentionOptions {
   readonly intervalMs?: number;
   /** Time from start() to the first run (default 10 s: out of the way of start-up). */
   readonly firstRunDelayMs?: number;
-  /** Events deleted per store call (default 1000). */
+  /** Events deleted per store call (default 200). */
   readonly chunkSize?: number;
   /** The clock the age of events is measured with. */
   readonly now?: () => Date;
@@ -38,7 +38,10 @@ export interface RetentionOptions {
 const DAY_MS = 86_400_000;
 export const RETENTION_INTERVAL_MS = 3_600_000;
 const FIRST_RUN_DELAY_MS = 10_000;
-const CHUNK_SIZE = 1000;
+// On SQLite a chunk holds the writer thread, and plant writes wait behind it: 1,000
+// events (2 deliveries, 4 attempts each) took 45 ms warm and 160 ms cold; 200 keep
+// that wait to about a fifth.
+const CHUNK_SIZE = 200;
 
 export class WebhookRetentionJob {
   private timer: NodeJS.Timeout | undefined;
