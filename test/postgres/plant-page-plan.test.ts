@@ -12,17 +12,7 @@ import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { pageStatement } from '../../src/store/postgres/plant-page.js';
 import type { ListPlantsQuery } from '../../src/store/types.js';
 import { postgresAvailable } from '../support/backends.js';
-import { createTestSchema, withAdminClient, type TestSchema } from '../support/postgres.js';
-
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  Plans?: PlanNode[];
-}
-
-function nodeTypes(node: PlanNode): string[] {
-  return [node['Node Type'] + (node['Relation Name'] ? ` on ${node['Relation Name']}` : ''), ...(node.Plans ?? []).flatMap(nodeTypes)];
-}
+import { createTestSchema, planNodeTypes, withAdminClient, type TestSchema } from '../support/postgres.js';
 
 describe('PostgreSQL page query plan', { skip: !postgresAvailable() }, () => {
   let schema: TestSchema;
@@ -47,8 +37,7 @@ describe('PostgreSQL page query plan', { skip: !postgresAvailable() }, () => {
   for (const query of queries) {
     it(`never scans the plants table sequentially, never sorts: ${JSON.stringify(query, (_, v: unknown) => (typeof v === 'bigint' ? String(v) : v))}`, async () => {
       const { text, values } = pageStatement(query);
-      const rows = await withAdminClient(async (client) => (await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (FORMAT JSON) ${text}`, values)).rows, schema.url);
-      const types = nodeTypes(rows[0]!['QUERY PLAN'][0].Plan);
+      const types = await planNodeTypes(text, values, schema.url);
       assert.ok(!types.includes('Seq Scan on plants'), types.join(' > '));
       // The rows come in index order; nothing sorts them again (an aggregate's
       // ORDER BY did, on PostgreSQL 15).

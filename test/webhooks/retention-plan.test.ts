@@ -15,7 +15,7 @@ import { PRUNE_FINISHED_EVENTS } from '../../src/store/postgres/webhook-store.js
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { PRUNE_SQL } from '../../src/store/sqlite/webhook-store.js';
 import { postgresAvailable } from '../support/backends.js';
-import { createTestSchema, withAdminClient, type TestSchema } from '../support/postgres.js';
+import { createTestSchema, planNodeTypes, withAdminClient, type TestSchema } from '../support/postgres.js';
 import { tempDir } from '../support/temp.js';
 
 describe('SQLite retention statements', () => {
@@ -39,16 +39,6 @@ describe('SQLite retention statements', () => {
   }
 });
 
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  Plans?: PlanNode[];
-}
-
-function nodeTypes(node: PlanNode): string[] {
-  return [node['Node Type'] + (node['Relation Name'] ? ` on ${node['Relation Name']}` : ''), ...(node.Plans ?? []).flatMap(nodeTypes)];
-}
-
 describe('PostgreSQL retention statement', { skip: !postgresAvailable() }, () => {
   let schema: TestSchema;
   before(async () => {
@@ -70,11 +60,7 @@ describe('PostgreSQL retention statement', { skip: !postgresAvailable() }, () =>
 
   for (const before of ['2020-01-02T00:00:00Z', '2030-01-01T00:00:00Z']) {
     it(`never scans an outbox table sequentially (events before ${before})`, async () => {
-      const rows = await withAdminClient(
-        async (client) => (await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (FORMAT JSON) ${PRUNE_FINISHED_EVENTS.text}`, [before, 1000])).rows,
-        schema.url,
-      );
-      const types = nodeTypes(rows[0]!['QUERY PLAN'][0].Plan);
+      const types = await planNodeTypes(PRUNE_FINISHED_EVENTS.text, [before, 1000], schema.url);
       for (const table of ['webhook_events', 'webhook_deliveries', 'webhook_delivery_attempts']) {
         assert.ok(!types.includes(`Seq Scan on ${table}`), types.join(' > '));
       }
