@@ -11,9 +11,10 @@ import pg from 'pg';
 import { Errors, StoreUnavailableError } from '../../src/http/errors.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import type { CreatePlantOutcome, PlantRecord } from '../../src/store/types.js';
-import { postgresAvailable, postgresBackend, type TestBackend } from '../support/backends.js';
+import { postgresAvailable, postgresBackend } from '../support/backends.js';
 import { bearer, createHarness, json, postPlant, type Harness } from '../support/harness.js';
-import { createTestSchema, postgresBehindProxy, withAdminClient, type TestSchema } from '../support/postgres.js';
+import { createTestSchema, withAdminClient, type TestSchema } from '../support/postgres.js';
+import { harnessBehindProxy, type ProxiedHarness } from '../support/postgres-harness.js';
 import type { TcpProxy } from '../support/tcp-proxy.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
 
@@ -194,24 +195,12 @@ describe('PostgreSQL creates go in batches', { skip: !postgresAvailable() }, () 
     let proxy: TcpProxy;
     let h: Harness;
     let store: PostgresStore;
+    let setup: ProxiedHarness | undefined;
     before(async () => {
-      schema = await createTestSchema();
-      const proxied = await postgresBehindProxy(schema.url);
-      proxy = proxied.proxy;
-      const viaProxy: TestBackend = {
-        name: 'postgres',
-        async open() {
-          store = await PostgresStore.open({ url: proxied.url, poolSize: 4, connectTimeoutMs: 1000, statementTimeoutMs: 3000 });
-          return { store, databaseUrl: proxied.url, cleanup: () => store.close() };
-        },
-      };
-      h = await createHarness({ backend: viaProxy });
+      setup = await harnessBehindProxy();
+      ({ schema, proxy, h, store } = setup);
     });
-    after(async () => {
-      await h?.close();
-      await proxy?.close();
-      await schema?.drop();
-    });
+    after(() => setup?.close());
 
     it('every create in the batch in flight gets 503 with the Error record, none hangs, and each can be retried safely', async () => {
       assert.equal((await postPlant(h, '{"id": 1, "name": "before"}')).statusCode, 200);

@@ -12,9 +12,10 @@ import { Errors, StoreUnavailableError } from '../../src/http/errors.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { MAX_READ_BATCH } from '../../src/store/postgres/read-batcher.js';
 import type { PlantRecord } from '../../src/store/types.js';
-import { postgresAvailable, postgresBackend, type TestBackend } from '../support/backends.js';
+import { postgresAvailable, postgresBackend } from '../support/backends.js';
 import { bearer, createHarness, postPlant, type Harness } from '../support/harness.js';
-import { createTestSchema, postgresBehindProxy, type TestSchema } from '../support/postgres.js';
+import { createTestSchema, type TestSchema } from '../support/postgres.js';
+import { harnessBehindProxy, type ProxiedHarness } from '../support/postgres-harness.js';
 import type { TcpProxy } from '../support/tcp-proxy.js';
 
 /** Not a speed target: far above any wait the store bounds (connect timeout, statement timeout + 1 s). */
@@ -182,24 +183,12 @@ describe('PostgreSQL point reads go in batches', { skip: !postgresAvailable() },
     let proxy: TcpProxy;
     let h: Harness;
     let store: PostgresStore;
+    let setup: ProxiedHarness | undefined;
     before(async () => {
-      schema = await createTestSchema();
-      const proxied = await postgresBehindProxy(schema.url);
-      proxy = proxied.proxy;
-      const viaProxy: TestBackend = {
-        name: 'postgres',
-        async open() {
-          store = await PostgresStore.open({ url: proxied.url, poolSize: 4, connectTimeoutMs: 1000, statementTimeoutMs: 3000 });
-          return { store, databaseUrl: proxied.url, cleanup: () => store.close() };
-        },
-      };
-      h = await createHarness({ backend: viaProxy });
+      setup = await harnessBehindProxy();
+      ({ schema, proxy, h, store } = setup);
     });
-    after(async () => {
-      await h?.close();
-      await proxy?.close();
-      await schema?.drop();
-    });
+    after(() => setup?.close());
 
     it('every read of the batch in flight rejects with the same unavailable error (503 over HTTP), none hangs, then reads work again', async () => {
       assert.equal((await postPlant(h, '{"id": 1, "name": "before"}')).statusCode, 200);
