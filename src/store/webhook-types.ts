@@ -67,6 +67,11 @@ export interface ClaimedDelivery {
   readonly payload: string;
   readonly url: string;
   readonly secret: string;
+  /**
+   * The secret replaced by the last rotation, while its overlap lasts (at claim
+   * time): the attempt is signed with both, so receivers still holding it verify.
+   */
+  readonly previousSecret?: string;
   /** The number this attempt will have (completed attempts + 1). */
   readonly attempt: number;
   /** True when this attempt was asked for by hand: it is then the only one. */
@@ -107,6 +112,13 @@ export interface WebhookStore {
   /** Oldest first. */
   listSubscriptions(): Promise<WebhookSubscription[]>;
   getSubscription(id: string): Promise<WebhookSubscription | undefined>;
+  /**
+   * Makes `secret` the subscription's signing secret. The one it replaces stays valid
+   * (deliveries are signed with both) until `previousSecretExpiresAt`, replacing any
+   * older previous secret; undefined drops it at once. False when there is no such
+   * subscription.
+   */
+  rotateSecret(id: string, secret: string, previousSecretExpiresAt: Date | undefined): Promise<boolean>;
   /** Deletes the subscription with its deliveries and their log; false when there was none. */
   deleteSubscription(id: string): Promise<boolean>;
   /** A subscription's deliveries, newest first, each with its attempts. */

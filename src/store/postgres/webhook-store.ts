@@ -46,6 +46,7 @@ interface ClaimRow {
   payload: string;
   url: string;
   secret: string;
+  previous_secret: string | null;
   attempt_count: number;
   manual: boolean;
 }
@@ -113,6 +114,14 @@ const Q = {
     text: 'SELECT id, url, description, created_at FROM webhook_subscriptions ORDER BY created_at, seq',
   },
   getSubscription: { name: 'webhooks.get', text: 'SELECT id, url, description, created_at FROM webhook_subscriptions WHERE id = $1' },
+  rotateSecret: {
+    name: 'webhooks.rotate-secret',
+    // Right-hand sides see the row as it was: the current secret becomes the previous
+    // one (replacing any older), unless there is no overlap ($2 null), when none is kept.
+    text: `UPDATE webhook_subscriptions
+           SET previous_secret = CASE WHEN $2::timestamptz IS NULL THEN NULL ELSE secret END, secret = $1, previous_secret_expires_at = $2
+           WHERE id = $3`,
+  },
   // Deliveries and their attempts go with it (ON DELETE CASCADE).
   deleteSubscription: { name: 'webhooks.delete', text: 'DELETE FROM webhook_subscriptions WHERE id = $1' },
   listDeliveries: {
@@ -153,7 +162,8 @@ const Q = {
         FROM due WHERE d.id = due.id
         RETURNING d.id, d.subscription_id, d.event_id, d.attempt_count, d.manual
       )
-      SELECT l.id, l.subscription_id, l.event_id, e.type, e.payload, s.url, s.secret, l.attempt_count, l.manual
+      SELECT l.id, l.subscription_id, l.event_id, e.type, e.payload, s.url, s.secret,
+             CASE WHEN s.previous_secret_expires_at > $1 THEN s.previous_secret END AS previous_secret, l.attempt_count, l.manual
       FROM leased l
       JOIN webhook_events e ON e.id = l.event_id
       JOIN webhook_subscriptions s ON s.id = l.subscription_id`,
@@ -252,6 +262,11 @@ export class PostgresWebhookStore implements WebhookStore {
     return row === undefined ? undefined : toSubscription(row);
   }
 
+  async rotateSecret(id: string, secret: string, previousSecretExpiresAt: Date | undefined): Promise<boolean> {
+    const values = [secret, previousSecretExpiresAt ?? null, id];
+    return guarded(async () => (await this.pool.query({ ...Q.rotateSecret, values })).rowCount === 1);
+  }
+
   async deleteSubscription(id: string): Promise<boolean> {
     return guarded(async () => (await this.pool.query({ ...Q.deleteSubscription, values: [id] })).rowCount === 1);
   }
@@ -289,6 +304,7 @@ export class PostgresWebhookStore implements WebhookStore {
       payload: row.payload,
       url: row.url,
       secret: row.secret,
+      ...(row.previous_secret === null ? {} : { previousSecret: row.previous_secret }),
       attempt: row.attempt_count + 1,
       manual: row.manual,
       leaseOwner: owner,

@@ -63,6 +63,10 @@ export class DelegatingWebhookStore implements WebhookStore {
     return this.writer.call('webhooks', 'insertSubscription', [subscription]);
   }
 
+  rotateSecret(id: string, secret: string, previousSecretExpiresAt: Date | undefined): Promise<boolean> {
+    return this.writer.call('webhooks', 'rotateSecret', [id, secret, previousSecretExpiresAt]);
+  }
+
   deleteSubscription(id: string): Promise<boolean> {
     return this.writer.call('webhooks', 'deleteSubscription', [id]);
   }

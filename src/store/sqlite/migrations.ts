@@ -97,5 +97,14 @@ export const sqliteMigrations: readonly Migration[] = [
       CREATE INDEX webhook_events_created_at ON webhook_events (created_at);
       CREATE INDEX webhook_deliveries_event ON webhook_deliveries (event_id);
     `,
+  },  {
+    version: 4,
+    name: 'webhook secret rotation',
+    sql: `
+      -- The secret a rotation replaced, still signing deliveries (beside the new one)
+      -- until previous_secret_expires_at, so receivers can switch without a gap.
+      ALTER TABLE webhook_subscriptions ADD COLUMN previous_secret TEXT;
+      ALTER TABLE webhook_subscriptions ADD COLUMN previous_secret_expires_at INTEGER;
+    `,
   },
 ];

@@ -44,6 +44,7 @@ interface ClaimRow {
   payload: string;
   url: string;
   secret: string;
+  previous_secret: string | null;
   attempt_count: number;
   manual: number;
 }
@@ -108,6 +109,13 @@ export class SqliteWebhookStore implements WebhookStore {
       ),
       deleteDeliveries: db.prepare('DELETE FROM webhook_deliveries WHERE subscription_id = ?'),
       deleteSubscription: db.prepare('DELETE FROM webhook_subscriptions WHERE id = ?'),
+      // Right-hand sides see the row as it was: the current secret becomes the previous
+      // one (replacing any older), unless there is no overlap, when none is kept.
+      rotateSecret: db.prepare(
+        `UPDATE webhook_subscriptions
+         SET previous_secret = CASE WHEN ? IS NULL THEN NULL ELSE secret END, secret = ?, previous_secret_expires_at = ?
+         WHERE id = ?`,
+      ),
       listDeliveries: db.prepare(
         `SELECT ${DELIVERY_COLUMNS} FROM ${DELIVERY_FROM} WHERE d.subscription_id = ? ORDER BY d.created_at DESC, d.rowid DESC LIMIT ?`,
       ),
@@ -132,7 +140,8 @@ export class SqliteWebhookStore implements WebhookStore {
          RETURNING id`,
       ).pluck(),
       claimed: db.prepare(
-        `SELECT d.id, d.subscription_id, d.event_id, e.type, e.payload, s.url, s.secret, d.attempt_count, d.manual
+        `SELECT d.id, d.subscription_id, d.event_id, e.type, e.payload, s.url, s.secret,
+                CASE WHEN s.previous_secret_expires_at > ? THEN s.previous_secret END AS previous_secret, d.attempt_count, d.manual
          FROM webhook_deliveries d
          JOIN webhook_events e ON e.id = d.event_id
          JOIN webhook_subscriptions s ON s.id = d.subscription_id
@@ -167,7 +176,7 @@ export class SqliteWebhookStore implements WebhookStore {
     this.claimAtomically = db.transaction(({ now, limit, leaseMs, owner }: ClaimRequest) => {
       const at = now.getTime();
       const ids = s.lease.all(owner, at + leaseMs, at, at, limit) as string[];
-      return ids.map((id) => s.claimed.get(id) as ClaimRow | undefined).filter((row): row is ClaimRow => row !== undefined);
+      return ids.map((id) => s.claimed.get(at, id) as ClaimRow | undefined).filter((row): row is ClaimRow => row !== undefined);
     });
 
     this.recordAtomically = db.transaction(({ deliveryId, leaseOwner, attempt, outcome }: AttemptResult) => {
@@ -213,6 +222,11 @@ export class SqliteWebhookStore implements WebhookStore {
     return row === undefined ? undefined : toSubscription(row);
   }
 
+  async rotateSecret(id: string, secret: string, previousSecretExpiresAt: Date | undefined): Promise<boolean> {
+    const expiresAt = previousSecretExpiresAt?.getTime() ?? null;
+    return guarded(() => this.statements.rotateSecret.run(expiresAt, secret, expiresAt, id)).changes === 1;
+  }
+
   async deleteSubscription(id: string): Promise<boolean> {
     return guarded(() => this.deleteAtomically.immediate(id));
   }
@@ -250,6 +264,7 @@ export class SqliteWebhookStore implements WebhookStore {
       payload: row.payload,
       url: row.url,
       secret: row.secret,
+      ...(row.previous_secret === null ? {} : { previousSecret: row.previous_secret }),
       attempt: row.attempt_count + 1,
       manual: row.manual === 1,
       leaseOwner: request.owner,

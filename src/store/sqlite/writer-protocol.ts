@@ -23,7 +23,7 @@ export type PlantWriteResult =
 /** The store methods that write, by store: the only ones the writer thread will call. */
 export const DELEGATED_WRITES = {
   tokens: ['insertToken', 'revokeToken', 'recordTokenUse'],
-  webhooks: ['insertSubscription', 'deleteSubscription', 'claimDueDeliveries', 'recordAttempt', 'retryDelivery', 'pruneFinishedEvents'],
+  webhooks: ['insertSubscription', 'rotateSecret', 'deleteSubscription', 'claimDueDeliveries', 'recordAttempt', 'retryDelivery', 'pruneFinishedEvents'],
 } as const;
 
 export type DelegatedStore = keyof typeof DELEGATED_WRITES;
