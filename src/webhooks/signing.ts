@@ -6,6 +6,10 @@
  * The id stays the same across retries (subscribers deduplicate on it); the timestamp
  * and signature are fresh on each attempt, so a retry hours later is not refused as
  * a replay by receivers that check the timestamp's age.
+ *
+ * During a secret rotation's overlap the header carries two signatures, new secret's
+ * first, space-separated as the spec allows: a receiver accepts the message if any
+ * of them verifies, so it keeps working whichever secret it holds.
  */
 import { Webhook } from 'standardwebhooks';
 
@@ -14,13 +18,16 @@ export const USER_AGENT = 'PlantStore-Webhooks/1.0';
 
 export interface SignedMessage {
   readonly secret: string;
+  /** The secret a rotation replaced, while its overlap lasts. */
+  readonly previousSecret?: string;
   readonly eventId: string;
   readonly eventType: string;
   readonly payload: string;
 }
 
 export function webhookHeaders(message: SignedMessage, at: Date): Record<string, string> {
-  const signature = new Webhook(message.secret).sign(message.eventId, at, message.payload);
+  const secrets = message.previousSecret === undefined ? [message.secret] : [message.secret, message.previousSecret];
+  const signature = secrets.map((secret) => new Webhook(secret).sign(message.eventId, at, message.payload)).join(' ');
   return {
     'content-type': 'application/json',
     'user-agent': USER_AGENT,
