@@ -4,13 +4,23 @@
  * and what it must answer.
  */
 import { EVENT_TYPE_HEADER } from './signing.js';
-import { CreatedWebhookSubscription, DeliveryAttempt, NewWebhookSubscription, WebhookDelivery, WebhookSubscription } from './schemas.js';
+import {
+  CreatedWebhookSubscription,
+  DeliveryAttempt,
+  NewWebhookSubscription,
+  RotatedWebhookSubscription,
+  RotateWebhookSecret,
+  WebhookDelivery,
+  WebhookSubscription,
+} from './schemas.js';
 import { PLANT_CREATED } from './event.js';
 
 export const webhookComponents: readonly (readonly [object, string])[] = [
   [NewWebhookSubscription, 'NewWebhookSubscription'],
   [WebhookSubscription, 'WebhookSubscription'],
   [CreatedWebhookSubscription, 'CreatedWebhookSubscription'],
+  [RotateWebhookSecret, 'RotateWebhookSecret'],
+  [RotatedWebhookSubscription, 'RotatedWebhookSubscription'],
   [WebhookDelivery, 'WebhookDelivery'],
   [DeliveryAttempt, 'WebhookDeliveryAttempt'],
 ];
@@ -53,6 +63,8 @@ export function webhookEvents(settings: WebhookDocumentSettings): Record<string,
           '**Signature** ([Standard Webhooks](https://www.standardwebhooks.com/)): `webhook-signature` is',
           '`v1,` + base64(HMAC-SHA256(key, `<webhook-id>.<webhook-timestamp>.<body>`)), the key being the base64 part of',
           'the subscription secret (`whsec_...`). Verify it over the raw body, e.g. with the `standardwebhooks` library.',
+          'After a secret rotation (`POST /webhooks/{id}/rotate-secret`) the header carries two signatures for a while, the',
+          'new secret\'s first: accept the message if any one verifies (the Standard Webhooks libraries do).',
           '',
           `**Acknowledging.** Answer any 2xx within ${settings.timeoutMs / 1000} s. Anything else (another status, a`,
           `timeout, a refused connection) is retried after ${schedule} (each delay ±20% jitter): ${attempts} attempts in all,`,

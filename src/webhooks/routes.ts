@@ -7,7 +7,15 @@ import { ApiError, Errors } from '../http/errors.js';
 import type { Operation } from '../http/operation.js';
 import type { DeliveryAttempt as AttemptRecord, DeliveryStatus, WebhookDelivery as DeliveryRecord, WebhookSubscription as SubscriptionRecord } from '../store/types.js';
 import { createSubscription, type SubscriptionRequest } from './subscriptions.js';
-import { CreatedWebhookSubscription, NewWebhookSubscription, WebhookDelivery, WebhookSubscription } from './schemas.js';
+import {
+  CreatedWebhookSubscription,
+  NewWebhookSubscription,
+  RotatedWebhookSubscription,
+  RotateWebhookSecret,
+  WebhookDelivery,
+  WebhookSubscription,
+} from './schemas.js';
+import { DEFAULT_OVERLAP_SECONDS, rotateSigningSecret } from './secret-rotation.js';
 import { WebhookUrlError } from './url-policy.js';
 
 export const DELIVERIES_DEFAULT_LIMIT = 100;
@@ -50,10 +58,12 @@ function params(request: FastifyRequest): { id: string; deliveryId: string } {
   return request.params as { id: string; deliveryId: string };
 }
 
+const webhookNotFound = (id: string) => new ApiError(Errors.WEBHOOK_NOT_FOUND, `no webhook subscription has id ${id}`);
+
 async function existingSubscription(request: FastifyRequest): Promise<SubscriptionRecord> {
   const { id } = params(request);
   const subscription = await request.server.store.webhooks.getSubscription(id);
-  if (subscription === undefined) throw new ApiError(Errors.WEBHOOK_NOT_FOUND, `no webhook subscription has id ${id}`);
+  if (subscription === undefined) throw webhookNotFound(id);
   return subscription;
 }
 
@@ -141,10 +151,42 @@ export const deleteWebhook: Operation = {
   errors: ['WEBHOOK_NOT_FOUND', 'STORE_UNAVAILABLE'],
   async handler(request, reply: FastifyReply) {
     const { id } = params(request);
-    if (!(await request.server.store.webhooks.deleteSubscription(id))) {
-      throw new ApiError(Errors.WEBHOOK_NOT_FOUND, `no webhook subscription has id ${id}`);
-    }
+    if (!(await request.server.store.webhooks.deleteSubscription(id))) throw webhookNotFound(id);
     return reply.code(204).send();
+  },
+};
+
+export const rotateWebhookSecret: Operation = {
+  operationId: 'rotateWebhookSecret',
+  method: 'POST',
+  path: '/webhooks/{id}/rotate-secret',
+  summary: 'Rotate the signing secret',
+  description:
+    'Gives the subscription a new signing secret, **shown only in this response**. The previous one stays valid for ' +
+    `\`overlapSeconds\` (default ${DEFAULT_OVERLAP_SECONDS}, 24 h): until then every delivery carries two signatures in ` +
+    'webhook-signature, the new secret\'s first, so the receiver accepts deliveries whichever secret it holds while it ' +
+    'switches. Rotating again during an overlap ends the older secret at once: there are never more than two. ' +
+    'Pending deliveries and the delivery log are kept. The body is optional.',
+  tags: ['webhooks'],
+  scope: 'admin',
+  pathParams: [idParameter],
+  body: RotateWebhookSecret,
+  bodyExample: { overlapSeconds: 3600 },
+  success: {
+    status: 200,
+    description: 'The subscription, with its new signing secret.',
+    schema: RotatedWebhookSubscription,
+    example: { ...example, secret: 'whsec_c2Vjb25kIHNlY3JldCBmb3Igcm90YXRpb24', previousSecretExpiresAt: '2026-01-01T13:00:00.000Z' },
+  },
+  errors: ['WEBHOOK_NOT_FOUND', 'STORE_UNAVAILABLE'],
+  async handler(request) {
+    const subscription = await existingSubscription(request);
+    const body = request.body as { overlapSeconds?: number } | null | undefined;
+    const rotated = await rotateSigningSecret(request.server.store.webhooks, subscription.id, body?.overlapSeconds);
+    // Deleted between the read and the rotation.
+    if (rotated === undefined) throw webhookNotFound(subscription.id);
+    const expiry = rotated.previousSecretExpiresAt;
+    return { ...subscriptionJson(subscription), secret: rotated.secret, ...(expiry === undefined ? {} : { previousSecretExpiresAt: iso(expiry) }) };
   },
 };
 
@@ -205,5 +247,5 @@ export const retryWebhookDelivery: Operation = {
 };
 
 export const webhookOperations: readonly Operation[] = [
-  createWebhook, listWebhooks, getWebhook, deleteWebhook, listWebhookDeliveries, retryWebhookDelivery,
+  createWebhook, listWebhooks, getWebhook, deleteWebhook, rotateWebhookSecret, listWebhookDeliveries, retryWebhookDelivery,
 ];

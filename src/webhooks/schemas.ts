@@ -4,6 +4,7 @@
  */
 import { MAX_WEBHOOK_URL_LENGTH } from './url-policy.js';
 import { DESCRIPTION_MAX_LENGTH } from './subscriptions.js';
+import { DEFAULT_OVERLAP_SECONDS, MAX_OVERLAP_SECONDS } from './secret-rotation.js';
 
 const PRINTABLE_TEXT = '^[^\\u0000-\\u001F\\uD800-\\uDFFF]*$';
 const DateTime = { type: 'string', format: 'date-time' } as const;
@@ -61,6 +62,52 @@ export const CreatedWebhookSubscription = {
   },
   additionalProperties: false,
   description: 'The new subscription, with its signing secret (shown only here).',
+} as const;
+
+/**
+ * The rotate-secret body. `null` is allowed because Fastify validates a request sent
+ * without a body as null: the body is optional, and leaving it out means the defaults.
+ */
+export const RotateWebhookSecret = {
+  type: ['object', 'null'],
+  properties: {
+    overlapSeconds: {
+      type: 'integer',
+      format: 'int32',
+      minimum: 0,
+      maximum: MAX_OVERLAP_SECONDS,
+      // The default is stated in words, not as `default`: the generated client types
+      // would then make the property required.
+      description:
+        `How long the previous secret keeps signing deliveries, beside the new one: 0 to ${MAX_OVERLAP_SECONDS} seconds (7 days), ` +
+        `default ${DEFAULT_OVERLAP_SECONDS} (24 h). 0 stops it at once.`,
+      example: 3600,
+    },
+  },
+  description:
+    'Optional: the body may be left out (with no Content-Type) or be null, and then the defaults apply. Properties not listed here are ignored.',
+} as const;
+
+export const RotatedWebhookSubscription = {
+  type: 'object',
+  required: ['id', 'url', 'secret', 'createdAt'],
+  properties: {
+    ...WebhookSubscription.properties,
+    secret: {
+      ...CreatedWebhookSubscription.properties.secret,
+      description:
+        'The new signing secret (whsec_ + base64 key). Shown only in this response: give it to the receiver. Every delivery ' +
+        'is signed with it from now on.',
+    },
+    previousSecretExpiresAt: {
+      ...DateTime,
+      description:
+        'Until when deliveries are also signed with the previous secret (a second signature in webhook-signature), so the ' +
+        'receiver can switch without refusing any. Absent when the previous secret stopped at once (overlapSeconds 0).',
+    },
+  },
+  additionalProperties: false,
+  description: 'The subscription, with its new signing secret (shown only here).',
 } as const;
 
 export const DeliveryAttempt = {
