@@ -1,11 +1,12 @@
 /**
- * `plantstore webhook add|list|remove`: manage webhook subscriptions directly in the
+ * `plantstore webhook add|list|rotate-secret|remove`: manage webhook subscriptions directly in the
  * store DATABASE_URL names, as `plantstore token` does for tokens. A running service
  * picks changes up at once (subscriptions are read from the store on every create).
  */
 import type { Command } from 'commander';
 import { openStore } from '../store/open-store.js';
 import type { Store } from '../store/types.js';
+import { DEFAULT_OVERLAP_SECONDS, MAX_OVERLAP_SECONDS, rotateSigningSecret } from '../webhooks/secret-rotation.js';
 import { createSubscription, WebhookInputError } from '../webhooks/subscriptions.js';
 import { configFrom, withDatabaseOption } from './options.js';
 import { printTable } from './table.js';
@@ -25,7 +26,7 @@ async function withStore<T>(options: Options, use: (store: Store, allowPrivate: 
 export function registerWebhookCommands(program: Command): void {
   const webhook = program
     .command('webhook')
-    .description('Add, list and remove webhook subscriptions (in the store DATABASE_URL names). See docs/webhooks.md.');
+    .description('Add, list, rotate the secret of and remove webhook subscriptions (in the store DATABASE_URL names). See docs/webhooks.md.');
 
   withDatabaseOption(
     webhook
@@ -58,6 +59,31 @@ export function registerWebhookCommands(program: Command): void {
         ['ID', 'URL', 'DESCRIPTION', 'CREATED'],
         subscriptions.map((s) => [s.id, s.url, s.description ?? '-', s.createdAt.toISOString()]),
       );
+    }),
+  );
+
+  withDatabaseOption(
+    webhook
+      .command('rotate-secret')
+      .description('Give a subscription a new signing secret; prints it, once, alone on the last line. The old one keeps signing for the overlap.')
+      .argument('<id>')
+      .option('--overlap <seconds>', `how long the old secret keeps signing too (0 to ${MAX_OVERLAP_SECONDS}; 0 stops it at once)`, String(DEFAULT_OVERLAP_SECONDS)),
+  ).action(async (id: string, options: Options) =>
+    withStore(options, async (store) => {
+      const overlap = String(options.overlap);
+      // Number('') and Number('1e3') are numbers too: only plain digits are seconds.
+      const overlapSeconds = /^[0-9]+$/.test(overlap) ? Number(overlap) : Number.NaN;
+      const rotated = await rotateSigningSecret(store.webhooks, id, overlapSeconds);
+      if (rotated === undefined) throw new WebhookInputError(`no webhook subscription has id '${id}'`);
+      const expiry = rotated.previousSecretExpiresAt;
+      process.stderr.write(
+        `rotated the signing secret of webhook subscription ${id}; ` +
+          (expiry === undefined
+            ? 'the previous secret stopped at once.\n'
+            : `deliveries are signed with the previous secret too until ${expiry.toISOString()}.\n`) +
+          'The new signing secret below is shown only now; give it to the receiver to verify webhook-signature.\n',
+      );
+      process.stdout.write(`${rotated.secret}\n`);
     }),
   );
 
