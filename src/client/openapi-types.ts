@@ -1826,7 +1826,7 @@ export interface operations {
             cookie?: never;
         };
         /** @description A JSON object, UTF-8, at most 65536 bytes. */
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {

@@ -150,7 +150,7 @@ function operationObject(operation: OperationSpec, limits: DocumentLimits): unkn
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(operation.body === undefined ? {} : {
       requestBody: {
-        required: true,
+        required: operation.bodyOptional !== true,
         description: `A JSON object, UTF-8, at most ${limits.bodyLimitBytes} bytes.`,
         content: { 'application/json': { schema: operation.body, example: operation.bodyExample } },
       },

@@ -34,6 +34,8 @@ export interface OperationSpec {
   /** Scope the bearer token must carry; `null` for public operations. */
   readonly scope: Scope | null;
   readonly body?: JsonSchema;
+  /** True when the body may be left out (its schema must then accept null: Fastify validates a missing body as null). */
+  readonly bodyOptional?: boolean;
   readonly bodyExample?: unknown;
   readonly pathParams?: readonly ParameterSpec[];
   readonly query?: readonly ParameterSpec[];

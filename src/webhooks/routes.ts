@@ -171,6 +171,7 @@ export const rotateWebhookSecret: Operation = {
   scope: 'admin',
   pathParams: [idParameter],
   body: RotateWebhookSecret,
+  bodyOptional: true,
   bodyExample: { overlapSeconds: 3600 },
   success: {
     status: 200,

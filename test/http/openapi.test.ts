@@ -69,4 +69,10 @@ describe('GET /openapi.json', () => {
     assert.deepEqual(doc.paths['/healthz'].get.security, []);
     assert.equal(doc.paths['/plants/{id}'].delete.responses['204'].content, undefined);
   });
+
+  it('marks a body required except where the operation accepts none (rotating a webhook secret)', () => {
+    assert.equal(doc.paths['/plants'].post.requestBody.required, true);
+    assert.equal(doc.paths['/webhooks'].post.requestBody.required, true);
+    assert.equal(doc.paths['/webhooks/{id}/rotate-secret'].post.requestBody.required, false);
+  });
 });
