@@ -9,6 +9,7 @@
 import type { FastifyServerOptions } from 'fastify';
 import pino from 'pino';
 import type { Config, LogFormat } from './config.js';
+import { TurnBatchedStream } from './log-stream.js';
 
 /**
  * Log lines waiting for stdout beyond this are dropped rather than buffered: a
@@ -55,9 +56,10 @@ export async function loggerOptions(config: Config, destination: NodeJS.Writable
   if (destination !== undefined) return { ...base, stream: destination };
   // JSON lines to stdout, written asynchronously: lines logged while a write is in
   // flight go out together in the next one, instead of one blocking write(2) per
-  // request (5-8 µs of the event loop's time each, measured by npm run bench).
-  // pino flushes what is buffered when the process exits, SIGTERM included; only a
+  // request (5-8 µs of the event loop's time each, measured by npm run bench), and
+  // the lines of one event-loop turn reach sonic-boom as one string (log-stream.ts).
+  // Everything buffered is flushed when the process exits, SIGTERM included; only a
   // kill -9 can lose the last few lines, and never a stored plant.
-  const stream = pino.destination({ dest: 1, sync: false, maxLength: MAX_BUFFERED_LOG_BYTES });
-  return { ...base, stream };
+  const sink = pino.destination({ dest: 1, sync: false, maxLength: MAX_BUFFERED_LOG_BYTES });
+  return { ...base, stream: new TurnBatchedStream(sink) };
 }
