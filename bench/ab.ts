@@ -1,0 +1,116 @@
+/**
+ * A/B: CPU time per request of several builds of the service (and the floor), each
+ * measured ALONE: one server process at a time, started fresh, warmed up, loaded,
+ * stopped; the builds take turns, round after round. The median per build is printed.
+ *
+ * Why not npm run bench: there every server of a case stays up for the whole case,
+ * and on these 2-core machines the processes started later measured consistently
+ * worse than the first (a few µs per request), which is the size of most single
+ * changes. CPU µs per request from /proc is also steadier than req/s on a shared box.
+ *
+ * Usage:
+ *   npm run build && cp -r dist /tmp/before      # then change the code and rebuild
+ *   node --import tsx bench/ab.ts --case get --rounds 4 /tmp/before dist 'dist:LOG_LEVEL=warn' floor
+ *
+ * A build is a directory holding a build of the service (like dist/), optionally
+ * followed by `:NAME=value,...` environment for its process; `floor` is the bare-Fastify
+ * floor server. `--rate <req/s>` offers a fixed load instead of running closed-loop.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { openSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { isAbsolute, join } from 'node:path';
+import type { CaseName } from './options.js';
+import { cpuMs, freePort, ROOT, runLoadProcess } from './processes.js';
+import { median } from './report.js';
+import { prepareSqlite } from './stores.js';
+
+interface Build {
+  readonly label: string;
+  readonly directory: string | 'floor';
+  readonly env: Record<string, string>;
+}
+
+function parseBuild(spec: string): Build {
+  const colon = spec.indexOf(':');
+  const directory = colon === -1 ? spec : spec.slice(0, colon);
+  const env: Record<string, string> = {};
+  if (colon !== -1) {
+    for (const pair of spec.slice(colon + 1).split(',').filter(Boolean)) {
+      const equals = pair.indexOf('=');
+      if (equals < 1) throw new Error(`'${pair}' in '${spec}' is not NAME=value`);
+      env[pair.slice(0, equals)] = pair.slice(equals + 1);
+    }
+  }
+  return { label: spec, directory: directory === 'floor' ? 'floor' : isAbsolute(directory) ? directory : join(process.cwd(), directory), env };
+}
+
+function parseArguments(argv: readonly string[]) {
+  let kase: CaseName = 'get';
+  let rounds = 4;
+  let rate: number | undefined;
+  let duration = 5;
+  const builds: Build[] = [];
+  for (let i = 0; i < argv.length; i += 1) {
+    const argument = argv[i] as string;
+    const value = () => {
+      const next = argv[(i += 1)];
+      if (next === undefined) throw new Error(`${argument} needs a value`);
+      return next;
+    };
+    if (argument === '--case') kase = value() as CaseName;
+    else if (argument === '--rounds') rounds = Number(value());
+    else if (argument === '--rate') rate = Number(value());
+    else if (argument === '--duration') duration = Number(value());
+    else builds.push(parseBuild(argument));
+  }
+  if (!['create', 'get', 'list'].includes(kase)) throw new Error(`--case must be create, get or list (got '${kase}')`);
+  if (builds.length === 0) throw new Error('name at least one build directory (or floor)');
+  return { kase, rounds, rate, duration, builds };
+}
+
+async function startBuild(build: Build, databaseUrl: string): Promise<{ child: ChildProcess; url: string }> {
+  const port = await freePort();
+  const log = openSync(join(tmpdir(), `plantstore-ab-${port}.log`), 'a');
+  const args = build.directory === 'floor'
+    ? ['--import', 'tsx', join(ROOT, 'bench', 'floor-server.ts'), String(port)]
+    : [join(build.directory, 'src', 'cli', 'main.js'), 'serve'];
+  const env = { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), LOG_LEVEL: 'info', ...build.env };
+  const child = spawn(process.execPath, args, { env, stdio: ['ignore', log, log], cwd: ROOT });
+  const url = `http://127.0.0.1:${port}`;
+  for (let waited = 0; ; waited += 50) {
+    if (child.exitCode !== null) throw new Error(`${build.label} exited with code ${child.exitCode} (log: ${tmpdir()}/plantstore-ab-${port}.log)`);
+    if (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) return { child, url };
+    if (waited > 30_000) throw new Error(`${build.label} did not answer within 30 s`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const { kase, rounds, rate, duration, builds } = parseArguments(process.argv.slice(2));
+const store = await prepareSqlite(10_000);
+const perBuild = new Map<string, number[]>(builds.map((build) => [build.label, []]));
+let run = 1;
+try {
+  for (let round = 1; round <= rounds; round += 1) {
+    for (const build of builds) {
+      const server = await startBuild(build, store.databaseUrl);
+      const spec = { url: server.url, case: kase, token: store.token, storeSize: store.size, connections: 50, rate };
+      await runLoadProcess({ ...spec, run: run++, duration: 1 }); // warm-up
+      const before = cpuMs(server.child.pid as number);
+      const result = await runLoadProcess({ ...spec, run: run++, duration });
+      const micros = ((cpuMs(server.child.pid as number) - before) * 1000) / result.requests;
+      const failures = Object.entries(result.statuses).filter(([status]) => status !== '200');
+      if (failures.length > 0) console.log(`${build.label}: answers other than 200: ${JSON.stringify(Object.fromEntries(failures))}`);
+      perBuild.get(build.label)?.push(micros);
+      server.child.kill('SIGTERM');
+      await new Promise((resolve) => server.child.once('exit', resolve));
+      console.log(`round ${round}: ${build.label}: ${micros.toFixed(1)} µs/req at ${Math.round(result.rps)} req/s`);
+    }
+  }
+} finally {
+  await store.cleanup();
+}
+console.log(`\n${kase}, ${rate === undefined ? 'closed loop' : `${rate} req/s offered`}, 50 connections, ${duration} s per run, CPU µs per request (all threads):`);
+for (const [label, samples] of perBuild) {
+  console.log(`  ${label.padEnd(48)} median ${median(samples).toFixed(1)}   runs ${samples.map((s) => s.toFixed(1)).join(' ')}`);
+}
