@@ -3,10 +3,10 @@
  * measured ALONE: one server process at a time, started fresh, warmed up, loaded,
  * stopped; the builds take turns, round after round. The median per build is printed.
  *
- * Why not npm run bench: there every server of a case stays up for the whole case,
- * and on these 2-core machines the processes started later measured consistently
- * worse than the first (a few µs per request), which is the size of most single
- * changes. CPU µs per request from /proc is also steadier than req/s on a shared box.
+ * Why one at a time: with every build up at once on one SQLite file, the same build
+ * measured 29.3 µs per request alone and 36.7 beside four others (bench/README.md);
+ * single changes are a few µs. CPU µs per request from /proc is also steadier than
+ * req/s on a shared box, so that is what is compared.
  *
  * Usage:
  *   npm run build && cp -r dist /tmp/before      # then change the code and rebuild
