@@ -16,12 +16,10 @@
  * followed by `:NAME=value,...` environment for its process; `floor` is the bare-Fastify
  * floor server. `--rate <req/s>` offers a fixed load instead of running closed-loop.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { openSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import type { CaseName } from './options.js';
-import { cpuMs, freePort, ROOT, runLoadProcess } from './processes.js';
+import { cpuMs, runLoadProcess, startFloor, startService, stop, type Running } from './processes.js';
 import { median } from './report.js';
 import { prepareSqlite } from './stores.js';
 
@@ -69,21 +67,10 @@ function parseArguments(argv: readonly string[]) {
   return { kase, rounds, rate, duration, builds };
 }
 
-async function startBuild(build: Build, databaseUrl: string): Promise<{ child: ChildProcess; url: string }> {
-  const port = await freePort();
-  const log = openSync(join(tmpdir(), `plantstore-ab-${port}.log`), 'a');
-  const args = build.directory === 'floor'
-    ? ['--import', 'tsx', join(ROOT, 'bench', 'floor-server.ts'), String(port)]
-    : [join(build.directory, 'src', 'cli', 'main.js'), 'serve'];
-  const env = { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), LOG_LEVEL: 'info', ...build.env };
-  const child = spawn(process.execPath, args, { env, stdio: ['ignore', log, log], cwd: ROOT });
-  const url = `http://127.0.0.1:${port}`;
-  for (let waited = 0; ; waited += 50) {
-    if (child.exitCode !== null) throw new Error(`${build.label} exited with code ${child.exitCode} (log: ${tmpdir()}/plantstore-ab-${port}.log)`);
-    if (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) return { child, url };
-    if (waited > 30_000) throw new Error(`${build.label} did not answer within 30 s`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+function startBuild(build: Build, databaseUrl: string): Promise<Running> {
+  const logFile = join(tmpdir(), 'plantstore-ab.log');
+  if (build.directory === 'floor') return startFloor(logFile);
+  return startService({ databaseUrl, logLevel: 'info', logFile, buildDir: build.directory, env: build.env });
 }
 
 const { kase, rounds, rate, duration, builds } = parseArguments(process.argv.slice(2));
@@ -102,8 +89,7 @@ try {
       const failures = Object.entries(result.statuses).filter(([status]) => status !== '200');
       if (failures.length > 0) console.log(`${build.label}: answers other than 200: ${JSON.stringify(Object.fromEntries(failures))}`);
       perBuild.get(build.label)?.push(micros);
-      server.child.kill('SIGTERM');
-      await new Promise((resolve) => server.child.once('exit', resolve));
+      await stop(server);
       console.log(`round ${round}: ${build.label}: ${micros.toFixed(1)} µs/req at ${Math.round(result.rps)} req/s`);
     }
   }

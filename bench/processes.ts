@@ -66,13 +66,18 @@ export interface ServiceOptions {
   readonly logFile: string;
   /** Directory for a --cpu-prof profile, written when the service exits. */
   readonly profileDir?: string;
+  /** Another build of the service (a directory laid out like dist/); dist/ by default. */
+  readonly buildDir?: string;
+  /** More environment for the service's process. */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 export async function startService(options: ServiceOptions): Promise<Running> {
   const port = await freePort();
   const profile = options.profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`];
-  const env = { ...process.env, DATABASE_URL: options.databaseUrl, PORT: String(port), LOG_LEVEL: options.logLevel };
-  return start([...profile, CLI, 'serve'], env, port, options.logFile);
+  const cli = options.buildDir === undefined ? CLI : join(options.buildDir, 'src', 'cli', 'main.js');
+  const env = { ...process.env, DATABASE_URL: options.databaseUrl, PORT: String(port), LOG_LEVEL: options.logLevel, ...options.env };
+  return start([...profile, cli, 'serve'], env, port, options.logFile);
 }
 
 export async function startFloor(logFile: string): Promise<Running> {
