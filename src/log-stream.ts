@@ -5,8 +5,8 @@
  * already holds on every write it is given, to cap each write(2) at 16 KiB. Under
  * load, while one write is in flight, every per-request line therefore re-measures
  * (and flattens) the growing buffer: quadratic in the lines of a burst. Handing it
- * one string per turn measures each byte once. At saturation this took the per-request
- * log line from about 8 to 5 µs of CPU (npm run bench, get on SQLite).
+ * one string per turn measures each byte once. At saturation this took a get on SQLite
+ * from about 31 to 29 µs of CPU (npm run bench:ab).
  *
  * Lines wait at most until the end of the current turn (setImmediate), and are
  * moved to the stream before the process exits, so nothing logged is held back
@@ -21,9 +21,8 @@ export interface LineSink {
 }
 
 const pendingAtExit = new Set<TurnBatchedStream>();
-let exitHookInstalled = false;
 
-function flushAllAtExit(): void {
+process.on('exit', () => {
   for (const stream of pendingAtExit) {
     try {
       stream.flushSync();
@@ -31,7 +30,7 @@ function flushAllAtExit(): void {
       // The sink is already closed or broken (EPIPE): nothing more can be written.
     }
   }
-}
+});
 
 export class TurnBatchedStream {
   private lines: string[] = [];
@@ -39,10 +38,6 @@ export class TurnBatchedStream {
 
   constructor(private readonly sink: LineSink) {
     pendingAtExit.add(this);
-    if (!exitHookInstalled) {
-      exitHookInstalled = true;
-      process.on('exit', flushAllAtExit);
-    }
   }
 
   /** Called by pino with one complete line (newline included). */
