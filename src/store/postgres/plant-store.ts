@@ -122,7 +122,7 @@ export class PostgresPlantStore implements PlantStore {
 
   async listPlantsPage(query: ListPlantsQuery): Promise<PlantPage> {
     const rows = await guarded(async () => (await this.pool.query<PageRow>(pageStatement(query))).rows);
-    return toPage(rows, query.limit);
+    return toPage(rows[0] as PageRow);
   }
 
 
