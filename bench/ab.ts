@@ -15,13 +15,15 @@
  * A build is a directory holding a build of the service (like dist/), optionally
  * followed by `:NAME=value,...` environment for its process; `floor` is the bare-Fastify
  * floor server. `--rate <req/s>` offers a fixed load instead of running closed-loop.
+ * `--store postgres` runs the builds on PostgreSQL (BENCH_POSTGRES_URL, as for
+ * npm run bench) instead of a SQLite file.
  */
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
-import type { CaseName } from './options.js';
-import { cpuMs, runLoadProcess, startFloor, startService, stop, type Running } from './processes.js';
+import { DEFAULT_POSTGRES_URL, type CaseName, type StoreName } from './options.js';
+import { cpuMs, peakRss, runLoadProcess, startFloor, startService, stop, type Running } from './processes.js';
 import { median } from './report.js';
-import { prepareSqlite } from './stores.js';
+import { prepareStore, type PreparedStore } from './stores.js';
 
 interface Build {
   readonly label: string;
@@ -45,6 +47,7 @@ function parseBuild(spec: string): Build {
 
 function parseArguments(argv: readonly string[]) {
   let kase: CaseName = 'get';
+  let store: StoreName = 'sqlite';
   let rounds = 4;
   let rate: number | undefined;
   let duration = 5;
@@ -57,14 +60,16 @@ function parseArguments(argv: readonly string[]) {
       return next;
     };
     if (argument === '--case') kase = value() as CaseName;
+    else if (argument === '--store') store = value() as StoreName;
     else if (argument === '--rounds') rounds = Number(value());
     else if (argument === '--rate') rate = Number(value());
     else if (argument === '--duration') duration = Number(value());
     else builds.push(parseBuild(argument));
   }
   if (!['create', 'get', 'list'].includes(kase)) throw new Error(`--case must be create, get or list (got '${kase}')`);
+  if (!['sqlite', 'postgres'].includes(store)) throw new Error(`--store must be sqlite or postgres (got '${store}')`);
   if (builds.length === 0) throw new Error('name at least one build directory (or floor)');
-  return { kase, rounds, rate, duration, builds };
+  return { kase, store, rounds, rate, duration, builds };
 }
 
 function startBuild(build: Build, databaseUrl: string): Promise<Running> {
@@ -73,8 +78,10 @@ function startBuild(build: Build, databaseUrl: string): Promise<Running> {
   return startService({ databaseUrl, logLevel: 'info', logFile, buildDir: build.directory, env: build.env });
 }
 
-const { kase, rounds, rate, duration, builds } = parseArguments(process.argv.slice(2));
-const store = await prepareSqlite(10_000);
+const { kase, store: storeName, rounds, rate, duration, builds } = parseArguments(process.argv.slice(2));
+const prepared = await prepareStore(storeName, 10_000, process.env.BENCH_POSTGRES_URL || DEFAULT_POSTGRES_URL);
+if ('skipped' in prepared) throw new Error(`${storeName}: ${prepared.skipped}`);
+const store: PreparedStore = prepared;
 const perBuild = new Map<string, number[]>(builds.map((build) => [build.label, []]));
 let run = 1;
 try {
@@ -89,14 +96,15 @@ try {
       const failures = Object.entries(result.statuses).filter(([status]) => status !== '200');
       if (failures.length > 0) console.log(`${build.label}: answers other than 200: ${JSON.stringify(Object.fromEntries(failures))}`);
       perBuild.get(build.label)?.push(micros);
+      const rss = build.directory === 'floor' ? '' : `, peak RSS ${peakRss(server.child.pid as number).toFixed(0)} MB`;
       await stop(server);
-      console.log(`round ${round}: ${build.label}: ${micros.toFixed(1)} µs/req at ${Math.round(result.rps)} req/s`);
+      console.log(`round ${round}: ${build.label}: ${micros.toFixed(1)} µs/req at ${Math.round(result.rps)} req/s${rss}`);
     }
   }
 } finally {
   await store.cleanup();
 }
-console.log(`\n${kase}, ${rate === undefined ? 'closed loop' : `${rate} req/s offered`}, 50 connections, ${duration} s per run, CPU µs per request (all threads):`);
+console.log(`\n${kase} on ${storeName}, ${rate === undefined ? 'closed loop' : `${rate} req/s offered`}, 50 connections, ${duration} s per run, CPU µs per request (all threads):`);
 for (const [label, samples] of perBuild) {
   console.log(`  ${label.padEnd(48)} median ${median(samples).toFixed(1)}   runs ${samples.map((s) => s.toFixed(1)).join(' ')}`);
 }

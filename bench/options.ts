@@ -5,6 +5,9 @@
 export type CaseName = 'create' | 'get' | 'list';
 export type StoreName = 'sqlite' | 'postgres';
 
+/** The PostgreSQL server the benches use when BENCH_POSTGRES_URL names none. */
+export const DEFAULT_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/test';
+
 export interface BenchOptions {
   /** Seconds per measured run. */
   readonly duration: number;
@@ -105,7 +108,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
     paced: values.BENCH_PACED !== '0',
     profile: values.BENCH_PROFILE === '1',
     logLevel: values.BENCH_LOG_LEVEL || 'info',
-    postgresUrl: values.BENCH_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/test',
+    postgresUrl: values.BENCH_POSTGRES_URL || DEFAULT_POSTGRES_URL,
     noBuild: values.BENCH_NO_BUILD === '1',
   };
 }
