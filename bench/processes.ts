@@ -12,6 +12,19 @@ import type { LoadResult, LoadSpec } from './load-runner.js';
 
 export const ROOT = join(import.meta.dirname, '..');
 const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.js');
+
+/**
+ * The node flags `npm start` gives the service (package.json's start script), so the
+ * bench measures the service as it is run. Anything but `node [--flags] <cli> serve`
+ * there is an error here rather than a bench that silently runs something else.
+ */
+function startScriptNodeFlags(): string[] {
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  const match = /^node((?: --[\w-]+(?:=\S+)?)*) dist\/src\/cli\/main\.js serve$/.exec(manifest.scripts.start);
+  if (match === null) throw new Error(`package.json's start script is not "node [--flags] dist/src/cli/main.js serve": ${manifest.scripts.start}`);
+  return (match[1] as string).split(' ').filter(Boolean);
+}
+const SERVICE_NODE_FLAGS = startScriptNodeFlags();
 const TSX = ['--import', 'tsx'];
 
 export interface Running {
@@ -70,6 +83,8 @@ export interface ServiceOptions {
   readonly buildDir?: string;
   /** More environment for the service's process. */
   readonly env?: Readonly<Record<string, string>>;
+  /** Flags for node itself, instead of those `npm start` uses. */
+  readonly nodeFlags?: readonly string[];
 }
 
 export async function startService(options: ServiceOptions): Promise<Running> {
@@ -77,7 +92,7 @@ export async function startService(options: ServiceOptions): Promise<Running> {
   const profile = options.profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`];
   const cli = options.buildDir === undefined ? CLI : join(options.buildDir, 'src', 'cli', 'main.js');
   const env = { ...process.env, DATABASE_URL: options.databaseUrl, PORT: String(port), LOG_LEVEL: options.logLevel, ...options.env };
-  return start([...profile, cli, 'serve'], env, port, options.logFile);
+  return start([...profile, ...(options.nodeFlags ?? SERVICE_NODE_FLAGS), cli, 'serve'], env, port, options.logFile);
 }
 
 export async function startFloor(logFile: string): Promise<Running> {
