@@ -15,24 +15,21 @@ function toRecord([id, name, tag]: PlantRow): PlantRecord {
   return tag === null ? { id, name } : { id, name, tag };
 }
 
-/** A plant as the API's JSON object, built by SQLite: integers exact, no tag key when NULL. */
-const PLANT_JSON = "iif(tag IS NULL, json_object('id', id, 'name', name), json_object('id', id, 'name', name, 'tag', tag))";
-
 /**
  * One statement per page: the page's rows (an index range scan, in id order), their
- * JSON array, the last id, and whether a later row exists. json_group_array receives
- * the rows in the order the subquery yields them: SQLite runs a FROM-clause subquery
- * with ORDER BY .. LIMIT as a co-routine, and cannot flatten it into an aggregate.
- * (An ORDER BY inside the aggregate would sort again: 14 µs more per page.) The
- * pagination tests walk thousands of ids through every page size and would catch a
- * change in that order.
+ * stored JSON texts joined into an array (the json column, migration 5), the last id,
+ * and whether a later row exists. group_concat receives the rows in the order the
+ * subquery yields them: SQLite runs a FROM-clause subquery with ORDER BY .. LIMIT as
+ * a co-routine, and cannot flatten it into an aggregate. (An ORDER BY inside the
+ * aggregate would sort again: 14 µs more per page.) The pagination tests walk
+ * thousands of ids through every page size and would catch a change in that order.
  */
 function pageSql(filter: string, laterFilter: string): string {
   return `
     SELECT body, last, n = @limit AND EXISTS (SELECT 1 FROM plants WHERE ${laterFilter}) AS more
     FROM (
-      SELECT json_group_array(${PLANT_JSON}) AS body, max(id) AS last, count(*) AS n
-      FROM (SELECT id, name, tag FROM plants ${filter} ORDER BY id LIMIT @limit)
+      SELECT '[' || ifnull(group_concat(json, ','), '') || ']' AS body, max(id) AS last, count(*) AS n
+      FROM (SELECT id, json FROM plants ${filter} ORDER BY id LIMIT @limit)
     )`;
 }
 
