@@ -139,6 +139,48 @@ describe('PostgreSQL creates go in batches', { skip: !postgresAvailable() }, () 
     });
   });
 
+  describe('webhook events follow the subscriptions another instance makes', () => {
+    let schema: TestSchema;
+    let store: PostgresStore;
+    let other: PostgresStore;
+    before(async () => {
+      schema = await createTestSchema();
+      store = await PostgresStore.open({ url: schema.url, poolSize: 5 });
+      other = await PostgresStore.open({ url: schema.url, poolSize: 2 });
+    });
+    after(async () => {
+      await store?.close();
+      await other?.close();
+      await schema?.drop();
+    });
+
+    const createAll = (from: number, count: number) =>
+      withinBound(`${count} creates`, Promise.all(Array.from({ length: count }, (_, i) => store.plants.createPlant({ id: BigInt(from + i), name: `plant ${from + i}` }))));
+    const eventCount = async (from: number, to: number) =>
+      Number((await sql<{ n: string }>(schema.url, "SELECT count(*) AS n FROM webhook_events WHERE (payload::json ->> 'id')::int8 BETWEEN $1 AND $2", [from, to]))[0]?.n);
+
+    // Batches first go out without events (nobody subscribes), and must fall back to
+    // writing them the moment a subscription exists, even one this store never saw made.
+    it('no event without a subscription; one per created plant from the first batch after another instance subscribes; none after it unsubscribes', async () => {
+      assert.ok((await createAll(1, 50)).every((o) => o.kind === 'created'));
+      assert.equal(await eventCount(1, 50), 0);
+
+      await other.webhooks.insertSubscription({ id: 'whk_other', url: 'https://example.com/hooks', secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', createdAt: new Date() });
+      const outcomes = await createAll(101, 50);
+      assert.ok(outcomes.every((o) => o.kind === 'created'));
+      assert.equal(await eventCount(101, 150), 50);
+      // Replays and conflicts write no event, with or without subscribers.
+      await createAll(101, 10);
+      assert.equal(await eventCount(101, 150), 50);
+
+      assert.equal(await other.webhooks.deleteSubscription('whk_other'), true);
+      assert.ok((await createAll(201, 50)).every((o) => o.kind === 'created'));
+      assert.equal(await eventCount(201, 250), 0);
+      const rows = await sql<{ n: string }>(schema.url, 'SELECT count(*) AS n FROM plants');
+      assert.equal(rows[0]?.n, '150');
+    });
+  });
+
   describe('over HTTP, with a webhook subscription', () => {
     let h: Harness;
     let receiver: Receiver;

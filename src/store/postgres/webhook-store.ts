@@ -84,24 +84,49 @@ export const INSERT_PLANTS_WITH_OUTBOX = {
     SELECT id FROM inserted`,
 };
 
-/** The parameters of INSERT_PLANTS_WITH_OUTBOX: one array per column, and the time. */
-export function insertPlantsValues(plants: readonly PlantRecord[], now = new Date()): [string[], string[], (string | null)[], string[], string[], string[], Date] {
+/**
+ * The same insert for the usual case of no subscription at all, without building an
+ * event per plant only to have the statement drop it: it inserts the batch only if
+ * no subscription is visible, and says whether one was. Every row carries that flag
+ * (`subscribed`) and, when it is false, one inserted id (or a single row with a
+ * NULL id when every id existed). When it is true nothing was inserted, and the
+ * caller runs INSERT_PLANTS_WITH_OUTBOX instead. One statement, one snapshot: the
+ * check and the insert see the same subscriptions, exactly as the EXISTS in
+ * INSERT_PLANTS_WITH_OUTBOX does.
+ * Parameters: `insertPlantsOnlyValues`.
+ */
+export const INSERT_PLANTS_UNLESS_SUBSCRIBED = {
+  name: 'plants.insert-batch-unless-subscribed',
+  text: `
+    WITH subscribed AS (
+      SELECT EXISTS (SELECT 1 FROM webhook_subscriptions) AS found
+    ), inserted AS (
+      INSERT INTO plants (id, name, tag)
+      SELECT i.id, i.name, i.tag FROM unnest($1::int8[], $2::text[], $3::text[]) AS i(id, name, tag)
+      WHERE NOT (SELECT found FROM subscribed)
+      ORDER BY i.id ON CONFLICT (id) DO NOTHING RETURNING id
+    )
+    SELECT subscribed.found AS subscribed, inserted.id FROM subscribed LEFT JOIN inserted ON true`,
+};
+
+/** The parameters of INSERT_PLANTS_UNLESS_SUBSCRIBED: ids (decimal text), names, tags. */
+export function insertPlantsOnlyValues(plants: readonly PlantRecord[]): [string[], string[], (string | null)[]] {
   const ids: string[] = [];
   const names: string[] = [];
   const tags: (string | null)[] = [];
-  const eventIds: string[] = [];
-  const eventTypes: string[] = [];
-  const payloads: string[] = [];
   for (const plant of plants) {
-    const event = plantCreatedEvent(plant);
     ids.push(plant.id.toString());
     names.push(plant.name);
     tags.push(plant.tag ?? null);
-    eventIds.push(event.id);
-    eventTypes.push(event.type);
-    payloads.push(event.payload);
   }
-  return [ids, names, tags, eventIds, eventTypes, payloads, now];
+  return [ids, names, tags];
+}
+
+/** The parameters of INSERT_PLANTS_WITH_OUTBOX: one array per column, and the time. */
+export function insertPlantsValues(plants: readonly PlantRecord[], now = new Date()): [string[], string[], (string | null)[], string[], string[], string[], Date] {
+  const [ids, names, tags] = insertPlantsOnlyValues(plants);
+  const events = plants.map(plantCreatedEvent);
+  return [ids, names, tags, events.map((event) => event.id), events.map((event) => event.type), events.map((event) => event.payload), now];
 }
 
 const Q = {
