@@ -13,7 +13,7 @@ import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import type { CreatePlantOutcome, PlantRecord } from '../../src/store/types.js';
 import { postgresAvailable, postgresBackend } from '../support/backends.js';
 import { bearer, createHarness, json, postPlant, type Harness } from '../support/harness.js';
-import { createTestSchema, withAdminClient, type TestSchema } from '../support/postgres.js';
+import { createTestSchema, twoInstancesOnNewSchema, withAdminClient, type TestSchema } from '../support/postgres.js';
 import { harnessBehindProxy, type ProxiedHarness } from '../support/postgres-harness.js';
 import type { TcpProxy } from '../support/tcp-proxy.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
@@ -140,19 +140,15 @@ describe('PostgreSQL creates go in batches', { skip: !postgresAvailable() }, () 
   });
 
   describe('webhook events follow the subscriptions another instance makes', () => {
+    let instances: Awaited<ReturnType<typeof twoInstancesOnNewSchema>>;
     let schema: TestSchema;
     let store: PostgresStore;
     let other: PostgresStore;
     before(async () => {
-      schema = await createTestSchema();
-      store = await PostgresStore.open({ url: schema.url, poolSize: 5 });
-      other = await PostgresStore.open({ url: schema.url, poolSize: 2 });
+      instances = await twoInstancesOnNewSchema(2);
+      ({ schema, store, other } = instances);
     });
-    after(async () => {
-      await store?.close();
-      await other?.close();
-      await schema?.drop();
-    });
+    after(() => instances?.close());
 
     const createAll = (from: number, count: number) =>
       withinBound(`${count} creates`, Promise.all(Array.from({ length: count }, (_, i) => store.plants.createPlant({ id: BigInt(from + i), name: `plant ${from + i}` }))));

@@ -14,7 +14,7 @@ import { MAX_READ_BATCH } from '../../src/store/postgres/read-batcher.js';
 import type { PlantRecord } from '../../src/store/types.js';
 import { postgresAvailable, postgresBackend } from '../support/backends.js';
 import { bearer, createHarness, postPlant, type Harness } from '../support/harness.js';
-import { createTestSchema, type TestSchema } from '../support/postgres.js';
+import { createTestSchema, twoInstancesOnNewSchema, type TestSchema } from '../support/postgres.js';
 import { harnessBehindProxy, type ProxiedHarness } from '../support/postgres-harness.js';
 import type { TcpProxy } from '../support/tcp-proxy.js';
 
@@ -42,19 +42,15 @@ const plantFor = (id: bigint): PlantRecord => (id % 3n === 0n ? { id, name: `pla
 
 describe('PostgreSQL point reads go in batches', { skip: !postgresAvailable() }, () => {
   describe('on one store', () => {
+    let instances: Awaited<ReturnType<typeof twoInstancesOnNewSchema>>;
     let schema: TestSchema;
     let store: PostgresStore;
     let other: PostgresStore;
     before(async () => {
-      schema = await createTestSchema();
-      store = await PostgresStore.open({ url: schema.url, poolSize: 5 });
-      other = await PostgresStore.open({ url: schema.url, poolSize: 5 });
+      instances = await twoInstancesOnNewSchema();
+      ({ schema, store, other } = instances);
     });
-    after(async () => {
-      await store?.close();
-      await other?.close();
-      await schema?.drop();
-    });
+    after(() => instances?.close());
 
     it('concurrent gets of stored, missing, repeated and extreme ids resolve exactly, in far fewer statements', async (t) => {
       const stored = [...INT64_EXTREMES, ...Array.from({ length: 1200 }, (_, i) => BigInt(10_000 + 2 * i))];

@@ -9,6 +9,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { TcpProxy } from './tcp-proxy.js';
 
 export const POSTGRES_TEST_URL = process.env.PLANTSTORE_TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
@@ -103,6 +104,27 @@ export async function createTestSchema(): Promise<TestSchema> {
     name,
     url: urlWithSchema(POSTGRES_TEST_URL, name),
     drop: () => withAdminClient(async (client) => void (await client.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(name)} CASCADE`))),
+  };
+}
+
+/**
+ * Two stores on one fresh schema, as two service instances sharing a database:
+ * `store` (pool of 5) is the one under test, `other` the other instance. `close()`
+ * closes both and drops the schema.
+ */
+export async function twoInstancesOnNewSchema(otherPoolSize = 5): Promise<{ schema: TestSchema; store: PostgresStore; other: PostgresStore; close(): Promise<void> }> {
+  const schema = await createTestSchema();
+  const store = await PostgresStore.open({ url: schema.url, poolSize: 5 });
+  const other = await PostgresStore.open({ url: schema.url, poolSize: otherPoolSize });
+  return {
+    schema,
+    store,
+    other,
+    async close() {
+      await store.close();
+      await other.close();
+      await schema.drop();
+    },
   };
 }
 
