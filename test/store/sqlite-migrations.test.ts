@@ -10,8 +10,7 @@ import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { sqliteMigrations } from '../../src/store/sqlite/migrations.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { migrate, SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { tempDir } from '../support/temp.js';
 
 const MIN_INT64 = -9223372036854775808n;
@@ -21,11 +20,7 @@ const AWKWARD = 'quote " backslash \\ control \u0001 ünïcödé 🌱 \u2028 </s
 /** A store file as version 4 of the schema left it, holding `plants`. */
 function storeAtVersion4(path: string, plants: readonly [bigint, string, string | null][]): void {
   const db = new Database(path);
-  db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
-  for (const migration of sqliteMigrations.filter((m) => m.version <= 4)) {
-    db.exec(migration.sql);
-    db.prepare('INSERT INTO schema_migrations VALUES (?, ?, 0)').run(migration.version, migration.name);
-  }
+  migrate(db, 4);
   const insert = db.prepare('INSERT INTO plants (id, name, tag, created_at) VALUES (?, ?, ?, 0)');
   for (const plant of plants) insert.run(...plant);
   db.close();

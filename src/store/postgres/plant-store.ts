@@ -36,14 +36,14 @@ const LIST_TAG_AFTER = {
   text: 'SELECT id, name, tag FROM plants WHERE tag = $1 AND id > $2 ORDER BY id LIMIT $3',
 };
 
-/** After a batch met a subscription, how long batches skip the no-subscriber attempt. */
+/** After a batch met a subscription, how long batches go with their events without trying first without. */
 const SUBSCRIBER_SEEN_MS = 10_000;
 
 export class PostgresPlantStore implements PlantStore {
   private readonly creates: CreateBatcher;
   private readonly reads: ReadBatcher;
-  /** performance.now() until which batches go with their events at once (see insertBatch). */
-  private skipEventsProbeUntil = 0;
+  /** performance.now() until which batches go with their events straight away (see insertBatch). */
+  private withEventsUntil = 0;
 
   /**
    * `batchesInFlight`: how many create batches may use a connection at once (see
@@ -105,13 +105,13 @@ export class PostgresPlantStore implements PlantStore {
    * itself, in its own snapshot, whether events are written.
    */
   private async insertBatch(plants: readonly PlantRecord[]): Promise<ReadonlySet<bigint>> {
-    if (performance.now() >= this.skipEventsProbeUntil) {
+    if (performance.now() >= this.withEventsUntil) {
       const { rows } = await this.pool.query<{ subscribed: boolean; id: bigint | null }>({
         ...INSERT_PLANTS_UNLESS_SUBSCRIBED,
         values: insertPlantsOnlyValues(plants),
       });
       if (rows[0]?.subscribed === false) return new Set(rows.flatMap((row) => (row.id === null ? [] : [row.id])));
-      this.skipEventsProbeUntil = performance.now() + SUBSCRIBER_SEEN_MS;
+      this.withEventsUntil = performance.now() + SUBSCRIBER_SEEN_MS;
     }
     const { rows } = await this.pool.query<{ id: bigint }>({ ...INSERT_PLANTS_WITH_OUTBOX, values: insertPlantsValues(plants) });
     return new Set(rows.map((row) => row.id));

@@ -81,15 +81,19 @@ export class SqliteStore implements Store {
   }
 }
 
-/** BEGIN IMMEDIATE takes the write lock, so two processes never apply one migration twice. */
-function migrate(db: Database.Database): void {
+/**
+ * Applies the pending migrations, up to version `through` (all by default; the
+ * migration tests stop earlier to build an older store). BEGIN IMMEDIATE takes the
+ * write lock, so two processes never apply one migration twice.
+ */
+export function migrate(db: Database.Database, through = Number.POSITIVE_INFINITY): void {
   guarded(() => {
     db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
     const applyPending = db.transaction(() => {
       const applied = new Set(db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[]);
       let count = 0;
       for (const migration of sqliteMigrations) {
-        if (applied.has(migration.version)) continue;
+        if (applied.has(migration.version) || migration.version > through) continue;
         db.exec(migration.sql);
         db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(migration.version, migration.name, Date.now());
         count += 1;
