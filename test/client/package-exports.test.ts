@@ -1,14 +1,16 @@
 /**
  * `import { createPlantStoreClient } from 'plantstore/client'` resolves, through
  * package.json "exports", to what `npm run build` emits for src/client/index.ts;
- * and the `plantstore` bin still points at the CLI.
+ * and the `plantstore` bin is the bundled CLI, which `npm start` runs too.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { SERVICE_ENTRY } from '../../scripts/bundle-service.js';
 
 interface PackageJson {
   bin: Record<string, string>;
+  scripts: Record<string, string>;
   exports: Record<string, { types: string; default: string } | string>;
   files: string[];
 }
@@ -28,8 +30,10 @@ describe('package.json exports', () => {
     });
   }
 
-  it('keeps the plantstore bin on the CLI, inside the published files', () => {
-    assert.equal(`./${pkg.bin.plantstore}`, emitted('src/cli/main.ts'));
-    assert.ok(pkg.files.some((f) => pkg.bin.plantstore?.startsWith(f)));
+  it('points the plantstore bin and npm start at the bundled CLI, inside the published files', () => {
+    assert.equal(pkg.bin.plantstore, SERVICE_ENTRY);
+    assert.match(pkg.scripts.start ?? '', new RegExp(`^node (--\\S+ )*${SERVICE_ENTRY.replaceAll('.', '\\.')} serve$`));
+    assert.match(pkg.scripts.build ?? '', /scripts\/bundle-service\.ts/);
+    assert.ok(pkg.files.some((f) => pkg.bin.plantstore?.startsWith(`${f}/`)));
   });
 });

@@ -8,6 +8,14 @@ import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const CLI = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+/** Node's arguments before the CLI's own: the CLI from source, under tsx. */
+const FROM_SOURCE: readonly string[] = ['--import', 'tsx', CLI];
+
+/** Which `plantstore` to run: from source (the default), or a build's entry file. */
+export interface CliCommand {
+  /** Node's arguments before the CLI's own, e.g. `[bundle.js]`. */
+  readonly nodeArgs?: readonly string[];
+}
 
 // Service processes still running. A test that fails before stopping its service must
 // not leave it behind: its pipes would keep the test file (and npm test) from ever
@@ -31,8 +39,9 @@ export interface ServiceProcess {
 }
 
 /** Runs the CLI with the given arguments to completion. */
-export async function runCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function runCli(args: string[], env: Record<string, string> = {}, command: CliCommand = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  const nodeArgs = command.nodeArgs ?? FROM_SOURCE;
+  const child = spawn(process.execPath, [...nodeArgs, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += String(chunk)));
@@ -42,8 +51,9 @@ export async function runCli(args: string[], env: Record<string, string> = {}): 
 }
 
 /** Starts `plantstore serve` on a free port and resolves once it accepts requests. */
-export async function startServiceProcess(env: Record<string, string>, timeoutMs = 20_000): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve'], {
+export async function startServiceProcess(env: Record<string, string>, command: CliCommand = {}, timeoutMs = 20_000): Promise<ServiceProcess> {
+  const nodeArgs = command.nodeArgs ?? FROM_SOURCE;
+  const child = spawn(process.execPath, [...nodeArgs, 'serve'], {
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -3,6 +3,10 @@
  * from dist/ (compiled .js) or from source under tsx (.ts, as the tests do). Node 20
  * does not apply `--import` hooks to workers, so from source the worker registers
  * tsx itself before importing the module.
+ *
+ * In the bundle `npm start` runs (scripts/bundle-service.ts) this code sits in one of
+ * the bundle's files, and the worker's module is an entry of the bundle in the same
+ * directory, so "next to this one" holds there too.
  */
 import { Worker } from 'node:worker_threads';
 
