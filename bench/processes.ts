@@ -7,12 +7,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { openSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
+import { SERVICE_ENTRY } from '../scripts/bundle-service.js';
 import type { LoadResult, LoadSpec } from './load-runner.js';
 
 export const ROOT = join(import.meta.dirname, '..');
 /** The bundled `plantstore` command (scripts/bundle-service.ts), as package.json's bin and start script run it. */
-const CLI = join(ROOT, 'dist', 'service', 'plantstore.js');
+const CLI = join(ROOT, SERVICE_ENTRY);
 
 /**
  * The node flags `npm start` gives the service (package.json's start script), so the
@@ -21,8 +22,8 @@ const CLI = join(ROOT, 'dist', 'service', 'plantstore.js');
  */
 function startScriptNodeFlags(): string[] {
   const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
-  const match = /^node((?: --[\w-]+(?:=\S+)?)*) dist\/service\/plantstore\.js serve$/.exec(manifest.scripts.start);
-  if (match === null) throw new Error(`package.json's start script is not "node [--flags] dist/service/plantstore.js serve": ${manifest.scripts.start}`);
+  const match = new RegExp(`^node((?: --[\\w-]+(?:=\\S+)?)*) ${SERVICE_ENTRY.replaceAll('.', '\\.')} serve$`).exec(manifest.scripts.start);
+  if (match === null) throw new Error(`package.json's start script is not "node [--flags] ${SERVICE_ENTRY} serve": ${manifest.scripts.start}`);
   return (match[1] as string).split(' ').filter(Boolean);
 }
 const SERVICE_NODE_FLAGS = startScriptNodeFlags();
@@ -91,7 +92,7 @@ export interface ServiceOptions {
 export async function startService(options: ServiceOptions): Promise<Running> {
   const port = await freePort();
   const profile = options.profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`];
-  const cli = options.buildDir === undefined ? CLI : join(options.buildDir, 'service', 'plantstore.js');
+  const cli = options.buildDir === undefined ? CLI : join(options.buildDir, relative('dist', SERVICE_ENTRY));
   const env = { ...process.env, DATABASE_URL: options.databaseUrl, PORT: String(port), LOG_LEVEL: options.logLevel, ...options.env };
   return start([...profile, ...(options.nodeFlags ?? SERVICE_NODE_FLAGS), cli, 'serve'], env, port, options.logFile);
 }

@@ -22,12 +22,15 @@
  */
 import { build } from 'esbuild';
 import { rmSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-export const SERVICE_DIR = fileURLToPath(new URL('../dist/service', import.meta.url));
 /** The bundle's entry, relative to the repository (package.json's bin and start script name it). */
 export const SERVICE_ENTRY = 'dist/service/plantstore.js';
+/** The entry's file name inside any directory the bundle is written to. */
+export const SERVICE_ENTRY_FILE = basename(SERVICE_ENTRY);
+const SERVICE_DIR = join(ROOT, dirname(SERVICE_ENTRY));
 
 const EXTERNAL = ['better-sqlite3', '@scalar/fastify-api-reference', 'pino-pretty', 'ioredis', 'pg-native'];
 
@@ -41,7 +44,7 @@ export async function bundleService(outdir: string = SERVICE_DIR): Promise<void>
   rmSync(outdir, { recursive: true, force: true });
   await build({
     absWorkingDir: ROOT,
-    entryPoints: { plantstore: 'src/cli/main.ts', 'writer-worker': 'src/store/sqlite/writer-worker.ts' },
+    entryPoints: { [basename(SERVICE_ENTRY_FILE, '.js')]: 'src/cli/main.ts', 'writer-worker': 'src/store/sqlite/writer-worker.ts' },
     outdir,
     bundle: true,
     platform: 'node',

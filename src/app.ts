@@ -63,8 +63,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
       const sent = request.headers['x-request-id'];
       return typeof sent === 'string' && CLIENT_REQUEST_ID.test(sent) ? sent : randomUUID();
     },
-    // Our validators (src/http/validation.ts), as a factory: with setValidatorCompiler
-    // Fastify would first build its default Ajv compiler, which nothing then uses.
+    // Our validators, as a factory rather than setValidatorCompiler (see validatorFactory).
     schemaController: { compilersFactory: { buildValidator: validatorFactory } },
   });
 

@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { bundleService } from '../../scripts/bundle-service.js';
+import { bundleService, SERVICE_ENTRY_FILE } from '../../scripts/bundle-service.js';
 import { Errors } from '../../src/http/errors.js';
 import { testBackends } from '../support/backends.js';
 import { runCli, startServiceProcess, type CliCommand } from '../support/service-process.js';
@@ -24,7 +24,7 @@ before(async () => {
   mkdirSync(OUTPUT, { recursive: true });
   bundleDir = mkdtempSync(join(OUTPUT, 'bundle-'));
   await bundleService(bundleDir);
-  bundle = { nodeArgs: [join(bundleDir, 'plantstore.js')] };
+  bundle = { nodeArgs: [join(bundleDir, SERVICE_ENTRY_FILE)] };
 });
 after(() => rmSync(bundleDir, { recursive: true, force: true }));
 
