@@ -1,7 +1,8 @@
 /**
  * A/B: CPU time per request of several builds of the service (and the floor), each
  * measured ALONE: one server process at a time, started fresh, warmed up, loaded,
- * stopped; the builds take turns, round after round. The median per build is printed.
+ * stopped; the builds take turns, round after round. The median per build is printed,
+ * with the medians of its runs' p50 and p99 latency (as the load generator saw them).
  *
  * Why one at a time: with every build up at once on one SQLite file, the same build
  * measured 29.3 µs per request alone and 36.7 beside four others (bench/README.md);
@@ -82,7 +83,12 @@ const { kase, store: storeName, rounds, rate, duration, builds } = parseArgument
 const prepared = await prepareStore(storeName, 10_000, process.env.BENCH_POSTGRES_URL || DEFAULT_POSTGRES_URL);
 if ('skipped' in prepared) throw new Error(`${storeName}: ${prepared.skipped}`);
 const store: PreparedStore = prepared;
-const perBuild = new Map<string, number[]>(builds.map((build) => [build.label, []]));
+interface Sample {
+  readonly micros: number;
+  readonly p50: number;
+  readonly p99: number;
+}
+const perBuild = new Map<string, Sample[]>(builds.map((build) => [build.label, []]));
 let run = 1;
 try {
   for (let round = 1; round <= rounds; round += 1) {
@@ -95,16 +101,18 @@ try {
       const micros = ((cpuMs(server.child.pid as number) - before) * 1000) / result.requests;
       const failures = Object.entries(result.statuses).filter(([status]) => status !== '200');
       if (failures.length > 0) console.log(`${build.label}: answers other than 200: ${JSON.stringify(Object.fromEntries(failures))}`);
-      perBuild.get(build.label)?.push(micros);
+      perBuild.get(build.label)?.push({ micros, p50: result.p50, p99: result.p99 });
       const rss = build.directory === 'floor' ? '' : `, peak RSS ${peakRss(server.child.pid as number).toFixed(0)} MB`;
       await stop(server);
-      console.log(`round ${round}: ${build.label}: ${micros.toFixed(1)} µs/req at ${Math.round(result.rps)} req/s${rss}`);
+      console.log(`round ${round}: ${build.label}: ${micros.toFixed(1)} µs/req at ${Math.round(result.rps)} req/s, p50 ${result.p50.toFixed(2)} p99 ${result.p99.toFixed(2)} ms${rss}`);
     }
   }
 } finally {
   await store.cleanup();
 }
-console.log(`\n${kase} on ${storeName}, ${rate === undefined ? 'closed loop' : `${rate} req/s offered`}, 50 connections, ${duration} s per run, CPU µs per request (all threads):`);
+console.log(`\n${kase} on ${storeName}, ${rate === undefined ? 'closed loop' : `${rate} req/s offered`}, 50 connections, ${duration} s per run, CPU µs per request (all threads), and latency in ms (medians over the runs):`);
 for (const [label, samples] of perBuild) {
-  console.log(`  ${label.padEnd(48)} median ${median(samples).toFixed(1)}   runs ${samples.map((s) => s.toFixed(1)).join(' ')}`);
+  const micros = samples.map((s) => s.micros);
+  const latency = `p50 ${median(samples.map((s) => s.p50)).toFixed(2)}  p99 ${median(samples.map((s) => s.p99)).toFixed(2)}`;
+  console.log(`  ${label.padEnd(48)} median ${median(micros).toFixed(1)}   runs ${micros.map((m) => m.toFixed(1)).join(' ')}   ${latency}`);
 }
