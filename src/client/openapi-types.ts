@@ -348,7 +348,7 @@ export interface components {
         /** @description A subscription to create. Properties not listed here are ignored. */
         NewWebhookSubscription: {
             /**
-             * @description Where events are POSTed: an absolute http or https URL, without credentials or #fragment. Its host must resolve only to public addresses (loopback, private, link-local and reserved ranges are refused unless the service runs with WEBHOOK_ALLOW_PRIVATE_URLS=true); this is checked now and again at every delivery.
+             * @description Where events are POSTed: an absolute http or https URL, without credentials, #fragment, spaces or control characters. Its host must resolve only to public addresses (loopback, private, link-local and reserved ranges are refused unless the service runs with WEBHOOK_ALLOW_PRIVATE_URLS=true); this is checked now and again at every delivery.
              * @example https://example.com/hooks/plants
              */
             url: string;
@@ -366,7 +366,7 @@ export interface components {
              */
             id: string;
             /**
-             * @description Where events are POSTed: an absolute http or https URL, without credentials or #fragment. Its host must resolve only to public addresses (loopback, private, link-local and reserved ranges are refused unless the service runs with WEBHOOK_ALLOW_PRIVATE_URLS=true); this is checked now and again at every delivery.
+             * @description Where events are POSTed: an absolute http or https URL, without credentials, #fragment, spaces or control characters. Its host must resolve only to public addresses (loopback, private, link-local and reserved ranges are refused unless the service runs with WEBHOOK_ALLOW_PRIVATE_URLS=true); this is checked now and again at every delivery.
              * @example https://example.com/hooks/plants
              */
             url: string;
@@ -386,7 +386,7 @@ export interface components {
              */
             id: string;
             /**
-             * @description Where events are POSTed: an absolute http or https URL, without credentials or #fragment. Its host must resolve only to public addresses (loopback, private, link-local and reserved ranges are refused unless the service runs with WEBHOOK_ALLOW_PRIVATE_URLS=true); this is checked now and again at every delivery.
+             * @description Where events are POSTed: an absolute http or https URL, without credentials, #fragment, spaces or control characters. Its host must resolve only to public addresses (loopback, private, link-local and reserved ranges are refused unless the service runs with WEBHOOK_ALLOW_PRIVATE_URLS=true); this is checked now and again at every delivery.
              * @example https://example.com/hooks/plants
              */
             url: string;
@@ -420,7 +420,7 @@ export interface components {
              */
             id: string;
             /**
-             * @description Where events are POSTed: an absolute http or https URL, without credentials or #fragment. Its host must resolve only to public addresses (loopback, private, link-local and reserved ranges are refused unless the service runs with WEBHOOK_ALLOW_PRIVATE_URLS=true); this is checked now and again at every delivery.
+             * @description Where events are POSTed: an absolute http or https URL, without credentials, #fragment, spaces or control characters. Its host must resolve only to public addresses (loopback, private, link-local and reserved ranges are refused unless the service runs with WEBHOOK_ALLOW_PRIVATE_URLS=true); this is checked now and again at every delivery.
              * @example https://example.com/hooks/plants
              */
             url: string;

@@ -13,6 +13,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { FastifyServerOptions } from 'fastify';
 import type { FastifySchemaCompiler, FastifySchemaValidationError } from 'fastify/types/schema.js';
 import { ApiError, Errors } from './errors.js';
+import { describePattern } from './text-rules.js';
 import { isInt64Value, isIntegerValue, parseInt64Text, INT64_MAX, INT64_MIN } from './int64.js';
 
 const INT64_RANGE = `between ${INT64_MIN} and ${INT64_MAX}`;
@@ -106,7 +107,7 @@ function describe(error: FastifySchemaValidationError): string {
       return `must be ${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
     }
     case 'pattern':
-      return 'must not contain control characters or unpaired surrogates';
+      return describePattern((error.params as { pattern?: string }).pattern);
     default:
       return error.message ?? 'is invalid';
   }

@@ -7,6 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, Errors } from '../http/errors.js';
 import { parseInt64Text } from '../http/int64.js';
 import type { Operation } from '../http/operation.js';
+import { PRINTABLE_TEXT } from '../http/text-rules.js';
 import type { PlantRecord } from '../store/types.js';
 import { Int64Id, NewPlant, Plant, StoredPlant, TAG_MAX_LENGTH } from './schemas.js';
 
@@ -79,7 +80,7 @@ export const listPlants: Operation = {
       description: `Maximum number of results (1 to ${LIST_MAX_LIMIT}; default ${LIST_DEFAULT_LIMIT}).`,
     },
     { name: 'after', schema: Int64Id, description: 'Return only plants whose id is greater than this one (the cursor the Link header uses).' },
-    { name: 'tag', schema: { type: 'string', minLength: 1, maxLength: TAG_MAX_LENGTH }, description: 'Return only plants with exactly this tag.' },
+    { name: 'tag', schema: { type: 'string', minLength: 1, maxLength: TAG_MAX_LENGTH, pattern: PRINTABLE_TEXT }, description: 'Return only plants with exactly this tag.' },
   ],
   success: {
     status: 200,

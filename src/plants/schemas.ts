@@ -3,15 +3,12 @@
  * the OpenAPI document shows them, request validation is compiled from them and
  * responses are serialised with them.
  */
+import { PRINTABLE_TEXT } from '../http/text-rules.js';
 
 /** Limits the seed leaves open ("not shown"); our decisions, documented via maxLength. */
 export const NAME_MAX_LENGTH = 200;
 export const TAG_MAX_LENGTH = 100;
 
-// No C0 control characters (names are single-line text) and no unpaired surrogates
-// (they cannot be stored as UTF-8, so they would not round-trip). NUL is among the
-// control characters, which PostgreSQL text could not store either.
-const PRINTABLE_TEXT = '^[^\\u0000-\\u001F\\uD800-\\uDFFF]*$';
 
 export const Int64Id = {
   type: 'integer',

@@ -5,6 +5,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, Errors } from '../http/errors.js';
 import type { Operation } from '../http/operation.js';
+import { OPAQUE_ID } from '../http/text-rules.js';
 import type { DeliveryAttempt as AttemptRecord, DeliveryStatus, WebhookDelivery as DeliveryRecord, WebhookSubscription as SubscriptionRecord } from '../store/types.js';
 import { createSubscription, type SubscriptionRequest } from './subscriptions.js';
 import {
@@ -21,7 +22,7 @@ import { WebhookUrlError } from './url-policy.js';
 export const DELIVERIES_DEFAULT_LIMIT = 100;
 export const DELIVERIES_MAX_LIMIT = 1000;
 
-const ID_SCHEMA = { type: 'string', minLength: 1, maxLength: 64 } as const;
+const ID_SCHEMA = { type: 'string', minLength: 1, maxLength: 64, pattern: OPAQUE_ID } as const;
 const idParameter = { name: 'id', schema: ID_SCHEMA, required: true, description: 'The subscription id (whk_...).' };
 const deliveryIdParameter = { name: 'deliveryId', schema: ID_SCHEMA, required: true, description: 'The delivery id (dlv_...).' };
 

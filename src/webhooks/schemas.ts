@@ -4,9 +4,8 @@
  */
 import { MAX_WEBHOOK_URL_LENGTH } from './url-policy.js';
 import { DESCRIPTION_MAX_LENGTH } from './subscriptions.js';
+import { PRINTABLE_TEXT } from '../http/text-rules.js';
 import { DEFAULT_OVERLAP_SECONDS, MAX_OVERLAP_SECONDS } from './secret-rotation.js';
-
-const PRINTABLE_TEXT = '^[^\\u0000-\\u001F\\uD800-\\uDFFF]*$';
 const DateTime = { type: 'string', format: 'date-time' } as const;
 
 const Url = {
@@ -14,7 +13,7 @@ const Url = {
   minLength: 1,
   maxLength: MAX_WEBHOOK_URL_LENGTH,
   description:
-    'Where events are POSTed: an absolute http or https URL, without credentials or #fragment. Its host must resolve ' +
+    'Where events are POSTed: an absolute http or https URL, without credentials, #fragment, spaces or control characters. Its host must resolve ' +
     'only to public addresses (loopback, private, link-local and reserved ranges are refused unless the service runs ' +
     'with WEBHOOK_ALLOW_PRIVATE_URLS=true); this is checked now and again at every delivery.',
   example: 'https://example.com/hooks/plants',

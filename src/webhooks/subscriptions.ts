@@ -6,10 +6,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { NewWebhookSubscription, WebhookStore } from '../store/types.js';
+import { CONTROL_CHARACTER } from '../http/text-rules.js';
 import { checkWebhookUrl, type UrlPolicy } from './url-policy.js';
 
 export const DESCRIPTION_MAX_LENGTH = 500;
-const CONTROL_CHARACTERS = /[\u0000-\u001F]/;
 
 /** A subscription request the HTTP schema would have refused (from callers without one: the CLI). */
 export class WebhookInputError extends Error {}
@@ -30,7 +30,7 @@ export function generateSubscriptionId(): string {
 
 /** The checks the HTTP schema makes, for callers without one (the CLI). */
 export function checkDescription(description: string): void {
-  if (description.length === 0 || [...description].length > DESCRIPTION_MAX_LENGTH || CONTROL_CHARACTERS.test(description)) {
+  if (description.length === 0 || [...description].length > DESCRIPTION_MAX_LENGTH || CONTROL_CHARACTER.test(description)) {
     throw new WebhookInputError(`description must be 1 to ${DESCRIPTION_MAX_LENGTH} characters without control characters`);
   }
 }

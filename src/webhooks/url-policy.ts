@@ -10,6 +10,7 @@
  */
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
+import { URL_FORBIDDEN_CHARACTER } from '../http/text-rules.js';
 
 export class WebhookUrlError extends Error {}
 
@@ -52,9 +53,11 @@ export interface UrlPolicy {
   readonly allowPrivate: boolean;
 }
 
-/** Syntax checks that need no DNS: scheme, credentials, length. */
+/** Syntax checks that need no DNS: characters, scheme, credentials, length. */
 export function parseWebhookUrl(raw: string): URL {
   if (raw.length > MAX_WEBHOOK_URL_LENGTH) throw new WebhookUrlError(`url must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`);
+  // new URL() would drop leading and trailing controls and tabs, and the raw text is what is stored.
+  if (URL_FORBIDDEN_CHARACTER.test(raw)) throw new WebhookUrlError('url must not contain spaces or control characters');
   let url: URL;
   try {
     url = new URL(raw);

@@ -87,7 +87,8 @@ for (const backend of testBackends()) describe(`webhook subscriptions [${backend
   it('refuses other schemes, credentials and malformed URLs, and checks the body', async () => {
     assertError(await post({ url: 'ftp://93.184.216.34/' }), Errors.INVALID_WEBHOOK_URL, 'http or https');
     assertError(await post({ url: 'https://user:pw@93.184.216.34/' }), Errors.INVALID_WEBHOOK_URL, 'credentials');
-    assertError(await post({ url: 'not a url' }), Errors.INVALID_WEBHOOK_URL, 'absolute');
+    assertError(await post({ url: 'not-a-url' }), Errors.INVALID_WEBHOOK_URL, 'absolute');
+    assertError(await post({ url: 'not a url' }), Errors.INVALID_WEBHOOK_URL, 'spaces or control characters');
     assertError(await post({}), Errors.INVALID_FIELD, 'url');
     assertError(await post({ url: 'https://93.184.216.34/', description: '' }), Errors.INVALID_FIELD, 'description');
     assertError(await post({ url: 'https://93.184.216.34/', description: 'a\nb' }), Errors.INVALID_FIELD, 'description');

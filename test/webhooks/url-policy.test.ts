@@ -32,6 +32,12 @@ describe('webhook URL policy (SSRF)', () => {
     }
   });
 
+  it('refuses spaces and control characters anywhere, even where new URL() would drop them (the CLI has no schema)', async () => {
+    for (const url of ['\u0000http://example.com/', 'http://example.com/\t', 'http://example.com/a b', 'http://example.com/a\u007fb', 'http://example.com/\u0085']) {
+      await assert.rejects(checkWebhookUrl(url, { allowPrivate: true }), /url must not contain spaces or control characters/, JSON.stringify(url));
+    }
+  });
+
   it('WEBHOOK_ALLOW_PRIVATE_URLS lifts the address check', async () => {
     assert.equal((await checkWebhookUrl('http://127.0.0.1:9/hook', { allowPrivate: true })).port, '9');
   });

@@ -1,0 +1,32 @@
+/**
+ * The rules for text that clients send, in one place: as JSON Schema patterns (for
+ * validation and the OpenAPI document) and as what a validation error says about each.
+ *
+ * Control characters are Unicode's category Cc: C0 (U+0000-U+001F), DEL (U+007F) and
+ * C1 (U+0080-U+009F). Names, tags and descriptions are single-line text, and NUL could
+ * not be stored by PostgreSQL at all (a NUL in a query parameter once reached it and
+ * came back as a 500). Unpaired surrogates cannot be encoded as UTF-8, so they would
+ * not round-trip through either store.
+ */
+
+/** Single-line text: no control characters, no unpaired surrogates. */
+export const PRINTABLE_TEXT = '^[^\\u0000-\\u001F\\u007F-\\u009F\\uD800-\\uDFFF]*$';
+
+/** An opaque id the service generated (whk_..., dlv_...): letters, digits and underscores. */
+export const OPAQUE_ID = '^[A-Za-z0-9_]+$';
+
+/** The same control characters as PRINTABLE_TEXT, for callers without a schema (the CLI). */
+export const CONTROL_CHARACTER = /[\u0000-\u001F\u007F-\u009F]/;
+
+/** What a webhook URL must not contain: a URL parser would drop or re-encode it silently, and the raw text is stored. */
+export const URL_FORBIDDEN_CHARACTER = /[\u0000-\u0020\u007F-\u009F]/;
+
+const PATTERN_PHRASES: Readonly<Record<string, string>> = {
+  [PRINTABLE_TEXT]: 'must not contain control characters or unpaired surrogates',
+  [OPAQUE_ID]: 'must contain only letters, digits and underscores',
+};
+
+/** What a validation error says when a value does not match `pattern`. */
+export function describePattern(pattern: string | undefined): string {
+  return (pattern !== undefined && PATTERN_PHRASES[pattern]) || `must match the pattern ${pattern ?? ''}`.trimEnd();
+}
