@@ -7,12 +7,43 @@
  *   the request served as usual. (`100-continue` keeps Node's own handling.)
  * - `CONNECT`: Node closes the connection without a word. It gets a 400 Error
  *   record instead: this server is not a proxy.
+ * - An HTTP/1.1 request without `Host`: RFC 9112 (3.2) requires a 400, which Node
+ *   sends bare, with no body. Node's check is turned off (`requireHostHeader: false`
+ *   in server-options.ts) and the request refused here, with an Error record, before
+ *   Fastify sees it. HTTP/1.0 has no Host requirement.
  */
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { rawErrorResponse } from './client-errors.js';
 import { Errors } from './errors.js';
 
+function refuseWithoutHost(request: IncomingMessage, response: ServerResponse): void {
+  const body = JSON.stringify({ error: Errors.BAD_REQUEST.code, message: 'malformed HTTP request: an HTTP/1.1 request must carry a Host header' });
+  response.shouldKeepAlive = false;
+  response.writeHead(Errors.BAD_REQUEST.status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+  });
+  response.end(body);
+  request.resume(); // any body is discarded, not left to stall the socket
+}
+
+/** Puts the Host check in front of the server's request handlers (Fastify's). */
+function requireHost(server: Server): void {
+  const handlers = server.listeners('request') as ((request: IncomingMessage, response: ServerResponse) => void)[];
+  server.removeAllListeners('request');
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    if (request.headers.host === undefined && request.httpVersionMinor === 1 && request.httpVersionMajor === 1) {
+      refuseWithoutHost(request, response);
+      return;
+    }
+    for (const handler of handlers) handler.call(server, request, response);
+  });
+}
+
 export function handleNodeProtocolEdges(server: Server): void {
+  requireHost(server);
   server.on('checkExpectation', (request, response) => {
     server.emit('request', request, response);
   });

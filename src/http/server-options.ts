@@ -33,6 +33,8 @@ export function serverOptions(limits: ServiceLimits): ServerLimitOptions {
       headersTimeout: limits.headersTimeoutMs,
       maxHeaderSize: limits.maxHeaderSizeBytes,
       connectionsCheckingInterval: Math.min(TIMEOUT_CHECK_INTERVAL_MS, limits.headersTimeoutMs),
+      // Checked by node-protocol.ts instead, which answers with an Error record.
+      requireHostHeader: false,
     },
     clientErrorHandler: clientErrorHandler(limits) as FastifyServerOptions['clientErrorHandler'],
     frameworkErrors: frameworkErrorHandler as FastifyServerOptions['frameworkErrors'],

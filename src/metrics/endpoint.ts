@@ -12,6 +12,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import { registerErrorHandlers } from '../http/error-handler.js';
 import { registerMethodNotAllowed } from '../http/method-not-allowed.js';
+import { handleNodeProtocolEdges } from '../http/node-protocol.js';
 import { registerOperation, type Operation } from '../http/operation.js';
 import { serverOptions } from '../http/server-options.js';
 import type { ServiceMetrics } from './service-metrics.js';
@@ -68,8 +69,9 @@ export function metricsEndpoint(app: FastifyInstance, metrics: ServiceMetrics, c
 }
 
 /**
- * Serves /metrics on its own port, with the same authentication, Error records and
- * server limits (timeouts, request-head size) as the API. Bound when the app
+ * Serves /metrics on its own port, with the same authentication, Error records,
+ * server limits (timeouts, request-head size) and protocol edge cases (Host,
+ * CONNECT, Expect; node-protocol.ts) as the API. Bound when the app
  * becomes ready, closed with it.
  */
 function serveSeparately(app: FastifyInstance, operation: Operation, config: Config, port: number): void {
@@ -79,6 +81,7 @@ function serveSeparately(app: FastifyInstance, operation: Operation, config: Con
     registerErrorHandlers(server, config.bodyLimitBytes);
     registerOperation(server, operation);
     registerMethodNotAllowed(server, [operation]);
+    handleNodeProtocolEdges(server.server);
     await server.listen({ host: config.metricsHost, port });
     app.metricsServer = server;
     app.log.info({ address: server.server.address() }, 'metrics listening');

@@ -82,6 +82,20 @@ describe('protocol-level attacks', () => {
     assertErrorRecord(await rawExchange(h.url, 'CONNECT example.com:443 HTTP/1.1\r\nhost: example.com:443\r\n\r\n'), Errors.BAD_REQUEST);
   });
 
+  it('an HTTP/1.1 request without Host gets a 400 Error record naming it (RFC 9112 3.2); HTTP/1.0 needs none', async () => {
+    const response = await rawExchange(h.url, 'GET /healthz HTTP/1.1\r\nconnection: close\r\n\r\n');
+    assertErrorRecord(response, Errors.BAD_REQUEST);
+    assert.match(response.body, /Host header/);
+    assert.equal(response.headers['x-content-type-options'], 'nosniff');
+    const old = await rawExchange(h.url, 'GET /healthz HTTP/1.0\r\n\r\n');
+    assert.deepEqual({ status: old.status, body: old.body }, { status: 200, body: '{"status":"ok"}' });
+    const body = '{"id":90210,"name":"nohost"}';
+    const nothingStored = await rawExchange(h.url, 'POST /plants HTTP/1.1\r\nconnection: close\r\n' +
+      `authorization: Bearer ${h.tokens.write}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`);
+    assertErrorRecord(nothingStored, Errors.BAD_REQUEST);
+    assert.equal(await h.store.plants.getPlant(90210n), undefined);
+  });
+
   it('URLs the router refuses (bad percent-encoding, a 101-character path parameter) get Error records', async () => {
     for (const path of ['/%', '/plants/%zz', '/plants/%E0%A4%A']) {
       assertErrorRecord(await rawExchange(h.url, head('GET', path, { authorization: `Bearer ${h.tokens.read}` })), Errors.BAD_REQUEST);

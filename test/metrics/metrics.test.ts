@@ -5,10 +5,12 @@
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { StoreUnavailableError } from '../../src/http/errors.js';
+import { Errors, StoreUnavailableError } from '../../src/http/errors.js';
 import type { PoolStatsSource } from '../../src/metrics/pool.js';
 import type { WebhookBacklogSource } from '../../src/metrics/webhook-backlog.js';
 import type { Store } from '../../src/store/types.js';
+import { assertErrorRecord } from '../hostile/listening.js';
+import { head, rawExchange } from '../hostile/raw-http.js';
 import { testBackends } from '../support/backends.js';
 import { bearer, createHarness, postPlant, type Harness } from '../support/harness.js';
 
@@ -127,6 +129,20 @@ describe('GET /metrics', () => {
       const response = await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { ...bearer(h.tokens.admin), 'x-padding': 'a'.repeat(4096) } });
       assert.equal(response.status, 431);
       assert.equal(((await response.json()) as { error: number }).error, 43101);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('the METRICS_PORT listener answers protocol edge cases as the API port does: Error records, not bare statuses', async () => {
+    const h = await createHarness({ env: { METRICS_PORT: '0' } });
+    try {
+      const { port } = (h.app.metricsServer as NonNullable<typeof h.app.metricsServer>).server.address() as AddressInfo;
+      const url = `http://127.0.0.1:${port}`;
+      assertErrorRecord(await rawExchange(url, 'CONNECT example.com:443 HTTP/1.1\r\nhost: example.com:443\r\n\r\n'), Errors.BAD_REQUEST);
+      assertErrorRecord(await rawExchange(url, 'GET /metrics HTTP/1.1\r\nconnection: close\r\n\r\n'), Errors.BAD_REQUEST);
+      const expecting = await rawExchange(url, head('GET', '/metrics', { expect: 'something-else', authorization: `Bearer ${h.tokens.admin}` }));
+      assert.equal(expecting.status, 200, expecting.body);
     } finally {
       await h.close();
     }
