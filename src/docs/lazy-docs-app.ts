@@ -9,6 +9,7 @@
  * routes hand each request to it with `inject` (no socket) and copy its answer.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { routeNotFound } from '../http/error-handler.js';
 
 /** Headers that describe the inner exchange, not the answer; the outer reply sets its own. */
 const NOT_FORWARDED = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'date']);
@@ -24,6 +25,8 @@ export class LazyDocsApp {
   async forward(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const app = await this.load();
     const response = await app.inject({ method: 'GET', url: request.url });
+    // The inner app's own 404 body is Fastify's shape; the service answers with its Error record.
+    if (response.statusCode === 404) throw routeNotFound(request.method, request.url);
     for (const [name, value] of Object.entries(response.headers)) {
       if (value !== undefined && !NOT_FORWARDED.has(name)) void reply.header(name, value);
     }

@@ -65,8 +65,11 @@ export function registerErrorHandlers(app: FastifyInstance, bodyLimit: number): 
     sendError(reply, new ApiError(Errors.INTERNAL, `internal error; quote request id ${request.id} when reporting it`));
   });
 
-  app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0] ?? '';
-    sendError(reply, new ApiError(Errors.ROUTE_NOT_FOUND, `no operation at ${request.method} ${path.slice(0, 200)}`));
-  });
+  app.setNotFoundHandler((request, reply) => sendError(reply, routeNotFound(request.method, request.url)));
+}
+
+/** The 404 for a path no operation serves (the query string is left out). */
+export function routeNotFound(method: string, url: string): ApiError {
+  const path = url.split('?')[0] ?? '';
+  return new ApiError(Errors.ROUTE_NOT_FOUND, `no operation at ${method} ${path.slice(0, 200)}`);
 }

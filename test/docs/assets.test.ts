@@ -5,6 +5,8 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { Errors } from '../../src/http/errors.js';
+import { assertError } from '../support/assertions.js';
 import { createHarness, type Harness } from '../support/harness.js';
 
 describe('GET /docs', () => {
@@ -49,6 +51,13 @@ describe('GET /docs', () => {
     assert.match(policy, /connect-src 'self'(;|$)/);
     assert.doesNotMatch(policy, /unsafe-eval|https?:/);
     assert.equal(response.headers['x-content-type-options'], 'nosniff');
+  });
+
+  it('answers a path under /docs that does not exist with a 404 Error record, as everywhere else', async () => {
+    for (const url of ['/docs/x', '/docs/js/', '/docs/js/other.js', '/docs//']) {
+      const response = await h.request({ method: 'GET', url });
+      assertError(response, Errors.ROUTE_NOT_FOUND, `no operation at GET ${url}`);
+    }
   });
 
   it('is not part of the API description', async () => {
