@@ -11,6 +11,14 @@
  *   sends bare, with no body. Node's check is turned off (`requireHostHeader: false`
  *   in server-options.ts) and the request refused here, with an Error record, before
  *   Fastify sees it. HTTP/1.0 has no Host requirement.
+ * - Pipelined requests (several sent on one connection without waiting for the
+ *   answers): Node hands each to the app as soon as it is parsed and only queues
+ *   the responses, so a GET pipelined after a DELETE could be read before the
+ *   delete was applied, and answer with the deleted plant. RFC 9112 (9.3.2) allows
+ *   parallel handling only when every request is safe. Each one now waits until the
+ *   response before it has been sent: Node gives a queued response its socket
+ *   (the 'socket' event) at exactly that moment. A request that is not pipelined
+ *   has its socket already, so it goes on at once, at the cost of one check.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { rawErrorResponse } from './client-errors.js';
@@ -29,21 +37,27 @@ function refuseWithoutHost(request: IncomingMessage, response: ServerResponse): 
   request.resume(); // any body is discarded, not left to stall the socket
 }
 
-/** Puts the Host check in front of the server's request handlers (Fastify's). */
-function requireHost(server: Server): void {
+/** Puts the Host check and the pipelining order in front of the server's request handlers (Fastify's). */
+function guardRequests(server: Server): void {
   const handlers = server.listeners('request') as ((request: IncomingMessage, response: ServerResponse) => void)[];
   server.removeAllListeners('request');
-  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+  const dispatch = (request: IncomingMessage, response: ServerResponse) => {
     if (request.headers.host === undefined && request.httpVersionMinor === 1 && request.httpVersionMajor === 1) {
       refuseWithoutHost(request, response);
       return;
     }
     for (const handler of handlers) handler.call(server, request, response);
+  };
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    // No socket yet: an earlier response on this connection is still being answered.
+    // If the connection closes first, this request is never handled (its client is gone).
+    if (response.socket === null) response.once('socket', () => dispatch(request, response));
+    else dispatch(request, response);
   });
 }
 
 export function handleNodeProtocolEdges(server: Server): void {
-  requireHost(server);
+  guardRequests(server);
   server.on('checkExpectation', (request, response) => {
     server.emit('request', request, response);
   });

@@ -96,6 +96,28 @@ describe('protocol-level attacks', () => {
     assert.equal(await h.store.plants.getPlant(90210n), undefined);
   });
 
+  it('pipelined requests on one connection are handled one after another, each seeing the writes answered before it (RFC 9112 9.3.2)', async () => {
+    const auth = `authorization: Bearer ${h.tokens.all}\r\n`;
+    const body = '{"id":77001,"name":"pipelined"}';
+    const create = `POST /plants HTTP/1.1\r\nhost: x\r\n${auth}content-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`;
+    const remove = `DELETE /plants/77001 HTTP/1.1\r\nhost: x\r\n${auth}\r\n`;
+    const read = `GET /plants/77001 HTTP/1.1\r\nhost: x\r\n${auth}connection: close\r\n\r\n`;
+    for (let round = 0; round < 5; round++) {
+      const connection = await RawConnection.open(h.url);
+      try {
+        await connection.write(create + remove + read);
+        const created = await connection.response();
+        assert.deepEqual({ status: created.status, body: created.body }, { status: 200, body: '{"name":"pipelined"}' }, `round ${round}`);
+        assert.equal((await connection.response(10_000, true)).status, 204, `round ${round}: the DELETE saw the plant the POST before it created`);
+        const afterwards = await connection.response();
+        assert.equal(afterwards.status, 404, `round ${round}: the GET saw the DELETE before it (${afterwards.body})`);
+      } finally {
+        connection.destroy();
+      }
+      assert.equal(await h.store.plants.getPlant(77001n), undefined);
+    }
+  });
+
   it('URLs the router refuses (bad percent-encoding, a 101-character path parameter) get Error records', async () => {
     for (const path of ['/%', '/plants/%zz', '/plants/%E0%A4%A']) {
       assertErrorRecord(await rawExchange(h.url, head('GET', path, { authorization: `Bearer ${h.tokens.read}` })), Errors.BAD_REQUEST);
