@@ -31,7 +31,7 @@ export const Errors = {
   REQUEST_TIMEOUT: { code: 40801, status: 408, meaning: 'The client took too long to send the request headers or body (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS); the connection is closed.' },
   PLANT_CONFLICT: { code: 40901, status: 409, meaning: 'A plant with this id already exists with a different name or tag.' },
   BODY_TOO_LARGE: { code: 41301, status: 413, meaning: 'The request body is larger than the configured limit.' },
-  UNSUPPORTED_MEDIA_TYPE: { code: 41501, status: 415, meaning: 'The request body is not application/json (UTF-8).' },
+  UNSUPPORTED_MEDIA_TYPE: { code: 41501, status: 415, meaning: 'The request body is not application/json (UTF-8), or is sent with a Content-Encoding (compressed); send it as plain UTF-8 JSON.' },
   RATE_LIMITED: { code: 42901, status: 429, meaning: 'Too many requests for this token (or, without a valid token, this client address) in the current minute; retry after the Retry-After delay.' },
   HEADERS_TOO_LARGE: { code: 43101, status: 431, meaning: 'The request line and headers are larger than the configured limit (MAX_HEADER_SIZE); the connection is closed.' },
   INTERNAL: { code: 50001, status: 500, meaning: 'An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs.' },

@@ -54,6 +54,27 @@ function assertUtf8Charset(request: FastifyRequest): void {
 }
 
 /**
+ * Codings the service does not undo. Node removes the chunked transfer coding and
+ * nothing else: a body sent gzip-compressed (Content-Encoding, or a transfer coding
+ * before `chunked`) would reach the parser as compressed bytes, or, if it happened
+ * to be plain JSON, be accepted under a coding it does not have. Either is refused,
+ * naming the coding: 415 with Accept-Encoding: identity for a content coding (RFC
+ * 9110 12.5.3), 400 for a transfer coding.
+ */
+function assertNoCodings(request: FastifyRequest): void {
+  const contentEncoding = request.headers['content-encoding'];
+  if (contentEncoding !== undefined && contentEncoding.trim().toLowerCase() !== 'identity') {
+    throw new ApiError(Errors.UNSUPPORTED_MEDIA_TYPE, `content-encoding ${contentEncoding.slice(0, 100)} is not supported: send the body uncompressed`, {
+      'accept-encoding': 'identity',
+    });
+  }
+  const transferEncoding = request.headers['transfer-encoding'];
+  if (transferEncoding !== undefined && transferEncoding.trim().toLowerCase() !== 'chunked') {
+    throw new ApiError(Errors.BAD_REQUEST, `transfer coding ${transferEncoding.slice(0, 100)} is not supported: send the body with Content-Length or chunked alone`);
+  }
+}
+
+/**
  * Makes the strict, lossless parser above the only body parser: every other media
  * type (Fastify's text/plain included) gets 415.
  */
@@ -61,6 +82,7 @@ export function registerJsonBodyParser(app: FastifyInstance, bodyLimit: number):
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit }, (request, body, done) => {
     try {
+      assertNoCodings(request);
       assertUtf8Charset(request);
       done(null, parseJsonBody(body as Buffer));
     } catch (error) {

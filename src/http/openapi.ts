@@ -93,6 +93,8 @@ export function failuresOf(operation: OperationSpec): ErrorName[] {
   operation.errors.forEach((n) => names.add(n));
   // Every operation is rate limited when RATE_LIMIT (or RATE_LIMIT_ANONYMOUS) is set.
   names.add('RATE_LIMITED');
+  // Any request can be malformed, too slow or too large at the protocol level.
+  ['BAD_REQUEST', 'REQUEST_TIMEOUT', 'HEADERS_TOO_LARGE'].forEach((n) => names.add(n as ErrorName));
   names.add('INTERNAL');
   return [...names];
 }
