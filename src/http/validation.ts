@@ -29,8 +29,12 @@ function int64Keyword(acceptsText: boolean) {
   const validate = (_enabled: boolean, data: unknown): boolean => {
     const ok = typeof data === 'string' ? acceptsText && parseInt64Text(data) !== undefined : isInt64Value(data);
     if (ok) return true;
-    const outOfRange = isIntegerValue(data) || (acceptsText && typeof data === 'string' && /^-?[0-9]+$/.test(data));
-    const message = `must be an integer ${INT64_RANGE} (int64)${outOfRange ? '; this one is out of range' : ''}`;
+    const text = acceptsText && typeof data === 'string' ? data : undefined;
+    // Digits that parseInt64Text refused for how they are written (007, -0), not for their value.
+    const oddlyWritten = text !== undefined && /^-?0[0-9]*$/.test(text);
+    const outOfRange = !oddlyWritten && (isIntegerValue(data) || (text !== undefined && /^-?[0-9]+$/.test(text)));
+    const hint = oddlyWritten ? '; write it in plain decimal, without leading zeros or -0' : outOfRange ? '; this one is out of range' : '';
+    const message = `must be an integer ${INT64_RANGE} (int64)${hint}`;
     (validate as { errors?: Partial<ErrorObject>[] }).errors = [{ keyword: 'int64', message, params: {} }];
     return false;
   };

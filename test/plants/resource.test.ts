@@ -96,6 +96,8 @@ for (const backend of testBackends()) describe(`the plant resource [${backend.na
     ['limit=99999999999', /limit/],
     ['after=9223372036854775808', /after must be an integer .* out of range/],
     ['after=1.5', /after must be an integer/],
+    ['after=007', /after must be an integer .* write it in plain decimal, without leading zeros/],
+    ['after=-0', /after must be an integer .* write it in plain decimal, without leading zeros/],
     ['after=', /after/],
     ['tag=', /tag must not be empty/],
   ] as const) {
