@@ -42,6 +42,21 @@ function int64Keyword(acceptsText: boolean) {
 }
 
 /**
+ * The `decimalText` keyword: in a path or query string, an integer must be written
+ * as one (an optional minus, digits, no leading zero). Ajv's coercion alone takes
+ * anything `Number()` reads: 0x10, 1e2, 1.0, " 1". Its error reads like the type
+ * error it stands in for, so the two are reported once.
+ */
+function decimalTextKeyword() {
+  const validate = (_enabled: boolean, data: unknown): boolean => {
+    if (typeof data !== 'string' || /^-?(?:0|[1-9][0-9]*)$/.test(data)) return true;
+    (validate as { errors?: Partial<ErrorObject>[] }).errors = [{ keyword: 'type', message: 'must be integer', params: { type: 'integer' } }];
+    return false;
+  };
+  return validate;
+}
+
+/**
  * validateSchema: false skips checking each of our (static) schemas against the JSON
  * Schema meta-schema at start-up: compiling the meta-schema took a tenth of the
  * service's start-up time, once per instance. test/http/schemas-valid.test.ts runs
@@ -51,6 +66,7 @@ function int64Keyword(acceptsText: boolean) {
 export function createAjv(forText: boolean, validateSchema = false): Ajv {
   const ajv = new Ajv({ coerceTypes: forText, allErrors: true, useDefaults: true, strict: true, unicodeRegExp: true, validateSchema });
   ajv.addKeyword({ keyword: 'int64', schemaType: 'boolean', errors: true, validate: int64Keyword(forText) });
+  ajv.addKeyword({ keyword: 'decimalText', schemaType: 'boolean', errors: true, validate: decimalTextKeyword() });
   ajv.addKeyword('example');
   ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31 });
   return ajv;
@@ -59,21 +75,32 @@ export function createAjv(forText: boolean, validateSchema = false): Ajv {
 const bodyAjv = createAjv(false);
 const urlAjv = createAjv(true);
 
-/** Maps OpenAPI int64 integers to the `int64` keyword, leaving everything else as it is. */
-export function toRuntimeSchema<T>(schema: T): T {
-  if (Array.isArray(schema)) return schema.map(toRuntimeSchema) as T;
+/**
+ * Maps OpenAPI int64 integers to the `int64` keyword, leaving everything else as it
+ * is. For text (`forText`: a path or query string), every other integer is checked
+ * by `decimalText` before Ajv coerces it: the check sits first in an `allOf`, with
+ * the type and its bounds second, because Ajv coerces a schema's `type` before any
+ * other keyword of that schema runs. `default` stays outside, where Ajv applies it.
+ */
+export function toRuntimeSchema<T>(schema: T, forText = false): T {
+  if (Array.isArray(schema)) return schema.map((item: unknown) => toRuntimeSchema(item, forText)) as T;
   if (schema === null || typeof schema !== 'object') return schema;
   const node = schema as Record<string, Json>;
   if (node.type === 'integer' && node.format === 'int64') {
     const { type: _type, format: _format, ...rest } = node;
     return { ...rest, int64: true } as T;
   }
-  return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, toRuntimeSchema(value)])) as T;
+  if (forText && node.type === 'integer') {
+    const { default: fallback, description, example, ...constraints } = node;
+    const kept = Object.entries({ default: fallback, description, example }).filter(([, value]) => value !== undefined);
+    return { ...Object.fromEntries(kept), allOf: [{ decimalText: true }, constraints] } as T;
+  }
+  return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, toRuntimeSchema(value, forText)])) as T;
 }
 
 export function compileValidator(schema: object, httpPart: string | undefined): ValidateFunction {
-  const ajv = httpPart === 'body' ? bodyAjv : urlAjv;
-  return ajv.compile(toRuntimeSchema(schema));
+  const forText = httpPart !== 'body';
+  return (forText ? urlAjv : bodyAjv).compile(toRuntimeSchema(schema, forText));
 }
 
 /**

@@ -91,6 +91,13 @@ for (const backend of testBackends()) describe(`the plant resource [${backend.na
     ['limit=0', /limit must be >= 1/],
     ['limit=-5', /limit must be >= 1/],
     ['limit=1.5', /limit must be an integer/],
+    // Ajv's coercion alone would take each of these for a number.
+    ['limit=0x10', /^limit must be an integer$/],
+    ['limit=1e2', /^limit must be an integer$/],
+    ['limit=1.0', /^limit must be an integer$/],
+    ['limit=%201', /^limit must be an integer$/],
+    ['limit=+5', /^limit must be an integer$/],
+    ['limit=010', /^limit must be an integer$/],
     ['limit=ten', /limit must be an integer/],
     ['limit=1001', /limit must be <= 1000/],
     ['limit=99999999999', /limit/],
