@@ -1,11 +1,13 @@
 /**
  * 405 for a known path with an unknown method. Fastify answers 404 there, so each
- * path gets explicit routes for the methods it lacks, answering with an Allow header.
+ * path gets explicit routes for the methods it lacks (every method Fastify routes,
+ * TRACE and QUERY included), answering with an Allow header.
  */
 import type { FastifyInstance } from 'fastify';
 import { ApiError, Errors } from './errors.js';
 import { fastifyPath, type OperationSpec } from './operation.js';
 
+/** The order methods are listed in an Allow header. */
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
 export function registerMethodNotAllowed(app: FastifyInstance, operations: readonly OperationSpec[]): void {
@@ -18,7 +20,7 @@ export function registerMethodNotAllowed(app: FastifyInstance, operations: reado
   }
   for (const [path, allowed] of methodsByPath) {
     const allow = METHODS.filter((m) => allowed.has(m)).join(', ');
-    const missing = METHODS.filter((m) => !allowed.has(m));
+    const missing = app.supportedMethods.filter((m) => !allowed.has(m));
     app.route({
       method: missing,
       url: fastifyPath(path),

@@ -72,6 +72,11 @@ for (const backend of testBackends()) describe(`failure responses [${backend.nam
     ['DELETE', '/plants', 'GET, HEAD, POST'],
     ['POST', '/plants/1', 'GET, HEAD, DELETE'],
     ['PUT', '/plants/1', 'GET, HEAD, DELETE'],
+    // Methods Fastify routes beyond the usual seven: 404 "no operation" would be wrong, the path exists.
+    ['TRACE', '/plants', 'GET, HEAD, POST'],
+    ['TRACE', '/plants/1', 'GET, HEAD, DELETE'],
+    ['QUERY', '/plants', 'GET, HEAD, POST'],
+    ['QUERY', '/webhooks', 'GET, HEAD, POST'],
   ] as const) {
     it(`${method} ${url} -> 405 with Allow: ${allow}`, async () => {
       const response = await h.request({ method, url, headers: { ...json, ...bearer(h.tokens.all) }, payload: '{"id": 1, "name": "a"}' });
