@@ -6,6 +6,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, Errors, StoreUnavailableError, type CatalogueEntry } from './errors.js';
+import { notJsonError } from './json-body.js';
 import { validationFailure } from './validation.js';
 
 /** Seconds a client should wait before retrying while the store is unavailable. */
@@ -20,11 +21,7 @@ const FASTIFY_ERRORS: Record<string, CatalogueEntry> = {
 
 function fastifyClientError(error: FastifyError, request: FastifyRequest, bodyLimit: number): ApiError | undefined {
   const entry = FASTIFY_ERRORS[error.code];
-  if (entry === Errors.UNSUPPORTED_MEDIA_TYPE) {
-    const sent = request.headers['content-type'];
-    const what = sent === undefined ? 'no Content-Type was sent' : `got '${sent.slice(0, 100)}'`;
-    return new ApiError(entry, `request body must be sent as Content-Type: application/json (${what})`);
-  }
+  if (entry === Errors.UNSUPPORTED_MEDIA_TYPE) return notJsonError(request);
   if (entry === Errors.BODY_TOO_LARGE) return new ApiError(entry, `request body exceeds the limit of ${bodyLimit} bytes`);
   if (entry === Errors.BODY_REQUIRED) return new ApiError(entry, 'request body is required: send a JSON object');
   const status = error.statusCode ?? 500;

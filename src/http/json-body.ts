@@ -74,12 +74,26 @@ function assertNoCodings(request: FastifyRequest): void {
   }
 }
 
+/** The 415 for a body that is not JSON, naming what was sent. */
+export function notJsonError(request: FastifyRequest): ApiError {
+  const sent = request.headers['content-type'];
+  const what = sent === undefined ? 'no Content-Type was sent' : `got '${sent.slice(0, 100)}'`;
+  return new ApiError(Errors.UNSUPPORTED_MEDIA_TYPE, `request body must be sent as Content-Type: application/json (${what})`);
+}
+
 /**
  * Makes the strict, lossless parser above the only body parser: every other media
- * type (Fastify's text/plain included) gets 415.
+ * type (Fastify's text/plain included) gets 415, unless the body is empty
+ * (Content-Length: 0). That is no body at all, whatever its type says: `curl -X
+ * POST -d ''` labels one as a form, and an operation without a body must not refuse
+ * it. Nothing is read before deciding.
  */
 export function registerJsonBodyParser(app: FastifyInstance, bodyLimit: number): void {
   app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (request, _payload, done) => {
+    if (request.headers['content-length'] === '0') done(null, undefined);
+    else done(notJsonError(request), undefined);
+  });
   app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit }, (request, body, done) => {
     try {
       assertNoCodings(request);

@@ -61,6 +61,21 @@ for (const backend of testBackends()) describe(`failure responses [${backend.nam
     assertError(await post(json, body), Errors.BODY_TOO_LARGE, String(h.config.bodyLimitBytes));
   });
 
+  it('an empty body is no body, whatever its Content-Type says (curl -d "" sends a form type); a non-empty one still gets 415', async () => {
+    const admin = bearer(h.tokens.admin);
+    for (const type of ['application/x-www-form-urlencoded', 'text/plain', 'application/octet-stream']) {
+      const empty = { 'content-type': type, 'content-length': '0' };
+      const retried = await h.request({ method: 'POST', url: '/webhooks/whk_none/deliveries/dlv_none/retry', headers: { ...admin, ...empty } });
+      assertError(retried, Errors.WEBHOOK_NOT_FOUND, 'whk_none');
+      const rotated = await h.request({ method: 'POST', url: '/webhooks/whk_none/rotate-secret', headers: { ...admin, ...empty } });
+      assertError(rotated, Errors.WEBHOOK_NOT_FOUND, 'whk_none');
+      const created = await h.request({ method: 'POST', url: '/plants', headers: { ...bearer(h.tokens.write), ...empty } });
+      assertError(created, Errors.BODY_REQUIRED);
+      const form = await h.request({ method: 'POST', url: '/webhooks/whk_none/rotate-secret', headers: { ...admin, 'content-type': type }, payload: 'a=1' });
+      assertError(form, Errors.UNSUPPORTED_MEDIA_TYPE, `got '${type}'`);
+    }
+  });
+
   it('an unknown route -> 404 ROUTE_NOT_FOUND', async () => {
     assertError(await h.request({ method: 'GET', url: '/plantz' }), Errors.ROUTE_NOT_FOUND, '/plantz');
     assertError(await h.request({ method: 'POST', url: '/', headers: json, payload: '{}' }), Errors.ROUTE_NOT_FOUND);
