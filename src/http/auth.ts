@@ -26,6 +26,22 @@ const REASONS = {
   expired: 'the bearer token has expired',
 } as const;
 
+/**
+ * Node keeps the first of two Authorization headers and drops the other without a
+ * word; a proxy in front may have read the other one. Which credentials a request
+ * carries must not be ambiguous, so two are refused (RFC 9110 5.3: a field that is
+ * not a list must not be sent twice).
+ */
+function hasOneAuthorization(request: FastifyRequest): boolean {
+  const raw = request.raw.rawHeaders;
+  let seen = 0;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i] as string;
+    if (name.length === 13 && name.toLowerCase() === 'authorization') seen++;
+  }
+  return seen <= 1;
+}
+
 function challenge(params: string): Record<string, string> {
   return { 'www-authenticate': `Bearer realm="${REALM}"${params}` };
 }
@@ -57,6 +73,10 @@ export function requireScope(scope: Scope): onRequestHookHandler {
       // No credentials at all, or another scheme (e.g. Basic): RFC 6750 3.1 says
       // the challenge then carries no error code.
       done(new ApiError(Errors.TOKEN_MISSING, 'authentication required: send Authorization: Bearer <token>', challenge('')));
+      return;
+    }
+    if (!hasOneAuthorization(request)) {
+      done(new ApiError(Errors.BAD_REQUEST, 'malformed HTTP request: send exactly one Authorization header'));
       return;
     }
     const secret = match[1] ?? '';

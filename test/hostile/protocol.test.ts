@@ -118,6 +118,19 @@ describe('protocol-level attacks', () => {
     }
   });
 
+  it('two Authorization headers get 400 BAD_REQUEST whatever their order (Node would silently keep the first), nothing stored', async () => {
+    const valid = `Bearer ${h.tokens.write}`;
+    for (const [first, second] of [[valid, 'Bearer pst_other'], ['Bearer pst_other', valid], [valid, valid]]) {
+      const body = '{"id":77002,"name":"twice"}';
+      const request = `POST /plants HTTP/1.1\r\nhost: x\r\nconnection: close\r\nAuthorization: ${first}\r\nauthorization: ${second}\r\n` +
+        `content-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`;
+      const response = await rawExchange(h.url, request);
+      assertErrorRecord(response, Errors.BAD_REQUEST);
+      assert.match(response.body, /exactly one Authorization header/);
+    }
+    assert.equal(await h.store.plants.getPlant(77002n), undefined);
+  });
+
   it('URLs the router refuses (bad percent-encoding, a 101-character path parameter) get Error records', async () => {
     for (const path of ['/%', '/plants/%zz', '/plants/%E0%A4%A']) {
       assertErrorRecord(await rawExchange(h.url, head('GET', path, { authorization: `Bearer ${h.tokens.read}` })), Errors.BAD_REQUEST);
