@@ -8,7 +8,7 @@ import type { Config } from './config.js';
 import { registerDocs } from './docs/routes.js';
 import { registerErrorHandlers } from './http/error-handler.js';
 import { registerCors } from './http/cors.js';
-import { handleNodeProtocolEdges } from './http/node-protocol.js';
+import { handleNodeProtocolEdges, leaveContinueToRoutes } from './http/node-protocol.js';
 import { redactUrl } from './http/redact.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import { registerMethodNotAllowed } from './http/method-not-allowed.js';
@@ -107,6 +107,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   // both), before any other route: security headers, CORS (so even a 429 is
   // readable by an allowed origin), then rate limiting.
   handleNodeProtocolEdges(app.server);
+  leaveContinueToRoutes(app.server);
   registerSecurityHeaders(app, config.limits);
   await registerCors(app, config.limits.corsOrigins);
   await registerRateLimit(app, config.limits);

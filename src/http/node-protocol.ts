@@ -21,6 +21,7 @@
  *   has its socket already, so it goes on at once, at the cost of one check.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { preParsingHookHandler } from 'fastify';
 import { rawErrorResponse } from './client-errors.js';
 import { Errors } from './errors.js';
 
@@ -67,3 +68,27 @@ export function handleNodeProtocolEdges(server: Server): void {
     setTimeout(() => socket.destroy(), 1000).unref();
   });
 }
+
+/**
+ * `Expect: 100-continue` asks the server whether to send the body at all. Node says
+ * yes (100 Continue) at once, before authentication, so a client without a valid
+ * token, or with a body over BODY_LIMIT, was invited to upload it only to be refused.
+ * With this listener Node leaves the answer to the service: `sendContinue` (a
+ * preParsing hook of the operations that take a body) sends the 100 when the body
+ * is about to be read, after authentication and rate limiting have let the request
+ * through, and only if the declared length is within the limit (else the parser
+ * answers 413 without reading). An operation without a body never asks for one.
+ */
+export function leaveContinueToRoutes(server: Server): void {
+  server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
+    server.emit('request', request, response);
+  });
+}
+
+export const sendContinue: preParsingHookHandler = (request, reply, payload, done) => {
+  const expect = request.headers.expect;
+  if (expect !== undefined && expect.toLowerCase() === '100-continue' && !(Number(request.headers['content-length']) > request.routeOptions.bodyLimit)) {
+    reply.raw.writeContinue();
+  }
+  done(null, payload);
+};

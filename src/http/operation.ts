@@ -8,6 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod 
 import type { ErrorName } from './errors.js';
 import type { Scope } from '../tokens/scopes.js';
 import { requireScope } from './auth.js';
+import { sendContinue } from './node-protocol.js';
 
 export type JsonSchema = Readonly<Record<string, unknown>>;
 
@@ -86,6 +87,7 @@ export function registerOperation(app: FastifyInstance, operation: Operation): v
     method: operation.method,
     url: fastifyPath(operation.path),
     onRequest: operation.scope === null ? [] : [requireScope(operation.scope)],
+    preParsing: operation.body === undefined ? [] : [sendContinue],
     schema: routeSchema(operation),
     handler: operation.handler as RouteHandlerMethod,
   });

@@ -78,6 +78,42 @@ describe('protocol-level attacks', () => {
     assert.deepEqual({ status: response.status, body: response.body }, { status: 200, body: '{"name":"expected"}' });
   });
 
+  it('Expect: 100-continue gets 100 only for a body the service will read: not before a 401 or a 413, and the body then stored', async () => {
+    /** The bytes the server sends within `ms` of the head (a 100 would come at once). */
+    const firstAnswer = async (connection: RawConnection, ms: number) => {
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      return (connection as unknown as { buffer: Buffer }).buffer.toString('latin1');
+    };
+    const body = '{"id":77003,"name":"continued"}';
+    const expectHead = (auth: string, length: number) =>
+      `POST /plants HTTP/1.1\r\nhost: x\r\nconnection: close\r\n${auth}content-type: application/json\r\n` +
+      `content-length: ${length}\r\nexpect: 100-continue\r\n\r\n`;
+
+    const anonymous = await RawConnection.open(h.url);
+    await anonymous.write(expectHead('', body.length));
+    const refused = await firstAnswer(anonymous, 300);
+    anonymous.destroy();
+    assert.match(refused, /^HTTP\/1\.1 401 /, 'the 401 comes first, with no 100 before it');
+
+    const oversized = await RawConnection.open(h.url);
+    await oversized.write(expectHead(`authorization: Bearer ${h.tokens.write}\r\n`, h.config.bodyLimitBytes + 1));
+    const tooLarge = await firstAnswer(oversized, 300);
+    oversized.destroy();
+    assert.match(tooLarge, /^HTTP\/1\.1 413 /, 'the 413 comes first, with no 100 before it');
+
+    const welcome = await RawConnection.open(h.url);
+    try {
+      await welcome.write(expectHead(`authorization: Bearer ${h.tokens.write}\r\n`, body.length));
+      assert.match(await firstAnswer(welcome, 300), /^HTTP\/1\.1 100 Continue\r\n\r\n$/);
+      await welcome.write(body);
+      await welcome.closed;
+      assert.match((welcome as unknown as { buffer: Buffer }).buffer.toString('latin1'), /HTTP\/1\.1 200 OK[\s\S]*\{"name":"continued"\}$/);
+    } finally {
+      welcome.destroy();
+    }
+    assert.deepEqual(await h.store.plants.getPlant(77003n), { id: 77003n, name: 'continued' });
+  });
+
   it('CONNECT (this is not a proxy) gets a 400 Error record instead of a silent close', async () => {
     assertErrorRecord(await rawExchange(h.url, 'CONNECT example.com:443 HTTP/1.1\r\nhost: example.com:443\r\n\r\n'), Errors.BAD_REQUEST);
   });
