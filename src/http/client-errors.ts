@@ -43,19 +43,30 @@ function classify(error: ClientError, limits: ServiceLimits): { entry: Catalogue
   }
 }
 
+/**
+ * An Error record answered outside Fastify, and the headers it goes with: what the
+ * app's own responses would carry for it, and Connection: close (the request was
+ * not read as the app reads one, so nothing more is read from the connection).
+ */
+export function errorRecordOutsideApp(entry: CatalogueEntry, message: string): { body: string; headers: Record<string, string> } {
+  const body = JSON.stringify({ error: entry.code, message });
+  return {
+    body,
+    headers: {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': String(Buffer.byteLength(body)),
+      'Cache-Control': 'no-store',
+      'X-Content-Type-Options': 'nosniff',
+      Connection: 'close',
+    },
+  };
+}
+
 /** The raw response: written straight to the socket, as no ServerResponse exists. */
 export function rawErrorResponse(entry: CatalogueEntry, message: string): string {
-  const body = JSON.stringify({ error: entry.code, message });
-  return [
-    `HTTP/1.1 ${entry.status} ${statusText(entry.status)}`,
-    'Content-Type: application/json; charset=utf-8',
-    `Content-Length: ${Buffer.byteLength(body)}`,
-    'Cache-Control: no-store',
-    'X-Content-Type-Options: nosniff',
-    'Connection: close',
-    '',
-    body,
-  ].join('\r\n');
+  const { body, headers } = errorRecordOutsideApp(entry, message);
+  const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}`);
+  return [`HTTP/1.1 ${entry.status} ${statusText(entry.status)}`, ...lines, '', body].join('\r\n');
 }
 
 function statusText(status: number): string {

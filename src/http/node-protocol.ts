@@ -4,7 +4,7 @@
  *
  * - `Expect` other than `100-continue`: Node answers a bare 417. RFC 9110 (10.1.1)
  *   lets a server ignore an expectation it does not support, so it is ignored and
- *   the request served as usual. (`100-continue` keeps Node's own handling.)
+ *   the request served as usual. (`100-continue`: see leaveContinueToRoutes below.)
  * - `CONNECT`: Node closes the connection without a word. It gets a 400 Error
  *   record instead: this server is not a proxy.
  * - An HTTP/1.1 request without `Host`: RFC 9112 (3.2) requires a 400, which Node
@@ -22,18 +22,13 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { preParsingHookHandler } from 'fastify';
-import { rawErrorResponse } from './client-errors.js';
+import { errorRecordOutsideApp, rawErrorResponse } from './client-errors.js';
 import { Errors } from './errors.js';
 
 function refuseWithoutHost(request: IncomingMessage, response: ServerResponse): void {
-  const body = JSON.stringify({ error: Errors.BAD_REQUEST.code, message: 'malformed HTTP request: an HTTP/1.1 request must carry a Host header' });
+  const { body, headers } = errorRecordOutsideApp(Errors.BAD_REQUEST, 'malformed HTTP request: an HTTP/1.1 request must carry a Host header');
   response.shouldKeepAlive = false;
-  response.writeHead(Errors.BAD_REQUEST.status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(body),
-    'cache-control': 'no-store',
-    'x-content-type-options': 'nosniff',
-  });
+  response.writeHead(Errors.BAD_REQUEST.status, headers);
   response.end(body);
   request.resume(); // any body is discarded, not left to stall the socket
 }
