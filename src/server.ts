@@ -91,6 +91,7 @@ export async function runServer(config: Config): Promise<void> {
   process.on('SIGTERM', (signal) => onSignal(signal));
   process.on('SIGINT', (signal) => onSignal(signal));
   const server = await startServer(config);
+  server.app.log.info({ node: process.version }, 'running on Node.js');
   if (server.bootstrapToken !== undefined) process.stdout.write(`\n${bootstrapBanner(server.url, server.bootstrapToken)}\n\n`);
   let stopping = false;
   const shutdown = (signal: NodeJS.Signals) => {

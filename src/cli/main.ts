@@ -10,9 +10,16 @@ import { commandIndex } from './command-index.js';
 import { registerPlantsCommands } from './plants-command.js';
 import { registerServeCommands } from './serve-command.js';
 import { registerTokenCommands } from './token-command.js';
+import { unsupportedRuntime } from './supported-runtime.js';
 import { registerWebhookCommands } from './webhook-command.js';
 import { WebhookInputError } from '../webhooks/subscriptions.js';
 import { WebhookUrlError } from '../webhooks/url-policy.js';
+
+const runtimeProblem = unsupportedRuntime();
+if (runtimeProblem !== undefined) {
+  process.stderr.write(`plantstore: ${runtimeProblem}\n`);
+  process.exit(2);
+}
 
 const program = new Command()
   .name('plantstore')

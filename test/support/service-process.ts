@@ -11,10 +11,17 @@ const CLI = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 /** Node's arguments before the CLI's own: the CLI from source, under tsx. */
 const FROM_SOURCE: readonly string[] = ['--import', 'tsx', CLI];
 
+/** The CLI from source, with extra flags for Node (or V8) before it. */
+export function fromSource(...nodeFlags: string[]): CliCommand {
+  return { nodeArgs: [...nodeFlags, ...FROM_SOURCE] };
+}
+
 /** Which `plantstore` to run: from source (the default), or a build's entry file. */
 export interface CliCommand {
   /** Node's arguments before the CLI's own, e.g. `[bundle.js]`. */
   readonly nodeArgs?: readonly string[];
+  /** The node binary; the one running the tests by default. */
+  readonly executable?: string;
 }
 
 // Service processes still running. A test that fails before stopping its service must
@@ -41,7 +48,7 @@ export interface ServiceProcess {
 /** Runs the CLI with the given arguments to completion. */
 export async function runCli(args: string[], env: Record<string, string> = {}, command: CliCommand = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   const nodeArgs = command.nodeArgs ?? FROM_SOURCE;
-  const child = spawn(process.execPath, [...nodeArgs, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command.executable ?? process.execPath, [...nodeArgs, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += String(chunk)));
