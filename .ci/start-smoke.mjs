@@ -4,7 +4,7 @@
 // terminal's Ctrl-C or systemd does: npm, its shell and the service) and expects the
 // service's graceful stop. Plain JavaScript: it must run before anything is built.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -55,7 +55,10 @@ process.kill(-child.pid, 'SIGTERM');
 const stopTimer = setTimeout(() => fail('the service did not stop within 30 s of SIGTERM'), 30_000);
 await closed;
 clearTimeout(stopTimer);
+// `npm ci` installed the pinned Node.js that npm scripts run on, whatever node ran npm.
+const pinned = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).devDependencies.node;
+if (!output.includes(`"node":"v${pinned}"`)) fail(`the service did not say it ran on the pinned Node.js ${pinned}`);
 // The service logs "stopped" just before exiting 0, once in-flight requests are done and the store is closed.
 if (!/"msg":"stopped"/.test(output)) fail('no graceful stop after SIGTERM');
 rmSync(dir, { recursive: true, force: true });
-process.stdout.write(`npm start: served on ${url}, created and read plant ${id}, stopped gracefully on SIGTERM\n`);
+process.stdout.write(`npm start: served on ${url} (Node.js ${pinned}), created and read plant ${id}, stopped gracefully on SIGTERM\n`);
