@@ -139,6 +139,12 @@ function describe(error: FastifySchemaValidationError): string {
     }
     case 'pattern':
       return describePattern((error.params as { pattern?: string }).pattern);
+    case 'minimum':
+      return `must be at least ${params.limit}`;
+    case 'maximum':
+      return `must be at most ${params.limit}`;
+    case 'enum':
+      return `must be one of ${((error.params as { allowedValues?: unknown[] }).allowedValues ?? []).map((value) => `'${String(value)}'`).join(', ')}`;
     default:
       return error.message ?? 'is invalid';
   }
@@ -151,12 +157,14 @@ export function validationFailure(errors: FastifySchemaValidationError[], part: 
     return new ApiError(Errors.BODY_NOT_OBJECT, 'request body must be a JSON object');
   }
   const entry = part === 'body' ? Errors.INVALID_FIELD : Errors.INVALID_PARAMETER;
+  // One problem per field: a value can break several rules at once (99999999999 for a
+  // limit of at most 1000 is also out of int32), and the first one Ajv met says enough.
   const seen = new Set<string>();
   const problems: string[] = [];
   for (const error of errors) {
-    const text = `${fieldName(error)} ${describe(error)}`;
-    if (!seen.has(text)) problems.push(text);
-    seen.add(text);
+    const field = fieldName(error);
+    if (!seen.has(field)) problems.push(`${field} ${describe(error)}`);
+    seen.add(field);
   }
   return new ApiError(entry, problems.join('; '));
 }

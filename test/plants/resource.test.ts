@@ -88,8 +88,8 @@ for (const backend of testBackends()) describe(`the plant resource [${backend.na
   });
 
   for (const [query, message] of [
-    ['limit=0', /limit must be >= 1/],
-    ['limit=-5', /limit must be >= 1/],
+    ['limit=0', /^limit must be at least 1$/],
+    ['limit=-5', /^limit must be at least 1$/],
     ['limit=1.5', /limit must be an integer/],
     // Ajv's coercion alone would take each of these for a number.
     ['limit=0x10', /^limit must be an integer$/],
@@ -99,7 +99,7 @@ for (const backend of testBackends()) describe(`the plant resource [${backend.na
     ['limit=+5', /^limit must be an integer$/],
     ['limit=010', /^limit must be an integer$/],
     ['limit=ten', /limit must be an integer/],
-    ['limit=1001', /limit must be <= 1000/],
+    ['limit=1001', /^limit must be at most 1000$/],
     ['limit=99999999999', /limit/],
     ['after=9223372036854775808', /after must be an integer .* out of range/],
     ['after=1.5', /after must be an integer/],

@@ -96,6 +96,14 @@ for (const backend of testBackends()) describe(`webhook subscriptions [${backend
     assertError(await get('/webhooks/whk_x/deliveries?limit=0'), Errors.INVALID_PARAMETER, 'limit');
     assertError(await get('/webhooks/whk_x/deliveries?status=lost'), Errors.INVALID_PARAMETER, 'status');
   });
+
+  it("says what the delivery log's parameters take, in its own words rather than the validator's", async () => {
+    assertError(await get('/webhooks/whk_x/deliveries?limit=0'), Errors.INVALID_PARAMETER, /^limit must be at least 1$/);
+    assertError(await get('/webhooks/whk_x/deliveries?limit=1001'), Errors.INVALID_PARAMETER, /^limit must be at most 1000$/);
+    assertError(await get('/webhooks/whk_x/deliveries?limit=99999999999'), Errors.INVALID_PARAMETER, /^limit must be at most 1000$/);
+    assertError(await get('/webhooks/whk_x/deliveries?limit=-99999999999'), Errors.INVALID_PARAMETER, /^limit must be at least 1$/);
+    assertError(await get('/webhooks/whk_x/deliveries?status=lost'), Errors.INVALID_PARAMETER, /^status must be one of 'pending', 'succeeded', 'failed'$/);
+  });
 });
 
 describe('WEBHOOK_ALLOW_PRIVATE_URLS=true', () => {
