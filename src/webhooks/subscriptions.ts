@@ -36,12 +36,12 @@ export function checkDescription(description: string): void {
 }
 
 export async function createSubscription(store: WebhookStore, request: SubscriptionRequest, policy: UrlPolicy, now = new Date()): Promise<NewWebhookSubscription> {
-  await checkWebhookUrl(request.url, policy);
+  const url = await checkWebhookUrl(request.url, policy);
   if (request.description !== undefined) checkDescription(request.description);
   const subscription: NewWebhookSubscription = {
     id: generateSubscriptionId(),
-    // As the subscriber wrote it: the normalised href could differ in ways they did not ask for.
-    url: request.url,
+    // The URL as it will be called, so that what is listed is what is delivered to.
+    url: url.href,
     ...(request.description === undefined ? {} : { description: request.description }),
     secret: generateSigningSecret(),
     createdAt: now,

@@ -16,37 +16,46 @@ export class WebhookUrlError extends Error {}
 
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
 
-const nonPublic = new BlockList();
-for (const [network, prefix] of [
+const NON_PUBLIC_IPV4: ReadonlyArray<readonly [string, number]> = [
   ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16],
   ['172.16.0.0', 12], ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16],
   ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) nonPublic.addSubnet(network, prefix, 'ipv4');
-for (const [network, prefix] of [
-  ['::', 128], ['::1', 128], ['100::', 64], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
-] as const) nonPublic.addSubnet(network, prefix, 'ipv6');
+];
 
-// IPv6 forms that embed an IPv4 address: mapped (::ffff:a.b.c.d) and NAT64 (64:ff9b::a.b.c.d).
-const EMBEDDED_V4 = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/i;
+// IPv6 forms that carry an IPv4 address in their low or middle bits, and reach it:
+// IPv4-compatible (::a.b.c.d, deprecated), NAT64 (64:ff9b::a.b.c.d) and 6to4
+// (2002:AABB:CCDD::). Each non-public IPv4 range is refused under each of them too.
+// IPv4-mapped (::ffff:a.b.c.d) needs nothing: BlockList checks it against the IPv4 rules.
+const IPV4_CARRIERS: ReadonlyArray<readonly [prefix: string, bitsBeforeIpv4: number]> = [
+  ['::', 96],
+  ['64:ff9b::', 96],
+  ['2002::', 16],
+];
 
-function embeddedIpv4(address: string): string | undefined {
-  const dotted = EMBEDDED_V4.exec(address)?.[1];
-  if (dotted !== undefined) return dotted;
-  // The same, written in hex (::ffff:7f00:1).
-  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
-  if (hex === null) return undefined;
-  const high = parseInt(hex[1] as string, 16);
-  const low = parseInt(hex[2] as string, 16);
-  return [high >> 8, high & 255, low >> 8, low & 255].join('.');
+const NON_PUBLIC_IPV6: ReadonlyArray<readonly [string, number]> = [
+  ['::', 128], ['::1', 128], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 32], ['2001:db8::', 32],
+  ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
+];
+
+/** `prefix` (an IPv6 network) with the IPv4 address written into it after `bitsBefore` bits. */
+function carrying(prefix: string, bitsBefore: number, ipv4: string): string {
+  const [a = 0, b = 0, c = 0, d = 0] = ipv4.split('.').map(Number);
+  const high = ((a << 8) | b).toString(16);
+  const low = ((c << 8) | d).toString(16);
+  return bitsBefore === 96 ? `${prefix}${high}:${low}` : `${prefix.slice(0, -1)}${high}:${low}::`;
 }
+
+const nonPublic = new BlockList();
+for (const [network, prefix] of NON_PUBLIC_IPV4) {
+  nonPublic.addSubnet(network, prefix, 'ipv4');
+  for (const [carrier, bitsBefore] of IPV4_CARRIERS) nonPublic.addSubnet(carrying(carrier, bitsBefore, network), bitsBefore + prefix, 'ipv6');
+}
+for (const [network, prefix] of NON_PUBLIC_IPV6) nonPublic.addSubnet(network, prefix, 'ipv6');
 
 export function isPublicAddress(address: string): boolean {
   const family = isIP(address);
-  if (family === 4) return !nonPublic.check(address, 'ipv4');
-  if (family !== 6) return false;
-  const v4 = embeddedIpv4(address);
-  if (v4 !== undefined) return isPublicAddress(v4);
-  return !nonPublic.check(address, 'ipv6');
+  if (family === 0) return false;
+  return !nonPublic.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 
 export interface UrlPolicy {
@@ -56,7 +65,7 @@ export interface UrlPolicy {
 /** Syntax checks that need no DNS: characters, scheme, credentials, length. */
 export function parseWebhookUrl(raw: string): URL {
   if (raw.length > MAX_WEBHOOK_URL_LENGTH) throw new WebhookUrlError(`url must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`);
-  // new URL() would drop leading and trailing controls and tabs, and the raw text is what is stored.
+  // new URL() would drop leading and trailing controls and tabs silently.
   if (URL_FORBIDDEN_CHARACTER.test(raw)) throw new WebhookUrlError('url must not contain spaces or control characters');
   let url: URL;
   try {
@@ -67,6 +76,7 @@ export function parseWebhookUrl(raw: string): URL {
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new WebhookUrlError(`url must use http or https, not ${url.protocol.slice(0, -1)}`);
   if (url.username !== '' || url.password !== '') throw new WebhookUrlError('url must not contain credentials');
   if (url.hash !== '') throw new WebhookUrlError('url must not contain a #fragment');
+  if (url.port === '0') throw new WebhookUrlError('url port must be from 1 to 65535');
   return url;
 }
 

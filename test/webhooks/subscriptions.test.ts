@@ -37,6 +37,14 @@ for (const backend of testBackends()) describe(`webhook subscriptions [${backend
 
     const bare = await post({ url: 'http://8.8.8.8:8080/' });
     assert.equal(bare.statusCode, 201);
+
+    // Kept and listed as it will be called, not as typed.
+    const loose = await post({ url: 'HTTP:8.8.4.4:8080/a/../hook' });
+    assert.equal(loose.statusCode, 201);
+    assert.equal((loose.json() as { url: string }).url, 'http://8.8.4.4:8080/hook');
+    const looseId = (loose.json() as { id: string }).id;
+    assert.equal(((await get(`/webhooks/${looseId}`)).json() as { url: string }).url, 'http://8.8.4.4:8080/hook');
+    assert.equal((await h.request({ method: 'DELETE', url: `/webhooks/${looseId}`, headers: bearer(h.tokens.admin) })).statusCode, 204);
     assert.equal((bare.json() as Record<string, unknown>).description, undefined, 'no description: omitted, not null');
 
     const list = await get('/webhooks');
@@ -77,7 +85,9 @@ for (const backend of testBackends()) describe(`webhook subscriptions [${backend
   });
 
   it('refuses private-range, loopback and link-local URLs by default, by resolved address', async () => {
-    for (const url of ['http://127.0.0.1:8080/hook', 'http://10.0.0.5/hook', 'http://192.168.1.10/', 'http://169.254.169.254/latest/meta-data', 'http://[::1]/', 'http://localhost/']) {
+    for (const url of ['http://127.0.0.1:8080/hook', 'http://10.0.0.5/hook', 'http://192.168.1.10/', 'http://169.254.169.254/latest/meta-data', 'http://[::1]/', 'http://localhost/',
+      // IPv6 addresses that carry a loopback or private IPv4 one: IPv4-compatible, 6to4, NAT64.
+      'http://[::127.0.0.1]/', 'http://[::7f00:1]/', 'http://[2002:7f00:1::]/', 'http://[2002:a00:5::1]/', 'http://[64:ff9b::10.0.0.5]/']) {
       const response = await post({ url });
       assertError(response, Errors.INVALID_WEBHOOK_URL, 'WEBHOOK_ALLOW_PRIVATE_URLS');
     }
@@ -89,6 +99,7 @@ for (const backend of testBackends()) describe(`webhook subscriptions [${backend
     assertError(await post({ url: 'https://user:pw@93.184.216.34/' }), Errors.INVALID_WEBHOOK_URL, 'credentials');
     assertError(await post({ url: 'not-a-url' }), Errors.INVALID_WEBHOOK_URL, 'absolute');
     assertError(await post({ url: 'not a url' }), Errors.INVALID_WEBHOOK_URL, 'spaces or control characters');
+    assertError(await post({ url: 'http://93.184.216.34:0/' }), Errors.INVALID_WEBHOOK_URL, /url port must be from 1 to 65535$/);
     assertError(await post({}), Errors.INVALID_FIELD, 'url');
     assertError(await post({ url: 'https://93.184.216.34/', description: '' }), Errors.INVALID_FIELD, 'description');
     assertError(await post({ url: 'https://93.184.216.34/', description: 'a\nb' }), Errors.INVALID_FIELD, 'description');
