@@ -20,6 +20,31 @@ describe('log format', () => {
     assert.equal(usePrettyLogs('pretty', new Writable()), true);
   });
 
+  it('cuts tokens out of logged URLs, also when the URL percent-encodes them', async () => {
+    const h = await createHarness();
+    try {
+      const secret = h.tokens.all.slice('pst_'.length);
+      const encoded = [...secret].map((c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`).join('');
+      for (const url of [
+        `/plants/${h.tokens.all}`,
+        `/x/pst%5F${secret}`,
+        `/x/%70st_${secret}`,
+        `/x/pst_${encoded}`,
+        `/plants?access_token=${h.tokens.all}`,
+        `/plants?access%5Ftoken=${secret}%26more`,
+        `/plants?%61ccess_token=${secret}`,
+      ]) {
+        await h.request({ method: 'GET', url, headers: bearer(h.tokens.all) });
+      }
+      const logs = h.logs();
+      assert.ok(!logs.includes(secret), 'a token in a URL reached the log');
+      assert.ok(!logs.includes(encoded), 'a percent-encoded token in a URL reached the log');
+      assert.match(logs, /pst_\[redacted\]/);
+    } finally {
+      await h.close();
+    }
+  });
+
   for (const format of ['json', 'pretty'] as const) {
     it(`LOG_FORMAT=${format}: one line per request, and never the token`, async () => {
       const h = await createHarness({ env: { LOG_FORMAT: format } });
