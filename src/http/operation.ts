@@ -9,6 +9,7 @@ import type { ErrorName } from './errors.js';
 import type { Scope } from '../tokens/scopes.js';
 import { requireScope } from './auth.js';
 import { sendContinue } from './node-protocol.js';
+import { checkQueryString } from './query-string.js';
 
 export type JsonSchema = Readonly<Record<string, unknown>>;
 
@@ -88,6 +89,7 @@ export function registerOperation(app: FastifyInstance, operation: Operation): v
     url: fastifyPath(operation.path),
     onRequest: operation.scope === null ? [] : [requireScope(operation.scope)],
     preParsing: operation.body === undefined ? [] : [sendContinue],
+    preValidation: operation.query === undefined ? [] : [checkQueryString(operation.query.map((parameter) => parameter.name))],
     schema: routeSchema(operation),
     handler: operation.handler as RouteHandlerMethod,
   });

@@ -107,11 +107,31 @@ for (const backend of testBackends()) describe(`the plant resource [${backend.na
     ['after=-0', /after must be an integer .* write it in plain decimal, without leading zeros/],
     ['after=', /after/],
     ['tag=', /tag must not be empty/],
+    // Not UTF-8 once decoded: refused, not matched as if it meant something.
+    ['tag=%FF', /^tag must be valid percent-encoded UTF-8$/],
+    ['tag=%E2%82', /^tag must be valid percent-encoded UTF-8$/],
+    ['tag=fern%', /^tag must be valid percent-encoded UTF-8$/],
+    ['limit=1&limit=2', /^limit is given more than once$/],
+    ['after=1&after=2', /^after is given more than once$/],
+    ['tag=a&limit=5&tag=a', /^tag is given more than once$/],
+    ['%74ag=a&tag=b', /^tag is given more than once$/],
   ] as const) {
     it(`GET /plants?${query} -> 400 naming the parameter`, async () => {
       assertError(await get(`/plants?${query}`), Errors.INVALID_PARAMETER, message);
     });
   }
+
+  it('GET /plants takes percent-encoded UTF-8 and ignores parameters it does not know, even repeated', async () => {
+    const fresh = await createHarness({ backend });
+    try {
+      assert.equal((await postPlant(fresh, '{"id": 1, "name": "Zebra plant", "tag": "tropical · shade"}')).statusCode, 200);
+      const listed = await fresh.request({ method: 'GET', url: '/plants?tag=tropical%20%C2%B7+shade&x=1&x=%FF', headers: bearer(fresh.tokens.read) });
+      assert.equal(listed.statusCode, 200, listed.body);
+      assert.equal(listed.body, '[{"id":1,"name":"Zebra plant","tag":"tropical · shade"}]');
+    } finally {
+      await fresh.close();
+    }
+  });
 
   it('GET /plants/{id} answers 404 for a missing plant and 400 for a bad id', async () => {
     assertError(await get('/plants/12345'), Errors.PLANT_NOT_FOUND, '12345');

@@ -1,0 +1,40 @@
+/**
+ * What a query string must be before its parameters are validated, which the schema
+ * cannot say: Fastify's parser keeps a malformed %-escape (`tag=%FF` would then be
+ * matched as if it meant something) and turns a repeated parameter into an array (whose
+ * type error would hide that it was given twice). Only the operation's own parameters
+ * are held to this; others are ignored, as they are by the schema.
+ */
+import type { preValidationHookHandler } from 'fastify';
+import { ApiError, Errors } from './errors.js';
+
+function decoded(component: string): string | undefined {
+  try {
+    return decodeURIComponent(component.replaceAll('+', ' '));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why the query string is refused, or undefined. */
+export function queryStringProblem(query: string, parameters: ReadonlySet<string>): string | undefined {
+  const given = new Set<string>();
+  for (const pair of query.split('&')) {
+    const equals = pair.indexOf('=');
+    const name = decoded(equals === -1 ? pair : pair.slice(0, equals));
+    if (name === undefined || !parameters.has(name)) continue;
+    if (given.has(name)) return `${name} is given more than once`;
+    given.add(name);
+    if (equals !== -1 && decoded(pair.slice(equals + 1)) === undefined) return `${name} must be valid percent-encoded UTF-8`;
+  }
+  return undefined;
+}
+
+export function checkQueryString(parameters: readonly string[]): preValidationHookHandler {
+  const known = new Set(parameters);
+  return (request, _reply, done) => {
+    const start = request.url.indexOf('?');
+    const problem = start === -1 ? undefined : queryStringProblem(request.url.slice(start + 1), known);
+    done(problem === undefined ? undefined : new ApiError(Errors.INVALID_PARAMETER, problem));
+  };
+}
