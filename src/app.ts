@@ -8,7 +8,7 @@ import type { Config } from './config.js';
 import { registerDocs } from './docs/routes.js';
 import { registerErrorHandlers } from './http/error-handler.js';
 import { registerCors } from './http/cors.js';
-import { handleNodeProtocolEdges, leaveContinueToRoutes } from './http/node-protocol.js';
+import { registerProtocolEdges } from './http/node-protocol.js';
 import { redactUrl } from './http/redact.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import { registerMethodNotAllowed } from './http/method-not-allowed.js';
@@ -88,6 +88,9 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     void reply.header('x-request-id', request.id);
     done();
   });
+  // Host, duplicate headers, pipelining order, Expect, CONNECT (node-protocol.ts):
+  // before every hook that acts on a request.
+  registerProtocolEdges(app, { continueFromRoutes: true });
 
   // One log line per request, after the response, with its id.
   app.addHook('onResponse', (request, reply, done) => {
@@ -106,8 +109,6 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   // After the parser and error handler (CORS adds an OPTIONS route that must use
   // both), before any other route: security headers, CORS (so even a 429 is
   // readable by an allowed origin), then rate limiting.
-  handleNodeProtocolEdges(app.server);
-  leaveContinueToRoutes(app.server);
   registerSecurityHeaders(app, config.limits);
   await registerCors(app, config.limits.corsOrigins);
   await registerRateLimit(app, config.limits);

@@ -4,12 +4,14 @@
  * body (408: the slowloris defence), or bytes that are not HTTP (400).
  *
  * Fastify's default handler answers these with its own JSON shape; this one keeps
- * the promise that every failure is an Error record from the catalogue. The socket
- * is closed afterwards: the parser's state is unknown, so nothing more can be read
- * from it safely.
+ * the promise that every failure is an Error record from the catalogue, and sends
+ * it after the answers owed to the requests received before it (connection-answers.ts).
+ * The socket is closed afterwards: the parser's state is unknown, so nothing more
+ * can be read from it safely.
  */
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { afterOwedAnswers } from './connection-answers.js';
 import { Errors, type CatalogueEntry } from './errors.js';
 import type { ServiceLimits } from './service-limits.js';
 
@@ -17,11 +19,6 @@ interface ClientError extends Error {
   readonly code?: string;
   /** llhttp's description of a parse error, e.g. "Invalid header value char". */
   readonly reason?: string;
-}
-
-interface SocketWithResponse extends Socket {
-  /** The response in flight on this connection, if any (Node internal, documented in its clientError example). */
-  readonly _httpMessage?: { readonly headersSent?: boolean } | null;
 }
 
 function classify(error: ClientError, limits: ServiceLimits): { entry: CatalogueEntry; message: string } {
@@ -44,27 +41,19 @@ function classify(error: ClientError, limits: ServiceLimits): { entry: Catalogue
 }
 
 /**
- * An Error record answered outside Fastify, and the headers it goes with: what the
- * app's own responses would carry for it, and Connection: close (the request was
- * not read as the app reads one, so nothing more is read from the connection).
+ * An Error record written straight to the socket, as no response object exists:
+ * with what the app's own responses would carry for it, and Connection: close (the
+ * request was not read as the app reads one, so nothing more is read from it).
  */
-export function errorRecordOutsideApp(entry: CatalogueEntry, message: string): { body: string; headers: Record<string, string> } {
-  const body = JSON.stringify({ error: entry.code, message });
-  return {
-    body,
-    headers: {
-      'Content-Type': 'application/json; charset=utf-8',
-      'Content-Length': String(Buffer.byteLength(body)),
-      'Cache-Control': 'no-store',
-      'X-Content-Type-Options': 'nosniff',
-      Connection: 'close',
-    },
-  };
-}
-
-/** The raw response: written straight to the socket, as no ServerResponse exists. */
 export function rawErrorResponse(entry: CatalogueEntry, message: string): string {
-  const { body, headers } = errorRecordOutsideApp(entry, message);
+  const body = JSON.stringify({ error: entry.code, message });
+  const headers = {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': String(Buffer.byteLength(body)),
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+    Connection: 'close',
+  };
   const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}`);
   return [`HTTP/1.1 ${entry.status} ${statusText(entry.status)}`, ...lines, '', body].join('\r\n');
 }
@@ -73,22 +62,31 @@ function statusText(status: number): string {
   return { 400: 'Bad Request', 408: 'Request Timeout', 413: 'Payload Too Large', 431: 'Request Header Fields Too Large' }[status] ?? 'Error';
 }
 
+// Sockets already being answered: Node's parser, once failed, reports every later
+// chunk of the same connection as another client error.
+const answering = new WeakSet<Socket>();
+
 export function clientErrorHandler(limits: ServiceLimits): (this: FastifyInstance, error: ClientError, socket: Socket) => void {
   return function onClientError(this: FastifyInstance, error, socket) {
     // A reset connection has nobody left to answer.
-    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    if (error.code === 'ECONNRESET' || socket.destroyed || answering.has(socket)) return;
+    answering.add(socket);
     const { entry, message } = classify(error, limits);
     // Debug, not warn: hostile or broken clients must not be able to flood the logs.
     this.log.debug({ code: error.code, status: entry.status, remoteAddress: socket.remoteAddress }, 'client error');
-    // As Node does: answer only if no response has started on this connection.
-    const inFlight = (socket as SocketWithResponse)._httpMessage;
-    if (!socket.writable || (inFlight !== undefined && inFlight !== null && inFlight.headersSent === true)) {
-      socket.destroy();
-      return;
-    }
-    socket.end(rawErrorResponse(entry, message));
-    // end() flushes, then half-closes; a peer that never closes its side is cut off.
-    setTimeout(() => socket.destroy(), 1000).unref();
+    // Nothing more is read: whatever follows cannot be parsed.
+    socket.pause();
+    afterOwedAnswers(
+      socket,
+      limits.requestTimeoutMs,
+      () => {
+        if (!socket.writable) return void socket.destroy();
+        socket.end(rawErrorResponse(entry, message));
+        // end() flushes, then half-closes; a peer that never closes its side is cut off.
+        setTimeout(() => socket.destroy(), 1000).unref();
+      },
+      () => socket.destroy(),
+    );
   };
 }
 

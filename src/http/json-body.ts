@@ -27,9 +27,6 @@ export function parseJsonText(text: string): unknown {
 }
 
 export function parseJsonBody(body: Buffer): unknown {
-  if (body.length === 0) {
-    throw new ApiError(Errors.BODY_REQUIRED, 'request body is required: send a JSON object');
-  }
   let text: string;
   try {
     text = utf8.decode(body);
@@ -82,23 +79,35 @@ export function notJsonError(request: FastifyRequest): ApiError {
 }
 
 /**
+ * A request with neither Content-Length nor Transfer-Encoding has no body (RFC 9112
+ * 6.3), and one with Content-Length: 0 an empty one: either way there is nothing to
+ * parse, whatever its Content-Type says. Many clients send a JSON type on every
+ * request, and `curl -X POST -d ''` labels an empty body as a form; an operation
+ * without a body must not refuse them, and one that needs a body says so
+ * (BODY_REQUIRED, from validation).
+ */
+function hasNoBody(request: FastifyRequest): boolean {
+  const length = request.headers['content-length'];
+  return length === '0' || (length === undefined && request.headers['transfer-encoding'] === undefined);
+}
+
+/**
  * Makes the strict, lossless parser above the only body parser: every other media
- * type (Fastify's text/plain included) gets 415, unless the body is empty
- * (Content-Length: 0). That is no body at all, whatever its type says: `curl -X
- * POST -d ''` labels one as a form, and an operation without a body must not refuse
- * it. Nothing is read before deciding.
+ * type (Fastify's text/plain included) gets 415 unless there is no body. Nothing is
+ * read before deciding.
  */
 export function registerJsonBodyParser(app: FastifyInstance, bodyLimit: number): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (request, _payload, done) => {
-    if (request.headers['content-length'] === '0') done(null, undefined);
+    if (hasNoBody(request)) done(null, undefined);
     else done(notJsonError(request), undefined);
   });
   app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit }, (request, body, done) => {
     try {
       assertNoCodings(request);
       assertUtf8Charset(request);
-      done(null, parseJsonBody(body as Buffer));
+      // A chunked body can be empty too.
+      done(null, (body as Buffer).length === 0 ? undefined : parseJsonBody(body as Buffer));
     } catch (error) {
       done(error as Error, undefined);
     }

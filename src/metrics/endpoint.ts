@@ -12,7 +12,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import { registerErrorHandlers } from '../http/error-handler.js';
 import { registerMethodNotAllowed } from '../http/method-not-allowed.js';
-import { handleNodeProtocolEdges } from '../http/node-protocol.js';
+import { registerProtocolEdges } from '../http/node-protocol.js';
 import { registerOperation, type Operation } from '../http/operation.js';
 import { serverOptions } from '../http/server-options.js';
 import type { ServiceMetrics } from './service-metrics.js';
@@ -81,7 +81,7 @@ function serveSeparately(app: FastifyInstance, operation: Operation, config: Con
     registerErrorHandlers(server, config.bodyLimitBytes);
     registerOperation(server, operation);
     registerMethodNotAllowed(server, [operation]);
-    handleNodeProtocolEdges(server.server);
+    registerProtocolEdges(server, { continueFromRoutes: false });
     await server.listen({ host: config.metricsHost, port });
     app.metricsServer = server;
     app.log.info({ address: server.server.address() }, 'metrics listening');

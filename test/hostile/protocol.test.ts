@@ -132,6 +132,42 @@ describe('protocol-level attacks', () => {
     assert.equal(await h.store.plants.getPlant(90210n), undefined);
   });
 
+  it('several Host headers or an invalid Host value get 400 naming it (RFC 9112 3.2), before anything is stored or rate-limited', async () => {
+    const body = '{"id":90211,"name":"badhost"}';
+    const post = (hostLines: string) => `POST /plants HTTP/1.1\r\n${hostLines}connection: close\r\n` +
+      `authorization: Bearer ${h.tokens.write}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`;
+    for (const [hostLines, message] of [
+      ['host: a.example\r\nhost: b.example\r\n', /exactly one Host header/],
+      ['host: a.example\r\nHost: a.example\r\n', /exactly one Host header/],
+      ['host: exa mple.com\r\n', /Host header .*not a valid host/],
+      ['host: a.example/path\r\n', /Host header .*not a valid host/],
+      ['host: user@a.example\r\n', /Host header .*not a valid host/],
+      ['host: a.example:80x\r\n', /Host header .*not a valid host/],
+    ] as const) {
+      const response = await rawExchange(h.url, post(hostLines));
+      assertErrorRecord(response, Errors.BAD_REQUEST);
+      assert.match(response.body, message, hostLines);
+    }
+    const tenTimes = await rawExchange(h.url, 'GET /healthz HTTP/1.0\r\nhost: a\r\nhost: b\r\n\r\n');
+    assertErrorRecord(tenTimes, Errors.BAD_REQUEST);
+    assert.equal(await h.store.plants.getPlant(90211n), undefined);
+    for (const host of ['127.0.0.1:8080', '[::1]:8080', 'plants.example', 'xn--bcher-kva.example', '']) {
+      const fine = await rawExchange(h.url, `GET /healthz HTTP/1.1\r\nhost: ${host}\r\nconnection: close\r\n\r\n`);
+      assert.equal(fine.status, 200, `Host: ${host}: ${fine.body}`);
+    }
+  });
+
+  it('two Content-Type headers get 400 BAD_REQUEST (Node would keep the first), nothing stored', async () => {
+    const body = '{"id":90212,"name":"twotypes"}';
+    for (const second of ['application/json', 'text/plain']) {
+      const response = await rawExchange(h.url, `POST /plants HTTP/1.1\r\nhost: x\r\nconnection: close\r\nauthorization: Bearer ${h.tokens.write}\r\n` +
+        `content-type: application/json\r\ncontent-type: ${second}\r\ncontent-length: ${body.length}\r\n\r\n${body}`);
+      assertErrorRecord(response, Errors.BAD_REQUEST);
+      assert.match(response.body, /exactly one Content-Type header/);
+    }
+    assert.equal(await h.store.plants.getPlant(90212n), undefined);
+  });
+
   it('pipelined requests on one connection are handled one after another, each seeing the writes answered before it (RFC 9112 9.3.2)', async () => {
     const auth = `authorization: Bearer ${h.tokens.all}\r\n`;
     const body = '{"id":77001,"name":"pipelined"}';
