@@ -5,8 +5,7 @@
  * already holds on every write it is given, to cap each write(2) at 16 KiB. Under
  * load, while one write is in flight, every per-request line therefore re-measures
  * (and flattens) the growing buffer: quadratic in the lines of a burst. Handing it
- * one string per turn measures each byte once. At saturation this took a get on SQLite
- * from about 31 to 29 µs of CPU (npm run bench:ab).
+ * one string per turn measures each byte once (its cost: bench/README.md, "Figures behind code comments").
  *
  * Lines wait at most until the end of the current turn (setImmediate), and are
  * moved to the stream before the process exits, so nothing logged is held back

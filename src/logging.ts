@@ -38,7 +38,7 @@ export async function loggerOptions(config: Config, destination: NodeJS.Writable
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
   };
   if (usePrettyLogs(config.logFormat, destination)) {
-    // Imported only when used: pino-pretty costs about 10 MB of resident memory.
+    // Imported only when used: pino-pretty's resident memory is paid only where it is used.
     const { default: pretty } = await import('pino-pretty');
     // sync: a pretty log is for a person at a terminal; ordering with other
     // output (the bootstrap banner) matters more than throughput there.
@@ -56,7 +56,7 @@ export async function loggerOptions(config: Config, destination: NodeJS.Writable
   if (destination !== undefined) return { ...base, stream: destination };
   // JSON lines to stdout, written asynchronously: lines logged while a write is in
   // flight go out together in the next one, instead of one blocking write(2) per
-  // request (5-8 µs of the event loop's time each, measured by npm run bench), and
+  // request (bench/README.md, "Figures behind code comments"), and
   // the lines of one event-loop turn reach sonic-boom as one string (log-stream.ts).
   // Everything buffered is flushed when the process exits, SIGTERM included; only a
   // kill -9 can lose the last few lines, and never a stored plant.

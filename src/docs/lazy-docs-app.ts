@@ -1,8 +1,8 @@
 /**
  * Scalar's Fastify plugin, loaded on the first request for /docs rather than at
  * start-up. Its module embeds the whole renderer bundle and pulls in an OpenAPI
- * parser: importing it costs about 37 MB of resident memory and 200 ms, which every
- * process would pay though most never serve the docs.
+ * parser: importing it costs memory and start-up time (bench/README.md, "Figures behind code comments")
+ * that every process would pay though most never serve the docs.
  *
  * A plugin cannot add routes to an app that is already listening, so the plugin
  * lives in a small Fastify app of its own, built once, and the service's /docs

@@ -28,8 +28,8 @@ export function throttledWarning(log: FastifyBaseLogger, message: string): (erro
  * limiter fails open until Redis is back (ioredis keeps reconnecting).
  */
 export async function connectRateLimitRedis(url: string, log: FastifyBaseLogger): Promise<Redis> {
-  // Loaded here, only when REDIS_URL is set: importing ioredis costs every process
-  // (the CLI included) ~70 ms of start-up and ~20 MB of memory otherwise.
+  // Loaded here, only when REDIS_URL is set: otherwise every process (the CLI
+  // included) would pay ioredis's start-up time and memory (bench/README.md, "Figures behind code comments").
   const { Redis } = await import('ioredis');
   const redis = new Redis(url, {
     enableOfflineQueue: false,

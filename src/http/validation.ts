@@ -107,7 +107,7 @@ export function compileValidator(schema: object, httpPart: string | undefined): 
  * For Fastify's `schemaController.compilersFactory.buildValidator`: the factory of
  * the compiler Fastify calls per route part. Given this way rather than with
  * setValidatorCompiler, Fastify does not first set up its default Ajv compiler (a
- * second Ajv, JTD included), which nothing would use: about 15 ms of start-up.
+ * second Ajv, JTD included), which nothing would use, at every start.
  *
  * Fastify's types describe this factory as @fastify/ajv-compiler's; at run time it
  * returns the same route-part compiler setValidatorCompiler takes, which is what

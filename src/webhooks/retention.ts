@@ -38,9 +38,8 @@ export interface RetentionOptions {
 const DAY_MS = 86_400_000;
 export const RETENTION_INTERVAL_MS = 3_600_000;
 const FIRST_RUN_DELAY_MS = 10_000;
-// On SQLite a chunk holds the writer thread, and plant writes wait behind it: 1,000
-// events (2 deliveries, 4 attempts each) took 45 ms warm and 160 ms cold; 200 keep
-// that wait to about a fifth.
+// On SQLite a chunk holds the writer thread, and plant writes wait behind it: small
+// chunks keep that wait short (bench/README.md, "Figures behind code comments").
 const CHUNK_SIZE = 200;
 
 export class WebhookRetentionJob {
