@@ -20,7 +20,7 @@
  *   between is free again and its create goes back to the front of the queue, a
  *   bounded number of times.
  */
-import { StoreUnavailableError } from '../../http/errors.js';
+import { StoreUnavailableError } from '../errors.js';
 import { samePlant } from '../../plants/same-plant.js';
 import type { CreatePlantOutcome, PlantRecord } from '../types.js';
 import { BatchPump } from './batch-pump.js';

@@ -17,8 +17,8 @@
  * could have been told about (a create's 200, a delete's 204). Keep it so: never
  * attach a read to a statement already in flight, however tempting for a hot id.
  */
-import { StoreUnavailableError } from '../../http/errors.js';
-import { isInt64 } from '../../http/int64.js';
+import { StoreUnavailableError } from '../errors.js';
+import { isInt64 } from '../../domain/int64.js';
 import type { PlantRecord } from '../types.js';
 import { BatchPump } from './batch-pump.js';
 

@@ -13,7 +13,7 @@
  * the write lock.
  */
 import type { Worker } from 'node:worker_threads';
-import { StoreUnavailableError } from '../../http/errors.js';
+import { StoreUnavailableError } from '../errors.js';
 import { spawnWorker } from './spawn-worker.js';
 import type { WriterWorkerData } from './writer-worker.js';
 import type { DelegatedStore, PlantWrite, PlantWriteResult, WriteFailure, WriterReply, WriterRequest } from './writer-protocol.js';

@@ -7,7 +7,7 @@
  * lets readers and this writer work at once).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { StoreUnavailableError } from '../../http/errors.js';
+import { StoreUnavailableError } from '../errors.js';
 import { BatchWriter } from './batch-writer.js';
 import { openConnection } from './connection.js';
 import { translateError } from './errors.js';
