@@ -20,10 +20,10 @@
  *   between is free again and its create goes back to the front of the queue, a
  *   bounded number of times.
  */
-import { StoreUnavailableError } from '../errors.js';
 import { samePlant } from '../../plants/same-plant.js';
-import type { CreatePlantOutcome, PlantRecord } from '../types.js';
 import { BatchScheduler } from '../core/batch-scheduler.js';
+import { StoreUnavailableError } from '../errors.js';
+import type { CreatePlantOutcome, PlantRecord } from '../types.js';
 
 /** At most this many creates per statement: bounds how long one statement holds its locks. */
 export const MAX_BATCH = 1000;

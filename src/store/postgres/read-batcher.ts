@@ -17,10 +17,10 @@
  * could have been told about (a create's 200, a delete's 204). Keep it so: never
  * attach a read to a statement already in flight, however tempting for a hot id.
  */
-import { StoreUnavailableError } from '../errors.js';
 import { isInt64 } from '../../domain/int64.js';
-import type { PlantRecord } from '../types.js';
 import { BatchScheduler } from '../core/batch-scheduler.js';
+import { StoreUnavailableError } from '../errors.js';
+import type { PlantRecord } from '../types.js';
 
 /**
  * At most this many distinct ids per statement: bounds the array parameter, the reply
