@@ -70,10 +70,5 @@ export class ApiError extends Error {
   }
 }
 
-/** Thrown by stores when the database cannot serve requests right now (maps to 503). */
-export class StoreUnavailableError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'StoreUnavailableError';
-  }
-}
+/** Thrown by stores when the database cannot serve requests right now: mapped to STORE_UNAVAILABLE (503). */
+export { StoreUnavailableError } from '../store/errors.js';

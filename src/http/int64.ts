@@ -2,12 +2,9 @@
  * int64 ids, exact end to end. Inside the service an id is a `bigint`; on the wire
  * it is a JSON number (bodies) or a decimal string (paths, query strings).
  */
-export const INT64_MIN = -(2n ** 63n);
-export const INT64_MAX = 2n ** 63n - 1n;
+import { isInt64 } from '../domain/int64.js';
 
-export function isInt64(value: bigint): boolean {
-  return value >= INT64_MIN && value <= INT64_MAX;
-}
+export { INT64_MAX, INT64_MIN, isInt64 } from '../domain/int64.js';
 
 // A plain decimal integer: no sign but '-', no leading zeros, no spaces, no exponent.
 const DECIMAL_INTEGER = /^-?(?:0|[1-9][0-9]{0,18})$/;

@@ -11,13 +11,9 @@
  * writes per fsync'd transaction), `create` and `read` (PostgreSQL statements).
  */
 import { Counter, type Registry } from 'prom-client';
+import type { BatchCounts } from '../store/core/batch-counts.js';
 
-export interface BatchCounts {
-  /** Batches that completed. */
-  readonly batches: number;
-  /** Operations those batches carried. */
-  readonly operations: number;
-}
+export type { BatchCounts } from '../store/core/batch-counts.js';
 
 export interface BatchStatsSource {
   batchStats(): Readonly<Record<string, BatchCounts>>;

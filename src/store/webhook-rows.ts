@@ -3,7 +3,7 @@
  * The stores differ only in how a time comes back (a Date from PostgreSQL's
  * timestamptz, integer milliseconds from SQLite), so rows are generic over it.
  */
-import type { DeliveryAttempt, DeliveryStatus, WebhookDelivery, WebhookSubscription } from './types.js';
+import type { ClaimedDelivery, DeliveryAttempt, DeliveryStatus, WebhookDelivery, WebhookSubscription } from './types.js';
 
 export interface SubscriptionRow<Time> {
   id: string;
@@ -32,12 +32,43 @@ export interface AttemptRow<Time> {
   error: string | null;
 }
 
+/** A delivery as a claim returns it, joined with its event and subscription. */
+export interface ClaimRow {
+  id: string;
+  subscription_id: string;
+  event_id: string;
+  type: string;
+  payload: string;
+  url: string;
+  secret: string;
+  previous_secret: string | null;
+  attempt_count: number;
+  /** A boolean from PostgreSQL, 0 or 1 from SQLite (which has no boolean type). */
+  manual: boolean | number;
+}
+
+export function toClaimedDelivery(row: ClaimRow, leaseOwner: string): ClaimedDelivery {
+  return {
+    deliveryId: row.id,
+    subscriptionId: row.subscription_id,
+    eventId: row.event_id,
+    eventType: row.type,
+    payload: row.payload,
+    url: row.url,
+    secret: row.secret,
+    ...(row.previous_secret === null ? {} : { previousSecret: row.previous_secret }),
+    attempt: row.attempt_count + 1,
+    manual: row.manual === true || row.manual === 1,
+    leaseOwner,
+  };
+}
+
 export const DELIVERY_COLUMNS = 'd.id, d.subscription_id, d.event_id, e.type, d.status, d.attempt_count, d.next_attempt_at, d.created_at';
 export const DELIVERY_FROM = 'webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id';
 
 /** The row-to-record mappers for a store whose times come back as `Time`. */
 export function webhookRowMappers<Time>(toDate: (time: Time) => Date) {
-  return {
+  const mappers = {
     toSubscription(row: SubscriptionRow<Time>): WebhookSubscription {
       const base = { id: row.id, url: row.url, createdAt: toDate(row.created_at) };
       return row.description === null ? base : { ...base, description: row.description };
@@ -64,5 +95,16 @@ export function webhookRowMappers<Time>(toDate: (time: Time) => Date) {
         attempts,
       };
     },
+    /** The deliveries, each with its attempts (`attempts` are those of all of them, in order). */
+    attachAttempts(rows: readonly DeliveryRow<Time>[], attempts: readonly AttemptRow<Time>[]): WebhookDelivery[] {
+      const byDelivery = new Map<string, DeliveryAttempt[]>();
+      for (const attempt of attempts) {
+        const list = byDelivery.get(attempt.delivery_id) ?? [];
+        list.push(mappers.toAttempt(attempt));
+        byDelivery.set(attempt.delivery_id, list);
+      }
+      return rows.map((row) => mappers.toDelivery(row, byDelivery.get(row.id) ?? []));
+    },
   };
+  return mappers;
 }

@@ -20,10 +20,10 @@
  *   between is free again and its create goes back to the front of the queue, a
  *   bounded number of times.
  */
-import { StoreUnavailableError } from '../../http/errors.js';
 import { samePlant } from '../../plants/same-plant.js';
+import { BatchScheduler } from '../core/batch-scheduler.js';
+import { StoreUnavailableError } from '../errors.js';
 import type { CreatePlantOutcome, PlantRecord } from '../types.js';
-import { BatchPump } from './batch-pump.js';
 
 /** At most this many creates per statement: bounds how long one statement holds its locks. */
 export const MAX_BATCH = 1000;
@@ -86,25 +86,31 @@ interface PendingCreate {
 
 const byId = (a: PendingCreate, b: PendingCreate): number => (a.plant.id < b.plant.id ? -1 : a.plant.id > b.plant.id ? 1 : 0);
 
-export class CreateBatcher extends BatchPump<PendingCreate> {
+export class CreateBatcher {
   private queue: PendingCreate[] = [];
   /** Ids of the creates in batches in flight. */
   private readonly inFlightIds = new Set<bigint>();
   private readonly counters = { batches: 0, creates: 0 };
+  private readonly scheduler: BatchScheduler<PendingCreate>;
 
   constructor(
     private readonly database: CreateBatchDatabase,
-    maxBatchesInFlight: number,
+    maxInFlight: number,
   ) {
-    super(maxBatchesInFlight);
+    this.scheduler = new BatchScheduler({
+      maxInFlight,
+      size: () => this.queue.length,
+      take: () => this.take(),
+      send: (batch) => this.send(batch),
+    });
   }
 
   /** Resolves once the plant's batch committed (or rejects with the batch's failure). */
   create(plant: PlantRecord): Promise<CreatePlantOutcome> {
-    if (this.closing) return Promise.reject(new StoreUnavailableError('the store is closing'));
+    if (this.scheduler.closing) return Promise.reject(new StoreUnavailableError('the store is closing'));
     return new Promise((resolve, reject) => {
       this.queue.push({ plant, attempts: 0, alone: false, resolve, reject });
-      this.schedulePump();
+      this.scheduler.schedule();
     });
   }
 
@@ -112,18 +118,19 @@ export class CreateBatcher extends BatchPump<PendingCreate> {
     return { ...this.counters };
   }
 
-  protected queuedCount(): number {
-    return this.queue.length;
+  /** Resolves once every create already accepted has settled. */
+  close(): Promise<void> {
+    return this.scheduler.close();
   }
 
   /** Its ids count as in flight until the batch has settled, so a later create of one waits. */
-  protected async send(batch: PendingCreate[]): Promise<void> {
+  private async send(batch: PendingCreate[]): Promise<void> {
     for (const item of batch) this.inFlightIds.add(item.plant.id);
     await this.commit(batch);
     for (const item of batch) this.inFlightIds.delete(item.plant.id);
   }
 
-  protected takeBatch(): PendingCreate[] {
+  private take(): PendingCreate[] {
     const batch: PendingCreate[] = [];
     const held: PendingCreate[] = [];
     const ids = new Set<bigint>();

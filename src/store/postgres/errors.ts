@@ -4,7 +4,7 @@
  * shutting down, starting up or read-only (a failover in progress), a timeout, or
  * a server out of resources: the same request is expected to succeed later.
  */
-import { StoreUnavailableError } from '../../http/errors.js';
+import { StoreUnavailableError } from '../errors.js';
 
 // SQLSTATE classes and codes (https://www.postgresql.org/docs/current/errcodes-appendix.html).
 const UNAVAILABLE_SQLSTATE_CLASSES = new Set([

@@ -10,9 +10,9 @@
  * Retry-After); broken connections are dropped by the pool and replaced on the next
  * request, so the store recovers by itself when the database comes back.
  */
-import type { BatchCounts } from '../../metrics/batches.js';
+import type { BatchCounts } from '../core/batch-counts.js';
 import type pg from 'pg';
-import { StoreUnavailableError } from '../../http/errors.js';
+import { StoreUnavailableError } from '../errors.js';
 import type { Store } from '../types.js';
 import { batchesInFlightFor, type CreateBatchStats } from './create-batcher.js';
 import { guarded } from './errors.js';

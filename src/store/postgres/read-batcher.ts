@@ -17,10 +17,10 @@
  * could have been told about (a create's 200, a delete's 204). Keep it so: never
  * attach a read to a statement already in flight, however tempting for a hot id.
  */
-import { StoreUnavailableError } from '../../http/errors.js';
-import { isInt64 } from '../../http/int64.js';
+import { isInt64 } from '../../domain/int64.js';
+import { BatchScheduler } from '../core/batch-scheduler.js';
+import { StoreUnavailableError } from '../errors.js';
 import type { PlantRecord } from '../types.js';
-import { BatchPump } from './batch-pump.js';
 
 /**
  * At most this many distinct ids per statement: bounds the array parameter, the reply
@@ -78,28 +78,34 @@ function newSlot(id: bigint): Slot {
   return { id, promise, resolve, reject, reads: 0 };
 }
 
-export class ReadBatcher extends BatchPump<Slot> {
+export class ReadBatcher {
   /** Slots not yet sent, in arrival order of their first read. Only these may be joined. */
   private queue = new Map<bigint, Slot>();
   private readonly counters = { batches: 0, reads: 0, ids: 0 };
+  private readonly scheduler: BatchScheduler<Slot>;
 
   constructor(
     private readonly database: ReadBatchDatabase,
-    maxBatchesInFlight: number,
+    maxInFlight: number,
   ) {
-    super(maxBatchesInFlight);
+    this.scheduler = new BatchScheduler({
+      maxInFlight,
+      size: () => this.queue.size,
+      take: () => this.take(),
+      send: (batch) => this.send(batch),
+    });
   }
 
   /** The plant with this id, or undefined; rejects with its batch's failure. */
   get(id: bigint): Promise<PlantRecord | undefined> {
-    if (this.closing) return Promise.reject(new StoreUnavailableError('the store is closing'));
+    if (this.scheduler.closing) return Promise.reject(new StoreUnavailableError('the store is closing'));
     // No such row can exist, and the statement would fail for the whole batch.
     if (!isInt64(id)) return Promise.reject(new RangeError(`plant id ${id} is outside int64`));
     let slot = this.queue.get(id);
     if (slot === undefined) {
       slot = newSlot(id);
       this.queue.set(id, slot);
-      this.schedulePump();
+      this.scheduler.schedule();
     }
     slot.reads++;
     return slot.promise;
@@ -109,11 +115,13 @@ export class ReadBatcher extends BatchPump<Slot> {
     return { ...this.counters };
   }
 
-  protected queuedCount(): number {
-    return this.queue.size;
+  /** Resolves once every read already accepted has settled. */
+  close(): Promise<void> {
+    return this.scheduler.close();
   }
 
-  protected takeBatch(): Slot[] {
+  /** Only queued slots are taken, and a taken slot leaves the queue: no read joins a batch in flight. */
+  private take(): Slot[] {
     const batch: Slot[] = [];
     for (const slot of this.queue.values()) {
       if (batch.length === MAX_READ_BATCH) break;
@@ -125,7 +133,7 @@ export class ReadBatcher extends BatchPump<Slot> {
   }
 
   /** Never rejects: every slot of the batch is settled by the time it resolves. */
-  protected async send(batch: Slot[]): Promise<void> {
+  private async send(batch: Slot[]): Promise<void> {
     let found: ReadonlyMap<bigint, PlantRecord>;
     try {
       found = await this.database.find(batch.map((slot) => slot.id));

@@ -12,7 +12,6 @@ import type {
   AttemptResult,
   ClaimedDelivery,
   ClaimRequest,
-  DeliveryAttempt,
   ListDeliveriesQuery,
   NewWebhookSubscription,
   PlantRecord,
@@ -27,7 +26,9 @@ import { guarded } from './errors.js';
 import {
   DELIVERY_COLUMNS,
   DELIVERY_FROM,
+  toClaimedDelivery,
   webhookRowMappers,
+  type ClaimRow,
   type AttemptRow as AttemptRows,
   type DeliveryRow as DeliveryRows,
   type SubscriptionRow as SubscriptionRows,
@@ -36,20 +37,7 @@ import {
 type SubscriptionRow = SubscriptionRows<Date>;
 type DeliveryRow = DeliveryRows<Date>;
 type AttemptRow = AttemptRows<Date>;
-const { toSubscription, toAttempt, toDelivery } = webhookRowMappers<Date>((date) => date);
-
-interface ClaimRow {
-  id: string;
-  subscription_id: string;
-  event_id: string;
-  type: string;
-  payload: string;
-  url: string;
-  secret: string;
-  previous_secret: string | null;
-  attempt_count: number;
-  manual: boolean;
-}
+const { toSubscription, attachAttempts } = webhookRowMappers<Date>((date) => date);
 
 /**
  * The create path's insert of a batch of plants, with the outbox in the same
@@ -321,19 +309,7 @@ export class PostgresWebhookStore implements WebhookStore {
   async claimDueDeliveries({ now, limit, leaseMs, owner }: ClaimRequest): Promise<ClaimedDelivery[]> {
     const leaseUntil = new Date(now.getTime() + leaseMs);
     const rows = await guarded(async () => (await this.pool.query<ClaimRow>({ ...Q.claim, values: [now, limit, owner, leaseUntil] })).rows);
-    return rows.map((row) => ({
-      deliveryId: row.id,
-      subscriptionId: row.subscription_id,
-      eventId: row.event_id,
-      eventType: row.type,
-      payload: row.payload,
-      url: row.url,
-      secret: row.secret,
-      ...(row.previous_secret === null ? {} : { previousSecret: row.previous_secret }),
-      attempt: row.attempt_count + 1,
-      manual: row.manual,
-      leaseOwner: owner,
-    }));
+    return rows.map((row) => toClaimedDelivery(row, owner));
   }
 
   async recordAttempt({ deliveryId, leaseOwner, attempt, outcome }: AttemptResult): Promise<void> {
@@ -359,12 +335,6 @@ export class PostgresWebhookStore implements WebhookStore {
     if (rows.length === 0) return [];
     const ids = rows.map((r) => r.id);
     const attempts = await guarded(async () => (await this.pool.query<AttemptRow>({ ...Q.attemptsOf, values: [ids] })).rows);
-    const byDelivery = new Map<string, DeliveryAttempt[]>();
-    for (const attempt of attempts) {
-      const list = byDelivery.get(attempt.delivery_id) ?? [];
-      list.push(toAttempt(attempt));
-      byDelivery.set(attempt.delivery_id, list);
-    }
-    return rows.map((row) => toDelivery(row, byDelivery.get(row.id) ?? []));
+    return attachAttempts(rows, attempts);
   }
 }

@@ -1,8 +1,9 @@
 /**
  * Token and webhook stores for the main thread: reads run on the main thread's
  * connection; writes run in the writer thread (see writer-protocol.ts for why).
- * A write method added to TokenStore or WebhookStore must be listed in
- * DELEGATED_WRITES and forwarded here; the compiler insists on the forwarding.
+ * A write method added to TokenStore or WebhookStore is declared in DelegatedWrites
+ * (writer-protocol.ts) and forwarded here; the compiler insists on both, and checks
+ * each forwarding's method name, arguments and result against the declaration.
  */
 import type { WebhookBacklog } from '../webhook-types.js';
 import type {

@@ -1,4 +1,4 @@
-import { StoreUnavailableError } from '../../http/errors.js';
+import { StoreUnavailableError } from '../errors.js';
 
 // SQLite result codes that mean "the store cannot serve this now", not "bad request"
 // or "bug": a locked, full, read-only or failing disk. They become 503s.

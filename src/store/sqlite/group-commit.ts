@@ -13,22 +13,43 @@
  * the write lock.
  */
 import type { Worker } from 'node:worker_threads';
-import { StoreUnavailableError } from '../../http/errors.js';
+import { BatchScheduler } from '../core/batch-scheduler.js';
+import { StoreUnavailableError } from '../errors.js';
 import { spawnWorker } from './spawn-worker.js';
 import type { WriterWorkerData } from './writer-worker.js';
-import type { DelegatedStore, PlantWrite, PlantWriteResult, WriteFailure, WriterReply, WriterRequest } from './writer-protocol.js';
+import type {
+  CallRequest,
+  CloseRequest,
+  DelegatedMethod,
+  DelegatedStore,
+  PlantsRequest,
+  PlantWrite,
+  PlantWriteResult,
+  WriteArgs,
+  WriteFailure,
+  WriteResult,
+  WriterReply,
+} from './writer-protocol.js';
 
 /** Bounds one transaction's size, so one batch never holds the write lock for long. */
 const MAX_BATCH = 1024;
 
-interface Settle {
-  readonly resolve: (value: never) => void;
-  readonly reject: (error: unknown) => void;
-}
-
 type Queued =
-  | ({ readonly kind: 'plant'; readonly write: PlantWrite } & Settle)
-  | ({ readonly kind: 'call'; readonly store: DelegatedStore; readonly method: string; readonly args: readonly unknown[] } & Settle);
+  | { readonly kind: 'plant'; readonly write: PlantWrite; readonly resolve: (result: PlantWriteResult) => void; readonly reject: (error: unknown) => void }
+  | {
+      readonly kind: 'call';
+      /** Sends the call as unit `unit` (built where its types are known: see call()). */
+      readonly post: (worker: Worker, unit: number) => void;
+      readonly resolve: (value: unknown) => void;
+      readonly reject: (error: unknown) => void;
+    };
+
+/** The unit in flight: its reply settles `batch`, then `done` lets the scheduler send the next. */
+interface Awaiting {
+  readonly unit: number;
+  readonly batch: Queued[];
+  readonly done: () => void;
+}
 
 function rebuildError({ message, unavailable }: WriteFailure): Error {
   return unavailable ? new StoreUnavailableError(message) : new Error(message);
@@ -46,11 +67,15 @@ export class GroupCommitWriter {
   private worker: Worker | undefined;
   private counters = { batches: 0, plantWrites: 0 };
   private queue: Queued[] = [];
-  private inFlight: Queued[] | undefined;
+  private awaiting: Awaiting | undefined;
   private unitNumber = 0;
-  private flushScheduled = false;
-  private closing: Promise<void> | undefined;
-  private whenIdle: (() => void) | undefined;
+  private closed: Promise<void> | undefined;
+  private readonly scheduler = new BatchScheduler<Queued>({
+    maxInFlight: 1,
+    size: () => this.queue.length,
+    take: () => this.take(),
+    send: (batch) => this.send(batch),
+  });
 
   constructor(private readonly workerData: WriterWorkerData) {
     // Started now, not on the first write, so that write does not wait for it.
@@ -59,12 +84,23 @@ export class GroupCommitWriter {
 
   /** Resolves once the write is committed to disk. */
   write(write: PlantWrite): Promise<PlantWriteResult> {
-    return this.enqueue((settle) => ({ kind: 'plant', write, ...settle }));
+    if (this.scheduler.closing) return Promise.reject(new StoreUnavailableError('the store is closing'));
+    return new Promise((resolve, reject) => {
+      this.queue.push({ kind: 'plant', write, resolve, reject });
+      this.scheduler.schedule();
+    });
   }
 
   /** Runs `store.method(...args)` in the writer thread, in turn with the plant writes. */
-  call<T>(store: DelegatedStore, method: string, args: readonly unknown[]): Promise<T> {
-    return this.enqueue((settle) => ({ kind: 'call', store, method, args, ...settle }));
+  call<S extends DelegatedStore, M extends DelegatedMethod<S>>(store: S, method: M, args: WriteArgs<S, M>): Promise<WriteResult<S, M>> {
+    if (this.scheduler.closing) return Promise.reject(new StoreUnavailableError('the store is closing'));
+    return new Promise((resolve, reject) => {
+      const post = (worker: Worker, unit: number) => worker.postMessage({ kind: 'call', unit, store, method, args } satisfies CallRequest<S, M>);
+      // The writer thread answers a call with what S.M returned (writer-worker.ts runs
+      // the same declaration); a structured clone cannot carry its type across.
+      this.queue.push({ kind: 'call', post, resolve: (value) => resolve(value as WriteResult<S, M>), reject });
+      this.scheduler.schedule();
+    });
   }
 
   stats(): GroupCommitStats {
@@ -73,89 +109,75 @@ export class GroupCommitWriter {
 
   /** Waits for the writes already accepted, then stops the writer thread. */
   close(): Promise<void> {
-    this.closing ??= this.drain().then(() => this.stopWorker());
-    return this.closing;
+    this.closed ??= this.scheduler.close().then(() => this.stopWorker());
+    return this.closed;
   }
 
-  private enqueue<T>(item: (settle: Settle) => Queued): Promise<T> {
-    if (this.closing !== undefined) return Promise.reject(new StoreUnavailableError('the store is closing'));
-    return new Promise<T>((resolve, reject) => {
-      this.queue.push(item({ resolve: resolve as (value: never) => void, reject }));
-      this.scheduleFlush();
-    });
-  }
-
-  /**
-   * setImmediate rather than sending at once: the writes of every request parsed in
-   * this turn of the event loop then share the first batch.
-   */
-  private scheduleFlush(): void {
-    if (this.inFlight !== undefined || this.flushScheduled) return;
-    this.flushScheduled = true;
-    setImmediate(() => {
-      this.flushScheduled = false;
-      this.flush();
-    });
-  }
-
-  /** Sends the next unit: a delegated call on its own, or the plant writes up to the next call. */
-  private flush(): void {
-    if (this.inFlight !== undefined) return;
-    const head = this.queue[0];
-    if (head === undefined) {
-      this.whenIdle?.();
-      return;
-    }
+  /** The next unit: a delegated call on its own, or the plant writes up to the next call. */
+  private take(): Queued[] {
     let size = 1;
-    if (head.kind === 'plant') {
+    if (this.queue[0]?.kind === 'plant') {
       while (size < this.queue.length && size < MAX_BATCH && this.queue[size]?.kind === 'plant') size++;
     }
-    const unit = this.queue.splice(0, size);
-    const request: WriterRequest =
-      head.kind === 'call'
-        ? { kind: 'call', unit: ++this.unitNumber, store: head.store, method: head.method, args: head.args }
-        : { kind: 'plants', unit: ++this.unitNumber, writes: unit.map((item) => (item as { write: PlantWrite }).write) };
-    this.inFlight = unit;
+    return this.queue.splice(0, size);
+  }
+
+  private send(batch: Queued[]): Promise<void> {
+    const unit = ++this.unitNumber;
     this.worker ??= this.startWorker();
     // Referenced only while a unit is in flight: an idle writer never keeps the process alive.
     this.worker.ref();
-    this.worker.postMessage(request);
+    const head = batch[0];
+    if (head?.kind === 'call') {
+      head.post(this.worker, unit);
+    } else {
+      const writes: PlantWrite[] = [];
+      for (const item of batch) if (item.kind === 'plant') writes.push(item.write);
+      this.worker.postMessage({ kind: 'plants', unit, writes } satisfies PlantsRequest);
+    }
+    return new Promise((done) => {
+      this.awaiting = { unit, batch, done };
+    });
   }
 
   private onReply(reply: WriterReply): void {
-    const unit = this.inFlight;
-    if (unit === undefined || reply.unit !== this.unitNumber) return;
-    this.inFlight = undefined;
+    const awaiting = this.awaiting;
+    if (awaiting === undefined || reply.unit !== awaiting.unit) return;
+    this.awaiting = undefined;
     this.worker?.unref();
+    const { batch } = awaiting;
     if (!reply.ok) {
       const error = rebuildError(reply.failure);
-      for (const item of unit) item.reject(error);
-    } else if (unit[0]?.kind === 'call') {
-      unit[0].resolve(reply.value as never);
+      for (const item of batch) item.reject(error);
+    } else if (batch[0]?.kind === 'call') {
+      batch[0].resolve(reply.value);
     } else {
       this.counters.batches++;
-      this.counters.plantWrites += unit.length;
+      this.counters.plantWrites += batch.length;
+      // A plants unit is answered with one result per write, in order (batch-writer.ts).
       const results = reply.value as PlantWriteResult[];
-      unit.forEach((item, i) => item.resolve(results[i] as never));
+      batch.forEach((item, i) => {
+        if (item.kind === 'plant') item.resolve(results[i] as PlantWriteResult);
+      });
     }
     // Writes that queued during the commit go at once: they have waited long enough.
-    this.flush();
+    awaiting.done();
   }
 
   /**
    * The writer thread died (it could not open the file, or a bug): whether the unit
    * in flight was committed is unknown, so its writes fail as unavailable (a client's
-   * retry is safe: a committed create replays). A new thread starts with the next unit.
+   * retry is safe: a committed create replays), and so does everything queued. A new
+   * thread starts with the next unit.
    */
   private onWorkerFailure(worker: Worker, error: unknown): void {
     if (worker !== this.worker) return;
     this.worker = undefined;
+    this.awaiting = undefined;
     const failure = new StoreUnavailableError('the SQLite writer thread stopped', { cause: error });
-    const lost = [...(this.inFlight ?? []), ...this.queue];
-    this.inFlight = undefined;
-    this.queue = [];
-    for (const item of lost) item.reject(failure);
-    this.whenIdle?.();
+    this.scheduler.abort((batch) => {
+      for (const item of batch) item.reject(failure);
+    });
   }
 
   private startWorker(): Worker {
@@ -167,22 +189,13 @@ export class GroupCommitWriter {
     return worker;
   }
 
-  private drain(): Promise<void> {
-    if (this.inFlight === undefined && this.queue.length === 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      this.whenIdle = () => {
-        if (this.inFlight === undefined && this.queue.length === 0) resolve();
-      };
-    });
-  }
-
   private async stopWorker(): Promise<void> {
     const worker = this.worker;
     if (worker === undefined) return;
     this.worker = undefined; // its exit is now expected, not a failure
     const exited = new Promise((resolve) => worker.once('exit', resolve));
     worker.ref(); // so the process waits for the file to be closed cleanly
-    worker.postMessage({ kind: 'close' } satisfies WriterRequest);
+    worker.postMessage({ kind: 'close' } satisfies CloseRequest);
     await exited;
   }
 }

@@ -6,7 +6,7 @@
  * and webhook writes one by one (group-commit.ts). Both use WAL with
  * synchronous=FULL (connection.ts): a 200 survives kill -9 and power loss alike.
  */
-import type { BatchCounts } from '../../metrics/batches.js';
+import type { BatchCounts } from '../core/batch-counts.js';
 import type Database from 'better-sqlite3';
 import type { Store } from '../types.js';
 import { DEFAULT_BUSY_TIMEOUT_MS, openConnection } from './connection.js';

@@ -10,7 +10,6 @@ import type {
   AttemptResult,
   ClaimedDelivery,
   ClaimRequest,
-  DeliveryAttempt,
   ListDeliveriesQuery,
   NewWebhookSubscription,
   PlantRecord,
@@ -25,7 +24,9 @@ import { guarded } from './errors.js';
 import {
   DELIVERY_COLUMNS,
   DELIVERY_FROM,
+  toClaimedDelivery,
   webhookRowMappers,
+  type ClaimRow,
   type AttemptRow as AttemptRows,
   type DeliveryRow as DeliveryRows,
   type SubscriptionRow as SubscriptionRows,
@@ -34,20 +35,7 @@ import {
 type SubscriptionRow = SubscriptionRows<number>;
 type DeliveryRow = DeliveryRows<number>;
 type AttemptRow = AttemptRows<number>;
-const { toSubscription, toAttempt, toDelivery } = webhookRowMappers<number>((ms) => new Date(ms));
-
-interface ClaimRow {
-  id: string;
-  subscription_id: string;
-  event_id: string;
-  type: string;
-  payload: string;
-  url: string;
-  secret: string;
-  previous_secret: string | null;
-  attempt_count: number;
-  manual: number;
-}
+const { toSubscription, attachAttempts } = webhookRowMappers<number>((ms) => new Date(ms));
 
 /**
  * Retention's statements (indexes: migration 3; a test checks their plans). An
@@ -256,19 +244,7 @@ export class SqliteWebhookStore implements WebhookStore {
 
   async claimDueDeliveries(request: ClaimRequest): Promise<ClaimedDelivery[]> {
     const rows = guarded(() => this.claimAtomically.immediate(request));
-    return rows.map((row) => ({
-      deliveryId: row.id,
-      subscriptionId: row.subscription_id,
-      eventId: row.event_id,
-      eventType: row.type,
-      payload: row.payload,
-      url: row.url,
-      secret: row.secret,
-      ...(row.previous_secret === null ? {} : { previousSecret: row.previous_secret }),
-      attempt: row.attempt_count + 1,
-      manual: row.manual === 1,
-      leaseOwner: request.owner,
-    }));
+    return rows.map((row) => toClaimedDelivery(row, request.owner));
   }
 
   async recordAttempt(result: AttemptResult): Promise<void> {
@@ -288,12 +264,6 @@ export class SqliteWebhookStore implements WebhookStore {
   private withAttempts(rows: DeliveryRow[]): WebhookDelivery[] {
     if (rows.length === 0) return [];
     const attempts = guarded(() => this.statements.attemptsOf.all(JSON.stringify(rows.map((r) => r.id)))) as AttemptRow[];
-    const byDelivery = new Map<string, DeliveryAttempt[]>();
-    for (const attempt of attempts) {
-      const list = byDelivery.get(attempt.delivery_id) ?? [];
-      list.push(toAttempt(attempt));
-      byDelivery.set(attempt.delivery_id, list);
-    }
-    return rows.map((row) => toDelivery(row, byDelivery.get(row.id) ?? []));
+    return attachAttempts(rows, attempts);
   }
 }

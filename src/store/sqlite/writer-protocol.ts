@@ -3,11 +3,13 @@
  * messages cross by structured clone (bigints and Dates included).
  *
  * Plant writes are the hot path: they are grouped into batches, one transaction
- * each. Token and webhook writes are rare; each is sent on its own as a call of the
- * store method of that name, run by the writer thread's instance of that store.
+ * each. Token and webhook writes are rare; each is sent on its own as a call of one
+ * of the DelegatedWrites, run by the writer thread's instance of that store.
  * Either way the writer thread is the process's only writer, so a write on the main
  * thread can never stall the event loop waiting for the lock a batch holds.
  */
+import type { TokenStore, WebhookStore } from '../types.js';
+
 export type PlantWrite =
   | { readonly op: 'create'; readonly id: bigint; readonly name: string; readonly tag: string | null }
   | { readonly op: 'delete'; readonly id: bigint };
@@ -20,13 +22,40 @@ export type PlantWriteResult =
   | { readonly kind: 'conflict'; readonly name: string; readonly tag: string | null }
   | { readonly kind: 'deleted'; readonly found: boolean };
 
-/** The store methods that write, by store: the only ones the writer thread will call. */
-export const DELEGATED_WRITES = {
-  tokens: ['insertToken', 'revokeToken', 'recordTokenUse'],
-  webhooks: ['insertSubscription', 'rotateSecret', 'deleteSubscription', 'claimDueDeliveries', 'recordAttempt', 'retryDelivery', 'pruneFinishedEvents'],
-} as const;
+/**
+ * The token and webhook writes the writer thread runs, by store: declared here and
+ * nowhere else. The main thread's call() and the writer thread's dispatch are both
+ * typed from it, so a method, its arguments and its result are checked at both ends.
+ */
+export interface DelegatedWrites {
+  readonly tokens: Pick<TokenStore, 'insertToken' | 'revokeToken' | 'recordTokenUse'>;
+  readonly webhooks: Pick<
+    WebhookStore,
+    'insertSubscription' | 'rotateSecret' | 'deleteSubscription' | 'claimDueDeliveries' | 'recordAttempt' | 'retryDelivery' | 'pruneFinishedEvents'
+  >;
+}
 
-export type DelegatedStore = keyof typeof DELEGATED_WRITES;
+export type DelegatedStore = keyof DelegatedWrites;
+export type DelegatedMethod<S extends DelegatedStore> = keyof DelegatedWrites[S];
+
+/** The same writes as plain functions of their arguments: what the writer thread's table provides. */
+export type WriteHandlers = {
+  readonly [S in DelegatedStore]: {
+    readonly [M in DelegatedMethod<S>]: DelegatedWrites[S][M] extends (...args: infer A) => infer R ? (...args: A) => R : never;
+  };
+};
+
+export type WriteArgs<S extends DelegatedStore, M extends DelegatedMethod<S>> = Parameters<WriteHandlers[S][M]>;
+export type WriteResult<S extends DelegatedStore, M extends DelegatedMethod<S>> = Awaited<ReturnType<WriteHandlers[S][M]>>;
+
+/** One delegated write: `store.method(...args)`. */
+export interface CallRequest<S extends DelegatedStore, M extends DelegatedMethod<S>> {
+  readonly kind: 'call';
+  readonly unit: number;
+  readonly store: S;
+  readonly method: M;
+  readonly args: WriteArgs<S, M>;
+}
 
 /** How a failure is reported: enough to rebuild the error on the other side. */
 export interface WriteFailure {
@@ -35,10 +64,19 @@ export interface WriteFailure {
   readonly unavailable: boolean;
 }
 
-export type WriterRequest =
-  | { readonly kind: 'plants'; readonly unit: number; readonly writes: readonly PlantWrite[] }
-  | { readonly kind: 'call'; readonly unit: number; readonly store: DelegatedStore; readonly method: string; readonly args: readonly unknown[] }
-  | { readonly kind: 'close' };
+/** What the main thread sends; a call is of some write S.M, checked where it was made. */
+export type WriterRequest<S extends DelegatedStore, M extends DelegatedMethod<S>> = PlantsRequest | CallRequest<S, M> | CloseRequest;
+
+/** One batch of plant writes: one transaction. */
+export interface PlantsRequest {
+  readonly kind: 'plants';
+  readonly unit: number;
+  readonly writes: readonly PlantWrite[];
+}
+
+export interface CloseRequest {
+  readonly kind: 'close';
+}
 
 export type WriterReply =
   | { readonly unit: number; readonly ok: true; readonly value: unknown }

@@ -7,40 +7,37 @@
  * lets readers and this writer work at once).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { StoreUnavailableError } from '../../http/errors.js';
+import { StoreUnavailableError } from '../errors.js';
 import { BatchWriter } from './batch-writer.js';
 import { openConnection } from './connection.js';
 import { translateError } from './errors.js';
 import { SqliteTokenStore } from './token-store.js';
 import { SqliteWebhookStore } from './webhook-store.js';
-import { DELEGATED_WRITES, type WriterReply, type WriterRequest } from './writer-protocol.js';
+import type { DelegatedMethod, DelegatedStore, WriteHandlers, WriterReply, WriterRequest } from './writer-protocol.js';
 
 export interface WriterWorkerData {
   readonly path: string;
   readonly busyTimeoutMs: number;
 }
 
-type Method = (...args: unknown[]) => Promise<unknown>;
-
 const port = parentPort;
 if (port === null) throw new Error('writer-worker must run as a worker thread');
 const { path, busyTimeoutMs } = workerData as WriterWorkerData;
 const db = openConnection(path, busyTimeoutMs);
 const plants = new BatchWriter(db);
-const stores = { tokens: new SqliteTokenStore(db), webhooks: new SqliteWebhookStore(db) };
+/** The writer thread's side of DelegatedWrites: the compiler checks it provides each one. */
+const writes: WriteHandlers = { tokens: new SqliteTokenStore(db), webhooks: new SqliteWebhookStore(db) };
 
-async function run(request: Exclude<WriterRequest, { kind: 'close' }>): Promise<unknown> {
+async function run<S extends DelegatedStore, M extends DelegatedMethod<S>>(request: Exclude<WriterRequest<S, M>, { kind: 'close' }>): Promise<unknown> {
   if (request.kind === 'plants') return plants.apply(request.writes);
-  if (!(DELEGATED_WRITES[request.store] as readonly string[]).includes(request.method)) {
-    throw new Error(`${request.store}.${request.method} is not a delegated write`);
-  }
-  const store = stores[request.store] as unknown as Record<string, Method>;
-  return (store[request.method] as Method).apply(store, [...request.args]);
+  return writes[request.store][request.method](...request.args);
 }
 
 // Requests are handled strictly one after another: the store methods run their SQL
 // synchronously, so each one's promise has settled before the next message arrives.
-port.on('message', (request: WriterRequest) => {
+// Generic: whatever write S.M a call names, its arguments are those of S.M (call()
+// on the main thread is typed from the same declaration).
+port.on('message', <S extends DelegatedStore, M extends DelegatedMethod<S>>(request: WriterRequest<S, M>) => {
   if (request.kind === 'close') {
     db.close();
     port.close();
