@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { loadConfig, type Config } from '../config.js';
+import { loadConfig, type Config } from '../config/index.js';
 
 /** Adds --database-url (DATABASE_URL), shared by every command that opens the store. */
 export function withDatabaseOption(command: Command): Command {

@@ -1,4 +1,4 @@
-import { ConfigError } from '../config.js';
+import { ConfigError } from '../config/index.js';
 import type { Store } from './types.js';
 
 /** Tuning that only the PostgreSQL store uses (Config has these fields, so a Config can be passed). */

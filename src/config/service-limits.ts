@@ -1,10 +1,10 @@
 /**
  * The limits a public service needs, read from the environment with the rest of
- * the configuration (src/config.ts calls `loadServiceLimits`). Every one is
+ * the configuration (index.ts calls `loadServiceLimits`). Every one is
  * documented, with its default and what a client gets when it hits it, in
  * docs/security.md.
  */
-import { ConfigError, integer, type Source } from '../config.js';
+import { ConfigError, integer, type Source } from './errors.js';
 
 export interface ServiceLimits {
   /** Requests per minute per token; 0 turns per-token limiting off. */

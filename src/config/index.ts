@@ -3,8 +3,11 @@
  * once at start-up. A bad value stops the process with a message naming the
  * variable, what it must be and what it got.
  */
-import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from './webhooks/retry-schedule.js';
-import { loadServiceLimits, type ServiceLimits } from './http/service-limits.js';
+import { boolean, ConfigError, integer, oneOf, type Source } from './errors.js';
+import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule, RetryScheduleError } from './retry-schedule.js';
+import { loadServiceLimits, type ServiceLimits } from './service-limits.js';
+
+export { ConfigError, type Source } from './errors.js';
 
 export interface Config {
   readonly host: string;
@@ -43,29 +46,15 @@ export interface Config {
   readonly webhookPollIntervalMs: number;
   /** Finished webhook events (with their deliveries and attempts) are deleted this many days after they were created; 0 keeps them forever. */
   readonly webhookRetentionDays: number;
-  /** Rate limits, timeouts, header size, CORS and HSTS (src/http/service-limits.ts, docs/security.md). */
+  /** Rate limits, timeouts, header size, CORS and HSTS (service-limits.ts, docs/security.md). */
   readonly limits: ServiceLimits;
 }
 
 export type LogFormat = 'auto' | 'json' | 'pretty';
 export type MetricsAuth = 'admin' | 'none';
 
-export class ConfigError extends Error {}
-
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/plantstore.db';
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-
-export type Source = Readonly<Record<string, string | undefined>>;
-
-export function integer(source: Source, name: string, fallback: number, min: number, max: number): number {
-  const raw = source[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(value) || value < min || value > max) {
-    throw new ConfigError(`${name} must be an integer from ${min} to ${max} (got '${raw}')`);
-  }
-  return value;
-}
 
 function databaseUrl(source: Source): string {
   const url = source.DATABASE_URL || DEFAULT_DATABASE_URL;
@@ -75,26 +64,13 @@ function databaseUrl(source: Source): string {
   return url;
 }
 
-function oneOf<T extends string>(source: Source, name: string, allowed: readonly T[], fallback: T): T {
-  const raw = source[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!(allowed as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')} (got '${raw}')`);
-  return raw as T;
-}
-
-function boolean(source: Source, name: string, fallback: boolean): boolean {
-  const raw = source[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (raw === 'true' || raw === 'false') return raw === 'true';
-  throw new ConfigError(`${name} must be true or false (got '${raw}')`);
-}
-
 function retrySchedule(source: Source): number[] {
   const raw = source.WEBHOOK_RETRY_SCHEDULE || DEFAULT_RETRY_SCHEDULE;
   try {
     return parseRetrySchedule(raw);
   } catch (error) {
-    throw new ConfigError(`WEBHOOK_RETRY_SCHEDULE: ${(error as Error).message} (got '${raw}')`);
+    if (error instanceof RetryScheduleError) throw new ConfigError(`WEBHOOK_RETRY_SCHEDULE: ${error.message} (got '${raw}')`);
+    throw error;
   }
 }
 
