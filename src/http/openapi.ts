@@ -5,7 +5,7 @@
  * limit and decision of ours.
  */
 import { Errors, type CatalogueEntry, type ErrorName } from './errors.js';
-import type { JsonSchema, OperationSpec, ParameterSpec } from './operation.js';
+import type { OperationSpec, ParameterSpec } from './operation.js';
 import { LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT } from '../plants/routes.js';
 import { NewPlant, Plant, StoredPlant } from '../plants/schemas.js';
 import { REALM } from './auth.js';
