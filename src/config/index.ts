@@ -3,10 +3,13 @@
  * once at start-up. A bad value stops the process with a message naming the
  * variable, what it must be and what it got.
  */
+import { host, WILDCARD_HOSTS } from './addresses.js';
+import { databaseUrl } from './database-url.js';
 import { boolean, ConfigError, integer, oneOf, type Source } from './errors.js';
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule, RetryScheduleError } from './retry-schedule.js';
 import { loadServiceLimits, type ServiceLimits } from './service-limits.js';
 
+export { DEFAULT_DATABASE_URL } from './database-url.js';
 export { ConfigError, type Source } from './errors.js';
 
 export interface Config {
@@ -53,16 +56,7 @@ export interface Config {
 export type LogFormat = 'auto' | 'json' | 'pretty';
 export type MetricsAuth = 'admin' | 'none';
 
-export const DEFAULT_DATABASE_URL = 'sqlite:./data/plantstore.db';
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-
-function databaseUrl(source: Source): string {
-  const url = source.DATABASE_URL || DEFAULT_DATABASE_URL;
-  if (!/^(sqlite:.+|postgres(ql)?:\/\/.+)$/.test(url)) {
-    throw new ConfigError(`DATABASE_URL must be sqlite:<path> or postgres://user@host:port/database (got '${url}')`);
-  }
-  return url;
-}
 
 function retrySchedule(source: Source): number[] {
   const raw = source.WEBHOOK_RETRY_SCHEDULE || DEFAULT_RETRY_SCHEDULE;
@@ -72,6 +66,19 @@ function retrySchedule(source: Source): number[] {
     if (error instanceof RetryScheduleError) throw new ConfigError(`WEBHOOK_RETRY_SCHEDULE: ${error.message} (got '${raw}')`);
     throw error;
   }
+}
+
+/** METRICS_PORT, unless it is the API's own port on an address the API listens on too. */
+function metricsPort(source: Source, port: number, apiHost: string, metricsHost: string): number | undefined {
+  if (!source.METRICS_PORT) return undefined;
+  const metrics = integer(source, 'METRICS_PORT', 0, 0, 65535);
+  const shared = apiHost === metricsHost || WILDCARD_HOSTS.includes(apiHost) || WILDCARD_HOSTS.includes(metricsHost);
+  if (metrics !== 0 && metrics === port && shared) {
+    throw new ConfigError(
+      `METRICS_PORT (${metrics}) must differ from PORT (${port}): it gives /metrics a listener of its own; unset it to serve /metrics beside the API`,
+    );
+  }
+  return metrics;
 }
 
 function logLevel(source: Source): string {
@@ -86,9 +93,12 @@ function logLevel(source: Source): string {
  */
 export function loadConfig(env: Source = process.env, overrides: Source = {}): Config {
   const source: Source = { ...env, ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)) };
+  const apiHost = host(source, 'HOST', '127.0.0.1');
+  const port = integer(source, 'PORT', 8080, 0, 65535);
+  const metricsHost = host(source, 'METRICS_HOST', '127.0.0.1');
   return {
-    host: source.HOST || '127.0.0.1',
-    port: integer(source, 'PORT', 8080, 0, 65535),
+    host: apiHost,
+    port,
     databaseUrl: databaseUrl(source),
     logLevel: logLevel(source),
     bodyLimitBytes: integer(source, 'BODY_LIMIT', 64 * 1024, 1024, 64 * 1024 * 1024),
@@ -96,8 +106,8 @@ export function loadConfig(env: Source = process.env, overrides: Source = {}): C
     shutdownTimeoutMs: integer(source, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     logFormat: oneOf(source, 'LOG_FORMAT', ['auto', 'json', 'pretty'], 'auto'),
     metricsAuth: oneOf(source, 'METRICS_AUTH', ['admin', 'none'], 'admin'),
-    metricsPort: source.METRICS_PORT ? integer(source, 'METRICS_PORT', 0, 0, 65535) : undefined,
-    metricsHost: source.METRICS_HOST || '127.0.0.1',
+    metricsPort: metricsPort(source, port, apiHost, metricsHost),
+    metricsHost,
     databasePoolSize: integer(source, 'DATABASE_POOL_SIZE', 10, 1, 1000),
     databaseStatementTimeoutMs: integer(source, 'DATABASE_STATEMENT_TIMEOUT_MS', 5000, 100, 600_000),
     databaseConnectTimeoutMs: integer(source, 'DATABASE_CONNECT_TIMEOUT_MS', 2000, 100, 60_000),

@@ -4,6 +4,7 @@
  * documented, with its default and what a client gets when it hits it, in
  * docs/security.md.
  */
+import { isAddressOrCidr } from './addresses.js';
 import { ConfigError, integer, type Source } from './errors.js';
 
 export interface ServiceLimits {
@@ -63,7 +64,7 @@ function trustProxy(source: Source): boolean | number | string[] {
   if (/^\d+$/.test(raw)) return integer(source, 'TRUST_PROXY', 0, 0, 100);
   const addresses = raw.split(',').map((a) => a.trim()).filter((a) => a !== '');
   for (const address of addresses) {
-    if (!/^[0-9A-Fa-f:.]+(\/\d{1,3})?$/.test(address)) {
+    if (!isAddressOrCidr(address)) {
       throw new ConfigError(`TRUST_PROXY must be false, a number of proxy hops, or a comma-separated list of proxy addresses/CIDRs (got '${address}')`);
     }
   }
