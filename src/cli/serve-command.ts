@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { runServer } from '../server.js';
 import { openStore } from '../store/open-store.js';
+import { explainListenError } from './listen-errors.js';
 import { configFrom, withDatabaseOption } from './options.js';
 
 export function registerServeCommands(program: Command): void {
@@ -12,7 +13,12 @@ export function registerServeCommands(program: Command): void {
       .option('--host <host>', 'address to listen on (env HOST; default 127.0.0.1)')
       .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent (env LOG_LEVEL; default info)'),
   ).action(async (options: Record<string, string | undefined>) => {
-    await runServer(configFrom(options));
+    const config = configFrom(options);
+    try {
+      await runServer(config);
+    } catch (error) {
+      throw explainListenError(error, config);
+    }
   });
 
   withDatabaseOption(
