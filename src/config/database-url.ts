@@ -4,7 +4,7 @@
  */
 import { ConfigError, type Source } from './errors.js';
 
-export const DEFAULT_DATABASE_URL = 'sqlite:./data/plantstore.db';
+const DEFAULT_DATABASE_URL = 'sqlite:./data/plantstore.db';
 
 /** The URL with the password of its user-info part replaced by ***. */
 export function redacted(url: string): string {

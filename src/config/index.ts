@@ -9,8 +9,7 @@ import { boolean, ConfigError, integer, oneOf, type Source } from './errors.js';
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule, RetryScheduleError } from './retry-schedule.js';
 import { loadServiceLimits, type ServiceLimits } from './service-limits.js';
 
-export { DEFAULT_DATABASE_URL } from './database-url.js';
-export { ConfigError, type Source } from './errors.js';
+export { ConfigError } from './errors.js';
 
 export interface Config {
   readonly host: string;
