@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import ts from 'typescript';
 import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/index.js';
 import { openStore } from '../src/store/open-store.js';
 
 export const CLIENT_TYPES_PATH = fileURLToPath(new URL('../src/client/openapi-types.ts', import.meta.url));

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
-import type { Config } from './config.js';
+import type { Config } from './config/index.js';
 import { registerDocs } from './docs/routes.js';
 import { registerErrorHandlers } from './http/error-handler.js';
 import { registerCors } from './http/cors.js';

@@ -8,7 +8,7 @@
  */
 import type { FastifyServerOptions } from 'fastify';
 import pino from 'pino';
-import type { Config, LogFormat } from './config.js';
+import type { Config, LogFormat } from './config/index.js';
 import { TurnBatchedStream } from './log-stream.js';
 
 /**

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
-import type { Config } from './config.js';
+import type { Config } from './config/index.js';
 import { openStore } from './store/open-store.js';
 import { issueBootstrapToken, type IssuedToken } from './tokens/token-service.js';
 

@@ -4,7 +4,7 @@
  * only wires them together and turns known errors into one-line messages.
  */
 import { Command, CommanderError } from 'commander';
-import { ConfigError } from '../config.js';
+import { ConfigError } from '../config/index.js';
 import { TokenError } from '../tokens/token-service.js';
 import { commandIndex } from './command-index.js';
 import { registerPlantsCommands } from './plants-command.js';

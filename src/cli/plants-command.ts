@@ -8,7 +8,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { createPlantStoreClient, PlantStoreError, toPlantId, type Plant, type PlantStoreClient } from '../client/index.js';
 import { stringifyJson } from '../client/json.js';
-import { ConfigError } from '../config.js';
+import { ConfigError } from '../config/index.js';
 import { printTable } from './table.js';
 
 export const DEFAULT_URL = 'http://127.0.0.1:8080';

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { runServer } from '../server.js';
 import { openStore } from '../store/open-store.js';
-import { configFrom, withDatabaseOption } from './options.js';
+import { explainListenError } from './listen-errors.js';
+import { configFrom, withDatabaseOption, type Options } from './options.js';
 
 export function registerServeCommands(program: Command): void {
   withDatabaseOption(
@@ -11,13 +12,18 @@ export function registerServeCommands(program: Command): void {
       .option('--port <port>', 'port to listen on (env PORT; default 8080)')
       .option('--host <host>', 'address to listen on (env HOST; default 127.0.0.1)')
       .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent (env LOG_LEVEL; default info)'),
-  ).action(async (options: Record<string, string | undefined>) => {
-    await runServer(configFrom(options));
+  ).action(async (options: Options) => {
+    const config = configFrom(options);
+    try {
+      await runServer(config);
+    } catch (error) {
+      throw explainListenError(error, config);
+    }
   });
 
   withDatabaseOption(
-    program.command('migrate').description('Apply pending database migrations, then exit (serve also applies them at start-up).'),
-  ).action(async (options: Record<string, string | undefined>) => {
+    program.command('migrate').description('Create the store if it does not exist, apply pending database migrations, then exit (serve does both at start-up too).'),
+  ).action(async (options: Options) => {
     const config = configFrom(options);
     const store = await openStore(config.databaseUrl, config);
     await store.migrate();

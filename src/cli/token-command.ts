@@ -1,22 +1,9 @@
 import type { Command } from 'commander';
-import { openStore } from '../store/open-store.js';
-import type { Store, TokenRecord } from '../store/types.js';
+import type { TokenRecord } from '../store/types.js';
 import { parseScopes, SCOPES } from '../tokens/scopes.js';
 import { issueToken, parseDuration, TokenError } from '../tokens/token-service.js';
-import { configFrom, withDatabaseOption } from './options.js';
+import { EXISTING_STORE_HELP, withDatabaseOption, withStore, type Options } from './options.js';
 import { printTable } from './table.js';
-
-type Options = Record<string, string | boolean | undefined>;
-
-async function withStore<T>(options: Options, use: (store: Store) => Promise<T>): Promise<T> {
-  const config = configFrom(options as Record<string, string | undefined>);
-  const store = await openStore(config.databaseUrl, config);
-  try {
-    return await use(store);
-  } finally {
-    await store.close();
-  }
-}
 
 function tokenStatus(token: TokenRecord, now = Date.now()): string {
   if (token.revokedAt !== null) return 'revoked';
@@ -27,7 +14,10 @@ function tokenStatus(token: TokenRecord, now = Date.now()): string {
 const iso = (date: Date | null) => date?.toISOString() ?? '-';
 
 export function registerTokenCommands(program: Command): void {
-  const token = program.command('token').description('Create, list and revoke API tokens (in the store DATABASE_URL names).');
+  const token = program
+    .command('token')
+    .description('Create, list and revoke API tokens (in the store DATABASE_URL names).')
+    .addHelpText('after', EXISTING_STORE_HELP);
 
   withDatabaseOption(
     token

@@ -4,29 +4,16 @@
  * picks changes up at once (subscriptions are read from the store on every create).
  */
 import type { Command } from 'commander';
-import { openStore } from '../store/open-store.js';
-import type { Store } from '../store/types.js';
 import { DEFAULT_OVERLAP_SECONDS, MAX_OVERLAP_SECONDS, rotateSigningSecret } from '../webhooks/secret-rotation.js';
 import { createSubscription, WebhookInputError } from '../webhooks/subscriptions.js';
-import { configFrom, withDatabaseOption } from './options.js';
+import { EXISTING_STORE_HELP, withDatabaseOption, withStore, type Options } from './options.js';
 import { printTable } from './table.js';
-
-type Options = Record<string, string | boolean | undefined>;
-
-async function withStore<T>(options: Options, use: (store: Store, allowPrivate: boolean) => Promise<T>): Promise<T> {
-  const config = configFrom(options as Record<string, string | undefined>);
-  const store = await openStore(config.databaseUrl, config);
-  try {
-    return await use(store, config.webhookAllowPrivateUrls);
-  } finally {
-    await store.close();
-  }
-}
 
 export function registerWebhookCommands(program: Command): void {
   const webhook = program
     .command('webhook')
-    .description('Add, list, rotate the secret of and remove webhook subscriptions (in the store DATABASE_URL names). See docs/webhooks.md.');
+    .description('Add, list, rotate the secret of and remove webhook subscriptions (in the store DATABASE_URL names). See docs/webhooks.md.')
+    .addHelpText('after', EXISTING_STORE_HELP);
 
   withDatabaseOption(
     webhook
@@ -35,7 +22,7 @@ export function registerWebhookCommands(program: Command): void {
       .argument('<url>', 'an http(s) URL; private, loopback and link-local hosts need WEBHOOK_ALLOW_PRIVATE_URLS=true')
       .option('--description <text>', 'what the subscription is for'),
   ).action(async (url: string, options: Options) =>
-    withStore(options, async (store, allowPrivate) => {
+    withStore(options, async (store, { webhookAllowPrivateUrls: allowPrivate }) => {
       const description = typeof options.description === 'string' ? options.description : undefined;
       const created = await createSubscription(store.webhooks, description === undefined ? { url } : { url, description }, { allowPrivate });
       process.stderr.write(

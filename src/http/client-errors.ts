@@ -13,7 +13,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { afterOwedAnswers } from './connection-answers.js';
 import { Errors, type CatalogueEntry } from './errors.js';
-import type { ServiceLimits } from './service-limits.js';
+import type { ServiceLimits } from '../config/service-limits.js';
 
 interface ClientError extends Error {
   readonly code?: string;

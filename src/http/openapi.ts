@@ -5,13 +5,13 @@
  * limit and decision of ours.
  */
 import { Errors, type CatalogueEntry, type ErrorName } from './errors.js';
-import type { JsonSchema, OperationSpec, ParameterSpec } from './operation.js';
+import type { OperationSpec, ParameterSpec } from './operation.js';
 import { LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT } from '../plants/routes.js';
 import { NewPlant, Plant, StoredPlant } from '../plants/schemas.js';
 import { REALM } from './auth.js';
 import { RATE_LIMIT_HEADERS, RETRY_AFTER_HEADER } from './rate-limit-headers.js';
-import type { ServiceLimits } from './service-limits.js';
-import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from '../webhooks/retry-schedule.js';
+import type { ServiceLimits } from '../config/service-limits.js';
+import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from '../config/retry-schedule.js';
 import { webhookComponents, webhookEvents, webhooksTag, type WebhookDocumentSettings } from '../webhooks/openapi.js';
 
 const DEFAULT_WEBHOOK_SETTINGS: WebhookDocumentSettings = { timeoutMs: 10_000, retrySchedule: parseRetrySchedule(DEFAULT_RETRY_SCHEDULE) };

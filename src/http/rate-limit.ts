@@ -20,7 +20,7 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, Errors } from './errors.js';
 import { connectRateLimitRedis, throttledWarning } from './rate-limit-store.js';
-import type { ServiceLimits } from './service-limits.js';
+import type { ServiceLimits } from '../config/service-limits.js';
 
 const WINDOW_MS = 60_000;
 const TOKEN_KEY = 'token:';

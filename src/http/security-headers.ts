@@ -10,7 +10,7 @@
  * anything a route set itself is never overwritten here.
  */
 import type { FastifyInstance } from 'fastify';
-import type { ServiceLimits } from './service-limits.js';
+import type { ServiceLimits } from '../config/service-limits.js';
 
 export const API_CONTENT_SECURITY_POLICY = "default-src 'none'; frame-ancestors 'none'";
 

@@ -6,7 +6,7 @@
 import type { ServerOptions } from 'node:http';
 import type { FastifyServerOptions } from 'fastify';
 import { clientErrorHandler, frameworkErrorHandler } from './client-errors.js';
-import type { ServiceLimits } from './service-limits.js';
+import type { ServiceLimits } from '../config/service-limits.js';
 
 /**
  * How often Node checks open connections against the headers and request

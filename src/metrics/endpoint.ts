@@ -9,7 +9,7 @@
  *   (default 127.0.0.1), off the public API port; METRICS_AUTH still applies.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import { registerErrorHandlers } from '../http/error-handler.js';
 import { registerMethodNotAllowed } from '../http/method-not-allowed.js';
 import { registerProtocolEdges } from '../http/node-protocol.js';

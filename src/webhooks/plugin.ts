@@ -5,7 +5,7 @@
  * job that keeps the outbox from growing forever lives and dies with it.
  */
 import type { FastifyInstance } from 'fastify';
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import type { WebhookStore } from '../store/types.js';
 import { WebhookDispatcher } from './dispatcher.js';
 import { WebhookRetentionJob } from './retention.js';

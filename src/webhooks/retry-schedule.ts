@@ -1,43 +1,11 @@
 /**
- * The retry schedule: the delays between attempts, after the first (immediate) one.
- *
- * The default follows the Standard Webhooks / Svix practice: 5 s, 5 min, 30 min, 2 h,
- * 5 h, 10 h, 10 h, roughly exponential and about 27.6 hours in all, so a subscriber
- * that is down for most of a day still gets every event. Each delay is jittered by
- * +-20% so deliveries that failed together (a subscriber outage) do not all come back
- * at the same instant.
+ * When a failed webhook delivery is tried again: its schedule (WEBHOOK_RETRY_SCHEDULE,
+ * parsed in src/config/retry-schedule.ts), with each delay jittered by +-20% so deliveries that
+ * failed together (a subscriber outage) do not all come back at the same instant.
  */
-export const DEFAULT_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
 
 /** Spread applied to each delay: the actual delay is in [delay * (1 - J), delay * (1 + J)]. */
 export const RETRY_JITTER = 0.2;
-
-const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-const STEP = /^(\d{1,9})(ms|s|m|h|d)$/;
-const MAX_STEPS = 50;
-const MAX_DELAY_MS = 7 * 86_400_000;
-
-export class RetryScheduleError extends Error {}
-
-/** Parses "5s,5m,30m,2h" (or "none") into delays in milliseconds; throws explaining the expected form. */
-export function parseRetrySchedule(text: string): number[] {
-  // "none": one attempt only (a manual retry can still be asked for).
-  if (text.trim() === 'none') return [];
-  const steps = text.split(',').map((step) => step.trim());
-  const delays: number[] = [];
-  for (const step of steps) {
-    const match = STEP.exec(step);
-    const delay = match === null ? Number.NaN : Number(match[1]) * (UNIT_MS[match[2] as string] as number);
-    if (!Number.isFinite(delay) || delay > MAX_DELAY_MS) {
-      throw new RetryScheduleError(
-        `'${step}' is not a delay: use comma-separated numbers with a unit (ms, s, m, h, d), each at most 7d, e.g. ${DEFAULT_RETRY_SCHEDULE}`,
-      );
-    }
-    delays.push(delay);
-  }
-  if (delays.length > MAX_STEPS) throw new RetryScheduleError(`at most ${MAX_STEPS} retries (got ${delays.length})`);
-  return delays;
-}
 
 /**
  * When the attempt after `completedAttempts` failed ones is due, or undefined when the

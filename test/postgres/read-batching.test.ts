@@ -43,12 +43,11 @@ const plantFor = (id: bigint): PlantRecord => (id % 3n === 0n ? { id, name: `pla
 describe('PostgreSQL point reads go in batches', { skip: !postgresAvailable() }, () => {
   describe('on one store', () => {
     let instances: Awaited<ReturnType<typeof twoInstancesOnNewSchema>>;
-    let schema: TestSchema;
     let store: PostgresStore;
     let other: PostgresStore;
     before(async () => {
       instances = await twoInstancesOnNewSchema();
-      ({ schema, store, other } = instances);
+      ({ store, other } = instances);
     });
     after(() => instances?.close());
 

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Writable } from 'node:stream';
 import pg from 'pg';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { startServer } from '../../src/server.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { issueToken } from '../../src/tokens/token-service.js';

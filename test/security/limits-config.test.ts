@@ -1,7 +1,7 @@
 /** The public-service limits: documented defaults, and clear start-up errors for bad values. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../../src/config/index.js';
 
 const load = (env: Record<string, string>) => loadConfig({ DATABASE_URL: 'sqlite:/tmp/x.db', ...env }).limits;
 

@@ -12,7 +12,7 @@ import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { Errors } from '../../src/http/errors.js';
 import { issueToken } from '../../src/tokens/token-service.js';
 import { assertErrorRecord, listeningHarness, type ListeningHarness } from '../hostile/listening.js';

@@ -5,7 +5,7 @@
 import { Writable } from 'node:stream';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.js';
-import { loadConfig, type Config } from '../../src/config.js';
+import { loadConfig, type Config } from '../../src/config/index.js';
 import type { Store } from '../../src/store/types.js';
 import { issueToken } from '../../src/tokens/token-service.js';
 import { sqliteBackend, type TestBackend } from './backends.js';

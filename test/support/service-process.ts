@@ -8,8 +8,8 @@ import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const CLI = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
-/** Node's arguments before the CLI's own: the CLI from source, under tsx. */
-const FROM_SOURCE: readonly string[] = ['--import', 'tsx', CLI];
+/** Node's arguments before the CLI's own: the CLI from source, under tsx (found from here, so any cwd works). */
+const FROM_SOURCE: readonly string[] = ['--import', import.meta.resolve('tsx'), CLI];
 
 /** The CLI from source, with extra flags for Node (or V8) before it. */
 export function fromSource(...nodeFlags: string[]): CliCommand {
@@ -45,10 +45,24 @@ export interface ServiceProcess {
   stop(signal?: NodeJS.Signals): Promise<number | string>;
 }
 
+/** Where and as whom the CLI runs (the test's own folder and user by default). */
+export interface CliProcessOptions {
+  readonly cwd?: string;
+  readonly uid?: number;
+  readonly gid?: number;
+  /** Kill it (SIGTERM) after this many ms: a command expected to fail must not hang the suite when it does not. */
+  readonly timeout?: number;
+}
+
 /** Runs the CLI with the given arguments to completion. */
-export async function runCli(args: string[], env: Record<string, string> = {}, command: CliCommand = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+export async function runCli(
+  args: string[],
+  env: Record<string, string> = {},
+  command: CliCommand = {},
+  options: CliProcessOptions = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const nodeArgs = command.nodeArgs ?? FROM_SOURCE;
-  const child = spawn(command.executable ?? process.execPath, [...nodeArgs, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command.executable ?? process.execPath, [...nodeArgs, ...args], { ...options, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += String(chunk)));

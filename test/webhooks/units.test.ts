@@ -2,10 +2,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../../src/config/index.js';
 import { newPlantJson, plantCreatedEvent } from '../../src/webhooks/event.js';
 import { formatDelay } from '../../src/webhooks/openapi.js';
-import { DEFAULT_RETRY_SCHEDULE, nextAttemptDelay, parseRetrySchedule } from '../../src/webhooks/retry-schedule.js';
+import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from '../../src/config/retry-schedule.js';
+import { nextAttemptDelay } from '../../src/webhooks/retry-schedule.js';
 import { webhookHeaders } from '../../src/webhooks/signing.js';
 import { generateSigningSecret } from '../../src/webhooks/subscriptions.js';
 

@@ -3,8 +3,13 @@
  * once at start-up. A bad value stops the process with a message naming the
  * variable, what it must be and what it got.
  */
-import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from './webhooks/retry-schedule.js';
-import { loadServiceLimits, type ServiceLimits } from './http/service-limits.js';
+import { host, WILDCARD_HOSTS } from './addresses.js';
+import { databaseUrl } from './database-url.js';
+import { boolean, ConfigError, integer, oneOf, type Source } from './errors.js';
+import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule, RetryScheduleError } from './retry-schedule.js';
+import { loadServiceLimits, type ServiceLimits } from './service-limits.js';
+
+export { ConfigError } from './errors.js';
 
 export interface Config {
   readonly host: string;
@@ -43,59 +48,36 @@ export interface Config {
   readonly webhookPollIntervalMs: number;
   /** Finished webhook events (with their deliveries and attempts) are deleted this many days after they were created; 0 keeps them forever. */
   readonly webhookRetentionDays: number;
-  /** Rate limits, timeouts, header size, CORS and HSTS (src/http/service-limits.ts, docs/security.md). */
+  /** Rate limits, timeouts, header size, CORS and HSTS (service-limits.ts, docs/security.md). */
   readonly limits: ServiceLimits;
 }
 
 export type LogFormat = 'auto' | 'json' | 'pretty';
 export type MetricsAuth = 'admin' | 'none';
 
-export class ConfigError extends Error {}
-
-export const DEFAULT_DATABASE_URL = 'sqlite:./data/plantstore.db';
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-
-export type Source = Readonly<Record<string, string | undefined>>;
-
-export function integer(source: Source, name: string, fallback: number, min: number, max: number): number {
-  const raw = source[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(value) || value < min || value > max) {
-    throw new ConfigError(`${name} must be an integer from ${min} to ${max} (got '${raw}')`);
-  }
-  return value;
-}
-
-function databaseUrl(source: Source): string {
-  const url = source.DATABASE_URL || DEFAULT_DATABASE_URL;
-  if (!/^(sqlite:.+|postgres(ql)?:\/\/.+)$/.test(url)) {
-    throw new ConfigError(`DATABASE_URL must be sqlite:<path> or postgres://user@host:port/database (got '${url}')`);
-  }
-  return url;
-}
-
-function oneOf<T extends string>(source: Source, name: string, allowed: readonly T[], fallback: T): T {
-  const raw = source[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!(allowed as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')} (got '${raw}')`);
-  return raw as T;
-}
-
-function boolean(source: Source, name: string, fallback: boolean): boolean {
-  const raw = source[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (raw === 'true' || raw === 'false') return raw === 'true';
-  throw new ConfigError(`${name} must be true or false (got '${raw}')`);
-}
 
 function retrySchedule(source: Source): number[] {
   const raw = source.WEBHOOK_RETRY_SCHEDULE || DEFAULT_RETRY_SCHEDULE;
   try {
     return parseRetrySchedule(raw);
   } catch (error) {
-    throw new ConfigError(`WEBHOOK_RETRY_SCHEDULE: ${(error as Error).message} (got '${raw}')`);
+    if (error instanceof RetryScheduleError) throw new ConfigError(`WEBHOOK_RETRY_SCHEDULE: ${error.message} (got '${raw}')`);
+    throw error;
   }
+}
+
+/** METRICS_PORT, unless it is the API's own port on an address the API listens on too. */
+function metricsPort(source: Source, port: number, apiHost: string, metricsHost: string): number | undefined {
+  if (!source.METRICS_PORT) return undefined;
+  const metrics = integer(source, 'METRICS_PORT', 0, 0, 65535);
+  const shared = apiHost === metricsHost || WILDCARD_HOSTS.includes(apiHost) || WILDCARD_HOSTS.includes(metricsHost);
+  if (metrics !== 0 && metrics === port && shared) {
+    throw new ConfigError(
+      `METRICS_PORT (${metrics}) must differ from PORT (${port}): it gives /metrics a listener of its own; unset it to serve /metrics beside the API`,
+    );
+  }
+  return metrics;
 }
 
 function logLevel(source: Source): string {
@@ -110,9 +92,12 @@ function logLevel(source: Source): string {
  */
 export function loadConfig(env: Source = process.env, overrides: Source = {}): Config {
   const source: Source = { ...env, ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)) };
+  const apiHost = host(source, 'HOST', '127.0.0.1');
+  const port = integer(source, 'PORT', 8080, 0, 65535);
+  const metricsHost = host(source, 'METRICS_HOST', '127.0.0.1');
   return {
-    host: source.HOST || '127.0.0.1',
-    port: integer(source, 'PORT', 8080, 0, 65535),
+    host: apiHost,
+    port,
     databaseUrl: databaseUrl(source),
     logLevel: logLevel(source),
     bodyLimitBytes: integer(source, 'BODY_LIMIT', 64 * 1024, 1024, 64 * 1024 * 1024),
@@ -120,8 +105,8 @@ export function loadConfig(env: Source = process.env, overrides: Source = {}): C
     shutdownTimeoutMs: integer(source, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     logFormat: oneOf(source, 'LOG_FORMAT', ['auto', 'json', 'pretty'], 'auto'),
     metricsAuth: oneOf(source, 'METRICS_AUTH', ['admin', 'none'], 'admin'),
-    metricsPort: source.METRICS_PORT ? integer(source, 'METRICS_PORT', 0, 0, 65535) : undefined,
-    metricsHost: source.METRICS_HOST || '127.0.0.1',
+    metricsPort: metricsPort(source, port, apiHost, metricsHost),
+    metricsHost,
     databasePoolSize: integer(source, 'DATABASE_POOL_SIZE', 10, 1, 1000),
     databaseStatementTimeoutMs: integer(source, 'DATABASE_STATEMENT_TIMEOUT_MS', 5000, 100, 600_000),
     databaseConnectTimeoutMs: integer(source, 'DATABASE_CONNECT_TIMEOUT_MS', 2000, 100, 60_000),

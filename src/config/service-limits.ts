@@ -1,10 +1,11 @@
 /**
  * The limits a public service needs, read from the environment with the rest of
- * the configuration (src/config.ts calls `loadServiceLimits`). Every one is
+ * the configuration (index.ts calls `loadServiceLimits`). Every one is
  * documented, with its default and what a client gets when it hits it, in
  * docs/security.md.
  */
-import { ConfigError, integer, type Source } from '../config.js';
+import { isAddressOrCidr } from './addresses.js';
+import { ConfigError, integer, type Source } from './errors.js';
 
 export interface ServiceLimits {
   /** Requests per minute per token; 0 turns per-token limiting off. */
@@ -63,7 +64,7 @@ function trustProxy(source: Source): boolean | number | string[] {
   if (/^\d+$/.test(raw)) return integer(source, 'TRUST_PROXY', 0, 0, 100);
   const addresses = raw.split(',').map((a) => a.trim()).filter((a) => a !== '');
   for (const address of addresses) {
-    if (!/^[0-9A-Fa-f:.]+(\/\d{1,3})?$/.test(address)) {
+    if (!isAddressOrCidr(address)) {
       throw new ConfigError(`TRUST_PROXY must be false, a number of proxy hops, or a comma-separated list of proxy addresses/CIDRs (got '${address}')`);
     }
   }

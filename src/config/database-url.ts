@@ -1,0 +1,25 @@
+/**
+ * DATABASE_URL: `sqlite:<path>` or `postgres://user:password@host:port/database`.
+ * Messages quote the URL with its password masked: they end up in logs.
+ */
+import { ConfigError, type Source } from './errors.js';
+
+const DEFAULT_DATABASE_URL = 'sqlite:./data/plantstore.db';
+
+/** The URL with the password of its user-info part replaced by ***. */
+export function redacted(url: string): string {
+  return url.replace(/^([a-z]+:\/\/[^:@/]*:)[^@/]*@/i, '$1***@');
+}
+
+export function databaseUrl(source: Source): string {
+  const url = source.DATABASE_URL || DEFAULT_DATABASE_URL;
+  if (!/^(sqlite:.+|postgres(ql)?:\/\/.+)$/.test(url)) {
+    throw new ConfigError(`DATABASE_URL must be sqlite:<path> or postgres://user@host:port/database (got '${redacted(url)}')`);
+  }
+  // The driver would say only "Invalid URL".
+  const port = /^postgres(?:ql)?:\/\/(?:[^@/]*@)?(?:\[[^\]/]*\]|[^:/?#[]*):(\d+)(?:[/?#]|$)/.exec(url)?.[1];
+  if (port !== undefined && (Number(port) < 1 || Number(port) > 65535)) {
+    throw new ConfigError(`DATABASE_URL: port ${port} is out of range (1 to 65535) (got '${redacted(url)}')`);
+  }
+  return url;
+}
