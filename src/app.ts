@@ -22,9 +22,10 @@ import { loggerOptions } from './logging.js';
 import { registerBatchMetrics } from './metrics/batches.js';
 import { metricsEndpoint } from './metrics/endpoint.js';
 import { registerHttpMetrics } from './metrics/http-metrics.js';
-import { instrumentStore } from './metrics/instrument-store.js';
 import { registerPoolMetrics } from './metrics/pool.js';
 import { ServiceMetrics } from './metrics/service-metrics.js';
+import { storeTimer } from './metrics/store-timer.js';
+import { timedStore } from './metrics/timed-store.js';
 import { registerWebhookBacklogMetrics } from './metrics/webhook-backlog.js';
 import { plantOperations } from './plants/routes.js';
 import type { Store } from './store/types.js';
@@ -69,7 +70,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
 
   // Every store call the app makes is timed and its failures counted (see src/metrics/).
   const metrics = new ServiceMetrics({ storeKind: dependencies.store.kind });
-  const store = instrumentStore(dependencies.store, metrics);
+  const store = timedStore(dependencies.store, storeTimer(metrics));
   registerPoolMetrics(metrics.registry, dependencies.store);
   registerBatchMetrics(metrics.registry, dependencies.store);
   registerWebhookBacklogMetrics(metrics.registry, dependencies.store);
