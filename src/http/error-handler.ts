@@ -54,7 +54,8 @@ export function registerErrorHandlers(app: FastifyInstance, bodyLimit: number): 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const apiError = toApiError(error, request, bodyLimit);
     if (apiError !== undefined) {
-      if (apiError.statusCode >= 500) request.log.warn({ err: error }, 'store unavailable');
+      // The record says only "unavailable"; the log says why (a full disk, a corrupt file...).
+      if (apiError.statusCode >= 500) request.log.warn({ err: error }, `store unavailable: ${error.message}`);
       sendError(reply, apiError);
       return;
     }

@@ -86,6 +86,9 @@ describe('storage faults [sqlite]', () => {
       await expectAlive(service, token, '1');
       assert503Only(ledger);
       t.diagnostic(`disk full: ${JSON.stringify(Object.fromEntries(ledger.statuses))}`);
+      // Readiness says what the creates say: this instance cannot store anything now.
+      const notReady = await fetch(`${service.url}/readyz`);
+      assert.equal(notReady.status, 503, `readyz with a full disk: ${await notReady.text()}`);
 
       freeDisk(filler);
       const before = ledger.acknowledged.size;
@@ -93,6 +96,7 @@ describe('storage faults [sqlite]', () => {
       await createUntil(service, token, ledger, next, () => ledger.acknowledged.size >= before + 20 || Date.now() > deadline, 1000);
       assert.ok(ledger.acknowledged.size >= before + 20, `creates did not recover: ${JSON.stringify([...ledger.statuses])}`);
       assert503Only(ledger);
+      assert.equal((await fetch(`${service.url}/readyz`)).status, 200, 'ready again once space returned');
 
       assert.equal(await service.stop('SIGTERM'), 0, service.output().slice(-2000));
       assert.deepEqual(auditStore(await snapshotStore(databaseUrl), ledger), []);
@@ -117,6 +121,7 @@ describe('storage faults [sqlite]', () => {
       await createUntil(service, token, ledger, next, () => false, 30);
       assert.equal(ledger.statuses.get('503'), 30, `every create is refused: ${JSON.stringify([...ledger.statuses])}`);
       await expectAlive(service, token, '1');
+      assert.equal((await fetch(`${service.url}/readyz`)).status, 503, 'readyz on a read-only file system');
       assert503Only(ledger);
 
       // Shutting down cannot checkpoint a read-only file; it must still end.

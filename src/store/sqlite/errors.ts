@@ -1,16 +1,22 @@
 import { StoreUnavailableError } from '../errors.js';
 
 // SQLite result codes that mean "the store cannot serve this now", not "bad request"
-// or "bug": a locked, full, read-only or failing disk. They become 503s.
-const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|FULL|READONLY|IOERR|CANTOPEN|NOMEM|PROTOCOL)/;
+// or "bug": a locked, full, read-only or failing disk, or a damaged file. They become 503s.
+const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|FULL|READONLY|IOERR|CANTOPEN|NOMEM|PROTOCOL|CORRUPT|NOTADB)/;
+const CORRUPT = /^SQLITE_(CORRUPT|NOTADB)/;
+
+export function isCorruption(code: string | undefined): boolean {
+  return code !== undefined && CORRUPT.test(code);
+}
 
 /** A storage-level failure becomes StoreUnavailableError; anything else stays as it is. */
 export function translateError(error: unknown): unknown {
   const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && UNAVAILABLE.test(code)) {
-    return new StoreUnavailableError(`SQLite store unavailable (${code})`, { cause: error });
-  }
-  return error;
+  if (typeof code !== 'string' || !UNAVAILABLE.test(code)) return error;
+  const message = isCorruption(code)
+    ? `the SQLite store is corrupt (${code}): stop the service and restore the file from a backup`
+    : `SQLite store unavailable (${code})`;
+  return new StoreUnavailableError(message, { cause: error });
 }
 
 /** Runs a store call, translating storage-level failures into StoreUnavailableError. */

@@ -15,6 +15,7 @@
 import type { Worker } from 'node:worker_threads';
 import { BatchScheduler } from '../core/batch-scheduler.js';
 import { StoreUnavailableError } from '../errors.js';
+import type { SqliteHealth } from './health.js';
 import { spawnWorker } from './spawn-worker.js';
 import type { WriterWorkerData } from './writer-worker.js';
 import type {
@@ -77,7 +78,10 @@ export class GroupCommitWriter {
     send: (batch) => this.send(batch),
   });
 
-  constructor(private readonly workerData: WriterWorkerData) {
+  constructor(
+    private readonly workerData: WriterWorkerData,
+    private readonly health?: SqliteHealth,
+  ) {
     // Started now, not on the first write, so that write does not wait for it.
     this.worker = this.startWorker();
   }
@@ -146,6 +150,7 @@ export class GroupCommitWriter {
     this.awaiting = undefined;
     this.worker?.unref();
     const { batch } = awaiting;
+    this.health?.noteWrite(reply.ok ? undefined : reply.failure);
     if (!reply.ok) {
       const error = rebuildError(reply.failure);
       for (const item of batch) item.reject(error);
@@ -175,6 +180,7 @@ export class GroupCommitWriter {
     this.worker = undefined;
     this.awaiting = undefined;
     const failure = new StoreUnavailableError('the SQLite writer thread stopped', { cause: error });
+    this.health?.noteWrite({ message: failure.message, unavailable: true });
     this.scheduler.abort((batch) => {
       for (const item of batch) item.reject(failure);
     });

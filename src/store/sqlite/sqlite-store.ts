@@ -10,9 +10,11 @@ import type { BatchCounts } from '../core/batch-counts.js';
 import type Database from 'better-sqlite3';
 import type { Store } from '../types.js';
 import { DEFAULT_BUSY_TIMEOUT_MS, openConnection } from './connection.js';
+import { StoreUnavailableError } from '../errors.js';
 import { guarded } from './errors.js';
 import { DelegatingTokenStore, DelegatingWebhookStore } from './delegating-stores.js';
 import { GroupCommitWriter, type GroupCommitStats } from './group-commit.js';
+import { SqliteHealth } from './health.js';
 import { sqliteMigrations } from './migrations.js';
 import { SqlitePlantStore } from './plant-store.js';
 import { SqliteTokenStore } from './token-store.js';
@@ -33,6 +35,7 @@ export class SqliteStore implements Store {
   private constructor(
     private readonly db: Database.Database,
     private readonly writer: GroupCommitWriter,
+    private readonly health: SqliteHealth,
   ) {
     this.plants = new SqlitePlantStore(db, writer);
     this.tokens = new DelegatingTokenStore(new SqliteTokenStore(db), writer);
@@ -52,7 +55,14 @@ export class SqliteStore implements Store {
       throw error;
     }
     // Started after the migrations, so the writer finds the tables it prepares statements for.
-    return new SqliteStore(db, new GroupCommitWriter({ path: options.path, busyTimeoutMs }));
+    const health = new SqliteHealth(options.path);
+    const writer = new GroupCommitWriter({ path: options.path, busyTimeoutMs }, health);
+    // In the writer thread, so start-up does not wait for it; readiness does (health.ts).
+    writer.call('maintenance', 'quickCheck', []).then(
+      (findings) => health.checked(findings),
+      (error: unknown) => health.checkFailed(error),
+    );
+    return new SqliteStore(db, writer, health);
   }
 
   /** How many plant writes have been committed in how many batches. */
@@ -72,6 +82,10 @@ export class SqliteStore implements Store {
 
   async ping(): Promise<void> {
     guarded(() => this.db.prepare('SELECT 1').get());
+    // Its outcome reaches the health through the writer, like any write's.
+    if (this.health.shouldProbe()) await this.writer.call('maintenance', 'probeWrite', []).catch(() => undefined);
+    const problem = this.health.problem();
+    if (problem !== undefined) throw new StoreUnavailableError(problem);
   }
 
   /** Waits for accepted writes to commit, then closes both connections. */

@@ -28,11 +28,20 @@ export type PlantWriteResult =
  * typed from it, so a method, its arguments and its result are checked at both ends.
  */
 export interface DelegatedWrites {
+  readonly maintenance: StoreMaintenance;
   readonly tokens: Pick<TokenStore, 'insertToken' | 'revokeToken' | 'recordTokenUse'>;
   readonly webhooks: Pick<
     WebhookStore,
     'insertSubscription' | 'rotateSecret' | 'deleteSubscription' | 'claimDueDeliveries' | 'recordAttempt' | 'retryDelivery' | 'pruneFinishedEvents'
   >;
+}
+
+/** What the writer thread checks for the store's health (health.ts). */
+export interface StoreMaintenance {
+  /** PRAGMA quick_check's first findings: ['ok'] for a sound file. */
+  quickCheck(): string[];
+  /** A durable write that changes nothing: whether the store can write now. */
+  probeWrite(): void;
 }
 
 export type DelegatedStore = keyof DelegatedWrites;
@@ -62,6 +71,8 @@ export interface WriteFailure {
   readonly message: string;
   /** The store could not serve the write now (locked, full, failing disk): a 503, not a 500. */
   readonly unavailable: boolean;
+  /** SQLite's result code, e.g. SQLITE_FULL. */
+  readonly code?: string;
 }
 
 /** What the main thread sends; a call is of some write S.M, checked where it was made. */

@@ -11,6 +11,7 @@ import { StoreUnavailableError } from '../errors.js';
 import { BatchWriter } from './batch-writer.js';
 import { openConnection } from './connection.js';
 import { translateError } from './errors.js';
+import { SqliteMaintenance } from './maintenance.js';
 import { SqliteTokenStore } from './token-store.js';
 import { SqliteWebhookStore } from './webhook-store.js';
 import type { DelegatedMethod, DelegatedStore, WriteHandlers, WriterReply, WriterRequest } from './writer-protocol.js';
@@ -26,7 +27,7 @@ const { path, busyTimeoutMs } = workerData as WriterWorkerData;
 const db = openConnection(path, busyTimeoutMs);
 const plants = new BatchWriter(db);
 /** The writer thread's side of DelegatedWrites: the compiler checks it provides each one. */
-const writes: WriteHandlers = { tokens: new SqliteTokenStore(db), webhooks: new SqliteWebhookStore(db) };
+const writes: WriteHandlers = { maintenance: new SqliteMaintenance(db), tokens: new SqliteTokenStore(db), webhooks: new SqliteWebhookStore(db) };
 
 async function run<S extends DelegatedStore, M extends DelegatedMethod<S>>(request: Exclude<WriterRequest<S, M>, { kind: 'close' }>): Promise<unknown> {
   if (request.kind === 'plants') return plants.apply(request.writes);
@@ -47,7 +48,12 @@ port.on('message', <S extends DelegatedStore, M extends DelegatedMethod<S>>(requ
     (value) => port.postMessage({ unit: request.unit, ok: true, value } satisfies WriterReply),
     (error: unknown) => {
       const translated = translateError(error);
-      const failure = { message: String((error as Error).message), unavailable: translated instanceof StoreUnavailableError };
+      const code = (error as { code?: unknown }).code;
+      const failure = {
+        message: String((translated as Error).message),
+        unavailable: translated instanceof StoreUnavailableError,
+        ...(typeof code === 'string' ? { code } : {}),
+      };
       port.postMessage({ unit: request.unit, ok: false, failure } satisfies WriterReply);
     },
   );

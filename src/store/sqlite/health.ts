@@ -1,0 +1,66 @@
+/**
+ * Whether the SQLite store can serve, for /readyz (SqliteStore.ping). A SELECT 1
+ * answers on a full, read-only or corrupt file alike, so readiness also follows:
+ *
+ * - the integrity check run at open (PRAGMA quick_check, in the writer thread so
+ *   start-up does not wait for it): not ready until it is done, and never if it
+ *   finds the file corrupt;
+ * - the writes: once one fails because the store cannot write (full or read-only
+ *   disk, I/O errors), not ready until one succeeds. While no client write comes
+ *   (a load balancer stops sending them), a probe write is tried every few seconds;
+ * - a corrupt page met by a write: never ready again (a file does not heal itself).
+ */
+import { isCorruption } from './errors.js';
+import type { WriteFailure } from './writer-protocol.js';
+
+const PROBE_INTERVAL_MS = 5000;
+
+export class SqliteHealth {
+  private integrity: string | undefined;
+  private corruption: string | undefined;
+  private failingWrites: string | undefined;
+  private lastProbeAt = 0;
+
+  constructor(private readonly path: string) {
+    this.integrity = `the SQLite store at ${path} is still being checked (PRAGMA quick_check)`;
+  }
+
+  /** The integrity check's findings: ['ok'] for a sound file. */
+  checked(findings: readonly string[]): void {
+    this.integrity = findings.length === 1 && findings[0] === 'ok' ? undefined : this.corrupt(`PRAGMA quick_check: ${findings.join('; ')}`);
+  }
+
+  checkFailed(error: unknown): void {
+    const code = (error as { code?: unknown } | null)?.code;
+    const reason = String((error as Error | null)?.message ?? error);
+    this.integrity = typeof code === 'string' && isCorruption(code) ? this.corrupt(reason) : `the SQLite store at ${this.path} could not be checked: ${reason}`;
+  }
+
+  /** The outcome of each write unit the writer thread ran. */
+  noteWrite(failure: WriteFailure | undefined, now = Date.now()): void {
+    if (failure === undefined) {
+      this.failingWrites = undefined;
+      return;
+    }
+    if (isCorruption(failure.code)) this.corruption ??= this.corrupt(failure.message);
+    if (!failure.unavailable) return;
+    if (this.failingWrites === undefined) this.lastProbeAt = now;
+    this.failingWrites = `writes to the SQLite store at ${this.path} fail: ${failure.message}`;
+  }
+
+  /** Whether to try a probe write now: writes are failing, and none was tried lately. */
+  shouldProbe(now = Date.now()): boolean {
+    if (this.failingWrites === undefined || now - this.lastProbeAt < PROBE_INTERVAL_MS) return false;
+    this.lastProbeAt = now;
+    return true;
+  }
+
+  /** Why the store cannot serve, or undefined when it can. */
+  problem(): string | undefined {
+    return this.corruption ?? this.integrity ?? this.failingWrites;
+  }
+
+  private corrupt(finding: string): string {
+    return `the SQLite store at ${this.path} is corrupt (${finding}): stop the service and restore the file from a backup`;
+  }
+}
