@@ -11,3 +11,21 @@ export class StoreUnavailableError extends Error {
     this.name = 'StoreUnavailableError';
   }
 }
+
+/** The store's schema is newer than this build: it was migrated by a later Plant Store. */
+export class StoreTooNewError extends Error {
+  constructor(where: string, storeVersion: number, knownVersion: number) {
+    super(
+      `the store ${where} was migrated by a newer Plant Store (schema version ${storeVersion}; this build knows up to ${knownVersion}): ` +
+        'upgrade Plant Store, or restore a backup made before the upgrade',
+    );
+    this.name = 'StoreTooNewError';
+  }
+}
+
+/** Refuses a store whose recorded migrations go beyond the ones this build has. */
+export function refuseNewerStore(where: string, applied: Iterable<number>, known: readonly { readonly version: number }[]): void {
+  const newest = Math.max(0, ...applied);
+  const knownNewest = Math.max(0, ...known.map((migration) => migration.version));
+  if (newest > knownNewest) throw new StoreTooNewError(where, newest, knownNewest);
+}

@@ -15,6 +15,7 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { PostgresMigration } from './migrations/migration.js';
+import { refuseNewerStore } from '../errors.js';
 import { clientConfig, type PostgresConnectionSettings } from './pool.js';
 
 /** "PLNT": the first half of every advisory lock key this service takes. */
@@ -48,6 +49,7 @@ async function applyPending(client: pg.Client, migrations: readonly PostgresMigr
     );
   }
   const applied = new Set((await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
+  refuseNewerStore(`in schema ${schema}`, applied, migrations);
   const newlyApplied: number[] = [];
   for (const migration of migrations) {
     if (applied.has(migration.version)) continue;

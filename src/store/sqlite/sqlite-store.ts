@@ -10,7 +10,7 @@ import type { BatchCounts } from '../core/batch-counts.js';
 import type Database from 'better-sqlite3';
 import type { Store } from '../types.js';
 import { DEFAULT_BUSY_TIMEOUT_MS, openConnection } from './connection.js';
-import { StoreUnavailableError } from '../errors.js';
+import { refuseNewerStore, StoreUnavailableError } from '../errors.js';
 import { guarded } from './errors.js';
 import { DelegatingTokenStore, DelegatingWebhookStore } from './delegating-stores.js';
 import { GroupCommitWriter, type GroupCommitStats } from './group-commit.js';
@@ -105,6 +105,7 @@ export function migrate(db: Database.Database, through = Number.POSITIVE_INFINIT
     db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
     const applyPending = db.transaction(() => {
       const applied = new Set(db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[]);
+      refuseNewerStore(`at ${db.name}`, applied, sqliteMigrations);
       let count = 0;
       for (const migration of sqliteMigrations) {
         if (applied.has(migration.version) || migration.version > through) continue;
