@@ -23,7 +23,9 @@ export interface PreparedStore {
 
 export type Prepared = PreparedStore | { readonly skipped: string };
 
+/** Creates the (empty) store, as an operator would, then a token in it. */
 async function createToken(databaseUrl: string): Promise<string> {
+  await cli(['migrate'], databaseUrl);
   const out = await cli(['token', 'create', '--name', 'bench', '--scopes', 'plants:read,plants:write'], databaseUrl);
   return out.trim().split('\n').pop() as string;
 }
