@@ -7,7 +7,6 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Config } from './config/index.js';
 import { registerDocs } from './docs/routes.js';
 import { registerErrorHandlers } from './http/error-handler.js';
-import { registerHelmet } from './http/helmet.js';
 import { registerCors } from './http/cors.js';
 import { registerProtocolEdges } from './http/node-protocol.js';
 import { redactUrl } from './http/redact.js';
@@ -16,16 +15,16 @@ import { registerMethodNotAllowed } from './http/method-not-allowed.js';
 import { buildOpenApiDocument } from './http/openapi.js';
 import { registerOperation, type Operation } from './http/operation.js';
 import { registerRateLimit } from './http/rate-limit.js';
+import { registerSecurityHeaders } from './http/security-headers.js';
 import { serverOptions } from './http/server-options.js';
 import { validatorFactory } from './http/validation.js';
 import { loggerOptions } from './logging.js';
 import { registerBatchMetrics } from './metrics/batches.js';
 import { metricsEndpoint } from './metrics/endpoint.js';
 import { registerHttpMetrics } from './metrics/http-metrics.js';
+import { instrumentStore } from './metrics/instrument-store.js';
 import { registerPoolMetrics } from './metrics/pool.js';
 import { ServiceMetrics } from './metrics/service-metrics.js';
-import { storeTimer } from './metrics/store-timer.js';
-import { timedStore } from './metrics/timed-store.js';
 import { registerWebhookBacklogMetrics } from './metrics/webhook-backlog.js';
 import { plantOperations } from './plants/routes.js';
 import type { Store } from './store/types.js';
@@ -70,7 +69,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
 
   // Every store call the app makes is timed and its failures counted (see src/metrics/).
   const metrics = new ServiceMetrics({ storeKind: dependencies.store.kind });
-  const store = timedStore(dependencies.store, storeTimer(metrics));
+  const store = instrumentStore(dependencies.store, metrics);
   registerPoolMetrics(metrics.registry, dependencies.store);
   registerBatchMetrics(metrics.registry, dependencies.store);
   registerWebhookBacklogMetrics(metrics.registry, dependencies.store);
@@ -110,7 +109,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   // After the parser and error handler (CORS adds an OPTIONS route that must use
   // both), before any other route: security headers, CORS (so even a 429 is
   // readable by an allowed origin), then rate limiting.
-  registerHelmet(app, config.limits);
+  registerSecurityHeaders(app, config.limits);
   await registerCors(app, config.limits.corsOrigins);
   await registerRateLimit(app, config.limits);
 

@@ -4,20 +4,17 @@
  * The route label is the template (`/plants/:id`), never the URL, so the number
  * of series stays bounded; requests that matched no route share one label. Each
  * (method, route, status) series is created on first use and then found through
- * three map lookups, so prom-client checks its labels once, not per request.
+ * three map lookups: no allocation per request.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import type { Histogram } from 'prom-client';
+import type { CounterSeries, HistogramSeries } from './series.js';
 import type { ServiceMetrics } from './service-metrics.js';
-import type { Tally } from './tallied-counter.js';
 
 export const UNMATCHED_ROUTE = '(unmatched)';
 
-type RequestLabel = 'method' | 'route' | 'status_code';
-
 interface RequestSeries {
-  readonly count: Tally<RequestLabel>;
-  readonly duration: Histogram.Internal<RequestLabel>;
+  readonly count: CounterSeries;
+  readonly duration: HistogramSeries;
 }
 
 type ByStatus = Map<number, RequestSeries>;
@@ -33,7 +30,7 @@ export function registerHttpMetrics(app: FastifyInstance, metrics: ServiceMetric
     let series = byStatus.get(status);
     if (series === undefined) {
       const labels = { method, route, status_code: String(status) };
-      series = { count: metrics.httpRequests(labels), duration: metrics.httpDuration.labels(labels) };
+      series = { count: metrics.httpRequests.series(labels), duration: metrics.httpDuration.series(labels) };
       byStatus.set(status, series);
     }
     return series;

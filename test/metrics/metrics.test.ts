@@ -21,22 +21,10 @@ async function scrape(h: Harness, token = h.tokens.admin): Promise<string> {
   return response.body;
 }
 
-/** A series written with its labels in a fixed order: the exposition's label order carries no meaning. */
-function normalisedSeries(series: string): string {
-  const open = series.indexOf('{');
-  if (open < 0) return series;
-  const labels = [...series.slice(open).matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map(([pair]) => pair).sort();
-  return `${series.slice(0, open)}{${labels.join(',')}}`;
-}
-
-/** The value of one sample line, e.g. sample(text, 'x_total{a="b"}'), whatever the order of its labels. */
+/** The value of one sample line, e.g. sample(text, 'x_total{a="b"}'). */
 function sample(text: string, series: string): number | undefined {
-  const wanted = normalisedSeries(series);
-  for (const line of text.split('\n')) {
-    const space = line.lastIndexOf(' ');
-    if (space > 0 && !line.startsWith('#') && normalisedSeries(line.slice(0, space)) === wanted) return Number(line.slice(space + 1));
-  }
-  return undefined;
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
 }
 
 describe('GET /metrics', () => {
