@@ -7,6 +7,7 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Config } from './config/index.js';
 import { registerDocs } from './docs/routes.js';
 import { registerErrorHandlers } from './http/error-handler.js';
+import { registerHelmet } from './http/helmet.js';
 import { registerCors } from './http/cors.js';
 import { registerProtocolEdges } from './http/node-protocol.js';
 import { redactUrl } from './http/redact.js';
@@ -15,7 +16,6 @@ import { registerMethodNotAllowed } from './http/method-not-allowed.js';
 import { buildOpenApiDocument } from './http/openapi.js';
 import { registerOperation, type Operation } from './http/operation.js';
 import { registerRateLimit } from './http/rate-limit.js';
-import { registerSecurityHeaders } from './http/security-headers.js';
 import { serverOptions } from './http/server-options.js';
 import { validatorFactory } from './http/validation.js';
 import { loggerOptions } from './logging.js';
@@ -109,7 +109,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   // After the parser and error handler (CORS adds an OPTIONS route that must use
   // both), before any other route: security headers, CORS (so even a 429 is
   // readable by an allowed origin), then rate limiting.
-  registerSecurityHeaders(app, config.limits);
+  registerHelmet(app, config.limits);
   await registerCors(app, config.limits.corsOrigins);
   await registerRateLimit(app, config.limits);
 

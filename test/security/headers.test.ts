@@ -5,11 +5,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Errors } from '../../src/http/errors.js';
-import { API_CONTENT_SECURITY_POLICY } from '../../src/http/security-headers.js';
 import { assertErrorRecord, listeningHarness, type ListeningHarness } from '../hostile/listening.js';
 import { head, rawExchange } from '../hostile/raw-http.js';
 
 const ALLOWED = 'https://app.example.com';
+/** As helmet writes it: directives joined by ';' with no space. */
+const API_CONTENT_SECURITY_POLICY = "default-src 'none';frame-ancestors 'none'";
 
 async function send(url: string, path: string, init: RequestInit = {}): Promise<{ status: number; body: string; headers: Headers }> {
   const response = await fetch(`${url}${path}`, init);
