@@ -6,61 +6,67 @@
  * read as the answer to the first request still waiting: a valid POST pipelined
  * ahead of garbage was applied while its client saw only the 400.
  *
- * Each request is recorded when Node hands it over and forgotten when its response
- * closes (sent, or the connection gone).
+ * Responses on a connection finish in the order their requests came, so only the
+ * last two requests need remembering: the last one, and the one before it for when
+ * the last is still arriving (then it is the one the answer is about).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
-interface Exchange {
-  readonly request: IncomingMessage;
-  readonly response: ServerResponse;
+interface Recent {
+  lastRequest: IncomingMessage;
+  lastResponse: ServerResponse;
+  previousResponse: ServerResponse | undefined;
 }
 
-const openExchanges = new WeakMap<Socket, Set<Exchange>>();
+const recentBySocket = new WeakMap<Socket, Recent>();
 
 export function trackExchange(request: IncomingMessage, response: ServerResponse): void {
-  const socket = request.socket;
-  let exchanges = openExchanges.get(socket);
-  if (exchanges === undefined) {
-    exchanges = new Set();
-    openExchanges.set(socket, exchanges);
+  const recent = recentBySocket.get(request.socket);
+  if (recent === undefined) {
+    recentBySocket.set(request.socket, { lastRequest: request, lastResponse: response, previousResponse: undefined });
+    return;
   }
-  const exchange = { request, response };
-  exchanges.add(exchange);
-  response.once('close', () => exchanges.delete(exchange));
+  recent.previousResponse = recent.lastResponse;
+  recent.lastRequest = request;
+  recent.lastResponse = response;
+}
+
+function isDone(response: ServerResponse): boolean {
+  return response.writableFinished || response.destroyed;
 }
 
 /**
  * Calls `answer` once every request received in full on this connection has been
- * answered. A request still arriving is the one the answer is about, so it is not
- * waited for. Calls `cannot` instead if a response is still being written when the
- * turn comes (the answer's bytes would land inside it), or if the owed answers take
+ * answered. Calls `cannot` instead if the response to a request still arriving has
+ * begun (the answer's bytes would land inside it), or if the owed answers take
  * longer than `limitMs`.
  */
 export function afterOwedAnswers(socket: Socket, limitMs: number, answer: () => void, cannot: () => void): void {
-  const open = () => [...(openExchanges.get(socket) ?? [])];
-  const owed = open().filter((exchange) => exchange.request.complete);
-  let settled = false;
-  const settle = (outcome: () => void) => {
-    if (settled) return;
-    settled = true;
-    outcome();
+  const recent = recentBySocket.get(socket);
+  if (recent === undefined) {
+    answer();
+    return;
+  }
+  const { lastRequest, lastResponse } = recent;
+  const owed = lastRequest.complete ? lastResponse : recent.previousResponse;
+  const onTurn = () => {
+    const midWrite = !lastRequest.complete && lastResponse.headersSent && !isDone(lastResponse);
+    (midWrite ? cannot : answer)();
   };
-  const onTurn = () => settle(open().some((exchange) => exchange.response.headersSent) ? cannot : answer);
-  if (owed.length === 0) {
+  if (owed === undefined || isDone(owed)) {
     onTurn();
     return;
   }
-  const timer = setTimeout(() => settle(cannot), limitMs);
+  let settled = false;
+  const timer = setTimeout(() => {
+    settled = true;
+    cannot();
+  }, limitMs);
   timer.unref();
-  let left = owed.length;
-  for (const { response } of owed) {
-    response.once('close', () => {
-      left -= 1;
-      if (left > 0) return;
-      clearTimeout(timer);
-      onTurn();
-    });
-  }
+  owed.once('close', () => {
+    if (settled) return;
+    clearTimeout(timer);
+    onTurn();
+  });
 }
