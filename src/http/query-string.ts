@@ -33,8 +33,12 @@ export function queryStringProblem(query: string, parameters: ReadonlySet<string
 export function checkQueryString(parameters: readonly string[]): preValidationHookHandler {
   const known = new Set(parameters);
   return (request, _reply, done) => {
+    // The common case, no escapes and no repeats, is told from what Fastify parsed
+    // already: a repeated parameter is an array there.
     const start = request.url.indexOf('?');
-    const problem = start === -1 ? undefined : queryStringProblem(request.url.slice(start + 1), known);
+    const query = request.query;
+    const repeated = typeof query === 'object' && query !== null && parameters.some((name) => Array.isArray(Reflect.get(query, name)));
+    const problem = start !== -1 && (repeated || request.url.includes('%', start)) ? queryStringProblem(request.url.slice(start + 1), known) : undefined;
     done(problem === undefined ? undefined : new ApiError(Errors.INVALID_PARAMETER, problem));
   };
 }
