@@ -7,8 +7,8 @@
  * Why: most of the service's start-up was Node finding and reading modules, not
  * running them. Unbundled it opens about 565 files under node_modules (ajv alone 87)
  * and resolves each import through package.json lookups; bundled, the main thread
- * reads a handful of files. Start-up with 1,000,000 plants went from about 0.53 s
- * to 0.35 s (bench/README.md, "Start-up").
+ * reads a handful of files, and starts in about two thirds of the time (bench/README.md,
+ * "Start-up").
  *
  * The layout is flat on purpose: the SQLite writer runs in a worker thread, which
  * src/store/sqlite/spawn-worker.ts starts from `./writer-worker.js` next to the code

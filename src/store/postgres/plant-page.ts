@@ -2,8 +2,8 @@
  * A page of plants as the API's JSON (see PlantPage in ../types.ts), written by
  * PostgreSQL and sent back as ONE row: the page's JSON text, the last id on it, and
  * whether a later plant exists. One row rather than one per plant cut the service's
- * CPU for a page of 100 by a third, 273 -> 177 µs (npm run bench:ab -- --store
- * postgres --case list, 2026-11-23): the driver no longer parses 101 rows.
+ * CPU for a page of 100 by about a third (bench/README.md, "Figures behind code
+ * comments"): the driver no longer parses 101 rows.
  *
  * Each object is put together from to_json(text), which escapes a string as JSON,
  * and int8's own decimal text, which is exact: the same compact bytes the SQLite

@@ -96,9 +96,9 @@ export class PostgresPlantStore implements PlantStore {
 
   /**
    * With no subscriber, a batch goes out without its webhook events: building one per
-   * plant (a random id and a JSON text) and sending them as three more arrays cost 12 µs
-   * of the service's CPU per create (84 -> 72 µs, npm run bench:ab -- --store postgres
-   * --case create, 2026-11-23), for rows the statement then drops;
+   * plant (a random id and a JSON text) and sending them as three more arrays cost a
+   * measurable share of a create's CPU (bench/README.md, "Figures behind code
+   * comments"), for rows the statement then drops;
    * when the statement finds a subscription it inserts nothing and the batch goes again
    * with its events. After seeing a subscriber, batches go with their events straight
    * away for a while. That choice is only about speed: either statement decides for

@@ -25,8 +25,8 @@ export function openConnection(path: string, busyTimeoutMs: number): Database.Da
   db.pragma(`busy_timeout = ${busyTimeoutMs}`);
   // Each connection's page cache (the main thread's and the writer's): 8 MB rather
   // than better-sqlite3's 16 MB. Interior b-tree pages stay cached either way; leaf
-  // pages that miss come from the OS page cache (one pread). On 1,000,000 plants the
-  // 16 MB caches alone pushed the service past 150 MB resident under load.
+  // pages that miss come from the OS page cache (one pread). On a large store the
+  // bigger caches alone pushed the service past its memory target under load.
   db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
   return db;
 }

@@ -21,7 +21,7 @@ function toRecord([id, name, tag]: PlantRow): PlantRecord {
  * and whether a later row exists. group_concat receives the rows in the order the
  * subquery yields them: SQLite runs a FROM-clause subquery with ORDER BY .. LIMIT as
  * a co-routine, and cannot flatten it into an aggregate. (An ORDER BY inside the
- * aggregate would sort again: 14 µs more per page.) The pagination tests walk
+ * aggregate would sort again, for every page.) The pagination tests walk
  * thousands of ids through every page size and would catch a change in that order.
  */
 function pageSql(filter: string, laterFilter: string): string {

@@ -115,8 +115,8 @@ export function migrate(db: Database.Database, through = Number.POSITIVE_INFINIT
       }
       return count;
     });
-    // A migration that rewrites a table leaves a WAL file as large as the table (102 MB
-    // after migration 5 on 1,000,000 plants), and SQLite reuses a WAL file but never
+    // A migration that rewrites a table leaves a WAL file as large as the table (see
+    // bench/README.md, "Figures behind code comments"), and SQLite reuses a WAL file but never
     // shrinks it: copy it into the database and truncate it now, once. (If another
     // process is reading, the truncation waits for a later checkpoint; nothing breaks.)
     if (applyPending.immediate() > 0) db.pragma('wal_checkpoint(TRUNCATE)');
