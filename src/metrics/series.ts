@@ -2,8 +2,8 @@
  * Counters and histograms for the hot path, exposed through prom-client.
  *
  * prom-client's own label children re-validate and re-hash their labels and
- * allocate on every observation (bench/README.md, "Node.js 24": about 7 µs per
- * request as the service used them), which a request of tens of microseconds feels. Here a
+ * allocate on every observation, which a request of tens of microseconds feels
+ * (bench/README.md, "Node.js 24"). Here a
  * series is created once per label set and updating it only adds numbers into a
  * typed array. prom-client still does the exposition: these collectors implement
  * the `get()` its registry formats.
