@@ -74,8 +74,6 @@ export function clientErrorHandler(limits: ServiceLimits): (this: FastifyInstanc
     const { entry, message } = classify(error, limits);
     // Debug, not warn: hostile or broken clients must not be able to flood the logs.
     this.log.debug({ code: error.code, status: entry.status, remoteAddress: socket.remoteAddress }, 'client error');
-    // Nothing more is read: whatever follows cannot be parsed.
-    socket.pause();
     afterOwedAnswers(
       socket,
       limits.requestTimeoutMs,
