@@ -67,7 +67,7 @@ function parseArguments(argv: readonly string[]) {
     else if (argument === '--duration') duration = Number(value());
     else builds.push(parseBuild(argument));
   }
-  if (!['create', 'get', 'list'].includes(kase)) throw new Error(`--case must be create, get or list (got '${kase}')`);
+  if (!['create', 'update', 'get', 'list'].includes(kase)) throw new Error(`--case must be create, update, get or list (got '${kase}')`);
   if (!['sqlite', 'postgres'].includes(store)) throw new Error(`--store must be sqlite or postgres (got '${store}')`);
   if (builds.length === 0) throw new Error('name at least one build directory (or floor)');
   return { kase, store, rounds, rate, duration, builds };

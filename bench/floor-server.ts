@@ -19,6 +19,12 @@ app.post('/plants', async (request) => {
 
 app.get('/plants/:id', async (request) => seededPlant(Number((request.params as { id: string }).id)));
 
+app.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, app.getDefaultJsonParser('ignore', 'ignore'));
+app.patch('/plants/:id', async (request) => {
+  const plant = seededPlant(Number((request.params as { id: string }).id));
+  return { ...plant, name: (request.body as { name: string }).name };
+});
+
 app.get('/plants', async (request) => {
   const query = request.query as { limit?: string; after?: string };
   const limit = Number(query.limit ?? LIST_PAGE);

@@ -11,7 +11,7 @@
 import autocannon, { type AutocannonClient, type AutocannonRequest, type AutocannonResult } from 'autocannon';
 import type { CaseName } from './options.js';
 import { paceClient } from './pacing.js';
-import { createBody, LIST_PAGE, randomSeededId } from './workload.js';
+import { createBody, LIST_PAGE, randomSeededId, updateBody } from './workload.js';
 
 export interface LoadSpec {
   readonly url: string;
@@ -49,6 +49,16 @@ function requestFor(spec: LoadSpec): AutocannonRequest {
     case 'create': {
       let k = 0;
       return { method: 'POST', path: '/plants', headers, setupRequest: (r) => ({ ...r, body: createBody(spec.run, k++) }) };
+    }
+    case 'update': {
+      // A JSON Merge Patch of a random seeded plant, without If-Match: the store decides each one.
+      let k = 0;
+      const patch = { ...headers, 'content-type': 'application/merge-patch+json' };
+      return {
+        method: 'PATCH',
+        headers: patch,
+        setupRequest: (r) => ({ ...r, path: `/plants/${randomSeededId(spec.storeSize)}`, body: updateBody(spec.run, k++) }),
+      };
     }
     case 'get':
       return { method: 'GET', headers, setupRequest: (r) => ({ ...r, path: `/plants/${randomSeededId(spec.storeSize)}` }) };

@@ -150,6 +150,17 @@ async function benchStore(store: StoreName, sizes: readonly number[], floor: Run
   }
 }
 
+/** Updates against creates on the same store (issue 19's target: at least 0.9x). */
+function updateComparison(): void {
+  for (const store of options.stores) {
+    const at = (kase: string) => rows.find((r) => r.case === kase && r.store === store && r.plants === options.storeSize);
+    const [create, update] = [at('create'), at('update')];
+    if (create !== undefined && update !== undefined) {
+      notes.push(`${store}: update req/s is ${(update.rps / create.rps).toFixed(2)}x create's (${Math.round(update.rps)} against ${Math.round(create.rps)})`);
+    }
+  }
+}
+
 function scaleComparison(): void {
   for (const store of options.stores) {
     const at = (kase: string, plants: number) => rows.find((r) => r.case === kase && r.store === store && r.plants === plants);
@@ -177,6 +188,7 @@ async function main(): Promise<void> {
   try {
     const sizes = options.scale ? [options.storeSize, options.scaleSize] : [options.storeSize];
     for (const store of options.stores) await benchStore(store, sizes, floor);
+    updateComparison();
     if (options.scale) scaleComparison();
   } finally {
     await stop(floor);

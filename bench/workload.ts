@@ -37,6 +37,11 @@ export function createBody(run: number, k: number): string {
   return `{"id":${createdId(run, k)},"name":"Bench plant ${k}","tag":"bench"}`;
 }
 
+/** The k-th update of run `run`: a new name each time, so every one is a real change (a new version and its event). */
+export function updateBody(run: number, k: number): string {
+  return `{"name":"Renamed ${run}.${k}"}`;
+}
+
 /** A uniformly random seeded id in 1..n. */
 export function randomSeededId(n: number): number {
   return 1 + Math.floor(Math.random() * n);

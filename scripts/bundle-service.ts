@@ -21,7 +21,7 @@
  *   store), pg-native (which pg only tries if asked).
  */
 import { build } from 'esbuild';
-import { rmSync } from 'node:fs';
+import { cpSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -31,6 +31,8 @@ export const SERVICE_ENTRY = 'dist/service/plantstore.js';
 /** The entry's file name inside any directory the bundle is written to. */
 export const SERVICE_ENTRY_FILE = basename(SERVICE_ENTRY);
 const SERVICE_DIR = join(ROOT, dirname(SERVICE_ENTRY));
+
+const MIGRATIONS = 'src/store/migrations';
 
 const EXTERNAL = ['better-sqlite3', '@scalar/fastify-api-reference', 'pino-pretty', 'ioredis', 'pg-native'];
 
@@ -61,6 +63,18 @@ export async function bundleService(outdir: string = SERVICE_DIR): Promise<void>
     sourcemap: 'linked',
     logLevel: 'warning',
   });
+  copyMigrations(outdir);
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) await bundleService();
+/**
+ * The schema's .sql files (src/store/migrations.ts reads them from `./migrations/`
+ * beside itself): next to the bundle, and next to tsc's output of that module.
+ */
+export function copyMigrations(...destinations: string[]): void {
+  for (const destination of destinations) cpSync(join(ROOT, MIGRATIONS), join(destination, 'migrations'), { recursive: true });
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  await bundleService();
+  copyMigrations(join(ROOT, 'dist/src/store'));
+}

@@ -1,55 +1,54 @@
 /**
- * The composition root: builds the whole HTTP app from a config and an open store,
- * without listening (tests drive it with inject or listen on port 0).
+ * The composition root: builds the whole HTTP app from a config, without listening
+ * (tests drive it with inject or listen on port 0). Plugins are registered in
+ * layers, as fastify/demo does: the protocol and external plugins, then the app's
+ * own (metrics, store, auth, route conventions), then the features, each a plugin
+ * that declares what it depends on.
  */
 import { randomUUID } from 'node:crypto';
+import swagger from '@fastify/swagger';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Config } from './config/index.js';
-import { registerDocs } from './docs/routes.js';
-import { registerErrorHandlers } from './http/error-handler.js';
-import { registerHelmet } from './http/helmet.js';
-import { registerCors } from './http/cors.js';
-import { registerProtocolEdges } from './http/node-protocol.js';
+import { openApiOptions } from './docs/openapi.js';
+import { docsPage } from './docs/routes.js';
+import { corsPolicy } from './http/cors.js';
+import { errorRecords } from './http/error-handler.js';
+import { securityHeaders } from './http/helmet.js';
+import { jsonBodies } from './http/json-body.js';
+import { answerOtherMethods, collectRoutes } from './http/method-not-allowed.js';
+import { protocolEdges } from './http/node-protocol.js';
+import { queryStringRules } from './http/query-string.js';
+import { rateLimiting } from './http/rate-limit.js';
 import { redactUrl } from './http/redact.js';
-import { registerJsonBodyParser } from './http/json-body.js';
-import { registerMethodNotAllowed } from './http/method-not-allowed.js';
-import { buildOpenApiDocument } from './http/openapi.js';
-import { registerOperation, type Operation } from './http/operation.js';
-import { registerRateLimit } from './http/rate-limit.js';
+import { serializerFactory } from './http/serialization.js';
 import { serverOptions } from './http/server-options.js';
 import { validatorFactory } from './http/validation.js';
 import { loggerOptions } from './logging.js';
-import { registerBatchMetrics } from './metrics/batches.js';
-import { metricsEndpoint } from './metrics/endpoint.js';
-import { registerHttpMetrics } from './metrics/http-metrics.js';
-import { instrumentStore } from './metrics/instrument-store.js';
-import { registerPoolMetrics } from './metrics/pool.js';
-import { ServiceMetrics } from './metrics/service-metrics.js';
-import { registerWebhookBacklogMetrics } from './metrics/webhook-backlog.js';
-import { plantOperations } from './plants/routes.js';
+import { metricsRoutes } from './metrics/endpoint.js';
+import { metricsPlugin } from './metrics/plugin.js';
+import { plantsPlugin } from './plants/plugin.js';
+import { storePlugin } from './plugins/store.js';
 import type { Store } from './store/types.js';
-import { health, openApiOperation, readiness } from './system/routes.js';
-import { TokenAuthenticator } from './tokens/authenticator.js';
-import { registerWebhookDispatcher } from './webhooks/plugin.js';
-import { webhookOperations } from './webhooks/routes.js';
+import { systemPlugin } from './system/routes.js';
+import { authPlugin } from './tokens/auth.js';
+import { webhookDispatcher, webhooksPlugin } from './webhooks/plugin.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
     config: Config;
-    store: Store;
-    authenticator: TokenAuthenticator;
   }
 }
 
 export interface AppDependencies {
-  readonly store: Store;
+  /** An open store its owner closes; by default the app opens DATABASE_URL and closes it with itself. */
+  readonly store?: Store;
   /** Where logs go; defaults to stdout. Tests pass a stream to read them. */
   readonly logStream?: NodeJS.WritableStream;
 }
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
-export async function buildApp(config: Config, dependencies: AppDependencies): Promise<FastifyInstance> {
+export async function buildApp(config: Config, dependencies: AppDependencies = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: await loggerOptions(config, dependencies.logStream),
     // Fastify's two lines per request are replaced by our one (onResponse below).
@@ -63,24 +62,22 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
       const sent = request.headers['x-request-id'];
       return typeof sent === 'string' && CLIENT_REQUEST_ID.test(sent) ? sent : randomUUID();
     },
-    // Our validators, as a factory rather than setValidatorCompiler (see validatorFactory).
-    schemaController: { compilersFactory: { buildValidator: validatorFactory } },
+    // Our validators, as a factory rather than setValidatorCompiler (see validatorFactory),
+    // and serialisers compiled with only the shared schemas they use (serialization.ts).
+    schemaController: { compilersFactory: { buildValidator: validatorFactory, buildSerializer: serializerFactory } },
   });
+  try {
+    await register(app, config, dependencies);
+    await app.ready();
+  } catch (error) {
+    await app.close();
+    throw error;
+  }
+  return app;
+}
 
-  // Every store call the app makes is timed and its failures counted (see src/metrics/).
-  const metrics = new ServiceMetrics({ storeKind: dependencies.store.kind });
-  const store = instrumentStore(dependencies.store, metrics);
-  registerPoolMetrics(metrics.registry, dependencies.store);
-  registerBatchMetrics(metrics.registry, dependencies.store);
-  registerWebhookBacklogMetrics(metrics.registry, dependencies.store);
-
+async function register(app: FastifyInstance, config: Config, dependencies: AppDependencies): Promise<void> {
   app.decorate('config', config);
-  app.decorate('metrics', metrics);
-  app.decorate('store', store);
-  app.decorate('authenticator', new TokenAuthenticator(store.tokens, {
-    cacheTtlMs: config.tokenCacheTtlMs,
-    onBackgroundError: (error) => app.log.warn({ err: error }, 'could not record token use'),
-  }));
 
   // Callback hooks, not async ones: they run on every request, and an async hook
   // costs a promise and a microtask each time.
@@ -90,8 +87,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   });
   // Host, duplicate headers, pipelining order, Expect, CONNECT (node-protocol.ts):
   // before every hook that acts on a request.
-  registerProtocolEdges(app, { continueFromRoutes: true });
-
+  await app.register(protocolEdges, { continueFromRoutes: true });
   // One log line per request, after the response, with its id.
   app.addHook('onResponse', (request, reply, done) => {
     request.log.info(
@@ -101,34 +97,37 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     done();
   });
 
-  registerHttpMetrics(app, metrics);
+  // The app's foundations: metrics first (the store is timed at its boundary), then
+  // the store, opened before anything else connects anywhere (rate limiting may
+  // connect to Redis), so a bad DATABASE_URL fails the start at once.
+  await app.register(metricsPlugin);
+  await app.register(storePlugin, { store: dependencies.store });
 
-  registerJsonBodyParser(app, config.bodyLimitBytes);
-  registerErrorHandlers(app, config.bodyLimitBytes);
-
+  await app.register(jsonBodies, { bodyLimit: config.bodyLimitBytes });
+  await app.register(errorRecords, { bodyLimit: config.bodyLimitBytes });
   // After the parser and error handler (CORS adds an OPTIONS route that must use
   // both), before any other route: security headers, CORS (so even a 429 is
   // readable by an allowed origin), then rate limiting.
-  registerHelmet(app, config.limits);
-  await registerCors(app, config.limits.corsOrigins);
-  await registerRateLimit(app, config.limits);
+  await app.register(securityHeaders, config.limits);
+  await app.register(corsPolicy, { origins: config.limits.corsOrigins });
+  await app.register(rateLimiting, config.limits);
+  // Reads every route added from here on into the OpenAPI document.
+  await app.register(swagger, openApiOptions(config));
 
-  // Delivers webhook events in the background, from the outbox the stores write.
-  registerWebhookDispatcher(app, config, store.webhooks);
+  // Conventions each route gets from its schema as it is added: its scope checked
+  // (security), its query string held to the rules (query-string.ts), its methods noted for 405s.
+  await app.register(authPlugin);
+  await app.register(queryStringRules);
+  await app.register(collectRoutes);
+  // Delivers webhook events in the background, from the outbox the stores write;
+  // nudged after each create (a hook the plant routes must inherit, so added before them).
+  await app.register(webhookDispatcher);
 
-  const operations: Operation[] = [...plantOperations, ...webhookOperations, health, readiness];
-  const metricsOnApiPort = metricsEndpoint(app, metrics, config);
-  if (metricsOnApiPort !== undefined) operations.push(metricsOnApiPort);
-  const openApi = openApiOperation(() => buildOpenApiDocument(operations, {
-    bodyLimitBytes: config.bodyLimitBytes,
-    service: config.limits,
-    webhooks: { timeoutMs: config.webhookTimeoutMs, retrySchedule: config.webhookRetrySchedule },
-  }));
-  operations.push(openApi);
-  for (const operation of operations) registerOperation(app, operation);
-  registerMethodNotAllowed(app, operations);
-  await registerDocs(app);
-
-  await app.ready();
-  return app;
+  // The features.
+  await app.register(plantsPlugin);
+  await app.register(webhooksPlugin);
+  await app.register(systemPlugin);
+  await app.register(metricsRoutes);
+  await app.register(answerOtherMethods);
+  await app.register(docsPage);
 }

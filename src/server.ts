@@ -1,12 +1,11 @@
 /**
- * Starting and stopping the service: open the store, build the app, listen; on
- * SIGTERM/SIGINT stop accepting, let in-flight requests finish, close the store
- * and exit 0.
+ * Starting and stopping the service: build the app (which opens the store), listen;
+ * on SIGTERM/SIGINT stop accepting, let in-flight requests finish, close the app
+ * (and with it the store) and exit 0.
  */
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import type { Config } from './config/index.js';
-import { openStore } from './store/open-store.js';
 import { issueBootstrapToken, type IssuedToken } from './tokens/token-service.js';
 
 export interface RunningServer {
@@ -23,22 +22,13 @@ export interface StartOptions {
 }
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
-  const store = await openStore(config.databaseUrl, config);
-  let app: FastifyInstance;
-  try {
-    app = await buildApp(config, { store, logStream: options.logStream });
-  } catch (error) {
-    await store.close();
-    throw error;
-  }
-  const bootstrapToken = await issueBootstrapToken(store.tokens);
+  const app = await buildApp(config, { logStream: options.logStream });
+  const bootstrapToken = await issueBootstrapToken(app.store.tokens);
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   const host = ['0.0.0.0', '::', ''].includes(config.host) ? '127.0.0.1' : config.host;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  // The store closes after the app (whose onClose hooks stop the webhook dispatcher):
-  // hooks cannot be added once buildApp has made the app ready.
   const stop = async () => {
     // Node closes idle keep-alive connections only at the moment close() is called; one
     // whose request was still in flight becomes idle later and would hold close() open
@@ -48,7 +38,6 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       await app.close();
     } finally {
       clearInterval(sweep);
-      await store.close();
     }
   };
   return { app, url, bootstrapToken, stop };

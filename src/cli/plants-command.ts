@@ -79,7 +79,7 @@ function print(plants: readonly Plant[], options: ConnectionOptions, asList: boo
 export function registerPlantsCommands(program: Command): void {
   const plants = program
     .command('plants')
-    .description('Create, read, list and delete plants on a running service (uses PLANTSTORE_TOKEN).')
+    .description('Create, read, list, change and delete plants on a running service (uses PLANTSTORE_TOKEN).')
     .addHelpText(
       'after',
       [
@@ -89,6 +89,7 @@ export function registerPlantsCommands(program: Command): void {
         "  plantstore plants add 9223372036854775807 'Monstera deliciosa' --tag houseplant",
         '  plantstore plants get 9223372036854775807',
         '  plantstore plants list --tag houseplant --all --json',
+        "  plantstore plants update 9223372036854775807 --name 'Monstera' --no-tag --if-match '\"3\"'",
         '  plantstore plants rm 9223372036854775807',
         '',
         'Failures print the server\'s message on one line and exit with 1 (2 for a missing token or a bad --url).',
@@ -145,11 +146,42 @@ export function registerPlantsCommands(program: Command): void {
     }),
   );
 
-  withConnectionOptions(plants.command('rm').description('Delete a plant.').argument('<id>', 'the plant id', parseId)).action(
-    async (id: bigint, options: ConnectionOptions) =>
-      run(async () => {
-        await clientFor(options).deletePlant(id);
-        process.stdout.write(options.json === true ? `${stringifyJson({ id, deleted: true })}\n` : `deleted plant ${id}\n`);
-      }),
+  withConnectionOptions(
+    plants
+      .command('update')
+      .description('Change a plant\'s name or tag (what is not given is kept); prints the plant and, on stderr, its new ETag.')
+      .argument('<id>', 'the plant id', parseId)
+      .option('--name <name>', 'a new name, 1 to 200 characters')
+      .option('--tag <tag>', 'a new tag, 1 to 100 characters')
+      .option('--no-tag', 'remove the tag')
+      .option('--if-match <etag>', 'change it only if it is still at this version (an ETag, e.g. \'"3"\'); else fail, changing nothing'),
+  ).action(async (id: bigint, options: ConnectionOptions & { name?: string; tag?: string | false; ifMatch?: string }) =>
+    run(async () => {
+      const change = {
+        ...(options.name === undefined ? {} : { name: options.name }),
+        ...(options.tag === undefined ? {} : { tag: options.tag === false ? null : options.tag }),
+      };
+      const result = await clientFor(options).updatePlant(id, change, options.ifMatch === undefined ? {} : { ifMatch: options.ifMatch });
+      if (result.kind === 'precondition-failed') throw result.error;
+      if (options.json === true) process.stdout.write(`${stringifyJson({ ...result.plant, etag: result.etag })}\n`);
+      else {
+        print([result.plant], options, false);
+        process.stderr.write(`etag ${result.etag}\n`);
+      }
+    }),
+  );
+
+  withConnectionOptions(
+    plants
+      .command('rm')
+      .description('Delete a plant.')
+      .argument('<id>', 'the plant id', parseId)
+      .option('--if-match <etag>', 'delete it only if it is still at this version (an ETag); else fail, deleting nothing'),
+  ).action(async (id: bigint, options: ConnectionOptions & { ifMatch?: string }) =>
+    run(async () => {
+      const result = await clientFor(options).deletePlant(id, options.ifMatch === undefined ? {} : { ifMatch: options.ifMatch });
+      if (result.kind === 'precondition-failed') throw result.error;
+      process.stdout.write(options.json === true ? `${stringifyJson({ id, deleted: true })}\n` : `deleted plant ${id}\n`);
+    }),
   );
 }

@@ -16,9 +16,21 @@
  *
  * Failures throw: PlantStoreError (the service answered with an Error record:
  * .status, .error, .message, .requestId) or PlantStoreConnectionError (no answer).
+ *
+ * Conditional requests: readPlant answers the plant with its ETag (or, given
+ * `ifNoneMatch`, 'not-modified' while it is still at that version); updatePlant,
+ * replacePlant and deletePlant take `ifMatch` and answer a failed precondition as
+ * an outcome ('precondition-failed'), not an exception, since it is an expected
+ * answer to a conditional write:
+ *
+ *   const read = await store.readPlant(id);
+ *   if (read.kind === 'plant') {
+ *     const result = await store.updatePlant(id, { tag: null }, { ifMatch: read.etag });
+ *     if (result.kind === 'precondition-failed') ... // changed by somebody else since: read again
+ *   }
  */
 import createClient from 'openapi-fetch';
-import { errorFromResponse, PlantStoreConnectionError } from './errors.js';
+import { errorFromResponse, PlantStoreConnectionError, type PlantStoreError } from './errors.js';
 import { parseJson, stringifyJson } from './json.js';
 import type { components, paths } from './openapi-types.js';
 
@@ -39,6 +51,36 @@ export interface NewPlant {
   readonly name: string;
   readonly tag?: string;
 }
+
+/** A JSON Merge Patch of a plant: a name or tag left out is kept; `tag: null` removes it. */
+export interface PlantChange {
+  readonly name?: string;
+  readonly tag?: string | null;
+}
+
+export interface Replacement {
+  readonly name: string;
+  /** Left out: the plant's tag is removed. */
+  readonly tag?: string;
+}
+
+export interface Preconditions {
+  /** An ETag (or `*`): the write happens only if the plant is at that version. */
+  readonly ifMatch?: string;
+}
+
+export type ReadOutcome =
+  | { readonly kind: 'plant'; readonly plant: Plant; readonly etag: string }
+  /** The plant is still at the version `ifNoneMatch` named (HTTP 304). */
+  | { readonly kind: 'not-modified'; readonly etag: string };
+
+export type ChangeOutcome =
+  /** The plant as it is now (a change that changed nothing keeps its ETag). */
+  | { readonly kind: 'updated'; readonly plant: Plant; readonly etag: string }
+  /** HTTP 412: the plant is not at the version `ifMatch` named (or is gone); nothing changed. */
+  | { readonly kind: 'precondition-failed'; readonly error: PlantStoreError };
+
+export type DeleteOutcome = { readonly kind: 'deleted' } | { readonly kind: 'precondition-failed'; readonly error: PlantStoreError };
 
 export interface ListPlantsOptions {
   /** 1 to 1000; the service's default is 100. */
@@ -68,10 +110,16 @@ export interface PlantStoreClientOptions {
 export interface PlantStoreClient {
   createPlant(plant: NewPlant): Promise<CreatedPlant>;
   getPlant(id: PlantId): Promise<Plant>;
+  /** The plant with its ETag; with `ifNoneMatch`, 'not-modified' while it is still at that version. */
+  readPlant(id: PlantId, options?: { readonly ifNoneMatch?: string }): Promise<ReadOutcome>;
+  /** PATCH: merges `change` into the plant. */
+  updatePlant(id: PlantId, change: PlantChange, options?: Preconditions): Promise<ChangeOutcome>;
+  /** PUT: replaces the plant's name and tag. */
+  replacePlant(id: PlantId, plant: Replacement, options?: Preconditions): Promise<ChangeOutcome>;
   listPlants(options?: ListPlantsOptions): Promise<PlantPage>;
   /** Every plant (matching `tag`), following the pages. */
   allPlants(options?: Omit<ListPlantsOptions, 'after'>): AsyncIterable<Plant>;
-  deletePlant(id: PlantId): Promise<void>;
+  deletePlant(id: PlantId, options?: Preconditions): Promise<DeleteOutcome>;
   /** Resolves when the service is ready (its store answers); throws otherwise. */
   ready(): Promise<void>;
 }
@@ -119,8 +167,8 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
     ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
   });
 
-  /** Sends, turns failures into errors, and returns the response with its text. */
-  async function send(call: (signal: AbortSignal) => Promise<Outcome>): Promise<{ text: string | undefined; response: Response }> {
+  /** Sends, turns failures into errors (but statuses in `expected`), and returns the response with its text. */
+  async function send(call: (signal: AbortSignal) => Promise<Outcome>, expected: readonly number[] = []): Promise<{ text: string | undefined; response: Response; error?: PlantStoreError }> {
     let outcome: Outcome;
     try {
       outcome = await call(AbortSignal.timeout(timeoutMs));
@@ -130,7 +178,11 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
       }
       throw new PlantStoreConnectionError(baseUrl, error);
     }
-    if (!outcome.response.ok) throw errorFromResponse(outcome.response, outcome.error);
+    if (!outcome.response.ok) {
+      const error = errorFromResponse(outcome.response, outcome.error);
+      if (!expected.includes(outcome.response.status)) throw error;
+      return { text: undefined, response: outcome.response, error };
+    }
     return { text: outcome.data, response: outcome.response };
   }
 
@@ -154,6 +206,14 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
     return { plants: decode<Plant[]>(text), nextAfter: nextAfter(response) };
   };
 
+  const etagOf = (response: Response): string => response.headers.get('etag') ?? '';
+
+  /** The outcome of a PATCH or PUT: the plant and its ETag, or the 412. */
+  const changeOutcome = ({ text, response, error }: { text: string | undefined; response: Response; error?: PlantStoreError }): ChangeOutcome =>
+    error === undefined ? { kind: 'updated', plant: decode<Plant>(text), etag: etagOf(response) } : { kind: 'precondition-failed', error };
+
+  const ifMatch = (options: Preconditions | undefined) => (options?.ifMatch === undefined ? {} : { 'if-match': options.ifMatch });
+
   return {
     async createPlant(plant) {
       const body = { id: toPlantId(plant.id), name: plant.name, ...(plant.tag === undefined ? {} : { tag: plant.tag }) };
@@ -167,6 +227,33 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
       return decode<Plant>(text);
     },
 
+    async readPlant(id, options = {}) {
+      const path = { id: toPlantId(id) };
+      const header = options.ifNoneMatch === undefined ? {} : { 'if-none-match': options.ifNoneMatch };
+      const { text, response } = await send((signal) => api.GET('/plants/{id}', { params: { path, header }, parseAs: 'text', signal }), [304]);
+      if (response.status === 304) return { kind: 'not-modified', etag: etagOf(response) };
+      return { kind: 'plant', plant: decode<Plant>(text), etag: etagOf(response) };
+    },
+
+    async updatePlant(id, change, options) {
+      const path = { id: toPlantId(id) };
+      const body = { ...(change.name === undefined ? {} : { name: change.name }), ...(change.tag === undefined ? {} : { tag: change.tag }) };
+      return changeOutcome(await send((signal) =>
+        api.PATCH('/plants/{id}', {
+          params: { path, header: ifMatch(options) },
+          body,
+          headers: { 'content-type': 'application/merge-patch+json' },
+          parseAs: 'text',
+          signal,
+        }), [412]));
+    },
+
+    async replacePlant(id, plant, options) {
+      const path = { id: toPlantId(id) };
+      const body = { name: plant.name, ...(plant.tag === undefined ? {} : { tag: plant.tag }) };
+      return changeOutcome(await send((signal) => api.PUT('/plants/{id}', { params: { path, header: ifMatch(options) }, body, parseAs: 'text', signal }), [412]));
+    },
+
     listPlants,
 
     async *allPlants(query = {}) {
@@ -178,9 +265,10 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
       } while (after !== undefined);
     },
 
-    async deletePlant(id) {
+    async deletePlant(id, options) {
       const path = { id: toPlantId(id) };
-      await send((signal) => api.DELETE('/plants/{id}', { params: { path }, parseAs: 'text', signal }));
+      const { error } = await send((signal) => api.DELETE('/plants/{id}', { params: { path, header: ifMatch(options) }, parseAs: 'text', signal }), [412]);
+      return error === undefined ? { kind: 'deleted' } : { kind: 'precondition-failed', error };
     },
 
     async ready() {

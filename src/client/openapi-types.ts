@@ -22,6 +22,8 @@ export interface paths {
          * @description Creates a new plant in the store with the id the client chose. A 200 means the plant is durably committed.
          *
          *     Creating an id that exists already with the **same** name and tag is a safe retry: it answers 200 with the same body and changes nothing. With a different name or tag it answers 409. Properties not in `NewPlant` are ignored.
+         *
+         *     With `If-None-Match: *` it only creates: if the id exists at all, even with the same name and tag, it answers 412 and changes nothing. The `ETag` header is the plant's version, for conditional changes.
          */
         post: operations["createPlant"];
         delete?: never;
@@ -39,19 +41,27 @@ export interface paths {
         };
         /**
          * Read a plant
-         * @description Returns one plant, with its id.
+         * @description Returns one plant, with its id, and its version as the `ETag` header. With `If-None-Match: <ETag>`, a plant still at that version answers 304 with no body.
          */
         get: operations["getPlant"];
-        put?: never;
+        /**
+         * Replace a plant
+         * @description Replaces the name and tag of an existing plant (a tag left out is removed); 404 when there is none (creating is `POST /plants`). A replacement that changes nothing answers 200, keeps the version and sends no event. A 200 means the change is durably committed; it answers the plant as it is now, with its ETag. With `If-Match: <ETag>` the change is made only if the plant is still at that version, else 412 and nothing changes (`If-Match: *`: any existing plant). Of concurrent writers sending the same ETag, exactly one succeeds.
+         */
+        put: operations["replacePlant"];
         post?: never;
         /**
          * Delete a plant
-         * @description Deletes a plant. Its id is then free: creating it again is a fresh create.
+         * @description Deletes a plant. Its id is then free: creating it again is a fresh create. With `If-Match: <ETag>` the change is made only if the plant is still at that version, else 412 and nothing changes (`If-Match: *`: any existing plant). Of concurrent writers sending the same ETag, exactly one succeeds.
          */
         delete: operations["deletePlant"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change a plant
+         * @description Changes a plant with a JSON Merge Patch (RFC 7396): the name or tag sent is set, what is left out is kept, `"tag": null` removes the tag. A change that changes nothing answers 200, keeps the version and sends no event. A 200 means the change is durably committed; it answers the plant as it is now, with its new ETag. With `If-Match: <ETag>` the change is made only if the plant is still at that version, else 412 and nothing changes (`If-Match: *`: any existing plant). Of concurrent writers sending the same ETag, exactly one succeeds.
+         */
+        patch: operations["updatePlant"];
         trace?: never;
     };
     "/webhooks": {
@@ -69,7 +79,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe to events
-         * @description Registers a URL that receives every `plant.created` event (see the `webhooks` section: the body is the `NewPlant`, signed per Standard Webhooks). The response carries the signing secret, **shown only here**.
+         * @description Registers a URL that receives every event of the types it chooses (`eventTypes`, default `["plant.created"]`; see the `webhooks` section for each event's body, signed per Standard Webhooks). The response carries the signing secret, **shown only here**.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -202,6 +212,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This OpenAPI document
+         * @description The OpenAPI 3.1 description of the whole service.
+         */
+        get: operations["openapi"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/metrics": {
         parameters: {
             query?: never;
@@ -224,26 +254,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/openapi.json": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * This OpenAPI document
-         * @description The OpenAPI 3.1 description of the whole service.
-         */
-        get: operations["openapi"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
 }
 export interface webhooks {
     "plant.created": {
@@ -257,9 +267,9 @@ export interface webhooks {
         put?: never;
         /**
          * A plant was created
-         * @description Sent to every subscription (`POST /webhooks`) once for each plant that is newly created: not for a create that
-         *     failed (400, 409...) nor for an idempotent replay of one. The body is the plant as a `NewPlant`, its int64 id
-         *     written with every digit (parse it with a big-integer-aware JSON reader).
+         * @description Sent to every subscription (`POST /webhooks`) whose `eventTypes` include `plant.created`, once for each plant that is newly created: not for a create that failed (400, 409...) nor for an idempotent replay of one.
+         *     The body is the plant as a `NewPlant`. Its int64 id is written with every digit (parse it with a big-integer-aware JSON reader). The
+         *     `webhook-event-type` header names the event type, so one receiver can take several.
          *
          *     **Signature** ([Standard Webhooks](https://www.standardwebhooks.com/)): `webhook-signature` is
          *     `v1,` + base64(HMAC-SHA256(key, `<webhook-id>.<webhook-timestamp>.<body>`)), the key being the base64 part of
@@ -281,9 +291,89 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "plant.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A plant was changed
+         * @description Sent to every subscription (`POST /webhooks`) whose `eventTypes` include `plant.updated`, once for each change of a plant (PATCH or PUT) that changed its name or tag: not for a change that changed nothing, nor for one refused (404, 412...).
+         *     The body is the plant as it is after the change, as a `NewPlant` (no `tag` key when it has none). Its int64 id is written with every digit (parse it with a big-integer-aware JSON reader). The
+         *     `webhook-event-type` header names the event type, so one receiver can take several.
+         *
+         *     **Signature** ([Standard Webhooks](https://www.standardwebhooks.com/)): `webhook-signature` is
+         *     `v1,` + base64(HMAC-SHA256(key, `<webhook-id>.<webhook-timestamp>.<body>`)), the key being the base64 part of
+         *     the subscription secret (`whsec_...`). Verify it over the raw body, e.g. with the `standardwebhooks` library.
+         *     After a secret rotation (`POST /webhooks/{id}/rotate-secret`) the header carries two signatures for a while, the
+         *     new secret's first: accept the message if any one verifies (the Standard Webhooks libraries do).
+         *
+         *     **Acknowledging.** Answer any 2xx within 10 s. Anything else (another status, a
+         *     timeout, a refused connection) is retried after 5s, 5m, 30m, 2h, 5h, 10h, 10h (each delay ±20% jitter): 8 attempts in all,
+         *     after which the delivery is marked failed (it can be retried by hand). Redirects are not followed.
+         *
+         *     **At least once.** An event can arrive more than once (e.g. if the service stops between your 2xx and
+         *     recording it): `webhook-id` is the same on every attempt, so deduplicate on it. Events are not ordered.
+         */
+        post: operations["plantUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "plant.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A plant was deleted
+         * @description Sent to every subscription (`POST /webhooks`) whose `eventTypes` include `plant.deleted`, once for each plant that is deleted: not for a delete of a plant that was not there, nor for one refused (412...).
+         *     The body is the deleted plant's id: `{"id": <int64>}`. Its int64 id is written with every digit (parse it with a big-integer-aware JSON reader). The
+         *     `webhook-event-type` header names the event type, so one receiver can take several.
+         *
+         *     **Signature** ([Standard Webhooks](https://www.standardwebhooks.com/)): `webhook-signature` is
+         *     `v1,` + base64(HMAC-SHA256(key, `<webhook-id>.<webhook-timestamp>.<body>`)), the key being the base64 part of
+         *     the subscription secret (`whsec_...`). Verify it over the raw body, e.g. with the `standardwebhooks` library.
+         *     After a secret rotation (`POST /webhooks/{id}/rotate-secret`) the header carries two signatures for a while, the
+         *     new secret's first: accept the message if any one verifies (the Standard Webhooks libraries do).
+         *
+         *     **Acknowledging.** Answer any 2xx within 10 s. Anything else (another status, a
+         *     timeout, a refused connection) is retried after 5s, 5m, 30m, 2h, 5h, 10h, 10h (each delay ±20% jitter): 8 attempts in all,
+         *     after which the delivery is marked failed (it can be retried by hand). Redirects are not followed.
+         *
+         *     **At least once.** An event can arrive more than once (e.g. if the service stops between your 2xx and
+         *     recording it): `webhook-id` is the same on every attempt, so deduplicate on it. Events are not ordered.
+         */
+        post: operations["plantDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
+        Error: {
+            /**
+             * Format: int32
+             * @description Numeric error value, from the error catalogue (see the API description): stable, never reused.
+             * @enum {integer}
+             */
+            error: 40000 | 40001 | 40002 | 40003 | 40004 | 40005 | 40006 | 40101 | 40102 | 40301 | 40401 | 40402 | 40403 | 40404 | 40501 | 40801 | 40901 | 41201 | 41301 | 41501 | 42801 | 42901 | 43101 | 50001 | 50301;
+            /** @description Text describing the error: which field or header, and why. */
+            message: string;
+        };
         /** @description A plant as sent by the client when creating one. Properties not listed here are allowed by the schema and ignored: they are neither stored nor echoed. */
         NewPlant: {
             /**
@@ -335,15 +425,51 @@ export interface components {
              */
             tag?: string;
         };
-        Error: {
+        /** @description A JSON Merge Patch (RFC 7396) of a plant: the properties sent are changed, the others kept. `"tag": null` removes the tag; a name cannot be removed (null is refused). Properties not listed here are ignored. */
+        PlantPatch: {
             /**
-             * Format: int32
-             * @description Numeric error value, from the error catalogue (see the API description): stable, never reused.
-             * @enum {integer}
+             * Format: int64
+             * @description May be left out; if sent, it must be the id in the path.
+             * @example 10
              */
-            error: 40000 | 40001 | 40002 | 40003 | 40004 | 40005 | 40006 | 40101 | 40102 | 40301 | 40401 | 40402 | 40403 | 40404 | 40501 | 40801 | 40901 | 41301 | 41501 | 42901 | 43101 | 50001 | 50301;
-            /** @description Text describing the error: which field or header, and why. */
-            message: string;
+            id?: bigint;
+            /**
+             * @description The name of the plant: 1 to 200 characters (Unicode code points), no control characters.
+             * @example Monstera deliciosa
+             */
+            name?: string;
+            /**
+             * @description A new tag (1 to 100 characters, no control characters), or null to remove it.
+             * @example houseplant
+             */
+            tag?: string | null;
+        };
+        /** @description A plant's new name and tag, replacing both (a tag left out is removed). Properties not listed here are ignored. */
+        PlantReplacement: {
+            /**
+             * Format: int64
+             * @description May be left out; if sent, it must be the id in the path.
+             * @example 10
+             */
+            id?: bigint;
+            /**
+             * @description The name of the plant: 1 to 200 characters (Unicode code points), no control characters.
+             * @example Monstera deliciosa
+             */
+            name: string;
+            /**
+             * @description The new tag; leave it out to remove the tag.
+             * @example houseplant
+             */
+            tag?: string;
+        };
+        /** @description The body of a plant.deleted event. */
+        DeletedPlant: {
+            /**
+             * Format: int64
+             * @description The id of the plant that was deleted.
+             */
+            id: bigint;
         };
         /** @description A subscription to create. Properties not listed here are ignored. */
         NewWebhookSubscription: {
@@ -357,8 +483,17 @@ export interface components {
              * @example inventory sync
              */
             description?: string;
+            /**
+             * @description The event types the subscription receives: any of plant.created, plant.updated, plant.deleted. Default: plant.created only.
+             * @example [
+             *       "plant.created",
+             *       "plant.updated",
+             *       "plant.deleted"
+             *     ]
+             */
+            eventTypes?: ("plant.created" | "plant.updated" | "plant.deleted")[];
         };
-        /** @description A webhook subscription: every plant.created event is POSTed to its url. The signing secret is not shown. */
+        /** @description A webhook subscription: every event of its types is POSTed to its url. The signing secret is not shown. */
         WebhookSubscription: {
             /**
              * @description The subscription id (whk_...).
@@ -375,6 +510,15 @@ export interface components {
              * @example inventory sync
              */
             description?: string;
+            /**
+             * @description The event types the subscription receives: any of plant.created, plant.updated, plant.deleted.
+             * @example [
+             *       "plant.created",
+             *       "plant.updated",
+             *       "plant.deleted"
+             *     ]
+             */
+            eventTypes: ("plant.created" | "plant.updated" | "plant.deleted")[];
             /** Format: date-time */
             createdAt: string;
         };
@@ -395,6 +539,15 @@ export interface components {
              * @example inventory sync
              */
             description?: string;
+            /**
+             * @description The event types the subscription receives: any of plant.created, plant.updated, plant.deleted.
+             * @example [
+             *       "plant.created",
+             *       "plant.updated",
+             *       "plant.deleted"
+             *     ]
+             */
+            eventTypes: ("plant.created" | "plant.updated" | "plant.deleted")[];
             /** Format: date-time */
             createdAt: string;
             /**
@@ -429,6 +582,15 @@ export interface components {
              * @example inventory sync
              */
             description?: string;
+            /**
+             * @description The event types the subscription receives: any of plant.created, plant.updated, plant.deleted.
+             * @example [
+             *       "plant.created",
+             *       "plant.updated",
+             *       "plant.deleted"
+             *     ]
+             */
+            eventTypes: ("plant.created" | "plant.updated" | "plant.deleted")[];
             /** Format: date-time */
             createdAt: string;
             /**
@@ -442,6 +604,18 @@ export interface components {
              */
             previousSecretExpiresAt?: string;
         };
+        WebhookDeliveryAttempt: {
+            /** @description Which attempt this was (an attempt interrupted by a shutdown is logged and repeated with the same number). */
+            attempt: number;
+            /** Format: date-time */
+            attemptedAt: string;
+            /** @description The subscriber's HTTP status; absent when no response came. */
+            responseStatus?: number;
+            /** @description Whole milliseconds from sending to the response status (or to the failure). */
+            latencyMs: number;
+            /** @description Why the attempt did not acknowledge (timeout, refused connection, non-2xx status...); absent on success. */
+            error?: string;
+        };
         /** @description One event sent to one subscription, with its attempts. */
         WebhookDelivery: {
             /** @description The delivery id (dlv_...). */
@@ -449,7 +623,7 @@ export interface components {
             /** @description The event id, sent as the webhook-id header on every attempt (msg_...). */
             eventId: string;
             /** @enum {string} */
-            eventType: "plant.created";
+            eventType: "plant.created" | "plant.updated" | "plant.deleted";
             /**
              * @description pending: waiting for its next attempt; succeeded: a 2xx was received; failed: the retry schedule is exhausted.
              * @enum {string}
@@ -465,30 +639,7 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             /** @description Every attempt, oldest first. */
-            attempts: {
-                /** @description Which attempt this was (an attempt interrupted by a shutdown is logged and repeated with the same number). */
-                attempt: number;
-                /** Format: date-time */
-                attemptedAt: string;
-                /** @description The subscriber's HTTP status; absent when no response came. */
-                responseStatus?: number;
-                /** @description Whole milliseconds from sending to the response status (or to the failure). */
-                latencyMs: number;
-                /** @description Why the attempt did not acknowledge (timeout, refused connection, non-2xx status...); absent on success. */
-                error?: string;
-            }[];
-        };
-        WebhookDeliveryAttempt: {
-            /** @description Which attempt this was (an attempt interrupted by a shutdown is logged and repeated with the same number). */
-            attempt: number;
-            /** Format: date-time */
-            attemptedAt: string;
-            /** @description The subscriber's HTTP status; absent when no response came. */
-            responseStatus?: number;
-            /** @description Whole milliseconds from sending to the response status (or to the failure). */
-            latencyMs: number;
-            /** @description Why the attempt did not acknowledge (timeout, refused connection, non-2xx status...); absent on success. */
-            error?: string;
+            attempts: components["schemas"]["WebhookDeliveryAttempt"][];
         };
     };
     responses: never;
@@ -531,15 +682,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example [
-                     *       {
-                     *         "id": 10,
-                     *         "name": "Monstera deliciosa",
-                     *         "tag": "houseplant"
-                     *       }
-                     *     ]
-                     */
                     "application/json": components["schemas"]["StoredPlant"][];
                 };
             };
@@ -690,7 +832,10 @@ export interface operations {
     createPlant: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description `*`: create only; if a plant has this id at all (even identical), 412 and nothing changes. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -711,6 +856,8 @@ export interface operations {
             /** @description The plant was created (or this was a safe retry of its creation). */
             200: {
                 headers: {
+                    /** @description The plant's current version, a strong entity-tag (`"42"`): send it in If-Match to change the plant only if it is still so. */
+                    ETag?: string;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -814,6 +961,21 @@ export interface operations {
                      * @example {
                      *       "error": 40901,
                      *       "message": "A plant with this id already exists with a different name or tag."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `41201` PRECONDITION_FAILED: A precondition failed and nothing was changed: If-Match names another version of the plant than its current one (or the plant is absent), or If-None-Match: * was sent and the id exists. */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 41201,
+                     *       "message": "A precondition failed and nothing was changed: If-Match names another version of the plant than its current one (or the plant is absent), or If-None-Match: * was sent and the id exists."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -926,7 +1088,10 @@ export interface operations {
     getPlant: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description An ETag the client holds: if the plant is still at that version, 304 and no body. */
+                "if-none-match"?: string;
+            };
             path: {
                 /** @description The plant id (an int64, in decimal). */
                 id: bigint;
@@ -938,6 +1103,8 @@ export interface operations {
             /** @description The plant. */
             200: {
                 headers: {
+                    /** @description The plant's current version, a strong entity-tag (`"42"`): send it in If-Match to change the plant only if it is still so. */
+                    ETag?: string;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -959,188 +1126,11 @@ export interface operations {
                     "application/json": components["schemas"]["StoredPlant"];
                 };
             };
-            /**
-             * @description - `40005` INVALID_PARAMETER: A path or query parameter is invalid; the message names it and why.
-             *     - `40000` BAD_REQUEST: The request is malformed (bad URL, bad header or another protocol-level problem).
-             */
-            400: {
+            /** @description Not modified: the plant is still at the version If-None-Match names. */
+            304: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": 40005,
-                     *       "message": "A path or query parameter is invalid; the message names it and why."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /**
-             * @description - `40101` TOKEN_MISSING: No bearer token was sent (Authorization: Bearer &lt;token&gt;).
-             *     - `40102` TOKEN_INVALID: The bearer token is malformed, unknown, revoked or expired.
-             */
-            401: {
-                headers: {
-                    /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": 40101,
-                     *       "message": "No bearer token was sent (Authorization: Bearer <token>)."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description - `40301` INSUFFICIENT_SCOPE: The token is valid but lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": 40301,
-                     *       "message": "The token is valid but lacks the scope this operation needs."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description - `40402` PLANT_NOT_FOUND: No plant has this id. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": 40402,
-                     *       "message": "No plant has this id."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description - `40801` REQUEST_TIMEOUT: The client took too long to send the request headers or body (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS); the connection is closed. */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": 40801,
-                     *       "message": "The client took too long to send the request headers or body (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS); the connection is closed."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description - `42901` RATE_LIMITED: Too many requests for this token (or, without a valid token, this client address) in the current minute; retry after the Retry-After delay. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current one-minute window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends and the full budget is back. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, as `<limit>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": 42901,
-                     *       "message": "Too many requests for this token (or, without a valid token, this client address) in the current minute; retry after the Retry-After delay."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description - `43101` HEADERS_TOO_LARGE: The request line and headers are larger than the configured limit (MAX_HEADER_SIZE); the connection is closed. */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": 43101,
-                     *       "message": "The request line and headers are larger than the configured limit (MAX_HEADER_SIZE); the connection is closed."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description - `50001` INTERNAL: An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": 50001,
-                     *       "message": "An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description - `50301` STORE_UNAVAILABLE: The store cannot be reached or written to right now; retry after the Retry-After delay. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": 50301,
-                     *       "message": "The store cannot be reached or written to right now; retry after the Retry-After delay."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    deletePlant: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The plant id (an int64, in decimal). */
-                id: bigint;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The plant was deleted; the body is empty. */
-            204: {
-                headers: {
-                    /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current one-minute window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends and the full budget is back. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, as `<limit>;w=60`. */
-                    "RateLimit-Policy"?: string;
+                    /** @description The plant's current version, a strong entity-tag (`"42"`): send it in If-Match to change the plant only if it is still so. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1304,6 +1294,781 @@ export interface operations {
             };
         };
     };
+    replacePlant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An ETag of the plant (or `*`, any existing plant): the write happens only if the plant is at that version, else 412. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description The plant id (an int64, in decimal). */
+                id: bigint;
+            };
+            cookie?: never;
+        };
+        /** @description A JSON object, UTF-8, at most 65536 bytes. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Monstera deliciosa"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PlantReplacement"];
+            };
+        };
+        responses: {
+            /** @description The plant after the change. */
+            200: {
+                headers: {
+                    /** @description The plant's current version, a strong entity-tag (`"42"`): send it in If-Match to change the plant only if it is still so. */
+                    ETag?: string;
+                    /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends and the full budget is back. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, as `<limit>;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 10,
+                     *       "name": "Monstera deliciosa",
+                     *       "tag": "houseplant"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["StoredPlant"];
+                };
+            };
+            /**
+             * @description - `40001` INVALID_JSON: The request body is not valid JSON, or not valid UTF-8.
+             *     - `40002` BODY_REQUIRED: The operation needs a JSON body and the request had none.
+             *     - `40003` BODY_NOT_OBJECT: The request body is valid JSON but not a JSON object.
+             *     - `40004` INVALID_FIELD: A field of the request body is missing or invalid; the message names each one and why.
+             *     - `40005` INVALID_PARAMETER: A path or query parameter is invalid; the message names it and why.
+             *     - `40000` BAD_REQUEST: The request is malformed (bad URL, bad header or another protocol-level problem).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40001,
+                     *       "message": "The request body is not valid JSON, or not valid UTF-8."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description - `40101` TOKEN_MISSING: No bearer token was sent (Authorization: Bearer &lt;token&gt;).
+             *     - `40102` TOKEN_INVALID: The bearer token is malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge, realm "plantstore". */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40101,
+                     *       "message": "No bearer token was sent (Authorization: Bearer <token>)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `40301` INSUFFICIENT_SCOPE: The token is valid but lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    /** @description RFC 6750 challenge, realm "plantstore". */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40301,
+                     *       "message": "The token is valid but lacks the scope this operation needs."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `40402` PLANT_NOT_FOUND: No plant has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40402,
+                     *       "message": "No plant has this id."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `40801` REQUEST_TIMEOUT: The client took too long to send the request headers or body (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS); the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40801,
+                     *       "message": "The client took too long to send the request headers or body (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS); the connection is closed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `41201` PRECONDITION_FAILED: A precondition failed and nothing was changed: If-Match names another version of the plant than its current one (or the plant is absent), or If-None-Match: * was sent and the id exists. */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 41201,
+                     *       "message": "A precondition failed and nothing was changed: If-Match names another version of the plant than its current one (or the plant is absent), or If-None-Match: * was sent and the id exists."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `41301` BODY_TOO_LARGE: The request body is larger than the configured limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 41301,
+                     *       "message": "The request body is larger than the configured limit."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `41501` UNSUPPORTED_MEDIA_TYPE: The request body is not application/json (UTF-8), or is sent with a Content-Encoding (compressed); send it as plain UTF-8 JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 41501,
+                     *       "message": "The request body is not application/json (UTF-8), or is sent with a Content-Encoding (compressed); send it as plain UTF-8 JSON."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `42801` PRECONDITION_REQUIRED: This server requires If-Match on changes and deletes of plants (REQUIRE_PRECONDITIONS): read the plant, then send its ETag in If-Match. */
+            428: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 42801,
+                     *       "message": "This server requires If-Match on changes and deletes of plants (REQUIRE_PRECONDITIONS): read the plant, then send its ETag in If-Match."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `42901` RATE_LIMITED: Too many requests for this token (or, without a valid token, this client address) in the current minute; retry after the Retry-After delay. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends and the full budget is back. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, as `<limit>;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 42901,
+                     *       "message": "Too many requests for this token (or, without a valid token, this client address) in the current minute; retry after the Retry-After delay."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `43101` HEADERS_TOO_LARGE: The request line and headers are larger than the configured limit (MAX_HEADER_SIZE); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 43101,
+                     *       "message": "The request line and headers are larger than the configured limit (MAX_HEADER_SIZE); the connection is closed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `50001` INTERNAL: An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 50001,
+                     *       "message": "An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `50301` STORE_UNAVAILABLE: The store cannot be reached or written to right now; retry after the Retry-After delay. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 50301,
+                     *       "message": "The store cannot be reached or written to right now; retry after the Retry-After delay."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deletePlant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An ETag of the plant (or `*`, any existing plant): the write happens only if the plant is at that version, else 412. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description The plant id (an int64, in decimal). */
+                id: bigint;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The plant was deleted; the body is empty. */
+            204: {
+                headers: {
+                    /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends and the full budget is back. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, as `<limit>;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description - `40005` INVALID_PARAMETER: A path or query parameter is invalid; the message names it and why.
+             *     - `40000` BAD_REQUEST: The request is malformed (bad URL, bad header or another protocol-level problem).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40005,
+                     *       "message": "A path or query parameter is invalid; the message names it and why."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description - `40101` TOKEN_MISSING: No bearer token was sent (Authorization: Bearer &lt;token&gt;).
+             *     - `40102` TOKEN_INVALID: The bearer token is malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge, realm "plantstore". */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40101,
+                     *       "message": "No bearer token was sent (Authorization: Bearer <token>)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `40301` INSUFFICIENT_SCOPE: The token is valid but lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    /** @description RFC 6750 challenge, realm "plantstore". */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40301,
+                     *       "message": "The token is valid but lacks the scope this operation needs."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `40402` PLANT_NOT_FOUND: No plant has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40402,
+                     *       "message": "No plant has this id."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `40801` REQUEST_TIMEOUT: The client took too long to send the request headers or body (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS); the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40801,
+                     *       "message": "The client took too long to send the request headers or body (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS); the connection is closed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `41201` PRECONDITION_FAILED: A precondition failed and nothing was changed: If-Match names another version of the plant than its current one (or the plant is absent), or If-None-Match: * was sent and the id exists. */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 41201,
+                     *       "message": "A precondition failed and nothing was changed: If-Match names another version of the plant than its current one (or the plant is absent), or If-None-Match: * was sent and the id exists."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `42801` PRECONDITION_REQUIRED: This server requires If-Match on changes and deletes of plants (REQUIRE_PRECONDITIONS): read the plant, then send its ETag in If-Match. */
+            428: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 42801,
+                     *       "message": "This server requires If-Match on changes and deletes of plants (REQUIRE_PRECONDITIONS): read the plant, then send its ETag in If-Match."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `42901` RATE_LIMITED: Too many requests for this token (or, without a valid token, this client address) in the current minute; retry after the Retry-After delay. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends and the full budget is back. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, as `<limit>;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 42901,
+                     *       "message": "Too many requests for this token (or, without a valid token, this client address) in the current minute; retry after the Retry-After delay."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `43101` HEADERS_TOO_LARGE: The request line and headers are larger than the configured limit (MAX_HEADER_SIZE); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 43101,
+                     *       "message": "The request line and headers are larger than the configured limit (MAX_HEADER_SIZE); the connection is closed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `50001` INTERNAL: An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 50001,
+                     *       "message": "An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `50301` STORE_UNAVAILABLE: The store cannot be reached or written to right now; retry after the Retry-After delay. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 50301,
+                     *       "message": "The store cannot be reached or written to right now; retry after the Retry-After delay."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updatePlant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An ETag of the plant (or `*`, any existing plant): the write happens only if the plant is at that version, else 412. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description The plant id (an int64, in decimal). */
+                id: bigint;
+            };
+            cookie?: never;
+        };
+        /** @description A JSON object, UTF-8, at most 65536 bytes. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Monstera deliciosa",
+                 *       "tag": null
+                 *     }
+                 */
+                "application/merge-patch+json": components["schemas"]["PlantPatch"];
+                /**
+                 * @example {
+                 *       "name": "Monstera deliciosa",
+                 *       "tag": null
+                 *     }
+                 */
+                "application/json": components["schemas"]["PlantPatch"];
+            };
+        };
+        responses: {
+            /** @description The plant after the change. */
+            200: {
+                headers: {
+                    /** @description The plant's current version, a strong entity-tag (`"42"`): send it in If-Match to change the plant only if it is still so. */
+                    ETag?: string;
+                    /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends and the full budget is back. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, as `<limit>;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 10,
+                     *       "name": "Monstera deliciosa",
+                     *       "tag": "houseplant"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["StoredPlant"];
+                };
+            };
+            /**
+             * @description - `40001` INVALID_JSON: The request body is not valid JSON, or not valid UTF-8.
+             *     - `40002` BODY_REQUIRED: The operation needs a JSON body and the request had none.
+             *     - `40003` BODY_NOT_OBJECT: The request body is valid JSON but not a JSON object.
+             *     - `40004` INVALID_FIELD: A field of the request body is missing or invalid; the message names each one and why.
+             *     - `40005` INVALID_PARAMETER: A path or query parameter is invalid; the message names it and why.
+             *     - `40000` BAD_REQUEST: The request is malformed (bad URL, bad header or another protocol-level problem).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40001,
+                     *       "message": "The request body is not valid JSON, or not valid UTF-8."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description - `40101` TOKEN_MISSING: No bearer token was sent (Authorization: Bearer &lt;token&gt;).
+             *     - `40102` TOKEN_INVALID: The bearer token is malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge, realm "plantstore". */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40101,
+                     *       "message": "No bearer token was sent (Authorization: Bearer <token>)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `40301` INSUFFICIENT_SCOPE: The token is valid but lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    /** @description RFC 6750 challenge, realm "plantstore". */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40301,
+                     *       "message": "The token is valid but lacks the scope this operation needs."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `40402` PLANT_NOT_FOUND: No plant has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40402,
+                     *       "message": "No plant has this id."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `40801` REQUEST_TIMEOUT: The client took too long to send the request headers or body (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS); the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40801,
+                     *       "message": "The client took too long to send the request headers or body (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS); the connection is closed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `41201` PRECONDITION_FAILED: A precondition failed and nothing was changed: If-Match names another version of the plant than its current one (or the plant is absent), or If-None-Match: * was sent and the id exists. */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 41201,
+                     *       "message": "A precondition failed and nothing was changed: If-Match names another version of the plant than its current one (or the plant is absent), or If-None-Match: * was sent and the id exists."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `41301` BODY_TOO_LARGE: The request body is larger than the configured limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 41301,
+                     *       "message": "The request body is larger than the configured limit."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `41501` UNSUPPORTED_MEDIA_TYPE: The request body is not application/json (UTF-8), or is sent with a Content-Encoding (compressed); send it as plain UTF-8 JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 41501,
+                     *       "message": "The request body is not application/json (UTF-8), or is sent with a Content-Encoding (compressed); send it as plain UTF-8 JSON."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `42801` PRECONDITION_REQUIRED: This server requires If-Match on changes and deletes of plants (REQUIRE_PRECONDITIONS): read the plant, then send its ETag in If-Match. */
+            428: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 42801,
+                     *       "message": "This server requires If-Match on changes and deletes of plants (REQUIRE_PRECONDITIONS): read the plant, then send its ETag in If-Match."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `42901` RATE_LIMITED: Too many requests for this token (or, without a valid token, this client address) in the current minute; retry after the Retry-After delay. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends and the full budget is back. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, as `<limit>;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 42901,
+                     *       "message": "Too many requests for this token (or, without a valid token, this client address) in the current minute; retry after the Retry-After delay."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `43101` HEADERS_TOO_LARGE: The request line and headers are larger than the configured limit (MAX_HEADER_SIZE); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 43101,
+                     *       "message": "The request line and headers are larger than the configured limit (MAX_HEADER_SIZE); the connection is closed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `50001` INTERNAL: An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 50001,
+                     *       "message": "An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `50301` STORE_UNAVAILABLE: The store cannot be reached or written to right now; retry after the Retry-After delay. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 50301,
+                     *       "message": "The store cannot be reached or written to right now; retry after the Retry-After delay."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listWebhooks: {
         parameters: {
             query?: never;
@@ -1333,6 +2098,9 @@ export interface operations {
                      *         "id": "whk_3f1c0e9a7b2d4c5e6f708192",
                      *         "url": "https://example.com/hooks/plants",
                      *         "description": "inventory sync",
+                     *         "eventTypes": [
+                     *           "plant.created"
+                     *         ],
                      *         "createdAt": "2026-01-01T12:00:00.000Z"
                      *       }
                      *     ]
@@ -1520,6 +2288,9 @@ export interface operations {
                      *       "id": "whk_3f1c0e9a7b2d4c5e6f708192",
                      *       "url": "https://example.com/hooks/plants",
                      *       "description": "inventory sync",
+                     *       "eventTypes": [
+                     *         "plant.created"
+                     *       ],
                      *       "createdAt": "2026-01-01T12:00:00.000Z",
                      *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
                      *     }
@@ -1736,6 +2507,9 @@ export interface operations {
                      *       "id": "whk_3f1c0e9a7b2d4c5e6f708192",
                      *       "url": "https://example.com/hooks/plants",
                      *       "description": "inventory sync",
+                     *       "eventTypes": [
+                     *         "plant.created"
+                     *       ],
                      *       "createdAt": "2026-01-01T12:00:00.000Z"
                      *     }
                      */
@@ -2128,6 +2902,9 @@ export interface operations {
                      *       "id": "whk_3f1c0e9a7b2d4c5e6f708192",
                      *       "url": "https://example.com/hooks/plants",
                      *       "description": "inventory sync",
+                     *       "eventTypes": [
+                     *         "plant.created"
+                     *       ],
                      *       "createdAt": "2026-01-01T12:00:00.000Z",
                      *       "secret": "whsec_c2Vjb25kIHNlY3JldCBmb3Igcm90YXRpb24",
                      *       "previousSecretExpiresAt": "2026-01-01T13:00:00.000Z"
@@ -3016,6 +3793,119 @@ export interface operations {
             };
         };
     };
+    openapi: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The OpenAPI document. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends and the full budget is back. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, as `<limit>;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description - `40000` BAD_REQUEST: The request is malformed (bad URL, bad header or another protocol-level problem). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40000,
+                     *       "message": "The request is malformed (bad URL, bad header or another protocol-level problem)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `40801` REQUEST_TIMEOUT: The client took too long to send the request headers or body (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS); the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40801,
+                     *       "message": "The client took too long to send the request headers or body (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS); the connection is closed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `42901` RATE_LIMITED: Too many requests for this token (or, without a valid token, this client address) in the current minute; retry after the Retry-After delay. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends and the full budget is back. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, as `<limit>;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 42901,
+                     *       "message": "Too many requests for this token (or, without a valid token, this client address) in the current minute; retry after the Retry-After delay."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `43101` HEADERS_TOO_LARGE: The request line and headers are larger than the configured limit (MAX_HEADER_SIZE); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 43101,
+                     *       "message": "The request line and headers are larger than the configured limit (MAX_HEADER_SIZE); the connection is closed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `50001` INTERNAL: An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 50001,
+                     *       "message": "An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     metrics: {
         parameters: {
             query?: never;
@@ -3039,11 +3929,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example # HELP plantstore_http_requests_total HTTP requests answered, by method, route template and status code.
-                     *     # TYPE plantstore_http_requests_total counter
-                     *     plantstore_http_requests_total{method="POST",route="/plants",status_code="200"} 1027
-                     */
                     "text/plain": string;
                 };
             };
@@ -3171,119 +4056,6 @@ export interface operations {
             };
         };
     };
-    openapi: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The OpenAPI document. */
-            200: {
-                headers: {
-                    /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current one-minute window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends and the full budget is back. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, as `<limit>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": Record<string, never>;
-                };
-            };
-            /** @description - `40000` BAD_REQUEST: The request is malformed (bad URL, bad header or another protocol-level problem). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": 40000,
-                     *       "message": "The request is malformed (bad URL, bad header or another protocol-level problem)."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description - `40801` REQUEST_TIMEOUT: The client took too long to send the request headers or body (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS); the connection is closed. */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": 40801,
-                     *       "message": "The client took too long to send the request headers or body (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS); the connection is closed."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description - `42901` RATE_LIMITED: Too many requests for this token (or, without a valid token, this client address) in the current minute; retry after the Retry-After delay. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current one-minute window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends and the full budget is back. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, as `<limit>;w=60`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": 42901,
-                     *       "message": "Too many requests for this token (or, without a valid token, this client address) in the current minute; retry after the Retry-After delay."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description - `43101` HEADERS_TOO_LARGE: The request line and headers are larger than the configured limit (MAX_HEADER_SIZE); the connection is closed. */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": 43101,
-                     *       "message": "The request line and headers are larger than the configured limit (MAX_HEADER_SIZE); the connection is closed."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description - `50001` INTERNAL: An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": 50001,
-                     *       "message": "An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
     plantCreated: {
         parameters: {
             query?: never;
@@ -3312,7 +4084,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description The created plant, as JSON (UTF-8). */
+        /** @description The event, as JSON (UTF-8). */
         requestBody: {
             content: {
                 /**
@@ -3323,6 +4095,119 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["NewPlant"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged: the delivery is done. Must arrive within 10 s; the body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not acknowledged: the delivery is retried on the schedule above. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    plantUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (msg_...): the same on every attempt and for every subscription; deduplicate on it.
+                 * @example msg_2bVq3v0oZ8yKkq7m9L1c4Q
+                 */
+                "webhook-id": string;
+                /**
+                 * @description When this attempt was signed, in seconds since the Unix epoch. Reject old ones to stop replays.
+                 * @example 1767268800
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated signatures, each `v1,<base64 HMAC-SHA256>` (see above).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The event type: `plant.updated`.
+                 * @example plant.updated
+                 */
+                "webhook-event-type": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The event, as JSON (UTF-8). */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": 10,
+                 *       "name": "Monstera deliciosa"
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewPlant"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged: the delivery is done. Must arrive within 10 s; the body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not acknowledged: the delivery is retried on the schedule above. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    plantDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (msg_...): the same on every attempt and for every subscription; deduplicate on it.
+                 * @example msg_2bVq3v0oZ8yKkq7m9L1c4Q
+                 */
+                "webhook-id": string;
+                /**
+                 * @description When this attempt was signed, in seconds since the Unix epoch. Reject old ones to stop replays.
+                 * @example 1767268800
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated signatures, each `v1,<base64 HMAC-SHA256>` (see above).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The event type: `plant.deleted`.
+                 * @example plant.deleted
+                 */
+                "webhook-event-type": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The event, as JSON (UTF-8). */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": 10
+                 *     }
+                 */
+                "application/json": components["schemas"]["DeletedPlant"];
             };
         };
         responses: {

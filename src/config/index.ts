@@ -48,6 +48,8 @@ export interface Config {
   readonly webhookPollIntervalMs: number;
   /** Finished webhook events (with their deliveries and attempts) are deleted this many days after they were created; 0 keeps them forever. */
   readonly webhookRetentionDays: number;
+  /** PATCH, PUT and DELETE of a plant must carry If-Match (428 without): no change can be made blind. */
+  readonly requirePreconditions: boolean;
   /** Rate limits, timeouts, header size, CORS and HSTS (service-limits.ts, docs/security.md). */
   readonly limits: ServiceLimits;
 }
@@ -111,6 +113,7 @@ export function loadConfig(env: Source = process.env, overrides: Source = {}): C
     databaseStatementTimeoutMs: integer(source, 'DATABASE_STATEMENT_TIMEOUT_MS', 5000, 100, 600_000),
     databaseConnectTimeoutMs: integer(source, 'DATABASE_CONNECT_TIMEOUT_MS', 2000, 100, 60_000),
     webhookAllowPrivateUrls: boolean(source, 'WEBHOOK_ALLOW_PRIVATE_URLS', false),
+    requirePreconditions: boolean(source, 'REQUIRE_PRECONDITIONS', false),
     webhookRetrySchedule: retrySchedule(source),
     webhookTimeoutMs: integer(source, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
     webhookConcurrency: integer(source, 'WEBHOOK_CONCURRENCY', 8, 1, 1000),

@@ -10,6 +10,7 @@
  * Content-Security-Policy enforces it.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
 import { docsContentSecurityPolicy, inlineScriptHashes } from './content-security-policy.js';
 import { LazyDocsApp } from './lazy-docs-app.js';
 
@@ -60,7 +61,7 @@ function docsHeaders(): (request: FastifyRequest, reply: FastifyReply, payload: 
   };
 }
 
-export async function registerDocs(app: FastifyInstance): Promise<void> {
+export const docsPage = fp(async (app: FastifyInstance) => {
   const scalar = new LazyDocsApp(DOCS_PATH, SCALAR_CONFIGURATION);
   const forward = (request: FastifyRequest, reply: FastifyReply) => scalar.forward(request, reply);
   // An encapsulated context, so the headers hook applies to the docs routes only,
@@ -70,4 +71,4 @@ export async function registerDocs(app: FastifyInstance): Promise<void> {
     docs.get(DOCS_PATH, forward);
     docs.get(`${DOCS_PATH}/*`, forward);
   });
-}
+}, { name: 'docs', dependencies: ['system'] });

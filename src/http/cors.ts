@@ -6,6 +6,7 @@
  */
 import cors from '@fastify/cors';
 import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
 
 /** Response headers a browser client may read: ids, pagination, limits, challenges. */
 const EXPOSED_HEADERS = [
@@ -13,7 +14,7 @@ const EXPOSED_HEADERS = [
   'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy',
 ];
 
-export async function registerCors(app: FastifyInstance, origins: readonly string[]): Promise<void> {
+export const corsPolicy = fp(async (app: FastifyInstance, { origins }: { origins: readonly string[] }) => {
   if (origins.length === 0) return;
   const allowed = new Set(origins);
   await app.register(cors, {
@@ -26,4 +27,4 @@ export async function registerCors(app: FastifyInstance, origins: readonly strin
     // A non-CORS OPTIONS request is not "invalid": it gets the usual 405/404 Error record.
     strictPreflight: false,
   });
-}
+}, { name: 'cors-policy' });

@@ -4,8 +4,10 @@
  * failures, store outages (503) and anything unexpected (500, with nothing of the
  * fault disclosed beyond the request id).
  */
+import fp from 'fastify-plugin';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, Errors, StoreUnavailableError, type CatalogueEntry } from './errors.js';
+import { ApiError, Errors, ErrorSchema, failure, type CatalogueEntry } from './errors.js';
+import { StoreUnavailableError } from '../store/errors.js';
 import { notJsonError } from './json-body.js';
 import { validationFailure } from './validation.js';
 
@@ -22,24 +24,24 @@ const FASTIFY_ERRORS: Record<string, CatalogueEntry> = {
 function fastifyClientError(error: FastifyError, request: FastifyRequest, bodyLimit: number): ApiError | undefined {
   const entry = FASTIFY_ERRORS[error.code];
   if (entry === Errors.UNSUPPORTED_MEDIA_TYPE) return notJsonError(request);
-  if (entry === Errors.BODY_TOO_LARGE) return new ApiError(entry, `request body exceeds the limit of ${bodyLimit} bytes`);
-  if (entry === Errors.BODY_REQUIRED) return new ApiError(entry, 'request body is required: send a JSON object');
+  if (entry === Errors.BODY_TOO_LARGE) return failure('BODY_TOO_LARGE', [bodyLimit]);
+  if (entry === Errors.BODY_REQUIRED) return failure('BODY_REQUIRED');
   const status = error.statusCode ?? 500;
-  if (status >= 400 && status < 500) return new ApiError(Errors.BAD_REQUEST, error.message);
+  if (status >= 400 && status < 500) return failure('BAD_REQUEST', [error.message]);
   return undefined;
 }
 
 export function toApiError(error: FastifyError, request: FastifyRequest, bodyLimit: number): ApiError | undefined {
   if (error instanceof ApiError) return error;
   if (error instanceof StoreUnavailableError) {
-    return new ApiError(Errors.STORE_UNAVAILABLE, 'the store is unavailable right now; retry shortly', {
+    return failure('STORE_UNAVAILABLE', [], {
       'retry-after': String(STORE_RETRY_AFTER_SECONDS),
     });
   }
   if (error.validation !== undefined) {
     const part = error.validationContext ?? 'body';
     if (part === 'body' && request.body === undefined) {
-      return new ApiError(Errors.BODY_REQUIRED, 'request body is required: send a JSON object');
+      return failure('BODY_REQUIRED');
     }
     return validationFailure(error.validation, part);
   }
@@ -50,7 +52,8 @@ function sendError(reply: FastifyReply, error: ApiError): void {
   void reply.code(error.statusCode).headers(error.headers).send(error.toRecord());
 }
 
-export function registerErrorHandlers(app: FastifyInstance, bodyLimit: number): void {
+export const errorRecords = fp(async (app: FastifyInstance, { bodyLimit }: { bodyLimit: number }) => {
+  app.addSchema(ErrorSchema);
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const apiError = toApiError(error, request, bodyLimit);
     if (apiError !== undefined) {
@@ -60,14 +63,14 @@ export function registerErrorHandlers(app: FastifyInstance, bodyLimit: number): 
       return;
     }
     request.log.error({ err: error }, 'unexpected error');
-    sendError(reply, new ApiError(Errors.INTERNAL, `internal error; quote request id ${request.id} when reporting it`));
+    sendError(reply, failure('INTERNAL', [request.id]));
   });
 
   app.setNotFoundHandler((request, reply) => sendError(reply, routeNotFound(request.method, request.url)));
-}
+}, { name: 'error-records' });
 
 /** The 404 for a path no operation serves (the query string is left out). */
 export function routeNotFound(method: string, url: string): ApiError {
   const path = url.split('?')[0] ?? '';
-  return new ApiError(Errors.ROUTE_NOT_FOUND, `no operation at ${method} ${path.slice(0, 200)}`);
+  return failure('ROUTE_NOT_FOUND', [method, path.slice(0, 200)]);
 }

@@ -3,42 +3,73 @@
  *
  * Codes are stable and never reused. A code is the HTTP status times 100 plus a
  * sequence number, so a reader can tell the status from the code at a glance.
- * Call sites refer to entries by name (`Errors.PLANT_CONFLICT`), never by number;
+ * Each entry carries its message template: call sites name the entry and pass only
+ * the values (`failure('PLANT_NOT_FOUND', [id])`), never a number or the wording;
  * the OpenAPI document lists this table verbatim.
  */
 export interface CatalogueEntry {
   readonly code: number;
   readonly status: number;
   readonly meaning: string;
+  /** The message the client gets, each `%s` filled with a value by `failure` (@fastify/error's style). */
+  readonly message: string;
 }
 
 export const Errors = {
-  BAD_REQUEST: { code: 40000, status: 400, meaning: 'The request is malformed (bad URL, bad header or another protocol-level problem).' },
-  INVALID_JSON: { code: 40001, status: 400, meaning: 'The request body is not valid JSON, or not valid UTF-8.' },
-  BODY_REQUIRED: { code: 40002, status: 400, meaning: 'The operation needs a JSON body and the request had none.' },
-  BODY_NOT_OBJECT: { code: 40003, status: 400, meaning: 'The request body is valid JSON but not a JSON object.' },
-  INVALID_FIELD: { code: 40004, status: 400, meaning: 'A field of the request body is missing or invalid; the message names each one and why.' },
-  INVALID_PARAMETER: { code: 40005, status: 400, meaning: 'A path or query parameter is invalid; the message names it and why.' },
-  INVALID_WEBHOOK_URL: { code: 40006, status: 400, meaning: 'The webhook URL is refused: not http(s), malformed, or its host resolves to a private, loopback or reserved address; the message says which.' },
-  TOKEN_MISSING: { code: 40101, status: 401, meaning: 'No bearer token was sent (Authorization: Bearer <token>).' },
-  TOKEN_INVALID: { code: 40102, status: 401, meaning: 'The bearer token is malformed, unknown, revoked or expired.' },
-  INSUFFICIENT_SCOPE: { code: 40301, status: 403, meaning: 'The token is valid but lacks the scope this operation needs.' },
-  ROUTE_NOT_FOUND: { code: 40401, status: 404, meaning: 'No operation exists at this path.' },
-  PLANT_NOT_FOUND: { code: 40402, status: 404, meaning: 'No plant has this id.' },
-  WEBHOOK_NOT_FOUND: { code: 40403, status: 404, meaning: 'No webhook subscription has this id.' },
-  WEBHOOK_DELIVERY_NOT_FOUND: { code: 40404, status: 404, meaning: 'The webhook subscription has no delivery with this id.' },
-  METHOD_NOT_ALLOWED: { code: 40501, status: 405, meaning: 'The path exists but not with this method; the Allow header lists the methods it has.' },
-  REQUEST_TIMEOUT: { code: 40801, status: 408, meaning: 'The client took too long to send the request headers or body (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS); the connection is closed.' },
-  PLANT_CONFLICT: { code: 40901, status: 409, meaning: 'A plant with this id already exists with a different name or tag.' },
-  BODY_TOO_LARGE: { code: 41301, status: 413, meaning: 'The request body is larger than the configured limit.' },
-  UNSUPPORTED_MEDIA_TYPE: { code: 41501, status: 415, meaning: 'The request body is not application/json (UTF-8), or is sent with a Content-Encoding (compressed); send it as plain UTF-8 JSON.' },
-  RATE_LIMITED: { code: 42901, status: 429, meaning: 'Too many requests for this token (or, without a valid token, this client address) in the current minute; retry after the Retry-After delay.' },
-  HEADERS_TOO_LARGE: { code: 43101, status: 431, meaning: 'The request line and headers are larger than the configured limit (MAX_HEADER_SIZE); the connection is closed.' },
-  INTERNAL: { code: 50001, status: 500, meaning: 'An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs.' },
-  STORE_UNAVAILABLE: { code: 50301, status: 503, meaning: 'The store cannot be reached or written to right now; retry after the Retry-After delay.' },
+  BAD_REQUEST: { code: 40000, status: 400, meaning: 'The request is malformed (bad URL, bad header or another protocol-level problem).', message: '%s' },
+  INVALID_JSON: { code: 40001, status: 400, meaning: 'The request body is not valid JSON, or not valid UTF-8.', message: 'request body is not valid %s' },
+  BODY_REQUIRED: { code: 40002, status: 400, meaning: 'The operation needs a JSON body and the request had none.', message: 'request body is required: send a JSON object' },
+  BODY_NOT_OBJECT: { code: 40003, status: 400, meaning: 'The request body is valid JSON but not a JSON object.', message: 'request body must be a JSON object' },
+  INVALID_FIELD: { code: 40004, status: 400, meaning: 'A field of the request body is missing or invalid; the message names each one and why.', message: '%s' },
+  INVALID_PARAMETER: { code: 40005, status: 400, meaning: 'A path or query parameter is invalid; the message names it and why.', message: '%s' },
+  INVALID_WEBHOOK_URL: { code: 40006, status: 400, meaning: 'The webhook URL is refused: not http(s), malformed, or its host resolves to a private, loopback or reserved address; the message says which.', message: 'url refused: %s' },
+  TOKEN_MISSING: { code: 40101, status: 401, meaning: 'No bearer token was sent (Authorization: Bearer <token>).', message: 'authentication required: send Authorization: Bearer <token>' },
+  TOKEN_INVALID: { code: 40102, status: 401, meaning: 'The bearer token is malformed, unknown, revoked or expired.', message: '%s' },
+  INSUFFICIENT_SCOPE: { code: 40301, status: 403, meaning: 'The token is valid but lacks the scope this operation needs.', message: 'this operation needs a token with the %s scope; this token has: %s' },
+  ROUTE_NOT_FOUND: { code: 40401, status: 404, meaning: 'No operation exists at this path.', message: 'no operation at %s %s' },
+  PLANT_NOT_FOUND: { code: 40402, status: 404, meaning: 'No plant has this id.', message: 'no plant has id %s' },
+  WEBHOOK_NOT_FOUND: { code: 40403, status: 404, meaning: 'No webhook subscription has this id.', message: 'no webhook subscription has id %s' },
+  WEBHOOK_DELIVERY_NOT_FOUND: { code: 40404, status: 404, meaning: 'The webhook subscription has no delivery with this id.', message: 'webhook subscription %s has no delivery with id %s' },
+  METHOD_NOT_ALLOWED: { code: 40501, status: 405, meaning: 'The path exists but not with this method; the Allow header lists the methods it has.', message: '%s is not allowed on %s; allowed: %s' },
+  REQUEST_TIMEOUT: { code: 40801, status: 408, meaning: 'The client took too long to send the request headers or body (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS); the connection is closed.', message: '%s' },
+  PLANT_CONFLICT: { code: 40901, status: 409, meaning: 'A plant with this id already exists with a different name or tag.', message: 'a plant with id %s already exists with a different name or tag; delete it first or choose another id' },
+  PRECONDITION_FAILED: { code: 41201, status: 412, meaning: 'A precondition failed and nothing was changed: If-Match names another version of the plant than its current one (or the plant is absent), or If-None-Match: * was sent and the id exists.', message: '%s' },
+  BODY_TOO_LARGE: { code: 41301, status: 413, meaning: 'The request body is larger than the configured limit.', message: 'request body exceeds the limit of %s bytes' },
+  UNSUPPORTED_MEDIA_TYPE: { code: 41501, status: 415, meaning: 'The request body is not application/json (UTF-8), or is sent with a Content-Encoding (compressed); send it as plain UTF-8 JSON.', message: '%s' },
+  PRECONDITION_REQUIRED: { code: 42801, status: 428, meaning: 'This server requires If-Match on changes and deletes of plants (REQUIRE_PRECONDITIONS): read the plant, then send its ETag in If-Match.', message: '%s needs If-Match on this server: read the plant first and send its ETag (or If-Match: * to accept any version)' },
+  RATE_LIMITED: { code: 42901, status: 429, meaning: 'Too many requests for this token (or, without a valid token, this client address) in the current minute; retry after the Retry-After delay.', message: 'rate limit of %s requests per minute for %s exceeded; retry in %s s' },
+  HEADERS_TOO_LARGE: { code: 43101, status: 431, meaning: 'The request line and headers are larger than the configured limit (MAX_HEADER_SIZE); the connection is closed.', message: '%s' },
+  INTERNAL: { code: 50001, status: 500, meaning: 'An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs.', message: 'internal error; quote request id %s when reporting it' },
+  STORE_UNAVAILABLE: { code: 50301, status: 503, meaning: 'The store cannot be reached or written to right now; retry after the Retry-After delay.', message: 'the store is unavailable right now; retry shortly' },
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ErrorName = keyof typeof Errors;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The failures particular to a route, for its documentation; the OpenAPI
+     * document adds those its shape implies (src/docs/openapi.ts).
+     */
+    failures?: readonly ErrorName[];
+  }
+}
+
+/** The seed's `Error` schema, shared (`{ $ref: 'Error' }`) and shown under components. */
+export const ErrorSchema = {
+  $id: 'Error',
+  type: 'object',
+  required: ['error', 'message'],
+  properties: {
+    error: {
+      type: 'integer',
+      format: 'int32',
+      description: 'Numeric error value, from the error catalogue (see the API description): stable, never reused.',
+      enum: Object.values(Errors).map((entry) => entry.code),
+    },
+    message: { type: 'string', description: 'Text describing the error: which field or header, and why.' },
+  },
+} as const;
 
 /** The seed's `Error` record. */
 export interface ErrorRecord {
@@ -70,5 +101,10 @@ export class ApiError extends Error {
   }
 }
 
-/** Thrown by stores when the database cannot serve requests right now: mapped to STORE_UNAVAILABLE (503). */
-export { StoreUnavailableError } from '../store/errors.js';
+
+/** The named failure, its message template filled in: each `%s` by the next value. */
+export function failure(name: ErrorName, values: readonly (string | number | bigint)[] = [], headers: Record<string, string> = {}): ApiError {
+  const entry: CatalogueEntry = Errors[name];
+  let next = 0;
+  return new ApiError(entry, entry.message.replace(/%s/g, () => String(values[next++])), headers);
+}

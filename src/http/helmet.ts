@@ -16,6 +16,7 @@
  * configuration runs once, on a scratch response, and the headers it set are applied
  * through Fastify's reply like any other.
  */
+import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import helmet, { type HelmetOptions } from 'helmet';
 import { IncomingMessage, ServerResponse } from 'node:http';
@@ -38,7 +39,7 @@ function headersFrom(options: HelmetOptions): HeaderList {
   return Object.entries(response.getHeaders()).map(([name, value]) => [name, String(value)] as const);
 }
 
-export function registerHelmet(app: FastifyInstance, limits: ServiceLimits): void {
+export const securityHeaders = fp(async (app: FastifyInstance, limits: ServiceLimits) => {
   // Only what is listed here: helmet's other defaults are switched off.
   const everyResponse = {
     contentSecurityPolicy: false,
@@ -75,4 +76,4 @@ export function registerHelmet(app: FastifyInstance, limits: ServiceLimits): voi
     }
     done(null, payload);
   });
-}
+}, { name: 'security-headers' });

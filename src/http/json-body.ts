@@ -9,9 +9,10 @@
  * Why the fast path is exact: with at most 15 significant digits a decimal literal
  * is an integer iff its double is, and integers of 15 digits are below 2^53.
  */
+import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { parse as parseLossless } from 'lossless-json';
-import { ApiError, Errors } from './errors.js';
+import { ApiError, failure } from './errors.js';
 import { exactJsonNumber } from './int64.js';
 
 const NEEDS_LOSSLESS_PARSE = /[0-9.]{16}|[0-9][eE]/;
@@ -31,13 +32,13 @@ export function parseJsonBody(body: Buffer): unknown {
   try {
     text = utf8.decode(body);
   } catch {
-    throw new ApiError(Errors.INVALID_JSON, 'request body is not valid UTF-8');
+    throw failure('INVALID_JSON', ['UTF-8']);
   }
   try {
     return parseJsonText(text);
   } catch (error) {
     const reason = error instanceof RangeError ? 'it is nested too deeply' : (error as Error).message;
-    throw new ApiError(Errors.INVALID_JSON, `request body is not valid JSON: ${reason}`);
+    throw failure('INVALID_JSON', [`JSON: ${reason}`]);
   }
 }
 
@@ -46,7 +47,7 @@ const CHARSET = /;\s*charset\s*=\s*"?([^";\s]+)"?/i;
 function assertUtf8Charset(request: FastifyRequest): void {
   const charset = CHARSET.exec(request.headers['content-type'] ?? '')?.[1];
   if (charset !== undefined && charset.toLowerCase() !== 'utf-8' && charset.toLowerCase() !== 'utf8') {
-    throw new ApiError(Errors.UNSUPPORTED_MEDIA_TYPE, `charset ${charset} is not supported: send UTF-8 JSON`);
+    throw failure('UNSUPPORTED_MEDIA_TYPE', [`charset ${charset} is not supported: send UTF-8 JSON`]);
   }
 }
 
@@ -61,21 +62,24 @@ function assertUtf8Charset(request: FastifyRequest): void {
 function assertNoCodings(request: FastifyRequest): void {
   const contentEncoding = request.headers['content-encoding'];
   if (contentEncoding !== undefined && contentEncoding.trim().toLowerCase() !== 'identity') {
-    throw new ApiError(Errors.UNSUPPORTED_MEDIA_TYPE, `content-encoding ${contentEncoding.slice(0, 100)} is not supported: send the body uncompressed`, {
+    throw failure('UNSUPPORTED_MEDIA_TYPE', [`content-encoding ${contentEncoding.slice(0, 100)} is not supported: send the body uncompressed`], {
       'accept-encoding': 'identity',
     });
   }
   const transferEncoding = request.headers['transfer-encoding'];
   if (transferEncoding !== undefined && transferEncoding.trim().toLowerCase() !== 'chunked') {
-    throw new ApiError(Errors.BAD_REQUEST, `transfer coding ${transferEncoding.slice(0, 100)} is not supported: send the body with Content-Length or chunked alone`);
+    throw failure('BAD_REQUEST', [`transfer coding ${transferEncoding.slice(0, 100)} is not supported: send the body with Content-Length or chunked alone`]);
   }
 }
 
 /** The 415 for a body that is not JSON, naming what was sent. */
+export const MERGE_PATCH = 'application/merge-patch+json';
+
 export function notJsonError(request: FastifyRequest): ApiError {
   const sent = request.headers['content-type'];
   const what = sent === undefined ? 'no Content-Type was sent' : `got '${sent.slice(0, 100)}'`;
-  return new ApiError(Errors.UNSUPPORTED_MEDIA_TYPE, `request body must be sent as Content-Type: application/json (${what})`);
+  const expected = request.method === 'PATCH' ? `${MERGE_PATCH} or application/json` : 'application/json';
+  return failure('UNSUPPORTED_MEDIA_TYPE', [`request body must be sent as Content-Type: ${expected} (${what})`]);
 }
 
 /**
@@ -96,13 +100,13 @@ function hasNoBody(request: FastifyRequest): boolean {
  * type (Fastify's text/plain included) gets 415 unless there is no body. Nothing is
  * read before deciding.
  */
-export function registerJsonBodyParser(app: FastifyInstance, bodyLimit: number): void {
+export const jsonBodies = fp(async (app: FastifyInstance, { bodyLimit }: { bodyLimit: number }) => {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (request, _payload, done) => {
     if (hasNoBody(request)) done(null, undefined);
     else done(notJsonError(request), undefined);
   });
-  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit }, (request, body, done) => {
+  const parse = (request: FastifyRequest, body: string | Buffer, done: (error: Error | null, body?: unknown) => void) => {
     try {
       assertNoCodings(request);
       assertUtf8Charset(request);
@@ -111,5 +115,11 @@ export function registerJsonBodyParser(app: FastifyInstance, bodyLimit: number):
     } catch (error) {
       done(error as Error, undefined);
     }
+  };
+  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit }, parse);
+  // A JSON Merge Patch (RFC 7396) is JSON; only PATCH takes one.
+  app.addContentTypeParser(MERGE_PATCH, { parseAs: 'buffer', bodyLimit }, (request, body, done) => {
+    if (request.method === 'PATCH') parse(request, body, done);
+    else done(notJsonError(request), undefined);
   });
-}
+}, { name: 'json-bodies' });

@@ -1,34 +1,60 @@
 /**
  * 405 for a known path with an unknown method. Fastify answers 404 there, so each
- * path gets explicit routes for the methods it lacks (every method Fastify routes,
- * TRACE and QUERY included), answering with an Allow header.
+ * documented path gets explicit routes for the methods it lacks (every method
+ * Fastify routes, TRACE and QUERY included), answering with an Allow header.
+ *
+ * Two plugins: `collectRoutes` notes every documented route (one with an
+ * operationId) as it is added, so it comes before the routes; `answerOtherMethods`
+ * adds the 405 routes after them.
  */
-import type { FastifyInstance } from 'fastify';
-import { ApiError, Errors } from './errors.js';
-import { fastifyPath, type OperationSpec } from './operation.js';
+import type { FastifyInstance, FastifySchema } from 'fastify';
+import fp from 'fastify-plugin';
+import { failure } from './errors.js';
+
+export interface DocumentedRoute {
+  readonly method: string;
+  /** In Fastify's form: `/plants/:id`. */
+  readonly url: string;
+  readonly schema: FastifySchema;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every documented route, in the order they were added. */
+    documentedRoutes: DocumentedRoute[];
+  }
+}
 
 /** The order methods are listed in an Allow header. */
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
-export function registerMethodNotAllowed(app: FastifyInstance, operations: readonly OperationSpec[]): void {
-  const methodsByPath = new Map<string, Set<string>>();
-  for (const operation of operations) {
-    const methods = methodsByPath.get(operation.path) ?? new Set<string>();
-    methods.add(operation.method);
-    if (operation.method === 'GET') methods.add('HEAD');
-    methodsByPath.set(operation.path, methods);
+export const collectRoutes = fp(async (app: FastifyInstance) => {
+  app.decorate('documentedRoutes', []);
+  app.addHook('onRoute', (route) => {
+    if (route.schema?.operationId === undefined) return;
+    for (const method of [route.method].flat()) app.documentedRoutes.push({ method, url: route.url, schema: route.schema });
+  });
+}, { name: 'collect-routes' });
+
+export const answerOtherMethods = fp(async (app: FastifyInstance) => {
+  const methodsByUrl = new Map<string, Set<string>>();
+  for (const { method, url } of app.documentedRoutes) {
+    const methods = methodsByUrl.get(url) ?? new Set<string>();
+    methods.add(method);
+    if (method === 'GET') methods.add('HEAD');
+    methodsByUrl.set(url, methods);
   }
-  for (const [path, allowed] of methodsByPath) {
+  for (const [url, allowed] of methodsByUrl) {
     const allow = METHODS.filter((m) => allowed.has(m)).join(', ');
-    const missing = app.supportedMethods.filter((m) => !allowed.has(m));
+    const path = url.replace(/:([A-Za-z]+)/g, '{$1}');
     app.route({
-      method: missing,
-      url: fastifyPath(path),
+      method: app.supportedMethods.filter((m) => !allowed.has(m)),
+      url,
       // Do not parse (or refuse) a body we are going to reject anyway.
       onRequest: async (request) => {
-        throw new ApiError(Errors.METHOD_NOT_ALLOWED, `${request.method} is not allowed on ${path}; allowed: ${allow}`, { allow });
+        throw failure('METHOD_NOT_ALLOWED', [request.method, path, allow], { allow });
       },
       handler: async () => undefined,
     });
   }
-}
+}, { name: 'answer-other-methods', dependencies: ['collect-routes'] });

@@ -23,10 +23,11 @@
  *   record instead: this server is not a proxy.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { FastifyInstance, onRequestHookHandler, preParsingHookHandler } from 'fastify';
+import type { FastifyInstance, onRequestHookHandler, preParsingHookHandler, RouteOptions } from 'fastify';
+import fp from 'fastify-plugin';
 import { rawErrorResponse } from './client-errors.js';
 import { trackExchange } from './connection-answers.js';
-import { ApiError, Errors } from './errors.js';
+import { Errors, failure } from './errors.js';
 
 // RFC 9112 3.2 / RFC 3986 3.2.2: an IP literal, or a name of unreserved,
 // percent-encoded and sub-delimiter characters (possibly empty), and a port.
@@ -69,7 +70,7 @@ const inTurnAndWellFormed: onRequestHookHandler = (request, reply, done) => {
   if (problem !== undefined) {
     // The request was not read as usual, so nothing more is read from the connection.
     void reply.header('connection', 'close');
-    done(new ApiError(Errors.BAD_REQUEST, problem));
+    done(failure('BAD_REQUEST', [problem]));
     return;
   }
   waitForTurn(reply.raw, done);
@@ -80,8 +81,8 @@ export interface ProtocolEdgeOptions {
   readonly continueFromRoutes: boolean;
 }
 
-/** Registers the above; before any hook that acts on a request (rate limiting, auth). */
-export function registerProtocolEdges(app: FastifyInstance, options: ProtocolEdgeOptions): void {
+/** The above; registered before any hook that acts on a request (rate limiting, auth). */
+export const protocolEdges = fp(async (app: FastifyInstance, options: ProtocolEdgeOptions) => {
   const server = app.server;
   const route = (request: IncomingMessage, response: ServerResponse) => {
     trackExchange(request, response);
@@ -96,22 +97,29 @@ export function registerProtocolEdges(app: FastifyInstance, options: ProtocolEdg
     setTimeout(() => socket.destroy(), 1000).unref();
   });
   app.addHook('onRequest', inTurnAndWellFormed);
-}
+  if (options.continueFromRoutes) app.addHook('onRoute', answerContinueWhenReading);
+}, { name: 'protocol-edges' });
 
 /**
  * `Expect: 100-continue` asks the server whether to send the body at all. Node says
  * yes (100 Continue) at once, before authentication, so a client without a valid
  * token, or with a body over BODY_LIMIT, was invited to upload it only to be refused.
  * With `continueFromRoutes`, Node leaves the answer to the service: this preParsing
- * hook of the operations that take a body sends the 100 when the body is about to
+ * hook of the routes that take a body (added as each route is) sends the 100 when the body is about to
  * be read, after authentication and rate limiting have let the request through, and
  * only if the declared length is within the limit (else the parser answers 413
  * without reading). An operation without a body never asks for one.
  */
-export const sendContinue: preParsingHookHandler = (request, reply, payload, done) => {
+const sendContinue: preParsingHookHandler = (request, reply, payload, done) => {
   const expect = request.headers.expect;
   if (expect !== undefined && expect.toLowerCase() === '100-continue' && !(Number(request.headers['content-length']) > request.routeOptions.bodyLimit)) {
     reply.raw.writeContinue();
   }
   done(null, payload);
 };
+
+function answerContinueWhenReading(route: RouteOptions): void {
+  if (route.schema?.body === undefined) return;
+  const existing = route.preParsing;
+  route.preParsing = existing === undefined ? [sendContinue] : [sendContinue, ...[existing].flat()];
+}

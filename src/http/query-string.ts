@@ -5,8 +5,9 @@
  * type error would hide that it was given twice). Only the operation's own parameters
  * are held to this; others are ignored, as they are by the schema.
  */
-import type { preValidationHookHandler } from 'fastify';
-import { ApiError, Errors } from './errors.js';
+import type { FastifyInstance, preValidationHookHandler, RouteOptions } from 'fastify';
+import fp from 'fastify-plugin';
+import { failure } from './errors.js';
 
 function decoded(component: string): string | undefined {
   try {
@@ -30,7 +31,7 @@ export function queryStringProblem(query: string, parameters: ReadonlySet<string
   return undefined;
 }
 
-export function checkQueryString(parameters: readonly string[]): preValidationHookHandler {
+function checkQueryString(parameters: readonly string[]): preValidationHookHandler {
   const known = new Set(parameters);
   return (request, _reply, done) => {
     // The common case, no escapes and no repeats, is told from what Fastify parsed
@@ -39,6 +40,22 @@ export function checkQueryString(parameters: readonly string[]): preValidationHo
     const query = request.query;
     const repeated = typeof query === 'object' && query !== null && parameters.some((name) => Array.isArray(Reflect.get(query, name)));
     const problem = start !== -1 && (repeated || request.url.includes('%', start)) ? queryStringProblem(request.url.slice(start + 1), known) : undefined;
-    done(problem === undefined ? undefined : new ApiError(Errors.INVALID_PARAMETER, problem));
+    done(problem === undefined ? undefined : failure('INVALID_PARAMETER', [problem]));
   };
 }
+
+function parameterNames(route: RouteOptions): string[] {
+  const query = route.schema?.querystring;
+  const properties = typeof query === 'object' && query !== null ? Reflect.get(query, 'properties') : undefined;
+  return typeof properties === 'object' && properties !== null ? Object.keys(properties) : [];
+}
+
+/** Holds the query string of every route with query parameters to the rules above. */
+export const queryStringRules = fp(async (app: FastifyInstance) => {
+  app.addHook('onRoute', (route) => {
+    const names = parameterNames(route);
+    if (names.length === 0) return;
+    const existing = route.preValidation;
+    route.preValidation = existing === undefined ? [checkQueryString(names)] : [checkQueryString(names), ...[existing].flat()];
+  });
+}, { name: 'query-string-rules' });

@@ -17,8 +17,9 @@
  * with one atomic script per request).
  */
 import rateLimit from '@fastify/rate-limit';
+import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, Errors } from './errors.js';
+import { ApiError, failure } from './errors.js';
 import { connectRateLimitRedis, throttledWarning } from './rate-limit-store.js';
 import type { ServiceLimits } from '../config/service-limits.js';
 
@@ -51,14 +52,10 @@ function setHeaders(reply: FastifyReply, verdict: Verdict): void {
 
 function rateLimited(key: string, verdict: Verdict): ApiError {
   const who = key.startsWith(TOKEN_KEY) ? 'this token' : 'requests without a valid token from this address';
-  return new ApiError(
-    Errors.RATE_LIMITED,
-    `rate limit of ${verdict.limit} requests per minute for ${who} exceeded; retry in ${verdict.resetSeconds} s`,
-    { 'retry-after': String(verdict.resetSeconds) },
-  );
+  return failure('RATE_LIMITED', [verdict.limit, who, verdict.resetSeconds], { 'retry-after': String(verdict.resetSeconds) });
 }
 
-export async function registerRateLimit(app: FastifyInstance, limits: ServiceLimits): Promise<void> {
+export const rateLimiting = fp(async (app: FastifyInstance, limits: ServiceLimits) => {
   const perToken = limits.rateLimitPerMinute;
   const perAddress = limits.anonymousRateLimitPerMinute;
   app.decorateRequest('rateLimitKey', null);
@@ -158,4 +155,4 @@ export async function registerRateLimit(app: FastifyInstance, limits: ServiceLim
     void reply.code(refusal.statusCode).headers(refusal.headers).type('application/json; charset=utf-8');
     return JSON.stringify(refusal.toRecord());
   });
-}
+}, { name: 'rate-limiting' });

@@ -7,13 +7,16 @@
  *
  * `{type: integer, format: int64}` cannot be checked by Ajv's own `integer` (it only
  * knows doubles), so `toRuntimeSchema` swaps it for our `int64` keyword, which accepts
- * exactly the values the lossless body parser produces for int64 integers.
+ * exactly the values the lossless body parser produces for int64 integers, and hands
+ * every valid one on as a `bigint`: handlers see int64 values as bigints wherever they
+ * came from (a body, a path, a query string), as their types (src/http/type-provider.ts) say.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv, type ErrorObject } from 'ajv';
+import type { DataValidationCxt } from 'ajv/dist/types/index.js';
 import type { FastifyServerOptions } from 'fastify';
 import type { FastifySchemaCompiler, FastifySchemaValidationError } from 'fastify/types/schema.js';
-import { ApiError, Errors } from './errors.js';
-import { describePattern } from './text-rules.js';
+import { ApiError, failure } from './errors.js';
+import { describePattern } from '../domain/text-rules.js';
 import { isInt64Value, isIntegerValue, parseInt64Text, INT64_MAX, INT64_MIN } from './int64.js';
 
 const INT64_RANGE = `between ${INT64_MIN} and ${INT64_MAX}`;
@@ -26,9 +29,12 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
  * decimal integer passes.
  */
 function int64Keyword(acceptsText: boolean) {
-  const validate = (_enabled: boolean, data: unknown): boolean => {
-    const ok = typeof data === 'string' ? acceptsText && parseInt64Text(data) !== undefined : isInt64Value(data);
-    if (ok) return true;
+  const validate = (_enabled: boolean, data: unknown, _schema?: unknown, where?: DataValidationCxt): boolean => {
+    const value = typeof data === 'string' ? (acceptsText ? parseInt64Text(data) : undefined) : isInt64Value(data) ? BigInt(data) : undefined;
+    if (value !== undefined) {
+      if (where?.parentData !== undefined) Reflect.set(where.parentData, where.parentDataProperty, value);
+      return true;
+    }
     const text = acceptsText && typeof data === 'string' ? data : undefined;
     // Digits that parseInt64Text refused for how they are written (007, -0), not for their value.
     const oddlyWritten = text !== undefined && /^-?0[0-9]*$/.test(text);
@@ -65,15 +71,12 @@ function decimalTextKeyword() {
  */
 export function createAjv(forText: boolean, validateSchema = false): Ajv {
   const ajv = new Ajv({ coerceTypes: forText, allErrors: true, useDefaults: true, strict: true, unicodeRegExp: true, validateSchema });
-  ajv.addKeyword({ keyword: 'int64', schemaType: 'boolean', errors: true, validate: int64Keyword(forText) });
+  ajv.addKeyword({ keyword: 'int64', schemaType: 'boolean', errors: true, modifying: true, validate: int64Keyword(forText) });
   ajv.addKeyword({ keyword: 'decimalText', schemaType: 'boolean', errors: true, validate: decimalTextKeyword() });
   ajv.addKeyword('example');
   ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31 });
   return ajv;
 }
-
-const bodyAjv = createAjv(false);
-const urlAjv = createAjv(true);
 
 /**
  * Maps OpenAPI int64 integers to the `int64` keyword, leaving everything else as it
@@ -98,24 +101,39 @@ export function toRuntimeSchema<T>(schema: T, forText = false): T {
   return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, toRuntimeSchema(value, forText)])) as T;
 }
 
-export function compileValidator(schema: object, httpPart: string | undefined): ValidateFunction {
-  const forText = httpPart !== 'body';
-  return (forText ? urlAjv : bodyAjv).compile(toRuntimeSchema(schema, forText));
-}
-
 /**
- * For Fastify's `schemaController.compilersFactory.buildValidator`: the factory of
- * the compiler Fastify calls per route part. Given this way rather than with
+ * For Fastify's `schemaController.compilersFactory.buildValidator`: called with the
+ * schemas the app shares (`app.addSchema`, referenced as `{ $ref: 'NewPlant' }`), it
+ * returns the compiler Fastify calls per route part. Given this way rather than with
  * setValidatorCompiler, Fastify does not first set up its default Ajv compiler (a
  * second Ajv, JTD included), which nothing would use, at every start.
  *
  * Fastify's types describe this factory as @fastify/ajv-compiler's; at run time it
- * returns the same route-part compiler setValidatorCompiler takes, which is what
- * this is, hence the cast.
+ * is called with the shared schemas and returns the same route-part compiler
+ * setValidatorCompiler takes, which is what this is, hence the cast.
  */
 type ValidatorFactory = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildValidator'];
-const routePartCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) => compileValidator(schema, httpPart);
-export const validatorFactory = (() => routePartCompiler) as unknown as ValidatorFactory;
+
+// One pair for the process: a shared schema ($id) is added once and compiled once,
+// however many encapsulation contexts (and apps, in tests) refer to it.
+const bodyAjv = createAjv(false);
+const urlAjv = createAjv(true);
+const added = new Set<string>();
+
+function routePartCompiler(sharedSchemas: Readonly<Record<string, object>> = {}): FastifySchemaCompiler<object> {
+  for (const [id, schema] of Object.entries(sharedSchemas)) {
+    if (added.has(id)) continue;
+    added.add(id);
+    bodyAjv.addSchema(toRuntimeSchema(schema, false));
+    urlAjv.addSchema(toRuntimeSchema(schema, true));
+  }
+  return ({ schema, httpPart }) => {
+    const forText = httpPart !== 'body';
+    return (forText ? urlAjv : bodyAjv).compile(toRuntimeSchema(schema, forText));
+  };
+}
+
+export const validatorFactory = routePartCompiler as unknown as ValidatorFactory;
 
 function fieldName(error: FastifySchemaValidationError): string {
   const path = error.instancePath.replace(/^\//, '').replaceAll('/', '.');
@@ -154,9 +172,8 @@ function describe(error: FastifySchemaValidationError): string {
 export function validationFailure(errors: FastifySchemaValidationError[], part: string): ApiError {
   const isRootTypeError = errors.some((e) => e.instancePath === '' && e.keyword === 'type');
   if (part === 'body' && isRootTypeError) {
-    return new ApiError(Errors.BODY_NOT_OBJECT, 'request body must be a JSON object');
+    return failure('BODY_NOT_OBJECT');
   }
-  const entry = part === 'body' ? Errors.INVALID_FIELD : Errors.INVALID_PARAMETER;
   // One problem per field: a value can break several rules at once (99999999999 for a
   // limit of at most 1000 is also out of int32), and the first one Ajv met says enough.
   const seen = new Set<string>();
@@ -166,5 +183,5 @@ export function validationFailure(errors: FastifySchemaValidationError[], part: 
     if (!seen.has(field)) problems.push(`${field} ${describe(error)}`);
     seen.add(field);
   }
-  return new ApiError(entry, problems.join('; '));
+  return failure(part === 'body' ? 'INVALID_FIELD' : 'INVALID_PARAMETER', [problems.join('; ')]);
 }

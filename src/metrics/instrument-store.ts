@@ -1,21 +1,16 @@
 /**
- * Times every store call and counts its failures, by wrapping the store the app
- * uses. The wrapper is generic over the store's shape: every method of
- * `store.plants`, `store.tokens` and `store.webhooks` (including ones added
- * later) is timed, and anything else is passed through unchanged, so the store
- * interface can grow without touching this file.
+ * Times every store call the app makes, and counts its failures, at the store's
+ * boundary: the app gets a store whose every method is one of the explicit
+ * wrappers below. Each class implements its store interface, so a method added to
+ * the interface does not compile until it is timed here too.
  */
-import { StoreUnavailableError } from '../http/errors.js';
-import type { Store } from '../store/types.js';
-import type { CounterSeries, HistogramSeries } from './series.js';
+import { StoreUnavailableError } from '../store/errors.js';
+import type { PlantStore, Store, TokenStore, WebhookStore } from '../store/types.js';
+import type { CounterSeries, HistogramSeries, LabelledCounter, LabelledHistogram } from './series.js';
 import type { ServiceMetrics } from './service-metrics.js';
 
-type Method = (...args: unknown[]) => unknown;
-
-/** Methods timed on the top-level store; the rest (close, migrate, poolStats...) pass through. */
-const TIMED_STORE_METHODS = new Set(['ping']);
-/** Nested stores whose every method is timed, when the store has them. */
-const TIMED_FAMILIES = ['plants', 'tokens', 'webhooks'] as const;
+type Call<T> = () => Promise<T>;
+type Timed = <T>(call: Call<T>) => Promise<T>;
 
 interface OperationSeries {
   readonly duration: HistogramSeries;
@@ -23,87 +18,102 @@ interface OperationSeries {
   readonly other: CounterSeries;
 }
 
-function propertyNames(target: object): string[] {
-  const names = new Set<string>();
-  for (let o: object | null = target; o !== null && o !== Object.prototype; o = Object.getPrototypeOf(o) as object | null) {
-    for (const name of Object.getOwnPropertyNames(o)) if (name !== 'constructor') names.add(name);
-  }
-  return [...names];
-}
-
 /**
- * Series are created on a method's first call, so helpers a store class has but
- * the app never calls through the interface do not show up as empty series.
+ * The timer of one operation. Its series are made on its first call (a method the
+ * app never calls shows no empty series), then kept.
  */
-function timed(target: object, method: Method, createSeries: () => OperationSeries): Method {
-  let created: OperationSeries | undefined;
-  const fail = (series: OperationSeries, error: unknown, start: number) => {
-    (error instanceof StoreUnavailableError ? series.unavailable : series.other).inc();
-    series.duration.observe((performance.now() - start) / 1000);
-  };
-  return (...args) => {
-    const series = (created ??= createSeries());
+function timer(duration: LabelledHistogram, errors: LabelledCounter, operation: string): Timed {
+  let series: OperationSeries | undefined;
+  return <T>(call: Call<T>): Promise<T> => {
+    const s = (series ??= {
+      duration: duration.series({ operation }),
+      unavailable: errors.series({ operation, kind: 'unavailable' }),
+      other: errors.series({ operation, kind: 'other' }),
+    });
     const start = performance.now();
-    let result: unknown;
-    try {
-      result = method.apply(target, args);
-    } catch (error) {
-      fail(series, error, start);
+    const done = () => s.duration.observe((performance.now() - start) / 1000);
+    const failed = (error: unknown): never => {
+      (error instanceof StoreUnavailableError ? s.unavailable : s.other).inc();
+      done();
       throw error;
+    };
+    let result: Promise<T>;
+    try {
+      result = call();
+    } catch (error) {
+      return failed(error);
     }
-    if (result instanceof Promise) {
-      return result.then(
-        (value: unknown) => {
-          series.duration.observe((performance.now() - start) / 1000);
-          return value;
-        },
-        (error: unknown) => {
-          fail(series, error, start);
-          throw error;
-        },
-      );
-    }
-    series.duration.observe((performance.now() - start) / 1000);
-    return result;
+    return result.then((value) => {
+      done();
+      return value;
+    }, failed);
   };
 }
 
-/**
- * A stand-in for `target`: methods named by `shouldTime` are timed, other methods
- * are bound to the target (so private fields keep working), other properties are
- * read through from the target on each access.
- */
-function wrap<T extends object>(target: T, family: string, metrics: ServiceMetrics, shouldTime: (name: string) => boolean): T {
-  const wrapper: Record<string, unknown> = {};
-  const source = target as Record<string, unknown>;
-  for (const name of propertyNames(target)) {
-    const value = source[name];
-    if (typeof value !== 'function') {
-      Object.defineProperty(wrapper, name, { get: () => source[name], enumerable: true, configurable: true });
-      continue;
-    }
-    const method = value as Method;
-    if (!shouldTime(name)) {
-      wrapper[name] = method.bind(target);
-      continue;
-    }
-    const operation = `${family}.${name}`;
-    wrapper[name] = timed(target, method, () => ({
-      duration: metrics.storeDuration.series({ operation }),
-      unavailable: metrics.storeErrors.series({ operation, kind: 'unavailable' }),
-      other: metrics.storeErrors.series({ operation, kind: 'other' }),
-    }));
-  }
-  return wrapper as T;
+/** One timer per method of a store part, named `family.method`. */
+function timers<K extends string>(metrics: ServiceMetrics, family: string, methods: readonly K[]): Record<K, Timed> {
+  return Object.fromEntries(methods.map((m) => [m, timer(metrics.storeDuration, metrics.storeErrors, `${family}.${m}`)])) as Record<K, Timed>;
 }
 
-export function instrumentStore(store: Store, metrics: ServiceMetrics): Store {
-  const instrumented = wrap(store, 'store', metrics, (name) => TIMED_STORE_METHODS.has(name)) as Store & Record<string, unknown>;
-  for (const family of TIMED_FAMILIES) {
-    const nested = (store as unknown as Record<string, unknown>)[family];
-    if (nested === null || typeof nested !== 'object') continue;
-    // Own data properties replace the pass-through getters: the hot path reads them on every request.
-    Object.defineProperty(instrumented, family, { value: wrap(nested, family, metrics, () => true), enumerable: true });
+class TimedPlantStore implements PlantStore {
+  private readonly t;
+  constructor(private readonly inner: PlantStore, metrics: ServiceMetrics) {
+    this.t = timers(metrics, 'plants', ['createPlant', 'getPlant', 'listPlants', 'listPlantsPage', 'updatePlant', 'deletePlant'] as const);
   }
-  return instrumented;
+  createPlant(...a: Parameters<PlantStore['createPlant']>) { return this.t.createPlant(() => this.inner.createPlant(...a)); }
+  getPlant(...a: Parameters<PlantStore['getPlant']>) { return this.t.getPlant(() => this.inner.getPlant(...a)); }
+  listPlants(...a: Parameters<PlantStore['listPlants']>) { return this.t.listPlants(() => this.inner.listPlants(...a)); }
+  listPlantsPage(...a: Parameters<PlantStore['listPlantsPage']>) { return this.t.listPlantsPage(() => this.inner.listPlantsPage(...a)); }
+  updatePlant(...a: Parameters<PlantStore['updatePlant']>) { return this.t.updatePlant(() => this.inner.updatePlant(...a)); }
+  deletePlant(...a: Parameters<PlantStore['deletePlant']>) { return this.t.deletePlant(() => this.inner.deletePlant(...a)); }
+}
+
+class TimedTokenStore implements TokenStore {
+  private readonly t;
+  constructor(private readonly inner: TokenStore, metrics: ServiceMetrics) {
+    this.t = timers(metrics, 'tokens', ['insertToken', 'findTokenBySecretHash', 'listTokens', 'revokeToken', 'recordTokenUse', 'countTokens'] as const);
+  }
+  insertToken(...a: Parameters<TokenStore['insertToken']>) { return this.t.insertToken(() => this.inner.insertToken(...a)); }
+  findTokenBySecretHash(...a: Parameters<TokenStore['findTokenBySecretHash']>) { return this.t.findTokenBySecretHash(() => this.inner.findTokenBySecretHash(...a)); }
+  listTokens() { return this.t.listTokens(() => this.inner.listTokens()); }
+  revokeToken(...a: Parameters<TokenStore['revokeToken']>) { return this.t.revokeToken(() => this.inner.revokeToken(...a)); }
+  recordTokenUse(...a: Parameters<TokenStore['recordTokenUse']>) { return this.t.recordTokenUse(() => this.inner.recordTokenUse(...a)); }
+  countTokens() { return this.t.countTokens(() => this.inner.countTokens()); }
+}
+
+class TimedWebhookStore implements WebhookStore {
+  private readonly t;
+  constructor(private readonly inner: WebhookStore, metrics: ServiceMetrics) {
+    this.t = timers(metrics, 'webhooks', [
+      'insertSubscription', 'listSubscriptions', 'getSubscription', 'rotateSecret', 'deleteSubscription', 'listDeliveries', 'getDelivery',
+      'hasDueDeliveries', 'backlog', 'claimDueDeliveries', 'recordAttempt', 'retryDelivery', 'pruneFinishedEvents',
+    ] as const);
+  }
+  insertSubscription(...a: Parameters<WebhookStore['insertSubscription']>) { return this.t.insertSubscription(() => this.inner.insertSubscription(...a)); }
+  listSubscriptions() { return this.t.listSubscriptions(() => this.inner.listSubscriptions()); }
+  getSubscription(...a: Parameters<WebhookStore['getSubscription']>) { return this.t.getSubscription(() => this.inner.getSubscription(...a)); }
+  rotateSecret(...a: Parameters<WebhookStore['rotateSecret']>) { return this.t.rotateSecret(() => this.inner.rotateSecret(...a)); }
+  deleteSubscription(...a: Parameters<WebhookStore['deleteSubscription']>) { return this.t.deleteSubscription(() => this.inner.deleteSubscription(...a)); }
+  listDeliveries(...a: Parameters<WebhookStore['listDeliveries']>) { return this.t.listDeliveries(() => this.inner.listDeliveries(...a)); }
+  getDelivery(...a: Parameters<WebhookStore['getDelivery']>) { return this.t.getDelivery(() => this.inner.getDelivery(...a)); }
+  hasDueDeliveries(...a: Parameters<WebhookStore['hasDueDeliveries']>) { return this.t.hasDueDeliveries(() => this.inner.hasDueDeliveries(...a)); }
+  backlog(...a: Parameters<WebhookStore['backlog']>) { return this.t.backlog(() => this.inner.backlog(...a)); }
+  claimDueDeliveries(...a: Parameters<WebhookStore['claimDueDeliveries']>) { return this.t.claimDueDeliveries(() => this.inner.claimDueDeliveries(...a)); }
+  recordAttempt(...a: Parameters<WebhookStore['recordAttempt']>) { return this.t.recordAttempt(() => this.inner.recordAttempt(...a)); }
+  retryDelivery(...a: Parameters<WebhookStore['retryDelivery']>) { return this.t.retryDelivery(() => this.inner.retryDelivery(...a)); }
+  pruneFinishedEvents(...a: Parameters<WebhookStore['pruneFinishedEvents']>) { return this.t.pruneFinishedEvents(() => this.inner.pruneFinishedEvents(...a)); }
+}
+
+/** The store the app uses: the same store, every call timed. */
+export function instrumentStore(store: Store, metrics: ServiceMetrics): Store {
+  const ping = timer(metrics.storeDuration, metrics.storeErrors, 'store.ping');
+  return {
+    kind: store.kind,
+    plants: new TimedPlantStore(store.plants, metrics),
+    tokens: new TimedTokenStore(store.tokens, metrics),
+    webhooks: new TimedWebhookStore(store.webhooks, metrics),
+    migrate: () => store.migrate(),
+    ping: () => ping(() => store.ping()),
+    close: () => store.close(),
+  };
 }

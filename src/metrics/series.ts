@@ -1,45 +1,45 @@
 /**
- * Counters and histograms for the hot path, exposed through prom-client.
- *
- * prom-client's own label children re-validate and re-hash their labels and
- * allocate on every observation, which a request of tens of microseconds feels
- * (bench/README.md, "Node.js 24"). Here a
- * series is created once per label set and updating it only adds numbers into a
- * typed array. prom-client still does the exposition: these collectors implement
- * the `get()` its registry formats.
+ * The per-request series (HTTP requests and store calls): counters and histograms
+ * that a request updates by adding numbers into a typed array, each series made
+ * once per label set and kept. prom-client's own metrics re-validate and re-hash
+ * their labels and allocate on every observation: the same series through its
+ * public API cost a GET measurably more CPU (bench/README.md, "Metrics"). So these
+ * series write their own lines of the Prometheus text format, appended to what
+ * prom-client's registry renders (service-metrics.ts); nothing is handed to
+ * prom-client that is not its own.
  */
-import type { Registry } from 'prom-client';
-
 type Labels = Readonly<Record<string, string>>;
 
-interface MetricSample {
-  value: number;
-  labels: Record<string, string | number>;
-  metricName?: string;
+/** A label value or HELP text, escaped as the text format requires. */
+function escaped(text: string, forLabel: boolean): string {
+  const backslashAndNewline = text.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
+  return forLabel ? backslashAndNewline.replace(/"/g, '\\"') : backslashAndNewline;
 }
 
-type MetricType = 'counter' | 'histogram';
-
-interface MetricSnapshot {
-  name: string;
-  help: string;
-  type: MetricType;
-  aggregator: 'sum';
-  values: MetricSample[];
+function labelText(labels: Labels, extra?: string): string {
+  const pairs = Object.entries(labels).map(([name, value]) => `${name}="${escaped(value, true)}"`);
+  if (extra !== undefined) pairs.push(extra);
+  return pairs.length === 0 ? '' : `{${pairs.join(',')}}`;
 }
 
-interface Collector {
-  readonly name: string;
-  readonly help: string;
-  readonly type: MetricType;
-  readonly aggregator: 'sum';
-  get(): Promise<MetricSnapshot>;
+/** How a number is written: +Inf, -Inf, NaN as the format spells them. */
+function numberText(value: number): string {
+  if (value === Infinity) return '+Inf';
+  if (value === -Infinity) return '-Inf';
+  return String(value);
 }
 
-function register(registry: Registry, collector: Collector): void {
-  // The registry only needs name, help, type and get(); its TypeScript signature
-  // names prom-client's own classes, hence this one cast.
-  registry.registerMetric(collector as unknown as Parameters<Registry['registerMetric']>[0]);
+abstract class Family<S> {
+  protected readonly all: S[] = [];
+
+  constructor(readonly name: string, readonly help: string, private readonly type: 'counter' | 'histogram') {}
+
+  protected header(): string {
+    return `# HELP ${this.name} ${escaped(this.help, false)}\n# TYPE ${this.name} ${this.type}\n`;
+  }
+
+  /** The family's lines of the text format; none while it has no series. */
+  abstract render(): string;
 }
 
 export class CounterSeries {
@@ -50,13 +50,9 @@ export class CounterSeries {
   }
 }
 
-export class LabelledCounter implements Collector {
-  readonly type: MetricType = 'counter';
-  readonly aggregator = 'sum' as const;
-  private readonly all: CounterSeries[] = [];
-
-  constructor(registry: Registry, readonly name: string, readonly help: string) {
-    register(registry, this);
+export class LabelledCounter extends Family<CounterSeries> {
+  constructor(name: string, help: string) {
+    super(name, help, 'counter');
   }
 
   /** Creates a series; call once per label set and keep it. */
@@ -66,9 +62,9 @@ export class LabelledCounter implements Collector {
     return series;
   }
 
-  async get(): Promise<MetricSnapshot> {
-    const values = this.all.map((s) => ({ value: s.value, labels: { ...s.labels } }));
-    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
+  render(): string {
+    if (this.all.length === 0) return '';
+    return this.header() + this.all.map((s) => `${this.name}${labelText(s.labels)} ${numberText(s.value)}\n`).join('');
   }
 }
 
@@ -92,15 +88,12 @@ export class HistogramSeries {
   }
 }
 
-export class LabelledHistogram implements Collector {
-  readonly type: MetricType = 'histogram';
-  readonly aggregator = 'sum' as const;
-  private readonly all: HistogramSeries[] = [];
+export class LabelledHistogram extends Family<HistogramSeries> {
   private readonly bounds: Float64Array;
 
-  constructor(registry: Registry, readonly name: string, readonly help: string, buckets: readonly number[]) {
+  constructor(name: string, help: string, buckets: readonly number[]) {
+    super(name, help, 'histogram');
     this.bounds = Float64Array.from([...buckets].sort((a, b) => a - b));
-    register(registry, this);
   }
 
   /** Creates a series; call once per label set and keep it. */
@@ -110,18 +103,19 @@ export class LabelledHistogram implements Collector {
     return series;
   }
 
-  async get(): Promise<MetricSnapshot> {
-    const values: MetricSample[] = [];
+  render(): string {
+    if (this.all.length === 0) return '';
+    const lines: string[] = [];
     for (const series of this.all) {
       let cumulative = 0;
       for (let i = 0; i <= this.bounds.length; i++) {
         cumulative += series.counts[i] as number;
-        const le = i < this.bounds.length ? (this.bounds[i] as number) : '+Inf';
-        values.push({ metricName: `${this.name}_bucket`, value: cumulative, labels: { ...series.labels, le } });
+        const le = i < this.bounds.length ? numberText(this.bounds[i] as number) : '+Inf';
+        lines.push(`${this.name}_bucket${labelText(series.labels, `le="${le}"`)} ${cumulative}\n`);
       }
-      values.push({ metricName: `${this.name}_sum`, value: series.sum, labels: { ...series.labels } });
-      values.push({ metricName: `${this.name}_count`, value: series.count, labels: { ...series.labels } });
+      lines.push(`${this.name}_sum${labelText(series.labels)} ${numberText(series.sum)}\n`);
+      lines.push(`${this.name}_count${labelText(series.labels)} ${series.count}\n`);
     }
-    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
+    return this.header() + lines.join('');
   }
 }

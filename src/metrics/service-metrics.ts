@@ -23,21 +23,18 @@ export class ServiceMetrics {
 
   constructor(options: ServiceMetricsOptions) {
     const { registry } = this;
-    this.httpRequests = new LabelledCounter(registry, 'plantstore_http_requests_total', 'HTTP requests answered, by method, route template and status code.');
+    this.httpRequests = new LabelledCounter('plantstore_http_requests_total', 'HTTP requests answered, by method, route template and status code.');
     this.httpDuration = new LabelledHistogram(
-      registry,
       'plantstore_http_request_duration_seconds',
       'Time from receiving a request to finishing its response, by method, route template and status code.',
       LATENCY_BUCKETS,
     );
     this.storeDuration = new LabelledHistogram(
-      registry,
       'plantstore_store_operation_duration_seconds',
       'Time each store call took (successful or not), by operation.',
       LATENCY_BUCKETS,
     );
     this.storeErrors = new LabelledCounter(
-      registry,
       'plantstore_store_errors_total',
       'Store calls that failed, by operation and kind (unavailable: the database could not serve it; other: anything else).',
     );
@@ -50,8 +47,9 @@ export class ServiceMetrics {
     return this.registry.contentType;
   }
 
-  /** The exposition text for a scrape. */
-  render(): Promise<string> {
-    return this.registry.metrics();
+  /** The exposition text for a scrape: prom-client's registry, then the per-request series (series.ts). */
+  async render(): Promise<string> {
+    const own = [this.httpRequests, this.httpDuration, this.storeDuration, this.storeErrors].map((family) => family.render()).join('');
+    return (await this.registry.metrics()) + own;
   }
 }

@@ -3,7 +3,7 @@
  * the OpenAPI document shows them, request validation is compiled from them and
  * responses are serialised with them.
  */
-import { PRINTABLE_TEXT } from '../http/text-rules.js';
+import { PRINTABLE_TEXT } from '../domain/text-rules.js';
 
 /** Limits the seed leaves open ("not shown"); our decisions, documented via maxLength. */
 export const NAME_MAX_LENGTH = 200;
@@ -20,7 +20,7 @@ export const Int64Id = {
   example: 10,
 } as const;
 
-const PlantName = {
+export const PlantName = {
   type: 'string',
   minLength: 1,
   maxLength: NAME_MAX_LENGTH,
@@ -29,7 +29,7 @@ const PlantName = {
   example: 'Monstera deliciosa',
 } as const;
 
-const PlantTag = {
+export const PlantTag = {
   type: 'string',
   minLength: 1,
   maxLength: TAG_MAX_LENGTH,
@@ -41,6 +41,7 @@ const PlantTag = {
 } as const;
 
 export const NewPlant = {
+  $id: 'NewPlant',
   type: 'object',
   required: ['id', 'name'],
   properties: { id: Int64Id, name: PlantName, tag: PlantTag },
@@ -50,6 +51,7 @@ export const NewPlant = {
 } as const;
 
 export const Plant = {
+  $id: 'Plant',
   type: 'object',
   required: ['name'],
   properties: { name: PlantName, tag: PlantTag },
@@ -58,9 +60,35 @@ export const Plant = {
 } as const;
 
 export const StoredPlant = {
+  $id: 'StoredPlant',
   type: 'object',
   required: ['id', 'name'],
   properties: { id: Int64Id, name: PlantName, tag: PlantTag },
   additionalProperties: false,
   description: 'A plant as read back from the store, with its id.',
+} as const;
+
+export const PlantPatch = {
+  $id: 'PlantPatch',
+  type: 'object',
+  properties: {
+    id: { ...Int64Id, description: 'May be left out; if sent, it must be the id in the path.' },
+    name: PlantName,
+    tag: { ...PlantTag, type: ['string', 'null'], description: `A new tag (1 to ${TAG_MAX_LENGTH} characters, no control characters), or null to remove it.` },
+  },
+  description:
+    'A JSON Merge Patch (RFC 7396) of a plant: the properties sent are changed, the others kept. `"tag": null` removes the tag; ' +
+    'a name cannot be removed (null is refused). Properties not listed here are ignored.',
+} as const;
+
+export const PlantReplacement = {
+  $id: 'PlantReplacement',
+  type: 'object',
+  required: ['name'],
+  properties: {
+    id: { ...Int64Id, description: 'May be left out; if sent, it must be the id in the path.' },
+    name: PlantName,
+    tag: { ...PlantTag, description: 'The new tag; leave it out to remove the tag.' },
+  },
+  description: 'A plant\'s new name and tag, replacing both (a tag left out is removed). Properties not listed here are ignored.',
 } as const;

@@ -9,13 +9,16 @@ export interface StoreSettings {
   readonly databasePoolSize?: number;
   readonly databaseStatementTimeoutMs?: number;
   readonly databaseConnectTimeoutMs?: number;
+  /** Told about connections that broke while idle (PostgreSQL; the pool has replaced them already). */
+  readonly onBackgroundError?: (error: Error) => void;
 }
 
 /**
  * Opens the store a DATABASE_URL names and brings its schema up to date.
  *
  * Each store's module (and its driver) is imported only when chosen: `pg` alone
- * adds about 15 MB of resident memory and 50 ms of start-up to a SQLite process.
+ * adds resident memory and start-up time a SQLite process does not need
+ * (bench/README.md, "Figures behind code comments").
  */
 export async function openStore(databaseUrl: string, settings: StoreSettings = {}): Promise<Store> {
   if (databaseUrl.startsWith('sqlite:')) {
@@ -35,6 +38,7 @@ export async function openStore(databaseUrl: string, settings: StoreSettings = {
         poolSize: settings.databasePoolSize,
         statementTimeoutMs: settings.databaseStatementTimeoutMs,
         connectTimeoutMs: settings.databaseConnectTimeoutMs,
+        onBackgroundError: settings.onBackgroundError,
       });
     } catch (error) {
       // The driver's own message is only "Invalid URL".

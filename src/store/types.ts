@@ -10,20 +10,32 @@ import type { WebhookStore } from './webhook-types.js';
 
 export type * from './webhook-types.js';
 
-export interface PlantRecord {
-  readonly id: bigint;
-  readonly name: string;
-  /** Absent (undefined) when the plant has no tag; never null. */
-  readonly tag?: string;
-}
+import type { ExpectedVersion, PlantChange, PlantRecord, VersionedPlant } from '../domain/plant.js';
+
+export type { ExpectedVersion, PlantChange, PlantRecord, VersionedPlant } from '../domain/plant.js';
 
 export type CreatePlantOutcome =
   /** Newly stored. */
-  | { readonly kind: 'created'; readonly plant: PlantRecord }
+  | { readonly kind: 'created'; readonly plant: VersionedPlant }
   /** The id existed with the same name and tag: a safe retry, nothing written. */
-  | { readonly kind: 'replayed'; readonly plant: PlantRecord }
+  | { readonly kind: 'replayed'; readonly plant: VersionedPlant }
   /** The id existed with different content. */
-  | { readonly kind: 'conflict'; readonly existing: PlantRecord };
+  | { readonly kind: 'conflict'; readonly existing: VersionedPlant };
+
+export type UpdatePlantOutcome =
+  /** Changed, with a new version, and its plant.updated event written with it. */
+  | { readonly kind: 'updated'; readonly plant: VersionedPlant }
+  /** The change would change nothing: nothing written, the version kept. */
+  | { readonly kind: 'unchanged'; readonly plant: VersionedPlant }
+  | { readonly kind: 'not-found' }
+  /** The plant's version is not one the request expected: nothing written. */
+  | { readonly kind: 'precondition-failed'; readonly current: VersionedPlant };
+
+export type DeletePlantOutcome =
+  /** Deleted, and its plant.deleted event written with it. */
+  | { readonly kind: 'deleted' }
+  | { readonly kind: 'not-found' }
+  | { readonly kind: 'precondition-failed'; readonly current: VersionedPlant };
 
 export interface ListPlantsQuery {
   readonly limit: number;
@@ -49,13 +61,18 @@ export interface PlantPage {
 export interface PlantStore {
   /** Atomic against concurrent creates of the same id (uses the primary key, not check-then-insert). */
   createPlant(plant: PlantRecord): Promise<CreatePlantOutcome>;
-  getPlant(id: bigint): Promise<PlantRecord | undefined>;
+  getPlant(id: bigint): Promise<VersionedPlant | undefined>;
   /** Ordered by id ascending. */
   listPlants(query: ListPlantsQuery): Promise<PlantRecord[]>;
   /** The same plants as listPlants, as the API's JSON, with whether more follow. */
   listPlantsPage(query: ListPlantsQuery): Promise<PlantPage>;
-  /** True when a plant was deleted, false when there was none. */
-  deletePlant(id: bigint): Promise<boolean>;
+  /**
+   * Applies the change atomically, if the plant's version is one `expected` names
+   * (the database decides, in the write itself: never check-then-write).
+   */
+  updatePlant(change: PlantChange, expected?: ExpectedVersion): Promise<UpdatePlantOutcome>;
+  /** Deletes the plant, if its version is one `expected` names. */
+  deletePlant(id: bigint, expected?: ExpectedVersion): Promise<DeletePlantOutcome>;
 }
 
 export interface TokenRecord {

@@ -4,11 +4,14 @@
  * timestamptz, integer milliseconds from SQLite), so rows are generic over it.
  */
 import type { ClaimedDelivery, DeliveryAttempt, DeliveryStatus, WebhookDelivery, WebhookSubscription } from './types.js';
+import { isEventType } from '../domain/events.js';
 
 export interface SubscriptionRow<Time> {
   id: string;
   url: string;
   description: string | null;
+  /** A text[] on PostgreSQL, comma-separated text on SQLite. */
+  event_types: string | string[];
   created_at: Time;
 }
 
@@ -70,7 +73,8 @@ export const DELIVERY_FROM = 'webhook_deliveries d JOIN webhook_events e ON e.id
 export function webhookRowMappers<Time>(toDate: (time: Time) => Date) {
   const mappers = {
     toSubscription(row: SubscriptionRow<Time>): WebhookSubscription {
-      const base = { id: row.id, url: row.url, createdAt: toDate(row.created_at) };
+      const types = typeof row.event_types === 'string' ? row.event_types.split(',') : row.event_types;
+      const base = { id: row.id, url: row.url, eventTypes: types.filter(isEventType), createdAt: toDate(row.created_at) };
       return row.description === null ? base : { ...base, description: row.description };
     },
     toAttempt(row: AttemptRow<Time>): DeliveryAttempt {

@@ -5,10 +5,13 @@
  *
  * Times are `Date`s; ids are opaque strings (whk_..., msg_..., dlv_...).
  */
+import type { EventType } from '../domain/events.js';
 
 export interface WebhookSubscription {
   readonly id: string;
   readonly url: string;
+  /** The event types it receives (at least one). */
+  readonly eventTypes: readonly EventType[];
   /** Undefined when none was given. */
   readonly description?: string;
   readonly createdAt: Date;
@@ -19,17 +22,8 @@ export interface NewWebhookSubscription extends WebhookSubscription {
   readonly secret: string;
 }
 
-/**
- * The outbox row of one `plant.created` event, prepared before the create's
- * transaction and written in it only when the plant was actually created.
- */
-export interface PlantCreatedEvent {
-  /** msg_...: the webhook-id every delivery of this event carries, on every attempt. */
-  readonly id: string;
-  readonly type: 'plant.created';
-  /** The exact JSON text that is sent (int64 id written digit for digit). */
-  readonly payload: string;
-}
+/** The outbox row of one event (src/domain/events.ts). */
+export type { PlantCreatedEvent, PlantEvent } from '../domain/events.js';
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
 

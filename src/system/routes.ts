@@ -1,62 +1,62 @@
 /**
  * Operations about the service itself; no token needed.
- * /healthz is liveness (the process answers); /readyz is readiness (the store answers).
+ * /healthz is liveness (the process answers); /readyz is readiness (the store
+ * answers); /openapi.json describes the whole service.
  */
-import type { FastifyReply } from 'fastify';
-import type { Operation } from '../http/operation.js';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { jsonText, type TypedRoutes } from '../http/type-provider.js';
 
 const Status = {
   type: 'object',
   required: ['status'],
   properties: { status: { type: 'string', enum: ['ok'] } },
+  examples: [{ status: 'ok' }],
 } as const;
 
-export const health: Operation = {
-  operationId: 'health',
-  method: 'GET',
-  path: '/healthz',
-  summary: 'Liveness',
-  description: 'Answers 200 while the process is running, whatever the state of the store.',
-  tags: ['service'],
-  scope: null,
-  success: { status: 200, description: 'The process is alive.', schema: Status, example: { status: 'ok' } },
-  errors: [],
-  async handler() {
-    return { status: 'ok' };
-  },
-};
-
-export const readiness: Operation = {
-  operationId: 'readiness',
-  method: 'GET',
-  path: '/readyz',
-  summary: 'Readiness',
-  description: 'Answers 200 when the store is reachable, 503 (with an Error record) while it is not.',
-  tags: ['service'],
-  scope: null,
-  success: { status: 200, description: 'The store answers.', schema: Status, example: { status: 'ok' } },
-  errors: ['STORE_UNAVAILABLE'],
-  async handler(request) {
-    await request.server.store.ping();
-    return { status: 'ok' };
-  },
-};
-
-export function openApiOperation(getDocument: () => unknown): Operation {
-  let serialized: string | undefined;
-  return {
-    operationId: 'openapi',
-    method: 'GET',
-    path: '/openapi.json',
-    summary: 'This OpenAPI document',
-    description: 'The OpenAPI 3.1 description of the whole service.',
-    tags: ['service'],
-    scope: null,
-    success: { status: 200, description: 'The OpenAPI document.', schema: { type: 'object' }, contentType: 'application/json' },
-    errors: [],
-    async handler(_request, reply: FastifyReply) {
-      serialized ??= JSON.stringify(getDocument());
-      return reply.type('application/json; charset=utf-8').send(serialized);
+const systemRoutes: TypedRoutes = async (app) => {
+  app.get('/healthz', {
+    schema: {
+      operationId: 'health',
+      summary: 'Liveness',
+      description: 'Answers 200 while the process is running, whatever the state of the store.',
+      tags: ['service'],
+      security: [],
+      response: { 200: { ...Status, description: 'The process is alive.' } },
     },
-  };
-}
+  }, async () => ({ status: 'ok' as const }));
+
+  app.get('/readyz', {
+    schema: {
+      operationId: 'readiness',
+      summary: 'Readiness',
+      description: 'Answers 200 when the store is reachable, 503 (with an Error record) while it is not.',
+      tags: ['service'],
+      security: [],
+      response: { 200: { ...Status, description: 'The store answers.' } },
+    },
+    config: { failures: ['STORE_UNAVAILABLE'] },
+  }, async () => {
+    await app.store.ping();
+    return { status: 'ok' as const };
+  });
+
+  let document: string | undefined;
+  app.get('/openapi.json', {
+    schema: {
+      operationId: 'openapi',
+      summary: 'This OpenAPI document',
+      description: 'The OpenAPI 3.1 description of the whole service.',
+      tags: ['service'],
+      security: [],
+      response: { 200: jsonText('The OpenAPI document.', { type: 'object' }) },
+    },
+  }, async (_request, reply) => {
+    document ??= JSON.stringify(app.swagger());
+    return reply.type('application/json; charset=utf-8').send(document);
+  });
+};
+
+export const systemPlugin = fp(async (app: FastifyInstance) => {
+  await app.register(systemRoutes);
+}, { name: 'system', dependencies: ['store', '@fastify/swagger'] });

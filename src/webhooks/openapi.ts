@@ -1,29 +1,9 @@
 /**
- * The webhook parts of the OpenAPI document: the component schemas, and the event
- * itself under the top-level `webhooks` (OpenAPI 3.1): what a subscriber receives
- * and what it must answer.
+ * The webhook parts of the OpenAPI document: the tag, and the event itself under the
+ * top-level `webhooks` (OpenAPI 3.1): what a subscriber receives and what it must answer.
  */
 import { EVENT_TYPE_HEADER } from './signing.js';
-import {
-  CreatedWebhookSubscription,
-  DeliveryAttempt,
-  NewWebhookSubscription,
-  RotatedWebhookSubscription,
-  RotateWebhookSecret,
-  WebhookDelivery,
-  WebhookSubscription,
-} from './schemas.js';
-import { PLANT_CREATED } from './event.js';
-
-export const webhookComponents: readonly (readonly [object, string])[] = [
-  [NewWebhookSubscription, 'NewWebhookSubscription'],
-  [WebhookSubscription, 'WebhookSubscription'],
-  [CreatedWebhookSubscription, 'CreatedWebhookSubscription'],
-  [RotateWebhookSecret, 'RotateWebhookSecret'],
-  [RotatedWebhookSubscription, 'RotatedWebhookSubscription'],
-  [WebhookDelivery, 'WebhookDelivery'],
-  [DeliveryAttempt, 'WebhookDeliveryAttempt'],
-];
+import { PLANT_CREATED, PLANT_DELETED, PLANT_UPDATED, type EventType } from '../domain/events.js';
 
 export const webhooksTag = {
   name: 'webhooks',
@@ -43,54 +23,102 @@ export function formatDelay(ms: number): string {
   return `${ms}ms`;
 }
 
-function header(name: string, description: string, example: string): unknown {
-  return { name, in: 'header', required: true, description, schema: { type: 'string' }, example };
+function header(name: string, description: string, example: string) {
+  return { name, in: 'header', required: true, description, schema: { type: 'string' }, example } as const;
 }
 
-export function webhookEvents(settings: WebhookDocumentSettings): Record<string, unknown> {
+interface EventDocument {
+  readonly type: EventType;
+  readonly operationId: string;
+  readonly summary: string;
+  readonly when: string;
+  readonly body: string;
+  readonly schema: string;
+  readonly example: Readonly<Record<string, unknown>>;
+}
+
+const EVENTS: readonly EventDocument[] = [
+  {
+    type: PLANT_CREATED,
+    operationId: 'plantCreated',
+    summary: 'A plant was created',
+    when: 'once for each plant that is newly created: not for a create that failed (400, 409...) nor for an idempotent replay of one.',
+    body: 'The body is the plant as a `NewPlant`.',
+    schema: 'NewPlant',
+    example: { id: 10, name: 'Monstera deliciosa', tag: 'houseplant' },
+  },
+  {
+    type: PLANT_UPDATED,
+    operationId: 'plantUpdated',
+    summary: 'A plant was changed',
+    when: 'once for each change of a plant (PATCH or PUT) that changed its name or tag: not for a change that changed nothing, nor for one refused (404, 412...).',
+    body: 'The body is the plant as it is after the change, as a `NewPlant` (no `tag` key when it has none).',
+    schema: 'NewPlant',
+    example: { id: 10, name: 'Monstera deliciosa' },
+  },
+  {
+    type: PLANT_DELETED,
+    operationId: 'plantDeleted',
+    summary: 'A plant was deleted',
+    when: 'once for each plant that is deleted: not for a delete of a plant that was not there, nor for one refused (412...).',
+    body: 'The body is the deleted plant\'s id: `{"id": <int64>}`.',
+    schema: 'DeletedPlant',
+    example: { id: 10 },
+  },
+];
+
+/** The body of a plant.deleted event, as the webhooks section shows it. */
+export const DeletedPlant = {
+  $id: 'DeletedPlant',
+  type: 'object',
+  required: ['id'],
+  properties: { id: { type: 'integer', format: 'int64', description: 'The id of the plant that was deleted.' } },
+  description: 'The body of a plant.deleted event.',
+} as const;
+
+export function webhookEvents(settings: WebhookDocumentSettings) {
   const schedule = settings.retrySchedule.map(formatDelay).join(', ');
   const attempts = settings.retrySchedule.length + 1;
-  return {
-    [PLANT_CREATED]: {
-      post: {
-        operationId: 'plantCreated',
-        summary: 'A plant was created',
-        description: [
-          'Sent to every subscription (`POST /webhooks`) once for each plant that is newly created: not for a create that',
-          'failed (400, 409...) nor for an idempotent replay of one. The body is the plant as a `NewPlant`, its int64 id',
-          'written with every digit (parse it with a big-integer-aware JSON reader).',
-          '',
-          '**Signature** ([Standard Webhooks](https://www.standardwebhooks.com/)): `webhook-signature` is',
-          '`v1,` + base64(HMAC-SHA256(key, `<webhook-id>.<webhook-timestamp>.<body>`)), the key being the base64 part of',
-          'the subscription secret (`whsec_...`). Verify it over the raw body, e.g. with the `standardwebhooks` library.',
-          'After a secret rotation (`POST /webhooks/{id}/rotate-secret`) the header carries two signatures for a while, the',
-          'new secret\'s first: accept the message if any one verifies (the Standard Webhooks libraries do).',
-          '',
-          `**Acknowledging.** Answer any 2xx within ${settings.timeoutMs / 1000} s. Anything else (another status, a`,
-          `timeout, a refused connection) is retried after ${schedule} (each delay ±20% jitter): ${attempts} attempts in all,`,
-          'after which the delivery is marked failed (it can be retried by hand). Redirects are not followed.',
-          '',
-          '**At least once.** An event can arrive more than once (e.g. if the service stops between your 2xx and',
-          'recording it): `webhook-id` is the same on every attempt, so deduplicate on it. Events are not ordered.',
-        ].join('\n'),
-        tags: ['webhooks'],
-        security: [],
-        parameters: [
-          header('webhook-id', 'The event id (msg_...): the same on every attempt and for every subscription; deduplicate on it.', 'msg_2bVq3v0oZ8yKkq7m9L1c4Q'),
-          header('webhook-timestamp', 'When this attempt was signed, in seconds since the Unix epoch. Reject old ones to stop replays.', '1767268800'),
-          header('webhook-signature', 'Space-separated signatures, each `v1,<base64 HMAC-SHA256>` (see above).', 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4='),
-          header(EVENT_TYPE_HEADER, `The event type: \`${PLANT_CREATED}\`.`, PLANT_CREATED),
-        ],
-        requestBody: {
-          required: true,
-          description: 'The created plant, as JSON (UTF-8).',
-          content: { 'application/json': { schema: { $ref: '#/components/schemas/NewPlant' }, example: { id: 10, name: 'Monstera deliciosa', tag: 'houseplant' } } },
-        },
-        responses: {
-          '2XX': { description: `Acknowledged: the delivery is done. Must arrive within ${settings.timeoutMs / 1000} s; the body is ignored.` },
-          default: { description: 'Not acknowledged: the delivery is retried on the schedule above.' },
-        },
+  const event = (e: EventDocument) => ({
+    post: {
+      operationId: e.operationId,
+      summary: e.summary,
+      description: [
+        `Sent to every subscription (\`POST /webhooks\`) whose \`eventTypes\` include \`${e.type}\`, ${e.when}`,
+        `${e.body} Its int64 id is written with every digit (parse it with a big-integer-aware JSON reader). The`,
+        `\`${EVENT_TYPE_HEADER}\` header names the event type, so one receiver can take several.`,
+        '',
+        '**Signature** ([Standard Webhooks](https://www.standardwebhooks.com/)): `webhook-signature` is',
+        '`v1,` + base64(HMAC-SHA256(key, `<webhook-id>.<webhook-timestamp>.<body>`)), the key being the base64 part of',
+        'the subscription secret (`whsec_...`). Verify it over the raw body, e.g. with the `standardwebhooks` library.',
+        'After a secret rotation (`POST /webhooks/{id}/rotate-secret`) the header carries two signatures for a while, the',
+        'new secret\'s first: accept the message if any one verifies (the Standard Webhooks libraries do).',
+        '',
+        `**Acknowledging.** Answer any 2xx within ${settings.timeoutMs / 1000} s. Anything else (another status, a`,
+        `timeout, a refused connection) is retried after ${schedule} (each delay ±20% jitter): ${attempts} attempts in all,`,
+        'after which the delivery is marked failed (it can be retried by hand). Redirects are not followed.',
+        '',
+        '**At least once.** An event can arrive more than once (e.g. if the service stops between your 2xx and',
+        'recording it): `webhook-id` is the same on every attempt, so deduplicate on it. Events are not ordered.',
+      ].join('\n'),
+      tags: ['webhooks'],
+      security: [],
+      parameters: [
+        header('webhook-id', 'The event id (msg_...): the same on every attempt and for every subscription; deduplicate on it.', 'msg_2bVq3v0oZ8yKkq7m9L1c4Q'),
+        header('webhook-timestamp', 'When this attempt was signed, in seconds since the Unix epoch. Reject old ones to stop replays.', '1767268800'),
+        header('webhook-signature', 'Space-separated signatures, each `v1,<base64 HMAC-SHA256>` (see above).', 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4='),
+        header(EVENT_TYPE_HEADER, `The event type: \`${e.type}\`.`, e.type),
+      ],
+      requestBody: {
+        required: true,
+        description: 'The event, as JSON (UTF-8).',
+        content: { 'application/json': { schema: { $ref: `#/components/schemas/${e.schema}` }, example: e.example } },
+      },
+      responses: {
+        '2XX': { description: `Acknowledged: the delivery is done. Must arrive within ${settings.timeoutMs / 1000} s; the body is ignored.` },
+        default: { description: 'Not acknowledged: the delivery is retried on the schedule above.' },
       },
     },
-  };
+  });
+  return Object.fromEntries(EVENTS.map((e) => [e.type, event(e)]));
 }

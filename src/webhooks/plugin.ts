@@ -1,14 +1,17 @@
 /**
- * Wires the dispatcher into the app's lifecycle: it starts when the app is ready,
- * is nudged after each successful create (after the response is sent, so it never
+ * The webhook feature: its shared schemas and routes (webhooksPlugin), and the
+ * dispatcher (webhookDispatcher), wired into the app's lifecycle: it starts when the app is ready,
+ * is nudged after each successful plant write (after the response is sent, so it never
  * delays one), and stops when the app closes, before the store does. The retention
  * job that keeps the outbox from growing forever lives and dies with it.
  */
 import type { FastifyInstance } from 'fastify';
-import type { Config } from '../config/index.js';
-import type { WebhookStore } from '../store/types.js';
+import fp from 'fastify-plugin';
 import { WebhookDispatcher } from './dispatcher.js';
 import { WebhookRetentionJob } from './retention.js';
+import { DeletedPlant } from './openapi.js';
+import { webhookRoutes } from './routes.js';
+import { CreatedWebhookSubscription, DeliveryAttempt, NewWebhookSubscription, RotatedWebhookSubscription, RotateWebhookSecret, WebhookDelivery, WebhookSubscription } from './schemas.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -17,7 +20,9 @@ declare module 'fastify' {
   }
 }
 
-export function registerWebhookDispatcher(app: FastifyInstance, config: Config, store: WebhookStore): WebhookDispatcher {
+export const webhookDispatcher = fp(async (app: FastifyInstance) => {
+  const { config } = app;
+  const store = app.store.webhooks;
   const dispatcher = new WebhookDispatcher(store, {
     concurrency: config.webhookConcurrency,
     pollIntervalMs: config.webhookPollIntervalMs,
@@ -39,12 +44,19 @@ export function registerWebhookDispatcher(app: FastifyInstance, config: Config, 
   app.addHook('onClose', async () => {
     await Promise.all([dispatcher.stop(), retention.stop()]);
   });
-  // A 200 from POST /plants may be a replay, which wrote no event: the nudge then
-  // finds nothing, at the cost of one read (nudges are coalesced). A callback hook:
-  // it runs on every request, and an async one costs a promise each time.
+  // After a plant write that succeeded, whose event (if any) is in the outbox now. A
+  // write that wrote no event (a replay, a no-op change) makes the nudge find
+  // nothing, at the cost of one read (nudges are coalesced). A callback hook: it runs
+  // on every request, and an async one costs a promise each time.
   app.addHook('onResponse', (request, reply, done) => {
-    if (reply.statusCode === 200 && request.method === 'POST' && request.routeOptions.url === '/plants') dispatcher.nudge();
+    const url = request.routeOptions.url;
+    if (reply.statusCode < 300 && request.method !== 'GET' && request.method !== 'HEAD' && (url === '/plants' || url === '/plants/:id')) dispatcher.nudge();
     done();
   });
-  return dispatcher;
-}
+}, { name: 'webhook-dispatcher', dependencies: ['store'] });
+
+export const webhooksPlugin = fp(async (app: FastifyInstance) => {
+  const shared = [DeletedPlant, NewWebhookSubscription, WebhookSubscription, CreatedWebhookSubscription, RotateWebhookSecret, RotatedWebhookSubscription, DeliveryAttempt, WebhookDelivery];
+  for (const schema of shared) app.addSchema(schema);
+  await app.register(webhookRoutes);
+}, { name: 'webhooks', dependencies: ['store', 'auth', 'webhook-dispatcher'] });

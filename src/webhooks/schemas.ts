@@ -4,8 +4,10 @@
  */
 import { MAX_WEBHOOK_URL_LENGTH } from './url-policy.js';
 import { DESCRIPTION_MAX_LENGTH } from './subscriptions.js';
-import { PRINTABLE_TEXT } from '../http/text-rules.js';
+import { PRINTABLE_TEXT } from '../domain/text-rules.js';
 import { DEFAULT_OVERLAP_SECONDS, MAX_OVERLAP_SECONDS } from './secret-rotation.js';
+import { EVENT_TYPES } from '../domain/events.js';
+
 const DateTime = { type: 'string', format: 'date-time' } as const;
 
 const Url = {
@@ -28,26 +30,42 @@ const Description = {
   example: 'inventory sync',
 } as const;
 
+const EventTypes = {
+  type: 'array',
+  items: { type: 'string', enum: EVENT_TYPES },
+  minItems: 1,
+  uniqueItems: true,
+  description: `The event types the subscription receives: any of ${EVENT_TYPES.join(', ')}.`,
+  example: ['plant.created', 'plant.updated', 'plant.deleted'],
+} as const;
+
 const SubscriptionId = { type: 'string', description: 'The subscription id (whk_...).', example: 'whk_3f1c0e9a7b2d4c5e6f708192' } as const;
 
 export const NewWebhookSubscription = {
+  $id: 'NewWebhookSubscription',
   type: 'object',
   required: ['url'],
-  properties: { url: Url, description: Description },
+  properties: {
+    url: Url,
+    description: Description,
+    eventTypes: { ...EventTypes, description: `${EventTypes.description} Default: plant.created only.` },
+  },
   description: 'A subscription to create. Properties not listed here are ignored.',
 } as const;
 
 export const WebhookSubscription = {
+  $id: 'WebhookSubscription',
   type: 'object',
-  required: ['id', 'url', 'createdAt'],
-  properties: { id: SubscriptionId, url: Url, description: Description, createdAt: DateTime },
+  required: ['id', 'url', 'eventTypes', 'createdAt'],
+  properties: { id: SubscriptionId, url: Url, description: Description, eventTypes: EventTypes, createdAt: DateTime },
   additionalProperties: false,
-  description: 'A webhook subscription: every plant.created event is POSTed to its url. The signing secret is not shown.',
+  description: 'A webhook subscription: every event of its types is POSTed to its url. The signing secret is not shown.',
 } as const;
 
 export const CreatedWebhookSubscription = {
+  $id: 'CreatedWebhookSubscription',
   type: 'object',
-  required: ['id', 'url', 'secret', 'createdAt'],
+  required: ['id', 'url', 'eventTypes', 'secret', 'createdAt'],
   properties: {
     ...WebhookSubscription.properties,
     secret: {
@@ -68,6 +86,7 @@ export const CreatedWebhookSubscription = {
  * without a body as null: the body is optional, and leaving it out means the defaults.
  */
 export const RotateWebhookSecret = {
+  $id: 'RotateWebhookSecret',
   type: ['object', 'null'],
   properties: {
     overlapSeconds: {
@@ -88,8 +107,9 @@ export const RotateWebhookSecret = {
 } as const;
 
 export const RotatedWebhookSubscription = {
+  $id: 'RotatedWebhookSubscription',
   type: 'object',
-  required: ['id', 'url', 'secret', 'createdAt'],
+  required: ['id', 'url', 'eventTypes', 'secret', 'createdAt'],
   properties: {
     ...WebhookSubscription.properties,
     secret: {
@@ -110,6 +130,7 @@ export const RotatedWebhookSubscription = {
 } as const;
 
 export const DeliveryAttempt = {
+  $id: 'WebhookDeliveryAttempt',
   type: 'object',
   required: ['attempt', 'attemptedAt', 'latencyMs'],
   properties: {
@@ -123,12 +144,13 @@ export const DeliveryAttempt = {
 } as const;
 
 export const WebhookDelivery = {
+  $id: 'WebhookDelivery',
   type: 'object',
   required: ['id', 'eventId', 'eventType', 'status', 'attemptCount', 'createdAt', 'attempts'],
   properties: {
     id: { type: 'string', description: 'The delivery id (dlv_...).' },
     eventId: { type: 'string', description: 'The event id, sent as the webhook-id header on every attempt (msg_...).' },
-    eventType: { type: 'string', enum: ['plant.created'] },
+    eventType: { type: 'string', enum: EVENT_TYPES },
     status: {
       type: 'string',
       enum: ['pending', 'succeeded', 'failed'],
@@ -137,7 +159,7 @@ export const WebhookDelivery = {
     attemptCount: { type: 'integer', minimum: 0, description: 'Attempts made so far.' },
     nextAttemptAt: { ...DateTime, description: 'When the next attempt is due; only while pending.' },
     createdAt: DateTime,
-    attempts: { type: 'array', items: DeliveryAttempt, description: 'Every attempt, oldest first.' },
+    attempts: { type: 'array', items: { $ref: 'WebhookDeliveryAttempt' }, description: 'Every attempt, oldest first.' },
   },
   additionalProperties: false,
   description: 'One event sent to one subscription, with its attempts.',

@@ -5,8 +5,9 @@
  * shown again).
  */
 import { randomBytes } from 'node:crypto';
+import { EVENT_TYPES, PLANT_CREATED, type EventType } from '../domain/events.js';
 import type { NewWebhookSubscription, WebhookStore } from '../store/types.js';
-import { CONTROL_CHARACTER } from '../http/text-rules.js';
+import { CONTROL_CHARACTER } from '../domain/text-rules.js';
 import { checkWebhookUrl, type UrlPolicy } from './url-policy.js';
 
 export const DESCRIPTION_MAX_LENGTH = 500;
@@ -17,7 +18,11 @@ export class WebhookInputError extends Error {}
 export interface SubscriptionRequest {
   readonly url: string;
   readonly description?: string;
+  /** Which events it receives; plant.created alone by default (what every subscription received before types could be chosen). */
+  readonly eventTypes?: readonly EventType[];
 }
+
+export const DEFAULT_EVENT_TYPES: readonly EventType[] = [PLANT_CREATED];
 
 /** whsec_ + base64 of 256 random bits: the Standard Webhooks secret format. */
 export function generateSigningSecret(): string {
@@ -43,6 +48,8 @@ export async function createSubscription(store: WebhookStore, request: Subscript
     // The URL as it will be called, so that what is listed is what is delivered to.
     url: url.href,
     ...(request.description === undefined ? {} : { description: request.description }),
+    // Each type once, in the catalogue's order, whatever order they were asked in.
+    eventTypes: EVENT_TYPES.filter((type) => (request.eventTypes ?? DEFAULT_EVENT_TYPES).includes(type)),
     secret: generateSigningSecret(),
     createdAt: now,
   };

@@ -10,7 +10,7 @@
  */
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
-import { URL_FORBIDDEN_CHARACTER } from '../http/text-rules.js';
+import { URL_FORBIDDEN_CHARACTER } from '../domain/text-rules.js';
 
 export class WebhookUrlError extends Error {}
 

@@ -66,6 +66,26 @@ describe('plantstore plants', () => {
     assert.equal(removed.stdout, 'deleted plant 9223372036854775807\n');
   });
 
+  it('update changes the name or tag (--no-tag removes it), prints the new ETag, and fails with --if-match on a stale version', async () => {
+    assert.equal((await cli(['plants', 'add', '9223372036854775806', 'Fern', '--tag', 'shade', '--url', url], env)).code, 0);
+    const renamed = await cli(['plants', 'update', '9223372036854775806', '--name', 'Fern 2', '--url', url], env);
+    assert.equal(renamed.code, 0, renamed.stderr);
+    assert.equal(renamed.stdout, '9223372036854775806\tFern 2\tshade\n');
+    const etag = /^etag ("[0-9]+")$/m.exec(renamed.stderr)?.[1];
+    assert.ok(etag !== undefined, renamed.stderr);
+    const untagged = await cli(['plants', 'update', '9223372036854775806', '--no-tag', '--if-match', etag, '--url', url, '--json'], env);
+    assert.equal(untagged.code, 0, untagged.stderr);
+    const body = JSON.parse(untagged.stdout) as { name: string; tag?: string; etag: string };
+    assert.equal(untagged.stdout.startsWith('{"id":9223372036854775806,"name":"Fern 2","etag":'), true, untagged.stdout);
+    assert.notEqual(body.etag, etag);
+    const stale = await cli(['plants', 'update', '9223372036854775806', '--tag', 'x', '--if-match', etag, '--url', url], env);
+    assert.equal(stale.code, 1);
+    assert.match(stale.stderr, /is at version/);
+    const refused = await cli(['plants', 'rm', '9223372036854775806', '--if-match', etag, '--url', url], env);
+    assert.equal(refused.code, 1);
+    assert.equal((await cli(['plants', 'rm', '9223372036854775806', '--if-match', body.etag, '--url', url], env)).code, 0);
+  });
+
   it('prints tab-separated lines when stdout is not a terminal, and says when more pages follow', async () => {
     for (const id of ['1', '2', '3']) assert.equal((await cli(['plants', 'add', id, `Fern ${id}`, '--tag', 'tsv', '--url', url], env)).code, 0);
     const page = await cli(['plants', 'list', '--tag', 'tsv', '--limit', '2', '--url', url], env);

@@ -85,6 +85,48 @@ describe('typed client (plantstore/client)', () => {
     });
   });
 
+  describe('conditional requests', () => {
+    it('reads a plant with its ETag; a read with that ETag is not-modified until the plant changes', async () => {
+      await client.createPlant({ id: 9223372036854775801n, name: 'Fern', tag: 'shade' });
+      const read = await client.readPlant(9223372036854775801n);
+      assert.equal(read.kind, 'plant');
+      if (read.kind !== 'plant') return;
+      assert.deepEqual(read.plant, { id: 9223372036854775801n, name: 'Fern', tag: 'shade' });
+      assert.match(read.etag, /^"[0-9]+"$/);
+      assert.deepEqual(await client.readPlant(9223372036854775801n, { ifNoneMatch: read.etag }), { kind: 'not-modified', etag: read.etag });
+      await client.updatePlant(9223372036854775801n, { name: 'Fern 2' });
+      const again = await client.readPlant(9223372036854775801n, { ifNoneMatch: read.etag });
+      assert.equal(again.kind, 'plant');
+    });
+
+    it('updates and replaces with If-Match; a stale ETag is a precondition-failed outcome (412) and changes nothing', async () => {
+      await client.createPlant({ id: 501n, name: 'Aloe', tag: 'succulent' });
+      const read = await client.readPlant(501n);
+      assert.equal(read.kind, 'plant');
+      const etag = read.kind === 'plant' ? read.etag : '';
+      const updated = await client.updatePlant(501n, { tag: null }, { ifMatch: etag });
+      assert.equal(updated.kind, 'updated');
+      if (updated.kind !== 'updated') return;
+      assert.deepEqual(updated.plant, { id: 501n, name: 'Aloe' });
+      assert.notEqual(updated.etag, etag);
+      const stale = await client.replacePlant(501n, { name: 'Other' }, { ifMatch: etag });
+      assert.equal(stale.kind, 'precondition-failed');
+      if (stale.kind === 'precondition-failed') {
+        assert.equal(stale.error.status, 412);
+        assert.equal(stale.error.error, Errors.PRECONDITION_FAILED.code);
+      }
+      assert.deepEqual(await client.getPlant(501n), { id: 501n, name: 'Aloe' });
+      const replaced = await client.replacePlant(501n, { name: 'Aloe vera', tag: 'medicinal' }, { ifMatch: updated.etag });
+      assert.deepEqual(replaced.kind === 'updated' && replaced.plant, { id: 501n, name: 'Aloe vera', tag: 'medicinal' });
+      assert.equal((await client.deletePlant(501n, { ifMatch: updated.etag })).kind, 'precondition-failed');
+      assert.deepEqual(await client.deletePlant(501n, { ifMatch: '*' }), { kind: 'deleted' });
+    });
+
+    it('a change of an absent plant without If-Match is a 404 PlantStoreError', async () => {
+      await assert.rejects(client.updatePlant(404405n, { name: 'x' }), (error: unknown) => error instanceof PlantStoreError && error.status === 404);
+    });
+  });
+
   describe('errors carry the Error record', () => {
     it('404: status, catalogue code, the server message and the request id', async () => {
       const error = await client.getPlant(404404n).catch((e: unknown) => e);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Errors, StoreUnavailableError } from '../../src/http/errors.js';
+import { Errors } from '../../src/http/errors.js';
+import { StoreUnavailableError } from '../../src/store/errors.js';
 import { generateTokenSecret } from '../../src/tokens/secret.js';
 import { issueToken } from '../../src/tokens/token-service.js';
 import { assertError } from '../support/assertions.js';

@@ -85,11 +85,11 @@ for (const backend of testBackends()) describe(`failure responses [${backend.nam
     ['PUT', '/plants', 'GET, HEAD, POST'],
     ['PATCH', '/plants', 'GET, HEAD, POST'],
     ['DELETE', '/plants', 'GET, HEAD, POST'],
-    ['POST', '/plants/1', 'GET, HEAD, DELETE'],
-    ['PUT', '/plants/1', 'GET, HEAD, DELETE'],
+    ['POST', '/plants/1', 'GET, HEAD, PUT, PATCH, DELETE'],
+    ['OPTIONS', '/plants/1', 'GET, HEAD, PUT, PATCH, DELETE'],
     // Methods Fastify routes beyond the usual seven: 404 "no operation" would be wrong, the path exists.
     ['TRACE', '/plants', 'GET, HEAD, POST'],
-    ['TRACE', '/plants/1', 'GET, HEAD, DELETE'],
+    ['TRACE', '/plants/1', 'GET, HEAD, PUT, PATCH, DELETE'],
     ['QUERY', '/plants', 'GET, HEAD, POST'],
     ['QUERY', '/webhooks', 'GET, HEAD, POST'],
   ] as const) {

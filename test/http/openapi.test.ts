@@ -44,9 +44,10 @@ describe('GET /openapi.json', () => {
 
   it('documents every status POST /plants can answer, each failure with the Error schema', () => {
     const responses = doc.paths['/plants'].post.responses;
-    assert.deepEqual(Object.keys(responses).sort(), ['200', '400', '401', '403', '408', '409', '413', '415', '429', '431', '500', '503']);
+    assert.deepEqual(Object.keys(responses).sort(), ['200', '400', '401', '403', '408', '409', '412', '413', '415', '429', '431', '500', '503']);
     assert.equal(responses['200'].content['application/json'].schema.$ref, '#/components/schemas/Plant');
-    for (const status of ['400', '401', '403', '408', '409', '413', '415', '429', '431', '500', '503']) {
+    assert.ok(responses['200'].headers.ETag);
+    for (const status of ['400', '401', '403', '408', '409', '412', '413', '415', '429', '431', '500', '503']) {
       assert.equal(responses[status].content['application/json'].schema.$ref, '#/components/schemas/Error', status);
     }
     assert.ok(responses['401'].headers['WWW-Authenticate']);

@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { Errors, StoreUnavailableError } from '../../src/http/errors.js';
+import { Errors } from '../../src/http/errors.js';
+import { StoreUnavailableError } from '../../src/store/errors.js';
 import type { PoolStatsSource } from '../../src/metrics/pool.js';
 import type { WebhookBacklogSource } from '../../src/metrics/webhook-backlog.js';
 import type { Store } from '../../src/store/types.js';
@@ -21,10 +22,22 @@ async function scrape(h: Harness, token = h.tokens.admin): Promise<string> {
   return response.body;
 }
 
+/** A series as name and its labels in a canonical order (the exposition may list labels in any order). */
+function canonical(series: string): string {
+  const open = series.indexOf('{');
+  if (open === -1) return series;
+  const labels = series.slice(open + 1, -1).match(/[a-z_]+="(?:[^"\\]|\\.)*"/g) ?? [];
+  return `${series.slice(0, open)}{${[...labels].sort().join(',')}}`;
+}
+
 /** The value of one sample line, e.g. sample(text, 'x_total{a="b"}'). */
 function sample(text: string, series: string): number | undefined {
-  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+  const wanted = canonical(series);
+  for (const line of text.split('\n')) {
+    const space = line.lastIndexOf(' ');
+    if (space > 0 && canonical(line.slice(0, space)) === wanted) return Number(line.slice(space + 1));
+  }
+  return undefined;
 }
 
 describe('GET /metrics', () => {

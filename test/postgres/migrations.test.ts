@@ -8,14 +8,15 @@ import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { migrate, migrationLockKey, MigrationError } from '../../src/store/postgres/migrator.js';
-import { postgresMigrations } from '../../src/store/postgres/migrations/index.js';
-import type { PostgresMigration } from '../../src/store/postgres/migrations/migration.js';
+import { migrationsOf, type Migration } from '../../src/store/migrations.js';
 import { DEFAULT_POSTGRES_SETTINGS, type PostgresConnectionSettings } from '../../src/store/postgres/pool.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { postgresAvailable } from '../support/backends.js';
 import { createTestSchema, POSTGRES_TEST_URL, urlWithSchema, withAdminClient, type TestSchema } from '../support/postgres.js';
 import { runCli } from '../support/service-process.js';
+import { unversioned } from '../support/assertions.js';
 
+const postgresMigrations = migrationsOf('postgres');
 const LATEST = postgresMigrations.at(-1)?.version ?? 0;
 
 describe('PostgreSQL migrations', { skip: !postgresAvailable() }, () => {
@@ -42,7 +43,7 @@ describe('PostgreSQL migrations', { skip: !postgresAvailable() }, () => {
       assert.deepEqual(await appliedVersions(schema), postgresMigrations.map((m) => m.version));
       await Promise.all(stores.map((s) => s.ping()));
       assert.equal((await stores[0]!.plants.createPlant({ id: 1n, name: 'one' })).kind, 'created');
-      assert.deepEqual(await stores[9]!.plants.getPlant(1n), { id: 1n, name: 'one' });
+      assert.deepEqual(unversioned(await stores[9]!.plants.getPlant(1n)), { id: 1n, name: 'one' });
     } finally {
       await Promise.all(stores.map((s) => s.close()));
     }
@@ -50,7 +51,7 @@ describe('PostgreSQL migrations', { skip: !postgresAvailable() }, () => {
 
   it('a new migration run by 6 migrators at once is applied by exactly one of them; a re-run applies nothing', async () => {
     const schema = await freshSchema();
-    const extra: PostgresMigration = { version: LATEST + 1, name: 'extra', sql: 'CREATE TABLE extra (x integer PRIMARY KEY)' };
+    const extra: Migration = { version: LATEST + 1, name: 'extra', sql: 'CREATE TABLE extra (x integer PRIMARY KEY)' };
     const results = await Promise.all(Array.from({ length: 6 }, () => migrate(settings(schema.url), [...postgresMigrations, extra])));
     const appliers = results.filter((applied) => applied.length > 0);
     assert.equal(appliers.length, 1, JSON.stringify(results));
@@ -61,7 +62,7 @@ describe('PostgreSQL migrations', { skip: !postgresAvailable() }, () => {
 
   it('rolls a failing migration back entirely, recording nothing', async () => {
     const schema = await freshSchema();
-    const broken: PostgresMigration = { version: LATEST + 1, name: 'broken', sql: 'CREATE TABLE half (x integer); SELECT 1 / 0' };
+    const broken: Migration = { version: LATEST + 1, name: 'broken', sql: 'CREATE TABLE half (x integer); SELECT 1 / 0' };
     await assert.rejects(migrate(settings(schema.url), [...postgresMigrations, broken]), /division by zero/);
     assert.equal(await tableExists(schema, 'half'), false);
     // The whole batch was one transaction: not even the first migration is left behind.

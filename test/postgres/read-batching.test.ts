@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { Errors, StoreUnavailableError } from '../../src/http/errors.js';
+import { Errors } from '../../src/http/errors.js';
+import { StoreUnavailableError } from '../../src/store/errors.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { MAX_READ_BATCH } from '../../src/store/postgres/read-batcher.js';
 import type { PlantRecord } from '../../src/store/types.js';
@@ -17,6 +18,7 @@ import { bearer, createHarness, postPlant, type Harness } from '../support/harne
 import { createTestSchema, twoInstancesOnNewSchema, type TestSchema } from '../support/postgres.js';
 import { harnessBehindProxy, type ProxiedHarness } from '../support/postgres-harness.js';
 import type { TcpProxy } from '../support/tcp-proxy.js';
+import { unversioned } from '../support/assertions.js';
 
 /** Not a speed target: far above any wait the store bounds (connect timeout, statement timeout + 1 s). */
 const HANG_BOUND_MS = 15_000;
@@ -67,7 +69,7 @@ describe('PostgreSQL point reads go in batches', { skip: !postgresAvailable() },
 
       results.forEach((result, i) => {
         const id = requested[i] as bigint;
-        assert.deepEqual(result, storedSet.has(id) ? plantFor(id) : undefined, `get ${id}`);
+        assert.deepEqual(unversioned(result), storedSet.has(id) ? plantFor(id) : undefined, `get ${id}`);
       });
       for (const result of results) if (result !== undefined) assert.equal(typeof result.id, 'bigint');
       const batches = stats.batches - before.batches;
@@ -84,7 +86,7 @@ describe('PostgreSQL point reads go in batches', { skip: !postgresAvailable() },
         'mixed',
         Promise.allSettled([store.plants.getPlant(41n), store.plants.getPlant(2n ** 63n), store.plants.getPlant(42n), store.plants.getPlant(-(2n ** 63n) - 1n)]),
       );
-      assert.deepEqual(settled[0], { status: 'fulfilled', value: { id: 41n, name: 'neighbour' } });
+      assert.deepEqual(unversioned(settled[0]), { status: 'fulfilled', value: { id: 41n, name: 'neighbour' } });
       assert.equal(settled[1]?.status, 'rejected');
       assert.ok(!((settled[1] as PromiseRejectedResult).reason instanceof StoreUnavailableError));
       assert.deepEqual(settled[2], { status: 'fulfilled', value: undefined });
@@ -110,9 +112,9 @@ describe('PostgreSQL point reads go in batches', { skip: !postgresAvailable() },
           const plant = { id: BigInt(base + w * rounds + r), name: `ryw ${w}/${r}` };
           const outcome = await creator.plants.createPlant(plant);
           assert.equal(outcome.kind, 'created');
-          assert.deepEqual(await reader.plants.getPlant(plant.id), plant, `read of ${plant.id} right after its create`);
+          assert.deepEqual(unversioned(await reader.plants.getPlant(plant.id)), plant, `read of ${plant.id} right after its create`);
           if (r % 5 === 0) {
-            assert.equal(await creator.plants.deletePlant(plant.id), true);
+            assert.equal((await creator.plants.deletePlant(plant.id)).kind, 'deleted');
             assert.equal(await reader.plants.getPlant(plant.id), undefined, `read of ${plant.id} right after its delete`);
           }
         }
@@ -220,7 +222,7 @@ describe('PostgreSQL point reads go in batches', { skip: !postgresAvailable() },
         await locker.end().catch(() => {});
       }
       await proxy.setMode('open');
-      assert.deepEqual(await withinBound('read after recovery', store.plants.getPlant(1n)), { id: 1n, name: 'before' });
+      assert.deepEqual(unversioned(await withinBound('read after recovery', store.plants.getPlant(1n))), { id: 1n, name: 'before' });
     });
 
     it('while the server refuses connections every read rejects as unavailable, then reads work again', async () => {
@@ -235,7 +237,7 @@ describe('PostgreSQL point reads go in batches', { skip: !postgresAvailable() },
       }
       await proxy.setMode('open');
       const results = await withinBound('reads after recovery', Promise.all([1n, 2n, 1n].map((id) => store.plants.getPlant(id))));
-      assert.deepEqual(results, [{ id: 1n, name: 'before' }, undefined, { id: 1n, name: 'before' }]);
+      assert.deepEqual(unversioned(results), [{ id: 1n, name: 'before' }, undefined, { id: 1n, name: 'before' }]);
       const reply = await h.request({ method: 'GET', url: '/plants/1', headers: bearer(h.tokens.read) });
       assert.equal(reply.statusCode, 200, reply.body);
     });
@@ -255,7 +257,7 @@ describe('PostgreSQL point reads go in batches', { skip: !postgresAvailable() },
         const results = await withinBound('accepted reads', Promise.all(accepted));
         results.forEach((result, i) => {
           const id = ids[i] as bigint;
-          assert.deepEqual(result, id < 100n ? { id, name: `p${id}` } : undefined);
+          assert.deepEqual(unversioned(result), id < 100n ? { id, name: `p${id}` } : undefined);
         });
         await withinBound('close', closed);
         assert.equal(store.readBatchStats().reads, 2500);

@@ -10,8 +10,10 @@ import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
+import { migrationsOf } from '../../src/store/migrations.js';
 import { migrate, SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { tempDir } from '../support/temp.js';
+import { unversioned } from '../support/assertions.js';
 
 const MIN_INT64 = -9223372036854775808n;
 const MAX_INT64 = 9223372036854775807n;
@@ -59,10 +61,10 @@ describe('SQLite migration 5 (plant json column)', () => {
       assert.equal(page.json, expected);
       assert.equal(page.lastId, MAX_INT64);
       assert.equal(page.hasMore, false);
-      assert.equal(version, 5);
+      assert.equal(version, migrationsOf('sqlite').at(-1)?.version);
       assert.ok(tagPlan.some((step) => step.detail.includes('plants_tag_id')), JSON.stringify(tagPlan));
       for (const [id, name, tag] of plants) {
-        assert.deepEqual(await store.plants.getPlant(id), tag === null ? { id, name } : { id, name, tag });
+        assert.deepEqual(unversioned(await store.plants.getPlant(id)), tag === null ? { id, name } : { id, name, tag });
       }
       // A plant created after the migration gets its JSON from the generated column too.
       assert.equal((await store.plants.createPlant({ id: 2n, name: 'two' })).kind, 'created');

@@ -254,7 +254,7 @@ for (const backend of testBackends()) describe(`webhook delivery [${backend.name
     try {
       const port = new URL(receiver.url).port;
       for (const [id, url] of [['whk_literal', receiver.url], ['whk_name', `http://localhost:${port}/hooks/plants`]] as const) {
-        await h.store.webhooks.insertSubscription({ id, url, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', createdAt: new Date() });
+        await h.store.webhooks.insertSubscription({ id, url, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', eventTypes: ['plant.created'], createdAt: new Date() });
       }
       assert.equal((await postPlant(h, '{"id": 10, "name": "ssrf"}')).statusCode, 200);
       for (const id of ['whk_literal', 'whk_name']) {
@@ -272,7 +272,7 @@ for (const backend of testBackends()) describe(`webhook delivery [${backend.name
     const h = await createHarness({ backend, env: { ...FAST, WEBHOOK_RETRY_SCHEDULE: 'none' } });
     const receiver = await startReceiver();
     try {
-      await h.store.webhooks.insertSubscription({ id: 'whk_damaged', url: receiver.url, secret: 'whsec_', createdAt: new Date() });
+      await h.store.webhooks.insertSubscription({ id: 'whk_damaged', url: receiver.url, secret: 'whsec_', eventTypes: ['plant.created'], createdAt: new Date() });
       const healthy = await subscribe(h, receiver.url);
       assert.equal((await postPlant(h, '{"id": 11, "name": "signed"}')).statusCode, 200);
       const [damaged] = await waitForDeliveries(h, { id: 'whk_damaged', secret: '' }, (list) => list[0]?.status === 'failed');

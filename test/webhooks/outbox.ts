@@ -19,7 +19,7 @@ let subscriptionCount = 0;
 
 export async function addSubscription(store: Store): Promise<string> {
   const id = `whk_retention_${(subscriptionCount += 1)}`;
-  await store.webhooks.insertSubscription({ id, url: 'https://example.com/hooks', secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', createdAt: new Date() });
+  await store.webhooks.insertSubscription({ id, url: 'https://example.com/hooks', secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', eventTypes: ['plant.created'], createdAt: new Date() });
   return id;
 }
 

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigError, loadConfig } from '../../src/config/index.js';
-import { StoreUnavailableError } from '../../src/http/errors.js';
+import { StoreUnavailableError } from '../../src/store/errors.js';
 import type { WebhookStore } from '../../src/store/types.js';
 import { WebhookRetentionJob, type RetentionOptions } from '../../src/webhooks/retention.js';
 import { testBackends, type OpenedTestStore } from '../support/backends.js';

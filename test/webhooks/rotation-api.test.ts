@@ -50,7 +50,7 @@ for (const backend of testBackends()) describe(`rotating a webhook secret over H
     const response = await rotate(id);
     assert.equal(response.statusCode, 200, response.body);
     const body = response.json() as Rotated;
-    assert.deepEqual(Object.keys(body).sort(), ['createdAt', 'description', 'id', 'previousSecretExpiresAt', 'secret', 'url']);
+    assert.deepEqual(Object.keys(body).sort(), ['createdAt', 'description', 'eventTypes', 'id', 'previousSecretExpiresAt', 'secret', 'url']);
     assert.equal(body.id, id);
     assert.equal(body.url, 'https://93.184.216.34/hooks');
     assert.match(body.secret, SECRET);

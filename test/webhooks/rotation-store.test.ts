@@ -25,7 +25,7 @@ for (const backend of testBackends()) describe(`rotating a webhook secret in the
   const subscriptionWithDelivery = async (): Promise<string> => {
     for (const subscription of await opened.store.webhooks.listSubscriptions()) await opened.store.webhooks.deleteSubscription(subscription.id);
     const id = `whk_rotation_${(count += 1)}`;
-    await opened.store.webhooks.insertSubscription({ id, url: 'https://example.com/hooks', secret: FIRST, createdAt: new Date() });
+    await opened.store.webhooks.insertSubscription({ id, url: 'https://example.com/hooks', secret: FIRST, eventTypes: ['plant.created'], createdAt: new Date() });
     assert.equal((await opened.store.plants.createPlant({ id: BigInt(count), name: `plant ${count}` })).kind, 'created');
     return id;
   };

@@ -27,7 +27,7 @@ for (const backend of testBackends()) describe(`webhook subscriptions [${backend
     const created = await post({ url: 'https://93.184.216.34/hooks?x=1', description: 'inventory sync', ignored: 1 });
     assert.equal(created.statusCode, 201, created.body);
     const body = created.json() as { id: string; url: string; description: string; secret: string; createdAt: string };
-    assert.deepEqual(Object.keys(body).sort(), ['createdAt', 'description', 'id', 'secret', 'url']);
+    assert.deepEqual(Object.keys(body).sort(), ['createdAt', 'description', 'eventTypes', 'id', 'secret', 'url']);
     assert.match(body.id, /^whk_[0-9a-f]{24}$/);
     assert.match(body.secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
     assert.equal(body.url, 'https://93.184.216.34/hooks?x=1');

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { ConfigError, loadConfig } from '../../src/config/index.js';
-import { newPlantJson, plantCreatedEvent } from '../../src/webhooks/event.js';
+import { newPlantJson, plantCreatedEvent } from '../../src/domain/events.js';
 import { formatDelay } from '../../src/webhooks/openapi.js';
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from '../../src/config/retry-schedule.js';
 import { nextAttemptDelay } from '../../src/webhooks/retry-schedule.js';

@@ -20,10 +20,10 @@
  *   between is free again and its create goes back to the front of the queue, a
  *   bounded number of times.
  */
-import { samePlant } from '../../plants/same-plant.js';
+import { samePlant } from '../../domain/same-plant.js';
 import { BatchScheduler } from '../core/batch-scheduler.js';
 import { StoreUnavailableError } from '../errors.js';
-import type { CreatePlantOutcome, PlantRecord } from '../types.js';
+import type { CreatePlantOutcome, PlantRecord, VersionedPlant } from '../types.js';
 
 /** At most this many creates per statement: bounds how long one statement holds its locks. */
 export const MAX_BATCH = 1000;
@@ -60,11 +60,11 @@ export interface CreateBatchDatabase {
   /**
    * Inserts the plants (distinct ids, sorted by id) in one atomic statement, skipping
    * ids that exist, with the webhook outbox rows of those it inserted; resolves with
-   * the ids it inserted once the statement committed.
+   * the versions of the ids it inserted, by id, once the statement committed.
    */
-  insert(plants: readonly PlantRecord[]): Promise<ReadonlySet<bigint>>;
+  insert(plants: readonly PlantRecord[]): Promise<ReadonlyMap<bigint, bigint>>;
   /** The stored plants among `ids`, by id. */
-  find(ids: readonly bigint[]): Promise<ReadonlyMap<bigint, PlantRecord>>;
+  find(ids: readonly bigint[]): Promise<ReadonlyMap<bigint, VersionedPlant>>;
 }
 
 /** Counters since the store opened: how well creates are being grouped. */
@@ -165,7 +165,7 @@ export class CreateBatcher {
   }
 
   private async run(batch: PendingCreate[]): Promise<void> {
-    let inserted: ReadonlySet<bigint>;
+    let inserted: ReadonlyMap<bigint, bigint>;
     try {
       inserted = await this.database.insert(batch.map((item) => item.plant));
     } catch (error) {
@@ -176,7 +176,8 @@ export class CreateBatcher {
     this.counters.creates += batch.length;
     const collided: PendingCreate[] = [];
     for (const item of batch) {
-      if (inserted.has(item.plant.id)) item.resolve({ kind: 'created', plant: item.plant });
+      const version = inserted.get(item.plant.id);
+      if (version !== undefined) item.resolve({ kind: 'created', plant: { ...item.plant, version } });
       else collided.push(item);
     }
     if (collided.length > 0) await this.classify(collided);
@@ -184,7 +185,7 @@ export class CreateBatcher {
 
   /** Creates whose id existed: a replay when the stored plant is the same, else a conflict. */
   private async classify(collided: PendingCreate[]): Promise<void> {
-    let stored: ReadonlyMap<bigint, PlantRecord>;
+    let stored: ReadonlyMap<bigint, VersionedPlant>;
     try {
       stored = await this.database.find(collided.map((item) => item.plant.id));
     } catch (error) {

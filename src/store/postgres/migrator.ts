@@ -14,8 +14,7 @@
  */
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import type { PostgresMigration } from './migrations/migration.js';
-import { refuseNewerStore } from '../errors.js';
+import { pendingMigrations, type Migration } from '../migrations.js';
 import { clientConfig, type PostgresConnectionSettings } from './pool.js';
 
 /** "PLNT": the first half of every advisory lock key this service takes. */
@@ -28,7 +27,7 @@ export function migrationLockKey(schema: string): readonly [number, number] {
   return [LOCK_CLASS, createHash('sha256').update(`migrate:${schema}`).digest().readInt32BE(0)];
 }
 
-async function applyPending(client: pg.Client, migrations: readonly PostgresMigration[]): Promise<number[]> {
+async function applyPending(client: pg.Client, migrations: readonly Migration[]): Promise<number[]> {
   const encoding = (await client.query<{ server_encoding: string }>('SHOW server_encoding')).rows[0]?.server_encoding;
   if (encoding !== 'UTF8') {
     // Names and tags are Unicode; any other server encoding would reject or mangle some.
@@ -49,10 +48,8 @@ async function applyPending(client: pg.Client, migrations: readonly PostgresMigr
     );
   }
   const applied = new Set((await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
-  refuseNewerStore(`in schema ${schema}`, applied, migrations);
   const newlyApplied: number[] = [];
-  for (const migration of migrations) {
-    if (applied.has(migration.version)) continue;
+  for (const migration of pendingMigrations(migrations, applied, `in schema ${schema}`)) {
     await client.query(migration.sql);
     await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
     newlyApplied.push(migration.version);
@@ -61,7 +58,7 @@ async function applyPending(client: pg.Client, migrations: readonly PostgresMigr
 }
 
 /** Brings the schema up to date; returns the versions this call applied (empty when none were pending). */
-export async function migrate(settings: PostgresConnectionSettings, migrations: readonly PostgresMigration[]): Promise<number[]> {
+export async function migrate(settings: PostgresConnectionSettings, migrations: readonly Migration[]): Promise<number[]> {
   const client = new pg.Client(clientConfig(settings));
   // A connection that breaks mid-migration rejects the query in flight; this only
   // keeps the 'error' event from crashing the process.

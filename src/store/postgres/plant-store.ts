@@ -1,10 +1,16 @@
 import type pg from 'pg';
-import type { CreatePlantOutcome, ListPlantsQuery, PlantPage, PlantRecord, PlantStore } from '../types.js';
+import { newEventId, PLANT_DELETED, PLANT_UPDATED } from '../../domain/events.js';
+import { versionMatches } from '../../domain/plant.js';
+import type {
+  CreatePlantOutcome, DeletePlantOutcome, ExpectedVersion, ListPlantsQuery, PlantChange, PlantPage, PlantRecord, PlantStore, UpdatePlantOutcome, VersionedPlant,
+} from '../types.js';
 import { CreateBatcher, type CreateBatchDatabase, type CreateBatchStats } from './create-batcher.js';
 import { guarded } from './errors.js';
 import { pageStatement, toPage, type PageRow } from './plant-page.js';
 import { ReadBatcher, type ReadBatchStats } from './read-batcher.js';
-import { INSERT_PLANTS_UNLESS_SUBSCRIBED, INSERT_PLANTS_WITH_OUTBOX, insertPlantsOnlyValues, insertPlantsValues } from './webhook-store.js';
+import {
+  deliveriesOfEvent, INSERT_PLANTS_UNLESS_SUBSCRIBED, INSERT_PLANTS_WITH_OUTBOX, insertPlantsOnlyValues, insertPlantsValues, PLANT_JSON_SQL,
+} from './webhook-store.js';
 
 interface PlantRow {
   /** int8, parsed to bigint by the pool's type parser. */
@@ -13,9 +19,63 @@ interface PlantRow {
   tag: string | null;
 }
 
+interface VersionedRow extends PlantRow {
+  version: bigint;
+}
+
 function toRecord(row: PlantRow): PlantRecord {
   return row.tag === null ? { id: row.id, name: row.name } : { id: row.id, name: row.name, tag: row.tag };
 }
+
+function toVersioned(row: VersionedRow): VersionedPlant {
+  return { ...toRecord(row), version: row.version };
+}
+
+/** An If-Match's versions as a parameter: null when any existing plant will do. */
+function expectedParam(expected: ExpectedVersion | undefined): string[] | null {
+  return expected === undefined || expected === 'any' ? null : expected.map(String);
+}
+
+/** Where a subscriber to `type` exists, the event of the row of `changed` (columns id, payload) and its deliveries. */
+function outboxOf(type: typeof PLANT_UPDATED | typeof PLANT_DELETED, eventId: string, now: string): string {
+  return `event AS (
+      INSERT INTO webhook_events (id, type, payload, created_at)
+      SELECT ${eventId}, '${type}', payload, ${now}::timestamptz FROM changed
+      WHERE EXISTS (SELECT 1 FROM webhook_subscriptions WHERE '${type}' = ANY(event_types))
+      RETURNING id
+    ), ${deliveriesOfEvent(type, now)}`;
+}
+
+/**
+ * A change as one statement: the UPDATE's WHERE holds the precondition and the
+ * "changes something" test, so the database decides them on the row itself (a
+ * concurrent writer's commit is re-checked by PostgreSQL before this one updates:
+ * of writers expecting one version, exactly one matches). The event goes with it.
+ * Parameters: id, name (null keeps it), whether to set the tag, the tag, the
+ * expected versions (null: any), the event id, the time.
+ */
+const UPDATE_PLANT = {
+  name: 'plants.update',
+  text: `
+    WITH changed AS (
+      UPDATE plants SET name = coalesce($2, name), tag = CASE WHEN $3 THEN $4 ELSE tag END, version = nextval('plant_versions')
+      WHERE id = $1 AND ($5::int8[] IS NULL OR version = ANY($5::int8[]))
+        AND (name, tag) IS DISTINCT FROM (coalesce($2, name), CASE WHEN $3 THEN $4 ELSE tag END)
+      RETURNING id, name, tag, version, ${PLANT_JSON_SQL} AS payload
+    ), ${outboxOf(PLANT_UPDATED, '$6', '$7')}
+    SELECT id, name, tag, version FROM changed`,
+};
+
+/** A delete as one statement, its precondition in its WHERE, its event with it. Parameters: id, expected versions (null: any), event id, time. */
+const DELETE_PLANT = {
+  name: 'plants.delete',
+  text: `
+    WITH changed AS (
+      DELETE FROM plants WHERE id = $1 AND ($2::int8[] IS NULL OR version = ANY($2::int8[]))
+      RETURNING id, '{"id":' || id || '}' AS payload
+    ), ${outboxOf(PLANT_DELETED, '$3', '$4')}
+    SELECT count(*)::int AS deleted FROM changed`,
+};
 
 /** Ids are sent as decimal text, never as a JS number. */
 const param = (id: bigint): string => id.toString();
@@ -26,8 +86,7 @@ const param = (id: bigint): string => id.toString();
 // plants it created, in one statement (INSERT_PLANTS_UNLESS_SUBSCRIBED, the same
 // without events, while nobody subscribes); SELECT_BY_IDS reads the ids that collided.
 // Point reads go in batches too (read-batcher.ts), by the same SELECT_BY_IDS.
-const SELECT_BY_IDS = { name: 'plants.by-ids', text: 'SELECT id, name, tag FROM plants WHERE id = ANY($1::int8[])' };
-const DELETE_BY_ID = { name: 'plants.delete', text: 'DELETE FROM plants WHERE id = $1' };
+const SELECT_BY_IDS = { name: 'plants.by-ids', text: 'SELECT id, name, tag, version FROM plants WHERE id = ANY($1::int8[])' };
 const LIST_FIRST = { name: 'plants.list', text: 'SELECT id, name, tag FROM plants ORDER BY id LIMIT $1' };
 const LIST_AFTER = { name: 'plants.list-after', text: 'SELECT id, name, tag FROM plants WHERE id > $1 ORDER BY id LIMIT $2' };
 const LIST_TAG_FIRST = { name: 'plants.list-tag', text: 'SELECT id, name, tag FROM plants WHERE tag = $1 ORDER BY id LIMIT $2' };
@@ -104,22 +163,39 @@ export class PostgresPlantStore implements PlantStore {
    * away for a while. That choice is only about speed: either statement decides for
    * itself, in its own snapshot, whether events are written.
    */
-  private async insertBatch(plants: readonly PlantRecord[]): Promise<ReadonlySet<bigint>> {
+  private async insertBatch(plants: readonly PlantRecord[]): Promise<ReadonlyMap<bigint, bigint>> {
     if (performance.now() >= this.withEventsUntil) {
-      const { rows } = await this.pool.query<{ subscribed: boolean; id: bigint | null }>({
+      const { rows } = await this.pool.query<{ subscribed: boolean; id: bigint | null; version: bigint | null }>({
         ...INSERT_PLANTS_UNLESS_SUBSCRIBED,
         values: insertPlantsOnlyValues(plants),
       });
-      if (rows[0]?.subscribed === false) return new Set(rows.flatMap((row) => (row.id === null ? [] : [row.id])));
+      if (rows[0]?.subscribed === false) return new Map(rows.flatMap((row) => (row.id === null || row.version === null ? [] : [[row.id, row.version] as const])));
       this.withEventsUntil = performance.now() + SUBSCRIBER_SEEN_MS;
     }
-    const { rows } = await this.pool.query<{ id: bigint }>({ ...INSERT_PLANTS_WITH_OUTBOX, values: insertPlantsValues(plants) });
-    return new Set(rows.map((row) => row.id));
+    const { rows } = await this.pool.query<{ id: bigint; version: bigint }>({ ...INSERT_PLANTS_WITH_OUTBOX, values: insertPlantsValues(plants) });
+    return new Map(rows.map((row) => [row.id, row.version]));
   }
 
-  private async findByIds(ids: readonly bigint[]): Promise<ReadonlyMap<bigint, PlantRecord>> {
-    const { rows } = await this.pool.query<PlantRow>({ ...SELECT_BY_IDS, values: [ids.map(param)] });
-    return new Map(rows.map((row) => [row.id, toRecord(row)]));
+  private async findByIds(ids: readonly bigint[]): Promise<ReadonlyMap<bigint, VersionedPlant>> {
+    const { rows } = await this.pool.query<VersionedRow>({ ...SELECT_BY_IDS, values: [ids.map(param)] });
+    return new Map(rows.map((row) => [row.id, toVersioned(row)]));
+  }
+
+  /** The plant as it is now, read after a write that did not happen, to say why. */
+  private async current(id: bigint): Promise<VersionedPlant | undefined> {
+    return (await guarded(() => this.findByIds([id]))).get(id);
+  }
+
+  async updatePlant(change: PlantChange, expected?: ExpectedVersion): Promise<UpdatePlantOutcome> {
+    const values = [param(change.id), change.name ?? null, change.tag !== undefined, change.tag ?? null, expectedParam(expected), newEventId(), new Date()];
+    const { rows } = await guarded(() => this.pool.query<VersionedRow>({ ...UPDATE_PLANT, values }));
+    if (rows[0] !== undefined) return { kind: 'updated', plant: toVersioned(rows[0]) };
+    // Nothing was updated: the plant is absent, at another version, or already so.
+    // Read in a new snapshot, after any writer this statement waited for.
+    const current = await this.current(change.id);
+    if (current === undefined) return { kind: 'not-found' };
+    if (!versionMatches(expected, current.version)) return { kind: 'precondition-failed', current };
+    return { kind: 'unchanged', plant: current };
   }
 
   /**
@@ -127,7 +203,7 @@ export class PostgresPlantStore implements PlantStore {
    * loop: one statement for all of them. The batch's statement starts after this
    * read was requested, so it sees every write committed before (read-batcher.ts).
    */
-  async getPlant(id: bigint): Promise<PlantRecord | undefined> {
+  async getPlant(id: bigint): Promise<VersionedPlant | undefined> {
     return this.reads.get(id);
   }
 
@@ -150,7 +226,11 @@ export class PostgresPlantStore implements PlantStore {
   }
 
 
-  async deletePlant(id: bigint): Promise<boolean> {
-    return guarded(async () => (await this.pool.query({ ...DELETE_BY_ID, values: [param(id)] })).rowCount === 1);
+  async deletePlant(id: bigint, expected?: ExpectedVersion): Promise<DeletePlantOutcome> {
+    const values = [param(id), expectedParam(expected), newEventId(), new Date()];
+    const { rows } = await guarded(() => this.pool.query<{ deleted: number }>({ ...DELETE_PLANT, values }));
+    if (rows[0]?.deleted === 1) return { kind: 'deleted' };
+    const current = expected === undefined ? undefined : await this.current(id);
+    return current === undefined ? { kind: 'not-found' } : { kind: 'precondition-failed', current };
   }
 }

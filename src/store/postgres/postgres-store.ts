@@ -17,7 +17,7 @@ import type { Store } from '../types.js';
 import { batchesInFlightFor, type CreateBatchStats } from './create-batcher.js';
 import { guarded } from './errors.js';
 import { migrate } from './migrator.js';
-import { postgresMigrations } from './migrations/index.js';
+import { migrationsOf } from '../migrations.js';
 import { PostgresPlantStore } from './plant-store.js';
 import { createPool, DEFAULT_POSTGRES_SETTINGS, type PostgresConnectionSettings } from './pool.js';
 import { readBatchesInFlightFor, type ReadBatchStats } from './read-batcher.js';
@@ -66,7 +66,7 @@ export class PostgresStore implements Store {
   }
 
   async migrate(): Promise<void> {
-    await guarded(() => migrate(this.settings, postgresMigrations));
+    await guarded(() => migrate(this.settings, migrationsOf('postgres')));
   }
 
   /**

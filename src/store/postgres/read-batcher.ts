@@ -20,7 +20,7 @@
 import { isInt64 } from '../../domain/int64.js';
 import { BatchScheduler } from '../core/batch-scheduler.js';
 import { StoreUnavailableError } from '../errors.js';
-import type { PlantRecord } from '../types.js';
+import type { VersionedPlant } from '../types.js';
 
 /**
  * At most this many distinct ids per statement: bounds the array parameter, the reply
@@ -46,7 +46,7 @@ export function readBatchesInFlightFor(poolSize: number, createBatchesInFlight: 
 /** The statement a batch needs. Failures should already be translated (StoreUnavailableError for outages). */
 export interface ReadBatchDatabase {
   /** The stored plants among `ids` (distinct), by id, read by one statement. */
-  find(ids: readonly bigint[]): Promise<ReadonlyMap<bigint, PlantRecord>>;
+  find(ids: readonly bigint[]): Promise<ReadonlyMap<bigint, VersionedPlant>>;
 }
 
 /** Counters since the store opened: how well reads are being grouped. */
@@ -62,8 +62,8 @@ export interface ReadBatchStats {
 /** The reads of one id waiting for the same batch: one promise, shared. */
 interface Slot {
   readonly id: bigint;
-  readonly promise: Promise<PlantRecord | undefined>;
-  readonly resolve: (plant: PlantRecord | undefined) => void;
+  readonly promise: Promise<VersionedPlant | undefined>;
+  readonly resolve: (plant: VersionedPlant | undefined) => void;
   readonly reject: (error: unknown) => void;
   reads: number;
 }
@@ -71,7 +71,7 @@ interface Slot {
 function newSlot(id: bigint): Slot {
   let resolve!: Slot['resolve'];
   let reject!: Slot['reject'];
-  const promise = new Promise<PlantRecord | undefined>((res, rej) => {
+  const promise = new Promise<VersionedPlant | undefined>((res, rej) => {
     resolve = res;
     reject = rej;
   });
@@ -97,7 +97,7 @@ export class ReadBatcher {
   }
 
   /** The plant with this id, or undefined; rejects with its batch's failure. */
-  get(id: bigint): Promise<PlantRecord | undefined> {
+  get(id: bigint): Promise<VersionedPlant | undefined> {
     if (this.scheduler.closing) return Promise.reject(new StoreUnavailableError('the store is closing'));
     // No such row can exist, and the statement would fail for the whole batch.
     if (!isInt64(id)) return Promise.reject(new RangeError(`plant id ${id} is outside int64`));
@@ -134,7 +134,7 @@ export class ReadBatcher {
 
   /** Never rejects: every slot of the batch is settled by the time it resolves. */
   private async send(batch: Slot[]): Promise<void> {
-    let found: ReadonlyMap<bigint, PlantRecord>;
+    let found: ReadonlyMap<bigint, VersionedPlant>;
     try {
       found = await this.database.find(batch.map((slot) => slot.id));
     } catch (error) {

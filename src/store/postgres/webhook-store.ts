@@ -20,8 +20,8 @@ import type {
   WebhookSubscription,
 } from '../types.js';
 import type { WebhookBacklog } from '../webhook-types.js';
-import { plantCreatedEvent } from '../../webhooks/event.js';
-import { deliveryUpdate } from '../../webhooks/outcome.js';
+import { PLANT_CREATED, plantCreatedEvent, type EventType } from '../../domain/events.js';
+import { deliveryUpdate } from '../core/delivery-update.js';
 import { guarded } from './errors.js';
 import {
   DELIVERY_COLUMNS,
@@ -40,6 +40,27 @@ type AttemptRow = AttemptRows<Date>;
 const { toSubscription, attachAttempts } = webhookRowMappers<Date>((date) => date);
 
 /**
+ * The CTE that writes the deliveries of the rows of a CTE named `event` (the events
+ * of type `type` just written) to every subscription that chose that type, pending
+ * from `now` (a parameter reference, e.g. '$7').
+ */
+export function deliveriesOfEvent(type: EventType, now: string): string {
+  return `deliveries AS (
+      INSERT INTO webhook_deliveries (id, event_id, subscription_id, status, attempt_count, manual, next_attempt_at, created_at)
+      -- md5 only derives an id: unique because event ids are (and core in every PostgreSQL, unlike gen_random_uuid before 13).
+      SELECT 'dlv_' || md5(event.id || ':' || s.id), event.id, s.id, 'pending', 0, false, ${now}::timestamptz, ${now}::timestamptz
+      FROM event CROSS JOIN webhook_subscriptions s
+      WHERE '${type}' = ANY(s.event_types)
+    )`;
+}
+
+/**
+ * A plant's JSON, as the events carry it (the same text newPlantJson writes): built
+ * by the database where the statement decides the plant's content.
+ */
+export const PLANT_JSON_SQL = `'{"id":' || id || ',"name":' || to_json(name)::text || coalesce(',"tag":' || to_json(tag)::text, '') || '}'`;
+
+/**
  * The create path's insert of a batch of plants, with the outbox in the same
  * statement (so in the same transaction): an event and one delivery per subscription
  * for exactly the plants it inserted (data-modifying CTEs run whether or not the
@@ -56,20 +77,15 @@ export const INSERT_PLANTS_WITH_OUTBOX = {
       SELECT * FROM unnest($1::int8[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
         AS i(id, name, tag, event_id, event_type, payload)
     ), inserted AS (
-      INSERT INTO plants (id, name, tag) SELECT id, name, tag FROM input ORDER BY id ON CONFLICT (id) DO NOTHING RETURNING id
+      INSERT INTO plants (id, name, tag) SELECT id, name, tag FROM input ORDER BY id ON CONFLICT (id) DO NOTHING RETURNING id, version
     ), event AS (
       INSERT INTO webhook_events (id, type, payload, created_at)
       SELECT input.event_id, input.event_type, input.payload, $7::timestamptz
       FROM inserted JOIN input ON input.id = inserted.id
-      WHERE EXISTS (SELECT 1 FROM webhook_subscriptions)
+      WHERE EXISTS (SELECT 1 FROM webhook_subscriptions WHERE '${PLANT_CREATED}' = ANY(event_types))
       RETURNING id
-    ), deliveries AS (
-      INSERT INTO webhook_deliveries (id, event_id, subscription_id, status, attempt_count, manual, next_attempt_at, created_at)
-      -- md5 only derives an id: unique because event ids are (and core in every PostgreSQL, unlike gen_random_uuid before 13).
-      SELECT 'dlv_' || md5(event.id || ':' || s.id), event.id, s.id, 'pending', 0, false, $7::timestamptz, $7::timestamptz
-      FROM event CROSS JOIN webhook_subscriptions s
-    )
-    SELECT id FROM inserted`,
+    ), ${deliveriesOfEvent(PLANT_CREATED, '$7')}
+    SELECT id, version FROM inserted`,
 };
 
 /**
@@ -87,14 +103,14 @@ export const INSERT_PLANTS_UNLESS_SUBSCRIBED = {
   name: 'plants.insert-batch-unless-subscribed',
   text: `
     WITH subscribed AS (
-      SELECT EXISTS (SELECT 1 FROM webhook_subscriptions) AS found
+      SELECT EXISTS (SELECT 1 FROM webhook_subscriptions WHERE '${PLANT_CREATED}' = ANY(event_types)) AS found
     ), inserted AS (
       INSERT INTO plants (id, name, tag)
       SELECT i.id, i.name, i.tag FROM unnest($1::int8[], $2::text[], $3::text[]) AS i(id, name, tag)
       WHERE NOT (SELECT found FROM subscribed)
-      ORDER BY i.id ON CONFLICT (id) DO NOTHING RETURNING id
+      ORDER BY i.id ON CONFLICT (id) DO NOTHING RETURNING id, version
     )
-    SELECT subscribed.found AS subscribed, inserted.id FROM subscribed LEFT JOIN inserted ON true`,
+    SELECT subscribed.found AS subscribed, inserted.id, inserted.version FROM subscribed LEFT JOIN inserted ON true`,
 };
 
 /** The parameters of INSERT_PLANTS_UNLESS_SUBSCRIBED: ids (decimal text), names, tags. */
@@ -120,13 +136,13 @@ export function insertPlantsValues(plants: readonly PlantRecord[], now = new Dat
 const Q = {
   insertSubscription: {
     name: 'webhooks.insert',
-    text: 'INSERT INTO webhook_subscriptions (id, url, description, secret, created_at) VALUES ($1, $2, $3, $4, $5)',
+    text: 'INSERT INTO webhook_subscriptions (id, url, description, event_types, secret, created_at) VALUES ($1, $2, $3, $4, $5, $6)',
   },
   listSubscriptions: {
     name: 'webhooks.list',
-    text: 'SELECT id, url, description, created_at FROM webhook_subscriptions ORDER BY created_at, seq',
+    text: 'SELECT id, url, description, event_types, created_at FROM webhook_subscriptions ORDER BY created_at, seq',
   },
-  getSubscription: { name: 'webhooks.get', text: 'SELECT id, url, description, created_at FROM webhook_subscriptions WHERE id = $1' },
+  getSubscription: { name: 'webhooks.get', text: 'SELECT id, url, description, event_types, created_at FROM webhook_subscriptions WHERE id = $1' },
   rotateSecret: {
     name: 'webhooks.rotate-secret',
     // Right-hand sides see the row as it was: the current secret becomes the previous
@@ -263,7 +279,7 @@ export class PostgresWebhookStore implements WebhookStore {
   constructor(private readonly pool: pg.Pool) {}
 
   async insertSubscription(s: NewWebhookSubscription): Promise<void> {
-    await guarded(() => this.pool.query({ ...Q.insertSubscription, values: [s.id, s.url, s.description ?? null, s.secret, s.createdAt] }));
+    await guarded(() => this.pool.query({ ...Q.insertSubscription, values: [s.id, s.url, s.description ?? null, s.eventTypes, s.secret, s.createdAt] }));
   }
 
   async listSubscriptions(): Promise<WebhookSubscription[]> {

@@ -5,49 +5,55 @@
  * Within the batch the writes are applied in order, each seeing the ones before it,
  * so the outcome is exactly that of running them one by one: of two creates of one
  * id, the first inserts and the second is a replay (same name and tag) or a conflict
- * with the first's row. If anything fails, the whole transaction is rolled back and
- * the error is thrown: nothing of the batch is stored and every write in it fails.
+ * with the first's row; an update or delete after them sees that row. If anything
+ * fails, the whole transaction is rolled back and the error is thrown: nothing of
+ * the batch is stored and every write in it fails.
  *
- * A created plant's webhook event is written in the same transaction (the outbox),
- * so the plant and its event are committed together or not at all.
+ * Every change takes the next number of the store's version counter (read once per
+ * batch, written back once), and writes its webhook event in the same transaction
+ * (the outbox), so a change and its event are committed together or not at all.
  */
 import type Database from 'better-sqlite3';
-import { samePlant } from '../../plants/same-plant.js';
-import type { PlantRecord } from '../types.js';
+import { samePlant } from '../../domain/same-plant.js';
+import { changed, versionMatches, type PlantRecord } from '../../domain/plant.js';
 import { SqliteWebhookOutbox } from './webhook-store.js';
-import type { PlantWrite, PlantWriteResult } from './writer-protocol.js';
+import type { PlantState, PlantWrite, PlantWriteResult } from './writer-protocol.js';
 
-interface StoredContent {
-  name: string;
-  tag: string | null;
+const asPlant = (id: bigint, { name, tag }: { name: string; tag: string | null }): PlantRecord => (tag === null ? { id, name } : { id, name, tag });
+
+/** What one batch's writes share: its time, the subscribed event types, the version counter. */
+interface BatchContext {
+  readonly now: number;
+  readonly outbox: ReturnType<SqliteWebhookOutbox['forBatch']>;
+  version: bigint;
 }
-
-const asPlant = (id: bigint, { name, tag }: StoredContent): PlantRecord => (tag === null ? { id, name } : { id, name, tag });
 
 export class BatchWriter {
   private readonly insert: Database.Statement;
   private readonly selectById: Database.Statement;
+  private readonly updateById: Database.Statement;
   private readonly deleteById: Database.Statement;
+  private readonly readCounter: Database.Statement;
+  private readonly writeCounter: Database.Statement;
   private readonly outbox: SqliteWebhookOutbox;
-  private readonly anySubscription: Database.Statement;
   private readonly applyAll: Database.Transaction<(writes: readonly PlantWrite[]) => PlantWriteResult[]>;
 
   constructor(db: Database.Database) {
-    // safeIntegers: ids are bound and read as bigint, never rounded through a double.
+    // safeIntegers: ids and versions are bound and read as bigint, never rounded through a double.
     const prepare = (sql: string) => db.prepare(sql).safeIntegers(true);
-    this.insert = prepare('INSERT INTO plants (id, name, tag, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING');
-    this.selectById = prepare('SELECT name, tag FROM plants WHERE id = ?');
+    this.insert = prepare('INSERT INTO plants (id, name, tag, created_at, version) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING');
+    this.selectById = prepare('SELECT name, tag, version FROM plants WHERE id = ?');
+    this.updateById = prepare('UPDATE plants SET name = ?, tag = ?, version = ? WHERE id = ?');
     this.deleteById = prepare('DELETE FROM plants WHERE id = ?');
+    this.readCounter = prepare('SELECT last FROM plant_version_counter').pluck();
+    this.writeCounter = prepare('UPDATE plant_version_counter SET last = ?');
     this.outbox = new SqliteWebhookOutbox(db);
-    this.anySubscription = db.prepare('SELECT EXISTS (SELECT 1 FROM webhook_subscriptions)').pluck();
     this.applyAll = db.transaction((writes: readonly PlantWrite[]) => {
-      const now = Date.now();
-      // Asked once per batch, not per create: with no subscriber, the outbox would
-      // write nothing, yet building each event (random id, JSON) costs as much as the
-      // insert. Exact: the batch's transaction holds the write lock, so no subscription
-      // can appear (from this process or another) before it commits.
-      const notify = this.anySubscription.get() === 1;
-      return writes.map((write) => this.applyOne(write, now, notify));
+      const first = this.readCounter.get() as bigint;
+      const batch: BatchContext = { now: Date.now(), outbox: this.outbox.forBatch(), version: first };
+      const results = writes.map((write) => this.applyOne(write, batch));
+      if (batch.version !== first) this.writeCounter.run(batch.version);
+      return results;
     });
   }
 
@@ -56,18 +62,56 @@ export class BatchWriter {
     return this.applyAll.immediate(writes);
   }
 
-  private applyOne(write: PlantWrite, now: number, notify: boolean): PlantWriteResult {
-    if (write.op === 'delete') return { kind: 'deleted', found: this.deleteById.run(write.id).changes === 1 };
+  private stored(id: bigint): PlantState | undefined {
+    return this.selectById.get(id) as PlantState | undefined;
+  }
+
+  private applyOne(write: PlantWrite, batch: BatchContext): PlantWriteResult {
+    switch (write.op) {
+      case 'create':
+        return this.create(write, batch);
+      case 'update':
+        return this.update(write, batch);
+      case 'delete':
+        return this.delete(write, batch);
+    }
+  }
+
+  private create(write: PlantWrite & { op: 'create' }, batch: BatchContext): PlantWriteResult {
     const plant = asPlant(write.id, write);
+    const version = batch.version + 1n;
     // The primary key decides who wins: INSERT .. ON CONFLICT DO NOTHING, then read
     // the row that is there (never check-then-insert).
-    if (this.insert.run(write.id, write.name, write.tag, now).changes === 1) {
-      if (notify) this.outbox.plantCreated(plant, now);
-      return { kind: 'created' };
+    if (this.insert.run(write.id, write.name, write.tag, batch.now, version).changes === 1) {
+      batch.version = version;
+      batch.outbox.created(plant);
+      return { kind: 'created', version };
     }
-    const existing = this.selectById.get(write.id) as StoredContent;
-    return samePlant(asPlant(write.id, existing), plant)
-      ? { kind: 'replayed' }
-      : { kind: 'conflict', name: existing.name, tag: existing.tag };
+    const state = this.stored(write.id) as PlantState;
+    return samePlant(asPlant(write.id, state), plant) ? { kind: 'replayed', state } : { kind: 'conflict', state };
+  }
+
+  private update(write: PlantWrite & { op: 'update' }, batch: BatchContext): PlantWriteResult {
+    const state = this.stored(write.id);
+    if (state === undefined) return { kind: 'not-found' };
+    if (!versionMatches(write.expected, state.version)) return { kind: 'precondition-failed', state };
+    const before = asPlant(write.id, state);
+    const after = changed(before, write);
+    if (samePlant(before, after)) return { kind: 'unchanged', state };
+    const version = (batch.version += 1n);
+    this.updateById.run(after.name, after.tag ?? null, version, write.id);
+    batch.outbox.updated(after);
+    return { kind: 'updated', state: { name: after.name, tag: after.tag ?? null, version } };
+  }
+
+  private delete(write: PlantWrite & { op: 'delete' }, batch: BatchContext): PlantWriteResult {
+    if (write.expected !== undefined) {
+      const state = this.stored(write.id);
+      if (state === undefined) return { kind: 'not-found' };
+      if (!versionMatches(write.expected, state.version)) return { kind: 'precondition-failed', state };
+    }
+    if (this.deleteById.run(write.id).changes === 0) return { kind: 'not-found' };
+    batch.outbox.deleted(write.id);
+    return { kind: 'deleted' };
   }
 }

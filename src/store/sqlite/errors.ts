@@ -9,8 +9,16 @@ export function isCorruption(code: string | undefined): boolean {
   return code !== undefined && CORRUPT.test(code);
 }
 
+/**
+ * What better-sqlite3 throws for a statement on a closed connection: a TypeError
+ * with no code, so its message is all there is to tell it by (test/store/contract.test.ts
+ * pins it). The store is closed, so it is unavailable, as on PostgreSQL.
+ */
+const CLOSED = 'The database connection is not open';
+
 /** A storage-level failure becomes StoreUnavailableError; anything else stays as it is. */
 export function translateError(error: unknown): unknown {
+  if (error instanceof TypeError && error.message === CLOSED) return new StoreUnavailableError('the SQLite store is closed', { cause: error });
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code !== 'string' || !UNAVAILABLE.test(code)) return error;
   const message = isCorruption(code)

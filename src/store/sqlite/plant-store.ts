@@ -4,15 +4,26 @@
  * group commit to the writer thread, so no fsync ever blocks the event loop.
  */
 import type Database from 'better-sqlite3';
-import type { CreatePlantOutcome, ListPlantsQuery, PlantPage, PlantRecord, PlantStore } from '../types.js';
+import type {
+  CreatePlantOutcome, DeletePlantOutcome, ExpectedVersion, ListPlantsQuery, PlantChange, PlantPage, PlantRecord, PlantStore, UpdatePlantOutcome, VersionedPlant,
+} from '../types.js';
 import { guarded } from './errors.js';
 import type { GroupCommitWriter } from './group-commit.js';
+import type { PlantState, PlantWriteResult } from './writer-protocol.js';
 
 /** A row as an array ([id, name, tag]): better-sqlite3's raw mode, which reads a page of 100 in 2/3 of the time rows as objects take. */
 type PlantRow = [id: bigint, name: string, tag: string | null];
 
 function toRecord([id, name, tag]: PlantRow): PlantRecord {
   return tag === null ? { id, name } : { id, name, tag };
+}
+
+function versioned(id: bigint, { name, tag, version }: PlantState): VersionedPlant {
+  return tag === null ? { id, name, version } : { id, name, tag, version };
+}
+
+function unexpected(result: PlantWriteResult, what: string): Error {
+  return new Error(`unexpected result '${result.kind}' for ${what}`);
 }
 
 /**
@@ -49,7 +60,7 @@ export class SqlitePlantStore implements PlantStore {
   constructor(db: Database.Database, private readonly writer: GroupCommitWriter) {
     // safeIntegers: ids come back as bigint, never rounded through a double.
     const prepare = (sql: string) => db.prepare(sql).safeIntegers(true).raw(true);
-    this.selectById = prepare('SELECT id, name, tag FROM plants WHERE id = ?');
+    this.selectById = prepare('SELECT name, tag, version FROM plants WHERE id = ?').raw(false);
     this.listFirst = prepare('SELECT id, name, tag FROM plants ORDER BY id LIMIT ?');
     this.listAfter = prepare('SELECT id, name, tag FROM plants WHERE id > ? ORDER BY id LIMIT ?');
     this.listTagFirst = prepare('SELECT id, name, tag FROM plants WHERE tag = ? ORDER BY id LIMIT ?');
@@ -64,19 +75,34 @@ export class SqlitePlantStore implements PlantStore {
     const result = await this.writer.write({ op: 'create', id: plant.id, name: plant.name, tag: plant.tag ?? null });
     switch (result.kind) {
       case 'created':
-        return { kind: 'created', plant };
+        return { kind: 'created', plant: { ...plant, version: result.version } };
       case 'replayed':
-        return { kind: 'replayed', plant };
+        return { kind: 'replayed', plant: versioned(plant.id, result.state) };
       case 'conflict':
-        return { kind: 'conflict', existing: toRecord([plant.id, result.name, result.tag]) };
+        return { kind: 'conflict', existing: versioned(plant.id, result.state) };
       default:
-        throw new Error(`unexpected result '${result.kind}' for a create`);
+        throw unexpected(result, 'a create');
     }
   }
 
-  async getPlant(id: bigint): Promise<PlantRecord | undefined> {
-    const row = guarded(() => this.selectById.get(id)) as PlantRow | undefined;
-    return row === undefined ? undefined : toRecord(row);
+  async getPlant(id: bigint): Promise<VersionedPlant | undefined> {
+    const row = guarded(() => this.selectById.get(id)) as PlantState | undefined;
+    return row === undefined ? undefined : versioned(id, row);
+  }
+
+  async updatePlant(change: PlantChange, expected?: ExpectedVersion): Promise<UpdatePlantOutcome> {
+    const result = await this.writer.write({ op: 'update', id: change.id, name: change.name, tag: change.tag, expected });
+    switch (result.kind) {
+      case 'updated':
+      case 'unchanged':
+        return { kind: result.kind, plant: versioned(change.id, result.state) };
+      case 'not-found':
+        return result;
+      case 'precondition-failed':
+        return { kind: 'precondition-failed', current: versioned(change.id, result.state) };
+      default:
+        throw unexpected(result, 'an update');
+    }
   }
 
   async listPlants({ limit, after, tag }: ListPlantsQuery): Promise<PlantRecord[]> {
@@ -99,9 +125,16 @@ export class SqlitePlantStore implements PlantStore {
     return { json, lastId: last ?? undefined, hasMore: more === 1n };
   }
 
-  async deletePlant(id: bigint): Promise<boolean> {
-    const result = await this.writer.write({ op: 'delete', id });
-    if (result.kind !== 'deleted') throw new Error(`unexpected result '${result.kind}' for a delete`);
-    return result.found;
+  async deletePlant(id: bigint, expected?: ExpectedVersion): Promise<DeletePlantOutcome> {
+    const result = await this.writer.write({ op: 'delete', id, expected });
+    switch (result.kind) {
+      case 'deleted':
+      case 'not-found':
+        return result;
+      case 'precondition-failed':
+        return { kind: 'precondition-failed', current: versioned(id, result.state) };
+      default:
+        throw unexpected(result, 'a delete');
+    }
   }
 }

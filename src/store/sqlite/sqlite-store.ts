@@ -10,12 +10,12 @@ import type { BatchCounts } from '../core/batch-counts.js';
 import type Database from 'better-sqlite3';
 import type { Store } from '../types.js';
 import { DEFAULT_BUSY_TIMEOUT_MS, openConnection } from './connection.js';
-import { refuseNewerStore, StoreUnavailableError } from '../errors.js';
+import { StoreUnavailableError } from '../errors.js';
 import { guarded } from './errors.js';
 import { DelegatingTokenStore, DelegatingWebhookStore } from './delegating-stores.js';
 import { GroupCommitWriter, type GroupCommitStats } from './group-commit.js';
 import { SqliteHealth } from './health.js';
-import { sqliteMigrations } from './migrations.js';
+import { migrationsOf, pendingMigrations } from '../migrations.js';
 import { SqlitePlantStore } from './plant-store.js';
 import { SqliteTokenStore } from './token-store.js';
 import { SqliteWebhookStore } from './webhook-store.js';
@@ -104,11 +104,10 @@ export function migrate(db: Database.Database, through = Number.POSITIVE_INFINIT
   guarded(() => {
     db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
     const applyPending = db.transaction(() => {
-      const applied = new Set(db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[]);
-      refuseNewerStore(`at ${db.name}`, applied, sqliteMigrations);
+      const applied = db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[];
       let count = 0;
-      for (const migration of sqliteMigrations) {
-        if (applied.has(migration.version) || migration.version > through) continue;
+      for (const migration of pendingMigrations(migrationsOf('sqlite'), applied, `at ${db.name}`)) {
+        if (migration.version > through) continue;
         db.exec(migration.sql);
         db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(migration.version, migration.name, Date.now());
         count += 1;

@@ -18,8 +18,8 @@ import type {
   WebhookSubscription,
 } from '../types.js';
 import type { WebhookBacklog } from '../webhook-types.js';
-import { plantCreatedEvent } from '../../webhooks/event.js';
-import { deliveryUpdate } from '../../webhooks/outcome.js';
+import { PLANT_CREATED, PLANT_DELETED, PLANT_UPDATED, plantCreatedEvent, plantDeletedEvent, plantUpdatedEvent, type EventType, type PlantEvent } from '../../domain/events.js';
+import { deliveryUpdate } from '../core/delivery-update.js';
 import { guarded } from './errors.js';
 import {
   DELIVERY_COLUMNS,
@@ -52,31 +52,50 @@ export const PRUNE_SQL = {
   events: 'DELETE FROM webhook_events WHERE id IN (SELECT value FROM json_each(?))',
 } as const;
 
+/** Whether `types` (a subscription's comma-separated event_types) holds the type named by the parameter. */
+const SUBSCRIBED_TO = "instr(',' || event_types || ',', ',' || @type || ',') > 0";
+
 /**
- * The create path's half of the outbox. `plantCreated` must run inside the
- * transaction that inserted the plant, and only when it did: then the plant and its
- * event commit or roll back together.
+ * The plant writes' half of the outbox. Its events must be written inside the
+ * transaction of the change they tell of, and only when that change happened: then
+ * the change and its event commit or roll back together. An event goes to the
+ * subscriptions that chose its type; with none, nothing is written, so the outbox
+ * does not grow with every change of a store nobody listens to.
  */
 export class SqliteWebhookOutbox {
+  private readonly subscribedTypes: Database.Statement;
   private readonly insertEvent: Database.Statement;
   private readonly insertDeliveries: Database.Statement;
 
   constructor(db: Database.Database) {
-    // With no subscription there is nobody to tell: no event row, so the outbox does
-    // not grow with every plant of a store that has no webhooks.
-    this.insertEvent = db.prepare(
-      'INSERT INTO webhook_events (id, type, payload, created_at) SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM webhook_subscriptions)',
-    );
+    this.subscribedTypes = db.prepare('SELECT DISTINCT event_types FROM webhook_subscriptions').pluck();
+    this.insertEvent = db.prepare('INSERT INTO webhook_events (id, type, payload, created_at) VALUES (@id, @type, @payload, @now)');
     this.insertDeliveries = db.prepare(
       `INSERT INTO webhook_deliveries (id, event_id, subscription_id, status, attempt_count, manual, next_attempt_at, created_at)
-       SELECT 'dlv_' || lower(hex(randomblob(16))), ?, id, 'pending', 0, 0, ?, ? FROM webhook_subscriptions`,
+       SELECT 'dlv_' || lower(hex(randomblob(16))), @id, id, 'pending', 0, 0, @now, @now FROM webhook_subscriptions WHERE ${SUBSCRIBED_TO}`,
     );
   }
 
-  plantCreated(plant: PlantRecord, now = Date.now()): void {
-    const event = plantCreatedEvent(plant);
-    if (this.insertEvent.run(event.id, event.type, event.payload, now).changes === 0) return;
-    this.insertDeliveries.run(event.id, now, now);
+  /**
+   * The outbox of one batch. Which types anybody subscribes to is asked once per
+   * batch, not per change: building an event (random id, JSON) costs as much as the
+   * insert. Exact: the batch's transaction holds the write lock, so no subscription
+   * can appear (from this process or another) before it commits.
+   */
+  forBatch(now = Date.now()) {
+    const types = new Set((this.subscribedTypes.all() as string[]).flatMap((list) => list.split(',')));
+    // The event is built only when somebody subscribes to its type.
+    const emit = (type: EventType, event: () => PlantEvent) => {
+      if (!types.has(type)) return;
+      const { id, payload } = event();
+      this.insertEvent.run({ id, type, payload, now });
+      this.insertDeliveries.run({ id, type, now });
+    };
+    return {
+      created: (plant: PlantRecord) => emit(PLANT_CREATED, () => plantCreatedEvent(plant)),
+      updated: (plant: PlantRecord) => emit(PLANT_UPDATED, () => plantUpdatedEvent(plant)),
+      deleted: (id: bigint) => emit(PLANT_DELETED, () => plantDeletedEvent(id)),
+    };
   }
 }
 
@@ -89,9 +108,9 @@ export class SqliteWebhookStore implements WebhookStore {
 
   constructor(db: Database.Database) {
     const s = {
-      insertSubscription: db.prepare('INSERT INTO webhook_subscriptions (id, url, description, secret, created_at) VALUES (?, ?, ?, ?, ?)'),
-      listSubscriptions: db.prepare('SELECT id, url, description, created_at FROM webhook_subscriptions ORDER BY created_at, rowid'),
-      getSubscription: db.prepare('SELECT id, url, description, created_at FROM webhook_subscriptions WHERE id = ?'),
+      insertSubscription: db.prepare('INSERT INTO webhook_subscriptions (id, url, description, event_types, secret, created_at) VALUES (?, ?, ?, ?, ?, ?)'),
+      listSubscriptions: db.prepare('SELECT id, url, description, event_types, created_at FROM webhook_subscriptions ORDER BY created_at, rowid'),
+      getSubscription: db.prepare('SELECT id, url, description, event_types, created_at FROM webhook_subscriptions WHERE id = ?'),
       deleteAttempts: db.prepare(
         'DELETE FROM webhook_delivery_attempts WHERE delivery_id IN (SELECT id FROM webhook_deliveries WHERE subscription_id = ?)',
       ),
@@ -196,7 +215,7 @@ export class SqliteWebhookStore implements WebhookStore {
   async insertSubscription(subscription: NewWebhookSubscription): Promise<void> {
     guarded(() =>
       this.statements.insertSubscription.run(
-        subscription.id, subscription.url, subscription.description ?? null, subscription.secret, subscription.createdAt.getTime(),
+        subscription.id, subscription.url, subscription.description ?? null, subscription.eventTypes.join(','), subscription.secret, subscription.createdAt.getTime(),
       ),
     );
   }

@@ -8,19 +8,33 @@
  * Either way the writer thread is the process's only writer, so a write on the main
  * thread can never stall the event loop waiting for the lock a batch holds.
  */
-import type { TokenStore, WebhookStore } from '../types.js';
+import type { ExpectedVersion, TokenStore, WebhookStore } from '../types.js';
 
 export type PlantWrite =
   | { readonly op: 'create'; readonly id: bigint; readonly name: string; readonly tag: string | null }
-  | { readonly op: 'delete'; readonly id: bigint };
+  /** A merge: a name or tag left undefined is kept; a tag of null is removed. */
+  | { readonly op: 'update'; readonly id: bigint; readonly name: string | undefined; readonly tag: string | null | undefined; readonly expected?: ExpectedVersion }
+  | { readonly op: 'delete'; readonly id: bigint; readonly expected?: ExpectedVersion };
+
+/** A plant's row as it stands (after the write, or blocking it). */
+export interface PlantState {
+  readonly name: string;
+  readonly tag: string | null;
+  readonly version: bigint;
+}
 
 export type PlantWriteResult =
-  | { readonly kind: 'created' }
+  | { readonly kind: 'created'; readonly version: bigint }
   /** The id existed with the same name and tag. */
-  | { readonly kind: 'replayed' }
+  | { readonly kind: 'replayed'; readonly state: PlantState }
   /** The id existed with different content: this is what is stored. */
-  | { readonly kind: 'conflict'; readonly name: string; readonly tag: string | null }
-  | { readonly kind: 'deleted'; readonly found: boolean };
+  | { readonly kind: 'conflict'; readonly state: PlantState }
+  | { readonly kind: 'updated'; readonly state: PlantState }
+  | { readonly kind: 'unchanged'; readonly state: PlantState }
+  | { readonly kind: 'deleted' }
+  | { readonly kind: 'not-found' }
+  /** The stored version is not one the write expected: nothing was written. */
+  | { readonly kind: 'precondition-failed'; readonly state: PlantState };
 
 /**
  * The token and webhook writes the writer thread runs, by store: declared here and

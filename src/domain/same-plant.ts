@@ -1,4 +1,4 @@
-import type { PlantRecord } from '../store/types.js';
+import type { PlantRecord } from './plant.js';
 
 /** Whether a create of `incoming` is a safe retry of the stored `existing` plant. */
 export function samePlant(existing: PlantRecord, incoming: PlantRecord): boolean {

@@ -1,7 +1,7 @@
 /**
  * How an attempt's outcome changes its delivery row: one rule, applied by both stores.
  */
-import type { AttemptOutcome, DeliveryStatus } from '../store/types.js';
+import type { AttemptOutcome, DeliveryStatus } from '../types.js';
 
 export interface DeliveryUpdate {
   readonly status: DeliveryStatus;

@@ -1,0 +1,213 @@
+/**
+ * The OpenAPI 3.1 document, built by @fastify/swagger from the routes' own schemas
+ * (summary, tags, security, parameters, bodies, success responses) and the shared
+ * schemas (`app.addSchema`, shown under components by their `$id`). What the routes
+ * do not spell out one by one is added here, once for all of them:
+ *
+ * - the failures: each route lists its own in `config.failures`; those its shape
+ *   implies (a token for a secured route, body errors for a route with a body, ...)
+ *   are derived, and every one is documented under its status, from the catalogue;
+ * - the rate-limit headers on every success, and the body limit on every body;
+ * - the description (authentication, limits, the error catalogue), the `webhooks`
+ *   section and the `x-error-catalogue` extension.
+ */
+import type { SwaggerOptions } from '@fastify/swagger';
+import type { FastifySchema } from 'fastify';
+import type { Config } from '../config/index.js';
+import type { ServiceLimits } from '../config/service-limits.js';
+import { Errors, type CatalogueEntry, type ErrorName } from '../http/errors.js';
+import { RATE_LIMIT_HEADERS, RETRY_AFTER_HEADER } from '../http/rate-limit-headers.js';
+import { LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT } from '../plants/routes.js';
+import { REALM } from '../tokens/auth.js';
+import { webhookEvents, webhooksTag } from '../webhooks/openapi.js';
+
+const catalogue = Object.entries(Errors) as [ErrorName, CatalogueEntry][];
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The rate-limit and protocol-limit paragraph of the description (docs/security.md has the whole story). */
+function serviceLimitsText(service: ServiceLimits): string[] {
+  const rate = service.rateLimitPerMinute === 0 && service.anonymousRateLimitPerMinute === 0
+    ? 'Rate limiting is off on this server.'
+    : `Each token may make ${service.rateLimitPerMinute || 'unlimited'} requests a minute; requests without a valid token, ` +
+      `${service.anonymousRateLimitPerMinute || 'unlimited'} a minute per client address.`;
+  return [
+    '',
+    `**Rate limits.** ${rate} Over the limit, a request gets 429 RATE_LIMITED with \`Retry-After\`; while limiting is on,`,
+    'every response carries `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` and `RateLimit-Policy`.',
+    `A request head (request line and headers) over ${service.maxHeaderSizeBytes} bytes gets 431 HEADERS_TOO_LARGE; a client that takes`,
+    `over ${service.headersTimeoutMs} ms to send its headers, or ${service.requestTimeoutMs} ms for the whole request, gets 408 REQUEST_TIMEOUT.`,
+    'Both close the connection.',
+  ];
+}
+
+/**
+ * Catalogue text shown as Markdown (descriptions are rendered by /docs): `<token>`
+ * would otherwise be taken for an HTML tag and vanish; `|` would split a table cell.
+ */
+function markdownText(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\|/g, '\\|');
+}
+
+/** The failures a route can produce: its own plus those its shape implies. */
+export function failuresOf(schema: FastifySchema, own: readonly ErrorName[]): ErrorName[] {
+  const names = new Set<ErrorName>();
+  if (Array.isArray(schema.security) && schema.security.length > 0) (['TOKEN_MISSING', 'TOKEN_INVALID', 'INSUFFICIENT_SCOPE'] as const).forEach((n) => names.add(n));
+  if (schema.body !== undefined) {
+    (['INVALID_JSON', 'BODY_REQUIRED', 'BODY_NOT_OBJECT', 'INVALID_FIELD', 'BODY_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'] as const).forEach((n) => names.add(n));
+  }
+  if (schema.params !== undefined || schema.querystring !== undefined) names.add('INVALID_PARAMETER');
+  own.forEach((n) => names.add(n));
+  // Every operation is rate limited when RATE_LIMIT (or RATE_LIMIT_ANONYMOUS) is set.
+  names.add('RATE_LIMITED');
+  // Any request can be malformed, too slow or too large at the protocol level.
+  (['BAD_REQUEST', 'REQUEST_TIMEOUT', 'HEADERS_TOO_LARGE'] as const).forEach((n) => names.add(n));
+  names.add('INTERNAL');
+  return [...names];
+}
+
+function errorResponses(failures: readonly ErrorName[]): Json {
+  const byStatus = new Map<number, ErrorName[]>();
+  for (const name of failures) {
+    const { status } = Errors[name];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), name]);
+  }
+  const responses: Json = {};
+  for (const [status, names] of [...byStatus].sort(([a], [b]) => a - b)) {
+    const lines = names.map((n) => `- \`${Errors[n].code}\` ${n}: ${markdownText(Errors[n].meaning)}`);
+    const first = Errors[names[0] as ErrorName];
+    const headers: Json = {};
+    if (status === 401 || status === 403) {
+      headers['WWW-Authenticate'] = { description: `RFC 6750 challenge, realm "${REALM}".`, schema: { type: 'string' } };
+    }
+    if (status === 503) headers['Retry-After'] = { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } };
+    if (status === 405) headers.Allow = { description: 'The methods this path has.', schema: { type: 'string' } };
+    if (status === 429) Object.assign(headers, { 'Retry-After': RETRY_AFTER_HEADER }, RATE_LIMIT_HEADERS);
+    responses[String(status)] = {
+      description: lines.join('\n'),
+      ...(Object.keys(headers).length > 0 ? { headers } : {}),
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, example: { error: first.code, message: first.meaning } } },
+    };
+  }
+  return responses;
+}
+
+/** The first of `examples` beside a `$ref` (the library resolves the reference and drops its siblings). */
+function refExample(schema: unknown): unknown {
+  return isObject(schema) && schema.$ref !== undefined && Array.isArray(schema.examples) ? schema.examples[0] : undefined;
+}
+
+/** The examples of a route's `$ref`'d body and responses, by where they go: `body`, or the status. */
+function mediaExamples(schema: FastifySchema): Json {
+  const examples: Json = { body: refExample(schema.body) };
+  for (const [status, response] of Object.entries(isObject(schema.response) ? schema.response : {})) examples[status] = refExample(response);
+  return Object.fromEntries(Object.entries(examples).filter(([, example]) => example !== undefined));
+}
+
+function setExample(content: unknown, example: unknown): void {
+  const media = isObject(content) ? Object.values(content)[0] : undefined;
+  if (isObject(media) && example !== undefined) media.example = example;
+}
+
+/** What each operation gets beside what its route declares (see the file comment). */
+function completeOperation(operation: Json, components: Json, bodyLimitBytes: number): void {
+  const failures = operation['x-failures'];
+  const examples = isObject(operation['x-examples']) ? operation['x-examples'] : {};
+  delete operation['x-failures'];
+  delete operation['x-examples'];
+  const responses = isObject(operation.responses) ? operation.responses : {};
+  for (const [status, response] of Object.entries(responses)) {
+    if (!status.startsWith('2') || !isObject(response)) continue;
+    response.headers = { ...(isObject(response.headers) ? response.headers : {}), ...RATE_LIMIT_HEADERS };
+    setExample(response.content, examples[status]);
+  }
+  operation.responses = { ...responses, ...errorResponses(Array.isArray(failures) ? (failures as ErrorName[]) : []) };
+  const body = operation.requestBody;
+  if (isObject(body)) {
+    body.description = `A JSON object, UTF-8, at most ${bodyLimitBytes} bytes.`;
+    setExample(body.content, examples.body);
+    // A body whose schema admits null may be left out (Fastify validates a missing body as null).
+    const media = isObject(body.content) ? body.content['application/json'] : undefined;
+    const ref = isObject(media) && isObject(media.schema) ? media.schema.$ref : undefined;
+    const schema = typeof ref === 'string' ? components[ref.replace('#/components/schemas/', '')] : undefined;
+    body.required = !(isObject(schema) && Array.isArray(schema.type) && schema.type.includes('null'));
+  }
+}
+
+function catalogueTable(): string {
+  const rows = catalogue.map(([name, e]) => `| ${e.code} | ${e.status} | ${name} | ${markdownText(e.meaning)} |`);
+  return ['| error | HTTP status | name | meaning |', '|---|---|---|---|', ...rows].join('\n');
+}
+
+function description(config: Config): string {
+  return [
+    'A store of plants. Clients create plants with a client-chosen int64 id, and list, read and delete them.',
+    '',
+    '**Authentication.** Every plant operation needs `Authorization: Bearer <token>`. Tokens are issued with',
+    '`plantstore token create --name NAME --scopes plants:read,plants:write`. Scopes: `plants:read` (list, read),',
+    '`plants:write` (create, delete), `admin` (webhooks and `/metrics`; it does not imply the others). Tokens themselves',
+    'are managed with the `plantstore token` command, not over HTTP.',
+    'A missing or bad token gets 401 with a `WWW-Authenticate: Bearer` challenge; a token without the scope gets 403.',
+    '',
+    `**Limits.** Request bodies: at most ${config.bodyLimitBytes} bytes of UTF-8 JSON. Names: 1-200 characters; tags: 1-100.`,
+    `List pages: 1-${LIST_MAX_LIMIT} plants (default ${LIST_DEFAULT_LIMIT}); follow the \`Link: rel="next"\` header for the rest.`,
+    ...serviceLimitsText(config.limits),
+    '',
+    '**Ids are int64.** Ids travel as JSON numbers with all their digits; values above 2^53 need a JSON parser that',
+    'keeps them exact (JavaScript: the typed client `plantstore/client` returns them as `bigint`).',
+    '',
+    '**Trying it.** The interactive reference at `/docs` sends real requests: paste a token under *Authentication*,',
+    'open an operation and choose *Test Request*.',
+    '',
+    '**Errors.** Every failure carries an `Error` record `{"error": <code>, "message": <text>}`. A fault of the',
+    'request is a 4xx (400 for a malformed one); a fault of the service is a 5xx (503 with `Retry-After` while the',
+    'store is unreachable, 500 for a bug), so a client can tell a request to fix from one to retry. The codes:',
+    '',
+    catalogueTable(),
+  ].join('\n');
+}
+
+export function openApiOptions(config: Config): SwaggerOptions {
+  return {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Plant Store', version: '1.0.0', license: { name: 'MIT', identifier: 'MIT' }, description: description(config) },
+      tags: [
+        { name: 'plants', description: 'The plant resource.' },
+        { name: 'service', description: 'Health and description of the service itself (no token needed).' },
+        webhooksTag,
+      ],
+      webhooks: webhookEvents({ timeoutMs: config.webhookTimeoutMs, retrySchedule: config.webhookRetrySchedule }),
+      components: {
+        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An opaque Plant Store token (pst_...).' } },
+      },
+      security: [{ bearerAuth: [] }],
+    },
+    // Shared schemas keep their own names under components (NewPlant, Error, ...).
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+    // Only the operations: not /docs, the 405 answers or CORS preflights.
+    hideUntagged: true,
+    transform: ({ schema, url, route }) => ({
+      schema: schema === undefined ? schema : { ...schema, 'x-failures': failuresOf(schema, route.config?.failures ?? []), 'x-examples': mediaExamples(schema) },
+      url,
+    }),
+    transformObject: (documentObject) => {
+      if (!('openapiObject' in documentObject)) return documentObject.swaggerObject;
+      const { openapiObject } = documentObject;
+      const components = isObject(openapiObject.components) && isObject(openapiObject.components.schemas) ? openapiObject.components.schemas : {};
+      const paths: unknown = openapiObject.paths;
+      for (const path of Object.values(isObject(paths) ? paths : {})) {
+        for (const operation of Object.values(isObject(path) ? path : {})) {
+          if (isObject(operation)) completeOperation(operation, components, config.bodyLimitBytes);
+        }
+      }
+      return Object.assign(openapiObject, {
+        'x-error-catalogue': catalogue.map(([name, e]) => ({ error: e.code, status: e.status, name, meaning: e.meaning })),
+      });
+    },
+  };
+}

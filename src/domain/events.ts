@@ -1,0 +1,67 @@
+/**
+ * The plant events (plant.created, plant.updated, plant.deleted): their ids and the
+ * exact JSON text subscribers receive.
+ *
+ * The payload is the plant as a `NewPlant` (its id alone for a deletion), written by hand so the int64 id keeps
+ * every digit: a bigint's decimal text is a valid JSON number, whereas passing it
+ * through a JS number would round anything above 2^53. Names and tags are strings,
+ * for which JSON.stringify is exact.
+ *
+ * Pure and dependency-free, so a store can call it wherever its writes run
+ * (including a worker thread).
+ */
+import { randomBytes } from 'node:crypto';
+import type { PlantRecord } from './plant.js';
+
+export const PLANT_CREATED = 'plant.created';
+export const PLANT_UPDATED = 'plant.updated';
+export const PLANT_DELETED = 'plant.deleted';
+
+/** Every event type there is; what a subscriber can be sent. */
+export const EVENT_TYPES = [PLANT_CREATED, PLANT_UPDATED, PLANT_DELETED] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export function isEventType(text: string): text is EventType {
+  return (EVENT_TYPES as readonly string[]).includes(text);
+}
+
+/**
+ * The outbox row of one event, written in the transaction of the change it tells
+ * of, and only when that change happened (not for a replay, a no-op or a failed
+ * precondition).
+ */
+export interface PlantEvent {
+  /** msg_...: the webhook-id every delivery of this event carries, on every attempt. */
+  readonly id: string;
+  readonly type: EventType;
+  /** The exact JSON text that is sent (int64 id written digit for digit). */
+  readonly payload: string;
+}
+
+/** The event of a newly created plant: the plant as a `NewPlant`. */
+export type PlantCreatedEvent = PlantEvent & { readonly type: typeof PLANT_CREATED };
+
+/** msg_ + 128 random bits: the Standard Webhooks message id (webhook-id). */
+export function newEventId(): string {
+  return `msg_${randomBytes(16).toString('base64url')}`;
+}
+
+export function newPlantJson(plant: PlantRecord): string {
+  const tag = plant.tag === undefined ? '' : `,"tag":${JSON.stringify(plant.tag)}`;
+  return `{"id":${plant.id.toString()},"name":${JSON.stringify(plant.name)}${tag}}`;
+}
+
+export function plantCreatedEvent(plant: PlantRecord): PlantCreatedEvent {
+  return { id: newEventId(), type: PLANT_CREATED, payload: newPlantJson(plant) };
+}
+
+/** A plant changed: the plant as it is after the change. */
+export function plantUpdatedEvent(plant: PlantRecord): PlantEvent {
+  return { id: newEventId(), type: PLANT_UPDATED, payload: newPlantJson(plant) };
+}
+
+/** A plant was deleted: its id. */
+export function plantDeletedEvent(id: bigint): PlantEvent {
+  return { id: newEventId(), type: PLANT_DELETED, payload: `{"id":${id.toString()}}` };
+}

@@ -1,0 +1,46 @@
+/** Schema parts and shapes the plant routes share. */
+import type { PlantRecord } from '../domain/plant.js';
+import { Int64Id } from './schemas.js';
+
+export const PlantPath = {
+  type: 'object',
+  required: ['id'],
+  properties: { id: { ...Int64Id, description: 'The plant id (an int64, in decimal).' } },
+} as const;
+
+/** The response header naming the version of the plant the response carries. */
+export const ETagHeader = {
+  ETag: { type: 'string', description: 'The plant\'s current version, a strong entity-tag (`"42"`): send it in If-Match to change the plant only if it is still so.' },
+} as const;
+
+export const ConditionalHeaders = {
+  ifMatch: {
+    type: 'object',
+    properties: {
+      'if-match': { type: 'string', description: 'An ETag of the plant (or `*`, any existing plant): the write happens only if the plant is at that version, else 412.' },
+    },
+  },
+  ifNoneMatch: {
+    type: 'object',
+    properties: {
+      'if-none-match': { type: 'string', description: 'An ETag the client holds: if the plant is still at that version, 304 and no body.' },
+    },
+  },
+  createOnly: {
+    type: 'object',
+    properties: {
+      'if-none-match': { type: 'string', description: '`*`: create only; if a plant has this id at all (even identical), 412 and nothing changes.' },
+    },
+  },
+} as const;
+
+export interface PlantJson {
+  id: bigint;
+  name: string;
+  tag?: string;
+}
+
+/** A plant as the API shows it: no version (that is the ETag), no tag key when there is none. */
+export function plantJson(plant: PlantRecord): PlantJson {
+  return plant.tag === undefined ? { id: plant.id, name: plant.name } : { id: plant.id, name: plant.name, tag: plant.tag };
+}

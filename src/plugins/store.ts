@@ -1,0 +1,37 @@
+/**
+ * The store as a plugin: opened from DATABASE_URL when the app starts, its
+ * background errors logged through the app's logger, closed when the app closes
+ * (after the features that use it: Fastify runs onClose hooks last-registered first).
+ * Every call the app makes is timed at this boundary (src/metrics/).
+ */
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { registerBatchMetrics } from '../metrics/batches.js';
+import { instrumentStore } from '../metrics/instrument-store.js';
+import { registerPoolMetrics } from '../metrics/pool.js';
+import { registerWebhookBacklogMetrics } from '../metrics/webhook-backlog.js';
+import { openStore } from '../store/open-store.js';
+import type { Store } from '../store/types.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    store: Store;
+  }
+}
+
+export interface StorePluginOptions {
+  /** A store opened already, which its owner closes (tests share one across apps); by default the app opens its own. */
+  readonly store?: Store;
+}
+
+export const storePlugin = fp(async (app: FastifyInstance, options: StorePluginOptions) => {
+  const store = options.store ?? await openStore(app.config.databaseUrl, {
+    ...app.config,
+    onBackgroundError: (error) => app.log.error({ err: error }, 'a database connection failed while idle; the pool replaced it'),
+  });
+  if (options.store === undefined) app.addHook('onClose', () => store.close());
+  registerPoolMetrics(app.metrics.registry, store);
+  registerBatchMetrics(app.metrics.registry, store);
+  registerWebhookBacklogMetrics(app.metrics.registry, store);
+  app.decorate('store', instrumentStore(store, app.metrics));
+}, { name: 'store', decorators: { fastify: ['config', 'metrics'] } });

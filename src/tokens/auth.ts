@@ -1,0 +1,134 @@
+/**
+ * Bearer authentication (RFC 6750), as a plugin. A route states what it needs in
+ * its schema, `security: bearerAuth('plants:write')` (public ones: `security: []`),
+ * which the OpenAPI document shows; this plugin reads that same declaration as each
+ * route is added and puts the check in the route's onRequest: before the body is
+ * read, so an unauthenticated client cannot make the service parse anything.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler, RouteOptions } from 'fastify';
+import fp from 'fastify-plugin';
+import { ApiError, failure } from '../http/errors.js';
+import type { TokenRecord } from '../store/types.js';
+import { TokenAuthenticator, type Authentication } from './authenticator.js';
+import { isScope, type Scope } from './scopes.js';
+
+export const REALM = 'plantstore';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    authenticator: TokenAuthenticator;
+  }
+  interface FastifyRequest {
+    /** The token that authenticated this request, once auth has run. */
+    token?: TokenRecord;
+  }
+}
+
+/** The `security` of a route that needs a token with `scope`. */
+export function bearerAuth<S extends Scope>(scope: S): [{ bearerAuth: [S] }] {
+  return [{ bearerAuth: [scope] }];
+}
+
+/** The scope a route's `security` asks for; undefined for a public route. */
+export function requiredScope(security: unknown): Scope | undefined {
+  if (!Array.isArray(security)) return undefined;
+  const [requirement] = security as unknown[];
+  const scopes = typeof requirement === 'object' && requirement !== null ? Reflect.get(requirement, 'bearerAuth') : undefined;
+  const [scope] = Array.isArray(scopes) ? (scopes as unknown[]) : [];
+  return typeof scope === 'string' && isScope(scope) ? scope : undefined;
+}
+
+const BEARER = /^Bearer(?: +(\S*))? *$/i;
+
+const REASONS = {
+  malformed: 'the bearer token is malformed (Plant Store tokens look like pst_ followed by 43 characters)',
+  unknown: 'the bearer token is not known',
+  revoked: 'the bearer token has been revoked',
+  expired: 'the bearer token has expired',
+} as const;
+
+/**
+ * Node keeps the first of two Authorization headers and drops the other without a
+ * word; a proxy in front may have read the other one. Which credentials a request
+ * carries must not be ambiguous, so two are refused (RFC 9110 5.3: a field that is
+ * not a list must not be sent twice).
+ */
+function hasOneAuthorization(request: FastifyRequest): boolean {
+  const raw = request.raw.rawHeaders;
+  let seen = 0;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i] as string;
+    if (name.length === 13 && name.toLowerCase() === 'authorization') seen++;
+  }
+  return seen <= 1;
+}
+
+function challenge(params: string): Record<string, string> {
+  return { 'www-authenticate': `Bearer realm="${REALM}"${params}` };
+}
+
+/** Admits the request (undefined) or says why not. */
+function admit(request: FastifyRequest, result: Authentication, scope: Scope): ApiError | undefined {
+  if (!result.ok) {
+    const description = REASONS[result.reason];
+    return failure('TOKEN_INVALID', [description], challenge(`, error="invalid_token", error_description="${description}"`));
+  }
+  if (!result.token.scopes.includes(scope)) {
+    return failure('INSUFFICIENT_SCOPE', [scope, result.token.scopes.join(', ')], challenge(`, error="insufficient_scope", scope="${scope}"`));
+  }
+  request.token = result.token;
+  return undefined;
+}
+
+export function requireScope(scope: Scope): onRequestHookHandler {
+  // A callback hook, not an async one: a token in the cache (nearly every request)
+  // is checked without a promise or a microtask; only a cache miss waits for the store.
+  return function authenticate(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+    const header = request.headers.authorization;
+    const match = header === undefined ? null : BEARER.exec(header);
+    if (match === null) {
+      // No credentials at all, or another scheme (e.g. Basic): RFC 6750 3.1 says
+      // the challenge then carries no error code.
+      done(failure('TOKEN_MISSING', [], challenge('')));
+      return;
+    }
+    if (!hasOneAuthorization(request)) {
+      done(failure('BAD_REQUEST', ['malformed HTTP request: send exactly one Authorization header']));
+      return;
+    }
+    const secret = match[1] ?? '';
+    const authenticator = request.server.authenticator;
+    const cached = authenticator.authenticateFromCache(secret);
+    if (cached !== undefined) {
+      done(admit(request, cached, scope));
+      return;
+    }
+    authenticator.authenticate(secret).then((result) => done(admit(request, result, scope)), done);
+  };
+}
+
+function addToOnRequest(route: RouteOptions, hook: onRequestHookHandler): void {
+  const existing = route.onRequest;
+  route.onRequest = existing === undefined ? [hook] : [hook, ...(Array.isArray(existing) ? existing : [existing])];
+}
+
+/**
+ * Guards every route added after it whose schema names a scope. Needs an
+ * `authenticator` (authPlugin decorates the app's; the separate /metrics listener
+ * shares the app's).
+ */
+export const routeGuard = fp(async (app: FastifyInstance) => {
+  app.addHook('onRoute', (route) => {
+    const scope = requiredScope(route.schema?.security);
+    if (scope !== undefined) addToOnRequest(route, requireScope(scope));
+  });
+}, { name: 'route-guard', decorators: { fastify: ['authenticator'] } });
+
+/** Tokens: the authenticator over the store's tokens, and the route guard. */
+export const authPlugin = fp(async (app: FastifyInstance) => {
+  app.decorate('authenticator', new TokenAuthenticator(app.store.tokens, {
+    cacheTtlMs: app.config.tokenCacheTtlMs,
+    onBackgroundError: (error) => app.log.warn({ err: error }, 'could not record token use'),
+  }));
+  await app.register(routeGuard);
+}, { name: 'auth', dependencies: ['store'] });
