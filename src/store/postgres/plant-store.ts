@@ -1,13 +1,14 @@
 import type pg from 'pg';
 import { newEventId, PLANT_DELETED, PLANT_UPDATED } from '../../domain/events.js';
-import { versionMatches } from '../../domain/plant.js';
 import type {
   CreatePlantOutcome, DeletePlantOutcome, ExpectedVersion, ListPlantsQuery, PlantChange, PlantPage, PlantRecord, PlantStore, UpdatePlantOutcome, VersionedPlant,
 } from '../types.js';
-import { CreateBatcher, type CreateBatchDatabase, type CreateBatchStats } from './create-batcher.js';
+import { createBatcher, type CreateBatchDatabase } from './create-batcher.js';
+import type { BatchStats, KeyedBatcher } from './keyed-batcher.js';
 import { guarded } from './errors.js';
 import { pageStatement, toPage, type PageRow } from './plant-page.js';
 import { ReadBatcher, type ReadBatchStats } from './read-batcher.js';
+import { updateBatcher, type PendingChange } from './update-batcher.js';
 import {
   deliveriesOfEvent, INSERT_PLANTS_UNLESS_SUBSCRIBED, INSERT_PLANTS_WITH_OUTBOX, insertPlantsOnlyValues, insertPlantsValues, PLANT_JSON_SQL,
 } from './webhook-store.js';
@@ -36,7 +37,11 @@ function expectedParam(expected: ExpectedVersion | undefined): string[] | null {
   return expected === undefined || expected === 'any' ? null : expected.map(String);
 }
 
-/** Where a subscriber to `type` exists, the event of the row of `changed` (columns id, payload) and its deliveries. */
+/**
+ * Where a subscriber to `type` exists, the events of the rows of `changed` (with a
+ * column `payload`) and their deliveries. `eventId`: the event's id, a parameter or a
+ * column of `changed`.
+ */
 function outboxOf(type: typeof PLANT_UPDATED | typeof PLANT_DELETED, eventId: string, now: string): string {
   return `event AS (
       INSERT INTO webhook_events (id, type, payload, created_at)
@@ -47,24 +52,46 @@ function outboxOf(type: typeof PLANT_UPDATED | typeof PLANT_DELETED, eventId: st
 }
 
 /**
- * A change as one statement: the UPDATE's WHERE holds the precondition and the
- * "changes something" test, so the database decides them on the row itself (a
- * concurrent writer's commit is re-checked by PostgreSQL before this one updates:
- * of writers expecting one version, exactly one matches). The event goes with it.
- * Parameters: id, name (null keeps it), whether to set the tag, the tag, the
- * expected versions (null: any), the event id, the time.
+ * A batch of changes as one statement (update-batcher.ts): the UPDATE's WHERE holds
+ * each change's precondition and its "changes something" test, so the database
+ * decides them on the row itself (a concurrent writer's commit is re-checked by
+ * PostgreSQL before this one updates: of writers expecting one version, exactly one
+ * matches). The rows are locked in id order first, so batches of several instances
+ * that change overlapping ids wait for each other but never deadlock. The events go
+ * with it. Parameters: ids, names (null keeps it), whether to set the tag, the tags,
+ * the expected versions (an int8[] literal; null: any), the event ids, the time.
  */
-const UPDATE_PLANT = {
-  name: 'plants.update',
+const UPDATE_PLANTS = {
+  name: 'plants.update-batch',
   text: `
-    WITH changed AS (
-      UPDATE plants SET name = coalesce($2, name), tag = CASE WHEN $3 THEN $4 ELSE tag END, version = nextval('plant_versions')
-      WHERE id = $1 AND ($5::int8[] IS NULL OR version = ANY($5::int8[]))
-        AND (name, tag) IS DISTINCT FROM (coalesce($2, name), CASE WHEN $3 THEN $4 ELSE tag END)
-      RETURNING id, name, tag, version, ${PLANT_JSON_SQL} AS payload
-    ), ${outboxOf(PLANT_UPDATED, '$6', '$7')}
+    WITH input AS (
+      SELECT * FROM unnest($1::int8[], $2::text[], $3::bool[], $4::text[], $5::text[], $6::text[])
+        AS i(change_id, new_name, set_tag, new_tag, expected, event_id)
+    ), locked AS (
+      SELECT id AS locked_id FROM plants WHERE id = ANY($1::int8[]) ORDER BY id FOR UPDATE
+    ), changed AS (
+      UPDATE plants SET name = coalesce(new_name, name), tag = CASE WHEN set_tag THEN new_tag ELSE tag END, version = nextval('plant_versions')
+      FROM input JOIN locked ON locked_id = change_id
+      WHERE id = change_id AND (expected IS NULL OR version = ANY(expected::int8[]))
+        AND (name, tag) IS DISTINCT FROM (coalesce(new_name, name), CASE WHEN set_tag THEN new_tag ELSE tag END)
+      RETURNING id, name, tag, version, event_id, ${PLANT_JSON_SQL} AS payload
+    ), ${outboxOf(PLANT_UPDATED, 'event_id', '$7')}
     SELECT id, name, tag, version FROM changed`,
 };
+
+/** The parameters of UPDATE_PLANTS. */
+function updatePlantsValues(changes: readonly PendingChange[], now = new Date()): unknown[] {
+  const columns = { ids: [] as string[], names: [] as (string | null)[], setTags: [] as boolean[], tags: [] as (string | null)[], expected: [] as (string | null)[], events: [] as string[] };
+  for (const { change, expected } of changes) {
+    columns.ids.push(param(change.id));
+    columns.names.push(change.name ?? null);
+    columns.setTags.push(change.tag !== undefined);
+    columns.tags.push(change.tag ?? null);
+    columns.expected.push(expected === undefined || expected === 'any' ? null : `{${expected.join(',')}}`);
+    columns.events.push(newEventId());
+  }
+  return [columns.ids, columns.names, columns.setTags, columns.tags, columns.expected, columns.events, now];
+}
 
 /** A delete as one statement, its precondition in its WHERE, its event with it. Parameters: id, expected versions (null: any), event id, time. */
 const DELETE_PLANT = {
@@ -99,14 +126,15 @@ const LIST_TAG_AFTER = {
 const SUBSCRIBER_SEEN_MS = 10_000;
 
 export class PostgresPlantStore implements PlantStore {
-  private readonly creates: CreateBatcher;
+  private readonly creates: KeyedBatcher<PlantRecord, CreatePlantOutcome>;
+  private readonly updates: KeyedBatcher<PendingChange, UpdatePlantOutcome>;
   private readonly reads: ReadBatcher;
   /** performance.now() until which batches go with their events straight away (see insertBatch). */
   private withEventsUntil = 0;
 
   /**
-   * `batchesInFlight`: how many create batches may use a connection at once (see
-   * batchesInFlightFor); `readBatchesInFlight`: the same for point reads (see
+   * `batchesInFlight`: how many create batches, and how many change batches, may use
+   * a connection at once (see batchesInFlightFor); `readBatchesInFlight`: the same for point reads (see
    * readBatchesInFlightFor).
    */
   constructor(
@@ -118,7 +146,11 @@ export class PostgresPlantStore implements PlantStore {
       insert: (plants) => guarded(() => this.insertBatch(plants)),
       find: (ids) => guarded(() => this.findByIds(ids)),
     };
-    this.creates = new CreateBatcher(database, batchesInFlight);
+    this.creates = createBatcher(database, batchesInFlight);
+    this.updates = updateBatcher(
+      { update: (changes) => guarded(() => this.updateBatch(changes)), find: (ids) => guarded(() => this.findByIds(ids)) },
+      batchesInFlight,
+    );
     this.reads = new ReadBatcher({ find: (ids) => guarded(() => this.findByIds(ids)) }, readBatchesInFlight);
   }
 
@@ -130,17 +162,22 @@ export class PostgresPlantStore implements PlantStore {
    * resolves once that batch's statement committed.
    */
   async createPlant(plant: PlantRecord): Promise<CreatePlantOutcome> {
-    return this.creates.create(plant);
+    return this.creates.write(plant.id, plant);
   }
 
   /** How creates have been grouped into statements since the store opened. */
-  createBatchStats(): CreateBatchStats {
+  createBatchStats(): BatchStats {
     return this.creates.stats();
   }
 
-  /** Refuses new creates and waits for the accepted ones to settle (before the pool closes). */
-  async closeCreates(): Promise<void> {
-    await this.creates.close();
+  /** How changes have been grouped into statements since the store opened. */
+  updateBatchStats(): BatchStats {
+    return this.updates.stats();
+  }
+
+  /** Refuses new creates and changes, and waits for the accepted ones to settle (before the pool closes). */
+  async closeWrites(): Promise<void> {
+    await Promise.all([this.creates.close(), this.updates.close()]);
   }
 
   /** How point reads have been grouped into statements since the store opened. */
@@ -176,6 +213,11 @@ export class PostgresPlantStore implements PlantStore {
     return new Map(rows.map((row) => [row.id, row.version]));
   }
 
+  private async updateBatch(changes: readonly PendingChange[]): Promise<ReadonlyMap<bigint, VersionedPlant>> {
+    const { rows } = await this.pool.query<VersionedRow>({ ...UPDATE_PLANTS, values: updatePlantsValues(changes) });
+    return new Map(rows.map((row) => [row.id, toVersioned(row)]));
+  }
+
   private async findByIds(ids: readonly bigint[]): Promise<ReadonlyMap<bigint, VersionedPlant>> {
     const { rows } = await this.pool.query<VersionedRow>({ ...SELECT_BY_IDS, values: [ids.map(param)] });
     return new Map(rows.map((row) => [row.id, toVersioned(row)]));
@@ -186,16 +228,9 @@ export class PostgresPlantStore implements PlantStore {
     return (await guarded(() => this.findByIds([id]))).get(id);
   }
 
+  /** Rides in a batch with the other changes that arrived meanwhile, and resolves once its statement committed. */
   async updatePlant(change: PlantChange, expected?: ExpectedVersion): Promise<UpdatePlantOutcome> {
-    const values = [param(change.id), change.name ?? null, change.tag !== undefined, change.tag ?? null, expectedParam(expected), newEventId(), new Date()];
-    const { rows } = await guarded(() => this.pool.query<VersionedRow>({ ...UPDATE_PLANT, values }));
-    if (rows[0] !== undefined) return { kind: 'updated', plant: toVersioned(rows[0]) };
-    // Nothing was updated: the plant is absent, at another version, or already so.
-    // Read in a new snapshot, after any writer this statement waited for.
-    const current = await this.current(change.id);
-    if (current === undefined) return { kind: 'not-found' };
-    if (!versionMatches(expected, current.version)) return { kind: 'precondition-failed', current };
-    return { kind: 'unchanged', plant: current };
+    return this.updates.write(change.id, { change, expected });
   }
 
   /**

@@ -14,7 +14,7 @@ import type { BatchCounts } from '../core/batch-counts.js';
 import type pg from 'pg';
 import { StoreUnavailableError } from '../errors.js';
 import type { Store } from '../types.js';
-import { batchesInFlightFor, type CreateBatchStats } from './create-batcher.js';
+import { batchesInFlightFor, type BatchStats } from './keyed-batcher.js';
 import { guarded } from './errors.js';
 import { migrate } from './migrator.js';
 import { migrationsOf } from '../migrations.js';
@@ -40,8 +40,9 @@ export class PostgresStore implements Store {
 
   private constructor(private readonly settings: PostgresConnectionSettings, onBackgroundError: (error: Error) => void) {
     this.pool = createPool(settings, onBackgroundError);
-    const createBatches = batchesInFlightFor(settings.poolSize);
-    this.plants = new PostgresPlantStore(this.pool, createBatches, readBatchesInFlightFor(settings.poolSize, createBatches));
+    // Creates and changes each get this many batches in flight; reads what is left.
+    const writeBatches = batchesInFlightFor(settings.poolSize);
+    this.plants = new PostgresPlantStore(this.pool, writeBatches, readBatchesInFlightFor(settings.poolSize, 2 * writeBatches));
     this.tokens = new PostgresTokenStore(this.pool);
     this.webhooks = new PostgresWebhookStore(this.pool);
   }
@@ -87,8 +88,13 @@ export class PostgresStore implements Store {
   }
 
   /** How creates are being grouped into batch statements (see create-batcher.ts). */
-  createBatchStats(): CreateBatchStats {
+  createBatchStats(): BatchStats {
     return this.plants.createBatchStats();
+  }
+
+  /** How changes are being grouped into batch statements (see update-batcher.ts). */
+  updateBatchStats(): BatchStats {
+    return this.plants.updateBatchStats();
   }
 
   /** How point reads are being grouped into batch statements (see read-batcher.ts). */
@@ -96,21 +102,23 @@ export class PostgresStore implements Store {
     return this.plants.readBatchStats();
   }
 
-  /** Both, for /metrics (src/metrics/batches.ts). */
+  /** All of them, for /metrics (src/metrics/batches.ts). */
   batchStats(): Record<string, BatchCounts> {
     const creates = this.createBatchStats();
+    const updates = this.updateBatchStats();
     const reads = this.readBatchStats();
     return {
-      create: { batches: creates.batches, operations: creates.creates },
+      create: { batches: creates.batches, operations: creates.writes },
+      update: { batches: updates.batches, operations: updates.writes },
       read: { batches: reads.batches, operations: reads.reads },
     };
   }
 
-  /** Creates and reads already accepted are answered (or failed) first, then the pool closes. */
+  /** Writes and reads already accepted are answered (or failed) first, then the pool closes. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await Promise.all([this.plants.closeCreates(), this.plants.closeReads()]);
+    await Promise.all([this.plants.closeWrites(), this.plants.closeReads()]);
     await this.pool.end();
   }
 }

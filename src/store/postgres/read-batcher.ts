@@ -34,13 +34,13 @@ export const MAX_READ_BATCH = 1000;
  * travels back and is parsed, the next gathers and executes. More would mostly split
  * the same arrivals into smaller batches (one more round trip each, for no faster
  * lookup: an index probe per id is the same work either way), and would take more of
- * the pool's connections. The connections left after the create batches
- * (batchesInFlightFor in create-batcher.ts) and one more for list, delete, the
+ * the pool's connections. The connections left after the create and change batches
+ * (batchesInFlightFor in keyed-batcher.ts) and one more for list, delete, the
  * webhook dispatcher and readiness checks bound it; it is never below one, since
  * reads must progress even on a tiny pool (they then queue in the pool, as before).
  */
-export function readBatchesInFlightFor(poolSize: number, createBatchesInFlight: number): number {
-  return Math.max(1, Math.min(2, poolSize - 1 - createBatchesInFlight));
+export function readBatchesInFlightFor(poolSize: number, writeBatchesInFlight: number): number {
+  return Math.max(1, Math.min(2, poolSize - 1 - writeBatchesInFlight));
 }
 
 /** The statement a batch needs. Failures should already be translated (StoreUnavailableError for outages). */
