@@ -62,6 +62,19 @@ for (const backend of testBackends()) describe(`changing plants in the store [${
       assert.deepEqual(retagged.kind === 'updated' && { ...retagged.plant, version: 0n }, { id: 200n, name: 'M', tag: 'big', version: 0n });
     });
 
+    it('the tag filter follows every kind of change: a rename, a new tag, a removed tag, both at once', async () => {
+      const tagged = async (tag: string) => (await store.plants.listPlants({ limit: 10, tag })).map((plant) => plant.id);
+      await create(210n, 'Fern', 'fern-shade');
+      await store.plants.updatePlant({ id: 210n, name: 'Boston fern' });
+      assert.deepEqual(await tagged('fern-shade'), [210n], 'a rename keeps the plant under its tag');
+      await store.plants.updatePlant({ id: 210n, tag: 'fern-sun' });
+      assert.deepEqual([await tagged('fern-shade'), await tagged('fern-sun')], [[], [210n]], 'a new tag moves it');
+      await store.plants.updatePlant({ id: 210n, tag: null });
+      assert.deepEqual(await tagged('fern-sun'), [], 'a removed tag takes it out');
+      await store.plants.updatePlant({ id: 210n, name: 'Sword fern', tag: 'fern-shade' });
+      assert.deepEqual(await store.plants.listPlants({ limit: 10, tag: 'fern-shade' }), [{ id: 210n, name: 'Sword fern', tag: 'fern-shade' }]);
+    });
+
     it('a change that changes nothing is unchanged and keeps the version', async () => {
       const version = await create(201n, 'Aloe', 'succulent');
       for (const change of [{ id: 201n }, { id: 201n, name: 'Aloe' }, { id: 201n, tag: 'succulent' }, { id: 201n, name: 'Aloe', tag: 'succulent' }]) {

@@ -31,7 +31,9 @@ interface BatchContext {
 export class BatchWriter {
   private readonly insert: Database.Statement;
   private readonly selectById: Database.Statement;
-  private readonly updateById: Database.Statement;
+  private readonly updateName: Database.Statement;
+  private readonly updateTag: Database.Statement;
+  private readonly updateNameAndTag: Database.Statement;
   private readonly deleteById: Database.Statement;
   private readonly readCounter: Database.Statement;
   private readonly writeCounter: Database.Statement;
@@ -43,7 +45,11 @@ export class BatchWriter {
     const prepare = (sql: string) => db.prepare(sql).safeIntegers(true);
     this.insert = prepare('INSERT INTO plants (id, name, tag, created_at, version) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING');
     this.selectById = prepare('SELECT name, tag, version FROM plants WHERE id = ?');
-    this.updateById = prepare('UPDATE plants SET name = ?, tag = ?, version = ? WHERE id = ?');
+    // SQLite rewrites an index entry for every column an UPDATE sets, changed or not:
+    // a rename that set the tag too would rewrite its plants_tag_id entry for nothing.
+    this.updateName = prepare('UPDATE plants SET name = ?, version = ? WHERE id = ?');
+    this.updateTag = prepare('UPDATE plants SET tag = ?, version = ? WHERE id = ?');
+    this.updateNameAndTag = prepare('UPDATE plants SET name = ?, tag = ?, version = ? WHERE id = ?');
     this.deleteById = prepare('DELETE FROM plants WHERE id = ?');
     this.readCounter = prepare('SELECT last FROM plant_version_counter').pluck();
     this.writeCounter = prepare('UPDATE plant_version_counter SET last = ?');
@@ -99,9 +105,12 @@ export class BatchWriter {
     const after = changed(before, write);
     if (samePlant(before, after)) return { kind: 'unchanged', state };
     const version = (batch.version += 1n);
-    this.updateById.run(after.name, after.tag ?? null, version, write.id);
+    const tag = after.tag ?? null;
+    if (after.tag === before.tag) this.updateName.run(after.name, version, write.id);
+    else if (after.name === before.name) this.updateTag.run(tag, version, write.id);
+    else this.updateNameAndTag.run(after.name, tag, version, write.id);
     batch.outbox.updated(after);
-    return { kind: 'updated', state: { name: after.name, tag: after.tag ?? null, version } };
+    return { kind: 'updated', state: { name: after.name, tag, version } };
   }
 
   private delete(write: PlantWrite & { op: 'delete' }, batch: BatchContext): PlantWriteResult {
