@@ -2,8 +2,9 @@
  * Group commit for changes on PostgreSQL (src/store/postgres/update-batcher.ts), on
  * the real server: concurrent changes share batch statements, and batching changes
  * nothing a client can see (changes of one id apply in arrival order, each outcome is
- * exact, a bad change fails alone, instances changing overlapping ids never
- * deadlock, closing commits what was accepted).
+ * exact, a bad change fails alone, instances changing overlapping ids do not
+ * deadlock, a batch that loses a deadlock is retried, closing commits what was
+ * accepted).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -121,6 +122,47 @@ describe('PostgreSQL changes go in batches', { skip: !postgresAvailable() }, () 
       assert.ok(settled.every((s) => s.status === 'fulfilled' && s.value.kind === 'updated'));
       const rows = await sql<{ count: string }>(schema.url, "SELECT count(*) AS count FROM plants WHERE id BETWEEN 5000 AND 5020 AND name LIKE 'good %'");
       assert.equal(rows[0]?.count, '20');
+    });
+  });
+
+  describe('a deadlock with another transaction', () => {
+    let schema: TestSchema;
+    let store: PostgresStore;
+    before(async () => {
+      schema = await createTestSchema();
+      store = await PostgresStore.open({ url: schema.url, poolSize: 5 });
+      await seed(store, 7_000, 2);
+    });
+    after(async () => {
+      await store?.close();
+      await schema?.drop();
+    });
+
+    it('the batch that loses it is retried change by change: every change applies, none gets an outage', async () => {
+      const other = new pg.Client({ connectionString: schema.url });
+      await other.connect();
+      try {
+        // The batch, not this transaction, must be the one PostgreSQL aborts: it checks for the cycle first.
+        await other.query("SET deadlock_timeout = '20s'");
+        await other.query('BEGIN');
+        await other.query("UPDATE plants SET name = 'held' WHERE id = 7001");
+        // One batch: it updates 7000, then waits for this transaction's lock on 7001.
+        const changes = Promise.all([store.plants.updatePlant({ id: 7_000n, name: 'first' }), store.plants.updatePlant({ id: 7_001n, name: 'second' })]);
+        for (let waited = 0; ; waited += 20) {
+          const waiting = await sql<{ count: string }>(schema.url, "SELECT count(*) AS count FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%WITH input AS%'");
+          if (waiting[0]?.count === '1') break;
+          assert.ok(waited < HANG_BOUND_MS, 'the batch never waited for the lock');
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        // Closes the cycle: PostgreSQL aborts the batch after its deadlock_timeout (1 s), and this update goes on.
+        await withinBound('the other transaction', other.query("UPDATE plants SET name = 'held too' WHERE id = 7000"));
+        await other.query('COMMIT');
+        const outcomes = await withinBound('the changes', changes);
+        assert.deepEqual(outcomes.map((o) => o.kind), ['updated', 'updated']);
+        assert.deepEqual([(await store.plants.getPlant(7_000n))?.name, (await store.plants.getPlant(7_001n))?.name], ['first', 'second']);
+      } finally {
+        await other.end();
+      }
     });
   });
 

@@ -76,3 +76,13 @@ export async function guarded<T>(operation: () => Promise<T>): Promise<T> {
     throw translatePostgresError(error);
   }
 }
+
+/**
+ * Whether a statement lost a deadlock (40P01) or a serialization conflict (40001):
+ * PostgreSQL rolled it back whole, and the same writes sent again, each in a
+ * statement of its own, cannot be part of such a cycle.
+ */
+export function isWriteConflict(error: unknown): boolean {
+  const code = (error instanceof StoreUnavailableError ? error.cause : error) as { code?: unknown } | undefined;
+  return code?.code === '40P01' || code?.code === '40001';
+}

@@ -13,14 +13,18 @@
  *   batches at once: a later write of an id waits for the earlier one's batch to
  *   finish, so writes of one id are decided in the order they arrived, exactly as if
  *   they had been sent one by one.
- * - Each batch is sorted by id. Concurrent statements that write overlapping ids
- *   (another service instance's batches) then lock them in the same order, so they
- *   wait for each other but never deadlock.
+ * - Each batch is sorted by id, and the runner's statement writes the rows in that
+ *   order. Concurrent statements that write overlapping ids (another service
+ *   instance's batches) then lock them in the same order, so they wait for each
+ *   other rather than deadlock.
  * - A batch whose statement failed with anything but an outage is retried one write
- *   per batch, so only the write that caused it fails.
+ *   per batch, so only the write that caused it fails. So is a batch that lost a
+ *   deadlock (with a transaction that locks rows in another order): a write alone
+ *   holds no lock another statement waits for while it waits itself.
  */
 import { BatchScheduler } from '../core/batch-scheduler.js';
 import { StoreUnavailableError } from '../errors.js';
+import { isWriteConflict } from './errors.js';
 
 /** At most this many writes per statement: bounds how long one statement holds its locks. */
 export const MAX_BATCH = 1000;
@@ -163,11 +167,12 @@ export class KeyedBatcher<Input, Outcome> {
   /**
    * The statement failed, so none of the batch was written. An outage fails every
    * write in it (each would have failed alone). Any other error is most likely
-   * caused by one write's data, so the writes are retried one per batch and only
-   * the culprit fails.
+   * caused by one write's data, and a lost deadlock by the batch's size, so the
+   * writes are retried one per batch: only the culprit fails.
    */
   private failed(batch: PendingWrite<Input, Outcome>[], error: unknown): void {
-    if (error instanceof StoreUnavailableError || batch.length === 1) {
+    const outage = error instanceof StoreUnavailableError && !isWriteConflict(error);
+    if (outage || batch.length === 1) {
       for (const item of batch) item.reject(error);
       return;
     }

@@ -56,10 +56,12 @@ function outboxOf(type: typeof PLANT_UPDATED | typeof PLANT_DELETED, eventId: st
  * each change's precondition and its "changes something" test, so the database
  * decides them on the row itself (a concurrent writer's commit is re-checked by
  * PostgreSQL before this one updates: of writers expecting one version, exactly one
- * matches). The rows are locked in id order first, so batches of several instances
- * that change overlapping ids wait for each other but never deadlock. The events go
- * with it. Parameters: ids, names (null keeps it), whether to set the tag, the tags,
- * the expected versions (an int8[] literal; null: any), the event ids, the time.
+ * matches). The input is sorted by id and PostgreSQL's plans for it (a nested loop
+ * or a hash join driven by the input) update the rows in that order, so batches of
+ * several instances lock overlapping ids in one order; a deadlock all the same is
+ * retried change by change (keyed-batcher.ts). The events go with it. Parameters:
+ * ids, names (null keeps it), whether to set the tag, the tags, the expected
+ * versions (an int8[] literal; null: any), the event ids, the time.
  */
 const UPDATE_PLANTS = {
   name: 'plants.update-batch',
@@ -67,11 +69,9 @@ const UPDATE_PLANTS = {
     WITH input AS (
       SELECT * FROM unnest($1::int8[], $2::text[], $3::bool[], $4::text[], $5::text[], $6::text[])
         AS i(change_id, new_name, set_tag, new_tag, expected, event_id)
-    ), locked AS (
-      SELECT id AS locked_id FROM plants WHERE id = ANY($1::int8[]) ORDER BY id FOR UPDATE
     ), changed AS (
       UPDATE plants SET name = coalesce(new_name, name), tag = CASE WHEN set_tag THEN new_tag ELSE tag END, version = nextval('plant_versions')
-      FROM input JOIN locked ON locked_id = change_id
+      FROM input
       WHERE id = change_id AND (expected IS NULL OR version = ANY(expected::int8[]))
         AND (name, tag) IS DISTINCT FROM (coalesce(new_name, name), CASE WHEN set_tag THEN new_tag ELSE tag END)
       RETURNING id, name, tag, version, event_id, ${PLANT_JSON_SQL} AS payload
