@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { StoreUnavailableError } from '../../src/store/errors.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
-import type { UpdatePlantOutcome } from '../../src/store/types.js';
+import type { UpdatePlantOutcome, VersionedPlant } from '../../src/store/types.js';
 import { postgresAvailable } from '../support/backends.js';
 import { createTestSchema, withAdminClient, type TestSchema } from '../support/postgres.js';
 
@@ -163,6 +163,59 @@ describe('PostgreSQL changes go in batches', { skip: !postgresAvailable() }, () 
       } finally {
         await other.end();
       }
+    });
+  });
+
+  describe('a change that waits for another writer\'s lock', () => {
+    let schema: TestSchema;
+    let store: PostgresStore;
+    before(async () => {
+      schema = await createTestSchema();
+      store = await PostgresStore.open({ url: schema.url, poolSize: 5 });
+      await seed(store, 8_000, 2);
+    });
+    after(async () => {
+      await store?.close();
+      await schema?.drop();
+    });
+
+    /** Runs `change` while another transaction holds the plant's row with `write`, and commits that transaction once `change` waits for it. */
+    async function behindAnotherWriter(write: string, change: () => Promise<UpdatePlantOutcome>): Promise<UpdatePlantOutcome> {
+      const other = new pg.Client({ connectionString: schema.url });
+      await other.connect();
+      try {
+        await other.query('BEGIN');
+        await other.query(write);
+        const outcome = change();
+        for (let waited = 0; ; waited += 20) {
+          const waiting = await sql<{ count: string }>(schema.url, "SELECT count(*) AS count FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%WITH input AS%'");
+          if (waiting[0]?.count === '1') break;
+          assert.ok(waited < HANG_BOUND_MS, 'the change never waited for the lock');
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        await other.query('COMMIT');
+        return await withinBound('the change', outcome);
+      } finally {
+        await other.end();
+      }
+    }
+
+    it('is decided on what that writer committed: its If-Match then names an old version (412 with the new one)', async () => {
+      const read = (await store.plants.getPlant(8_000n)) as VersionedPlant;
+      const outcome = await behindAnotherWriter("UPDATE plants SET name = 'theirs', version = nextval('plant_versions') WHERE id = 8000", () =>
+        store.plants.updatePlant({ id: 8_000n, name: 'mine' }, [read.version]),
+      );
+      assert.equal(outcome.kind, 'precondition-failed');
+      assert.equal(outcome.kind === 'precondition-failed' && outcome.current.name, 'theirs');
+      assert.ok(outcome.kind === 'precondition-failed' && outcome.current.version > read.version);
+    });
+
+    it('is decided on what that writer committed: the same change made already is unchanged, with that version', async () => {
+      const outcome = await behindAnotherWriter("UPDATE plants SET name = 'same', version = nextval('plant_versions') WHERE id = 8001", () =>
+        store.plants.updatePlant({ id: 8_001n, name: 'same' }),
+      );
+      const stored = await store.plants.getPlant(8_001n);
+      assert.deepEqual(outcome, { kind: 'unchanged', plant: stored });
     });
   });
 

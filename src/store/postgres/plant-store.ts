@@ -8,7 +8,7 @@ import type { BatchStats, KeyedBatcher } from './keyed-batcher.js';
 import { guarded } from './errors.js';
 import { pageStatement, toPage, type PageRow } from './plant-page.js';
 import { ReadBatcher, type ReadBatchStats } from './read-batcher.js';
-import { updateBatcher, type PendingChange } from './update-batcher.js';
+import { updateBatcher, type ChangeResult, type PendingChange } from './update-batcher.js';
 import {
   deliveriesOfEvent, INSERT_PLANTS_UNLESS_SUBSCRIBED, INSERT_PLANTS_WITH_OUTBOX, insertPlantsOnlyValues, insertPlantsValues, PLANT_JSON_SQL,
 } from './webhook-store.js';
@@ -22,6 +22,21 @@ interface PlantRow {
 
 interface VersionedRow extends PlantRow {
   version: bigint;
+}
+
+/** A row of UPDATE_PLANTS: a change applied (the plant after it), or not (the plant as seen, if any). */
+interface ChangeRow {
+  change_id: bigint;
+  applied: boolean;
+  seen: boolean;
+  name: string | null;
+  tag: string | null;
+  version: bigint | null;
+}
+
+function changeResult(row: ChangeRow): ChangeResult {
+  const plant = row.applied || row.seen ? toVersioned({ id: row.change_id, name: row.name as string, tag: row.tag, version: row.version as bigint }) : undefined;
+  return row.applied ? { applied: true, plant: plant as VersionedPlant } : { applied: false, seen: plant };
 }
 
 function toRecord(row: PlantRow): PlantRecord {
@@ -56,7 +71,9 @@ function outboxOf(type: typeof PLANT_UPDATED | typeof PLANT_DELETED, eventId: st
  * each change's precondition and its "changes something" test, so the database
  * decides them on the row itself (a concurrent writer's commit is re-checked by
  * PostgreSQL before this one updates: of writers expecting one version, exactly one
- * matches). The input is sorted by id and PostgreSQL's plans for it (a nested loop
+ * matches). For each change it answers the plant after it, or, when it did not
+ * apply, the plant as the statement's snapshot saw it (the outer SELECT reads the
+ * table as it was before the statement's own UPDATE). The input is sorted by id and PostgreSQL's plans for it (a nested loop
  * or a hash join driven by the input) update the rows in that order, so batches of
  * several instances lock overlapping ids in one order; a deadlock all the same is
  * retried change by change (keyed-batcher.ts). The events go with it. Parameters:
@@ -76,7 +93,10 @@ const UPDATE_PLANTS = {
         AND (name, tag) IS DISTINCT FROM (coalesce(new_name, name), CASE WHEN set_tag THEN new_tag ELSE tag END)
       RETURNING id, name, tag, version, event_id, ${PLANT_JSON_SQL} AS payload
     ), ${outboxOf(PLANT_UPDATED, 'event_id', '$7')}
-    SELECT id, name, tag, version FROM changed`,
+    SELECT change_id, changed.id IS NOT NULL AS applied,
+      coalesce(changed.name, seen.name) AS name, CASE WHEN changed.id IS NULL THEN seen.tag ELSE changed.tag END AS tag,
+      coalesce(changed.version, seen.version) AS version, seen.id IS NOT NULL AS seen
+    FROM input LEFT JOIN changed ON changed.id = change_id LEFT JOIN plants seen ON seen.id = change_id`,
 };
 
 /** The parameters of UPDATE_PLANTS. */
@@ -147,10 +167,7 @@ export class PostgresPlantStore implements PlantStore {
       find: (ids) => guarded(() => this.findByIds(ids)),
     };
     this.creates = createBatcher(database, batchesInFlight);
-    this.updates = updateBatcher(
-      { update: (changes) => guarded(() => this.updateBatch(changes)), find: (ids) => guarded(() => this.findByIds(ids)) },
-      batchesInFlight,
-    );
+    this.updates = updateBatcher({ update: (changes) => guarded(() => this.updateBatch(changes)) }, batchesInFlight);
     this.reads = new ReadBatcher({ find: (ids) => guarded(() => this.findByIds(ids)) }, readBatchesInFlight);
   }
 
@@ -213,9 +230,9 @@ export class PostgresPlantStore implements PlantStore {
     return new Map(rows.map((row) => [row.id, row.version]));
   }
 
-  private async updateBatch(changes: readonly PendingChange[]): Promise<ReadonlyMap<bigint, VersionedPlant>> {
-    const { rows } = await this.pool.query<VersionedRow>({ ...UPDATE_PLANTS, values: updatePlantsValues(changes) });
-    return new Map(rows.map((row) => [row.id, toVersioned(row)]));
+  private async updateBatch(changes: readonly PendingChange[]): Promise<ReadonlyMap<bigint, ChangeResult>> {
+    const { rows } = await this.pool.query<ChangeRow>({ ...UPDATE_PLANTS, values: updatePlantsValues(changes) });
+    return new Map(rows.map((row) => [row.change_id, changeResult(row)]));
   }
 
   private async findByIds(ids: readonly bigint[]): Promise<ReadonlyMap<bigint, VersionedPlant>> {

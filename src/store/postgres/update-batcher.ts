@@ -2,32 +2,52 @@
  * Changes on PostgreSQL go in batches (keyed-batcher.ts decides which changes share
  * a statement): one UPDATE for the batch, whose WHERE holds each change's
  * precondition and its "changes something" test, so the database decides them on
- * the row itself. Then one lookup says, of the changes that updated nothing, which
- * found no plant, which another version, and which nothing to change.
+ * the row itself. The same statement reports, for each change it did not apply,
+ * the plant as its snapshot saw it, which says why: absent, at another version, or
+ * already so. Each outcome is thus the one the change would have had alone, at
+ * that moment.
+ *
+ * One case needs more: the snapshot saw a plant the change applies to, yet the
+ * UPDATE skipped it, because another writer changed or deleted it after the
+ * snapshot was taken and before this statement could lock the row (PostgreSQL
+ * re-checks the WHERE on the newest row). Then the change goes again, in a new
+ * statement and snapshot, as if it had arrived just after that writer.
  */
-import { versionMatches } from '../../domain/plant.js';
+import { changed, versionMatches } from '../../domain/plant.js';
+import { samePlant } from '../../domain/same-plant.js';
+import { StoreUnavailableError } from '../errors.js';
 import type { ExpectedVersion, PlantChange, UpdatePlantOutcome, VersionedPlant } from '../types.js';
-import { KeyedBatcher, type BatchRunner, type PendingWrite } from './keyed-batcher.js';
+import { KeyedBatcher, type BatchRunner } from './keyed-batcher.js';
 
 export interface PendingChange {
   readonly change: PlantChange;
   readonly expected: ExpectedVersion | undefined;
 }
 
-/** The statements a batch needs. Failures should already be translated (StoreUnavailableError for outages). */
+/** What the batch statement did with one change. */
+export type ChangeResult =
+  /** Applied: the plant after the change. */
+  | { readonly applied: true; readonly plant: VersionedPlant }
+  /** Not applied: the plant as the statement's snapshot saw it (undefined: absent). */
+  | { readonly applied: false; readonly seen: VersionedPlant | undefined };
+
+/** The statement a batch needs. Failures should already be translated (StoreUnavailableError for outages). */
 export interface UpdateBatchDatabase {
   /**
    * Applies the changes (distinct ids, sorted by id) in one atomic statement, each
    * only where its plant's version is one it expects and where it changes something,
-   * with the outbox rows of those it applied; resolves with the plants it changed,
-   * by id, once the statement committed.
+   * with the outbox rows of those it applied; resolves, once the statement
+   * committed, with what it did with each change, by id.
    */
-  update(changes: readonly PendingChange[]): Promise<ReadonlyMap<bigint, VersionedPlant>>;
-  /** The stored plants among `ids`, by id. */
-  find(ids: readonly bigint[]): Promise<ReadonlyMap<bigint, VersionedPlant>>;
+  update(changes: readonly PendingChange[]): Promise<ReadonlyMap<bigint, ChangeResult>>;
 }
 
-type PendingUpdate = PendingWrite<PendingChange, UpdatePlantOutcome>;
+/**
+ * How often a change goes again after other writers got to its plant between its
+ * statement's snapshot and its lock. Each time needs another write of that plant
+ * in that gap of microseconds, so reaching this takes sustained contention.
+ */
+export const MAX_CHANGE_ATTEMPTS = 10;
 
 export function updateBatcher(database: UpdateBatchDatabase, maxInFlight: number): KeyedBatcher<PendingChange, UpdatePlantOutcome> {
   return new KeyedBatcher(updateRunner(database), maxInFlight);
@@ -36,35 +56,27 @@ export function updateBatcher(database: UpdateBatchDatabase, maxInFlight: number
 function updateRunner(database: UpdateBatchDatabase): BatchRunner<PendingChange, UpdatePlantOutcome> {
   return {
     async run(batch) {
-      const updated = await database.update(batch.map((item) => item.input));
-      const missed: PendingUpdate[] = [];
+      const results = await database.update(batch.map((item) => item.input));
+      const again = [];
       for (const item of batch) {
-        const plant = updated.get(item.id);
-        if (plant !== undefined) item.resolve({ kind: 'updated', plant });
-        else missed.push(item);
+        const result = results.get(item.id);
+        const outcome = result === undefined ? undefined : outcomeOf(item.input, result);
+        if (result === undefined) item.reject(new Error(`the batch statement said nothing of plant ${item.id}`));
+        else if (outcome !== undefined) item.resolve(outcome);
+        else if (item.attempts + 1 >= MAX_CHANGE_ATTEMPTS) item.reject(new StoreUnavailableError(`plant ${item.id} was changed by others too often while being changed; retry`));
+        else again.push(item);
       }
-      if (missed.length > 0) await classify(database, missed);
-      return [];
+      return again;
     },
   };
 }
 
-/**
- * Changes that updated nothing: the plant is absent, at another version, or already
- * so. Read in a new snapshot, after any writer the statement waited for.
- */
-async function classify(database: UpdateBatchDatabase, missed: PendingUpdate[]): Promise<void> {
-  let stored: ReadonlyMap<bigint, VersionedPlant>;
-  try {
-    stored = await database.find(missed.map((item) => item.id));
-  } catch (error) {
-    for (const item of missed) item.reject(error);
-    return;
-  }
-  for (const item of missed) {
-    const current = stored.get(item.id);
-    if (current === undefined) item.resolve({ kind: 'not-found' });
-    else if (!versionMatches(item.input.expected, current.version)) item.resolve({ kind: 'precondition-failed', current });
-    else item.resolve({ kind: 'unchanged', plant: current });
-  }
+/** The change's outcome, or undefined when a writer got in between and it must go again. */
+function outcomeOf({ change, expected }: PendingChange, result: ChangeResult): UpdatePlantOutcome | undefined {
+  if (result.applied) return { kind: 'updated', plant: result.plant };
+  const { seen } = result;
+  if (seen === undefined) return { kind: 'not-found' };
+  if (!versionMatches(expected, seen.version)) return { kind: 'precondition-failed', current: seen };
+  if (samePlant(seen, changed(seen, change))) return { kind: 'unchanged', plant: seen };
+  return undefined;
 }
