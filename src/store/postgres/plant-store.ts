@@ -24,7 +24,7 @@ interface VersionedRow extends PlantRow {
   version: bigint;
 }
 
-/** A row of UPDATE_PLANTS: a change applied (the plant after it), or not (the plant as seen, if any). */
+/** A row of an UPDATE_PLANTS statement: a change applied (the plant after it), or not (the plant as seen, if any). */
 interface ChangeRow {
   change_id: bigint;
   applied: boolean;
@@ -71,18 +71,29 @@ function outboxOf(type: typeof PLANT_UPDATED | typeof PLANT_DELETED, eventId: st
  * each change's precondition and its "changes something" test, so the database
  * decides them on the row itself (a concurrent writer's commit is re-checked by
  * PostgreSQL before this one updates: of writers expecting one version, exactly one
- * matches). For each change it answers the plant after it, or, when it did not
- * apply, the plant as the statement's snapshot saw it (the outer SELECT reads the
- * table as it was before the statement's own UPDATE). The input is sorted by id and PostgreSQL's plans for it (a nested loop
- * or a hash join driven by the input) update the rows in that order, so batches of
- * several instances lock overlapping ids in one order; a deadlock all the same is
- * retried change by change (keyed-batcher.ts). The events go with it. Parameters:
- * ids, names (null keeps it), whether to set the tag, the tags, the expected
- * versions (an int8[] literal; null: any), the event ids, the time.
+ * matches). It answers the plants it changed; `reporting` adds a row for each change
+ * it did not apply, with the plant as the statement's snapshot saw it (the outer
+ * SELECT reads the table as it was before the statement's own UPDATE), which says
+ * why. Reporting costs an index probe per change, so only batches that carry changes
+ * sent again do it (see update-batcher.ts).
+ *
+ * The input is sorted by id and PostgreSQL's plans for it (a nested loop or a hash
+ * join driven by the input) update the rows in that order, so batches of several
+ * instances lock overlapping ids in one order; a deadlock all the same is retried
+ * change by change (keyed-batcher.ts). The events go with it. Parameters: ids, names
+ * (null keeps it), whether to set the tag, the tags, the expected versions (an int8[]
+ * literal; null: any), the event ids, the time.
  */
-const UPDATE_PLANTS = {
-  name: 'plants.update-batch',
-  text: `
+function updatePlantsStatement(reporting: boolean): { name: string; text: string } {
+  const answer = reporting
+    ? `SELECT change_id, changed.id IS NOT NULL AS applied,
+      coalesce(changed.name, seen.name) AS name, CASE WHEN changed.id IS NULL THEN seen.tag ELSE changed.tag END AS tag,
+      coalesce(changed.version, seen.version) AS version, seen.id IS NOT NULL AS seen
+    FROM input LEFT JOIN changed ON changed.id = change_id LEFT JOIN plants seen ON seen.id = change_id`
+    : 'SELECT id AS change_id, true AS applied, name, tag, version, true AS seen FROM changed';
+  return {
+    name: reporting ? 'plants.update-batch-reporting' : 'plants.update-batch',
+    text: `
     WITH input AS (
       SELECT * FROM unnest($1::int8[], $2::text[], $3::bool[], $4::text[], $5::text[], $6::text[])
         AS i(change_id, new_name, set_tag, new_tag, expected, event_id)
@@ -93,11 +104,12 @@ const UPDATE_PLANTS = {
         AND (name, tag) IS DISTINCT FROM (coalesce(new_name, name), CASE WHEN set_tag THEN new_tag ELSE tag END)
       RETURNING id, name, tag, version, event_id, ${PLANT_JSON_SQL} AS payload
     ), ${outboxOf(PLANT_UPDATED, 'event_id', '$7')}
-    SELECT change_id, changed.id IS NOT NULL AS applied,
-      coalesce(changed.name, seen.name) AS name, CASE WHEN changed.id IS NULL THEN seen.tag ELSE changed.tag END AS tag,
-      coalesce(changed.version, seen.version) AS version, seen.id IS NOT NULL AS seen
-    FROM input LEFT JOIN changed ON changed.id = change_id LEFT JOIN plants seen ON seen.id = change_id`,
-};
+    ${answer}`,
+  };
+}
+
+const UPDATE_PLANTS = updatePlantsStatement(false);
+const UPDATE_PLANTS_REPORTING = updatePlantsStatement(true);
 
 /** The parameters of UPDATE_PLANTS. */
 function updatePlantsValues(changes: readonly PendingChange[], now = new Date()): unknown[] {
@@ -167,7 +179,7 @@ export class PostgresPlantStore implements PlantStore {
       find: (ids) => guarded(() => this.findByIds(ids)),
     };
     this.creates = createBatcher(database, batchesInFlight);
-    this.updates = updateBatcher({ update: (changes) => guarded(() => this.updateBatch(changes)) }, batchesInFlight);
+    this.updates = updateBatcher({ update: (changes, reporting) => guarded(() => this.updateBatch(changes, reporting)) }, batchesInFlight);
     this.reads = new ReadBatcher({ find: (ids) => guarded(() => this.findByIds(ids)) }, readBatchesInFlight);
   }
 
@@ -230,8 +242,9 @@ export class PostgresPlantStore implements PlantStore {
     return new Map(rows.map((row) => [row.id, row.version]));
   }
 
-  private async updateBatch(changes: readonly PendingChange[]): Promise<ReadonlyMap<bigint, ChangeResult>> {
-    const { rows } = await this.pool.query<ChangeRow>({ ...UPDATE_PLANTS, values: updatePlantsValues(changes) });
+  private async updateBatch(changes: readonly PendingChange[], reporting: boolean): Promise<ReadonlyMap<bigint, ChangeResult>> {
+    const statement = reporting ? UPDATE_PLANTS_REPORTING : UPDATE_PLANTS;
+    const { rows } = await this.pool.query<ChangeRow>({ ...statement, values: updatePlantsValues(changes) });
     return new Map(rows.map((row) => [row.change_id, changeResult(row)]));
   }
 

@@ -2,10 +2,14 @@
  * Changes on PostgreSQL go in batches (keyed-batcher.ts decides which changes share
  * a statement): one UPDATE for the batch, whose WHERE holds each change's
  * precondition and its "changes something" test, so the database decides them on
- * the row itself. The same statement reports, for each change it did not apply,
- * the plant as its snapshot saw it, which says why: absent, at another version, or
- * already so. Each outcome is thus the one the change would have had alone, at
- * that moment.
+ * the row itself.
+ *
+ * A change the statement did not apply goes again, in a batch whose statement also
+ * reports, for each change it does not apply, the plant as its snapshot saw it,
+ * which says why: absent, at another version, or already so. Each outcome is thus
+ * the one the change would have had alone, at the moment of the statement that
+ * decided it. (Reporting costs an index probe per change, so the first statement,
+ * which applies almost every change under load, goes without.)
  *
  * One case needs more: the snapshot saw a plant the change applies to, yet the
  * UPDATE skipped it, because another writer changed or deleted it after the
@@ -37,15 +41,17 @@ export interface UpdateBatchDatabase {
    * Applies the changes (distinct ids, sorted by id) in one atomic statement, each
    * only where its plant's version is one it expects and where it changes something,
    * with the outbox rows of those it applied; resolves, once the statement
-   * committed, with what it did with each change, by id.
+   * committed, with the changes it applied, by id, and when `reporting`, with what
+   * it saw of each change it did not apply.
    */
-  update(changes: readonly PendingChange[]): Promise<ReadonlyMap<bigint, ChangeResult>>;
+  update(changes: readonly PendingChange[], reporting: boolean): Promise<ReadonlyMap<bigint, ChangeResult>>;
 }
 
 /**
- * How often a change goes again after other writers got to its plant between its
- * statement's snapshot and its lock. Each time needs another write of that plant
- * in that gap of microseconds, so reaching this takes sustained contention.
+ * How often a change goes again: once when its first statement did not apply it,
+ * then each time other writers got to its plant between a statement's snapshot and
+ * its lock. Each of those needs another write of that plant in that gap of
+ * microseconds, so reaching this takes sustained contention.
  */
 export const MAX_CHANGE_ATTEMPTS = 10;
 
@@ -56,12 +62,13 @@ export function updateBatcher(database: UpdateBatchDatabase, maxInFlight: number
 function updateRunner(database: UpdateBatchDatabase): BatchRunner<PendingChange, UpdatePlantOutcome> {
   return {
     async run(batch) {
-      const results = await database.update(batch.map((item) => item.input));
+      const reporting = batch.some((item) => item.attempts > 0);
+      const results = await database.update(batch.map((item) => item.input), reporting);
       const again = [];
       for (const item of batch) {
         const result = results.get(item.id);
         const outcome = result === undefined ? undefined : outcomeOf(item.input, result);
-        if (result === undefined) item.reject(new Error(`the batch statement said nothing of plant ${item.id}`));
+        if (result === undefined && reporting) item.reject(new Error(`the batch statement said nothing of plant ${item.id}`));
         else if (outcome !== undefined) item.resolve(outcome);
         else if (item.attempts + 1 >= MAX_CHANGE_ATTEMPTS) item.reject(new StoreUnavailableError(`plant ${item.id} was changed by others too often while being changed; retry`));
         else again.push(item);
