@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { newEventId, PLANT_DELETED, PLANT_UPDATED } from '../../domain/events.js';
+import { newEventId, newEventIds, PLANT_DELETED, PLANT_UPDATED } from '../../domain/events.js';
 import type {
   CreatePlantOutcome, DeletePlantOutcome, ExpectedVersion, ListPlantsQuery, PlantChange, PlantPage, PlantRecord, PlantStore, UpdatePlantOutcome, VersionedPlant,
 } from '../types.js';
@@ -113,16 +113,15 @@ const UPDATE_PLANTS_REPORTING = updatePlantsStatement(true);
 
 /** The parameters of UPDATE_PLANTS. */
 function updatePlantsValues(changes: readonly PendingChange[], now = new Date()): unknown[] {
-  const columns = { ids: [] as string[], names: [] as (string | null)[], setTags: [] as boolean[], tags: [] as (string | null)[], expected: [] as (string | null)[], events: [] as string[] };
+  const columns = { ids: [] as string[], names: [] as (string | null)[], setTags: [] as boolean[], tags: [] as (string | null)[], expected: [] as (string | null)[] };
   for (const { change, expected } of changes) {
     columns.ids.push(param(change.id));
     columns.names.push(change.name ?? null);
     columns.setTags.push(change.tag !== undefined);
     columns.tags.push(change.tag ?? null);
     columns.expected.push(expected === undefined || expected === 'any' ? null : `{${expected.join(',')}}`);
-    columns.events.push(newEventId());
   }
-  return [columns.ids, columns.names, columns.setTags, columns.tags, columns.expected, columns.events, now];
+  return [columns.ids, columns.names, columns.setTags, columns.tags, columns.expected, newEventIds(changes.length), now];
 }
 
 /** A delete as one statement, its precondition in its WHERE, its event with it. Parameters: id, expected versions (null: any), event id, time. */
