@@ -4,6 +4,10 @@
  * stopped; the builds take turns, round after round. The median per build is printed,
  * with the medians of its runs' p50 and p99 latency (as the load generator saw them).
  *
+ * Each build runs on a store of its own, created by that build's own CLI and seeded
+ * alike, so builds on either side of a migration compare (an older build refuses a
+ * store a newer one has migrated).
+ *
  * Why one at a time: with every build up at once on one SQLite file, the same build
  * measured 29.3 µs per request alone and 36.7 beside four others (bench/README.md);
  * single changes are a few µs. CPU µs per request from /proc is also steadier than
@@ -80,9 +84,20 @@ function startBuild(build: Build, databaseUrl: string): Promise<Running> {
 }
 
 const { kase, store: storeName, rounds, rate, duration, builds } = parseArguments(process.argv.slice(2));
-const prepared = await prepareStore(storeName, 10_000, process.env.BENCH_POSTGRES_URL || DEFAULT_POSTGRES_URL);
-if ('skipped' in prepared) throw new Error(`${storeName}: ${prepared.skipped}`);
-const store: PreparedStore = prepared;
+const stores = new Map<string, PreparedStore>();
+for (const build of builds) {
+  // The floor answers from memory: any build's token and size serve its load.
+  if (build.directory === 'floor') continue;
+  const prepared = await prepareStore(storeName, 10_000, process.env.BENCH_POSTGRES_URL || DEFAULT_POSTGRES_URL, build.directory);
+  if ('skipped' in prepared) throw new Error(`${storeName}: ${prepared.skipped}`);
+  stores.set(build.label, prepared);
+}
+if (stores.size === 0) {
+  const prepared = await prepareStore(storeName, 10_000, process.env.BENCH_POSTGRES_URL || DEFAULT_POSTGRES_URL);
+  if ('skipped' in prepared) throw new Error(`${storeName}: ${prepared.skipped}`);
+  stores.set('', prepared);
+}
+const storeOf = (build: Build): PreparedStore => stores.get(build.label) ?? (stores.values().next().value as PreparedStore);
 interface Sample {
   readonly micros: number;
   readonly p50: number;
@@ -93,6 +108,7 @@ let run = 1;
 try {
   for (let round = 1; round <= rounds; round += 1) {
     for (const build of builds) {
+      const store = storeOf(build);
       const server = await startBuild(build, store.databaseUrl);
       const spec = { url: server.url, case: kase, token: store.token, storeSize: store.size, connections: 50, rate };
       await runLoadProcess({ ...spec, run: run++, duration: 1 }); // warm-up
@@ -108,7 +124,7 @@ try {
     }
   }
 } finally {
-  await store.cleanup();
+  for (const store of stores.values()) await store.cleanup();
 }
 console.log(`\n${kase} on ${storeName}, ${rate === undefined ? 'closed loop' : `${rate} req/s offered`}, 50 connections, ${duration} s per run, CPU µs per request (all threads), and latency in ms (medians over the runs):`);
 for (const [label, samples] of perBuild) {

@@ -89,10 +89,15 @@ export interface ServiceOptions {
   readonly nodeFlags?: readonly string[];
 }
 
+/** The plantstore entry point of a build directory (like dist/), or of this checkout's build. */
+function entryOf(buildDir: string | undefined): string {
+  return buildDir === undefined ? CLI : join(buildDir, relative('dist', SERVICE_ENTRY));
+}
+
 export async function startService(options: ServiceOptions): Promise<Running> {
   const port = await freePort();
   const profile = options.profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`];
-  const cli = options.buildDir === undefined ? CLI : join(options.buildDir, relative('dist', SERVICE_ENTRY));
+  const cli = entryOf(options.buildDir);
   const env = { ...process.env, DATABASE_URL: options.databaseUrl, PORT: String(port), LOG_LEVEL: options.logLevel, ...options.env };
   return start([...profile, ...(options.nodeFlags ?? SERVICE_NODE_FLAGS), cli, 'serve'], env, port, options.logFile);
 }
@@ -110,9 +115,9 @@ export async function stop(running: Running): Promise<void> {
   await exited;
 }
 
-/** Runs the plantstore CLI against a store and returns its stdout. */
-export async function cli(args: string[], databaseUrl: string): Promise<string> {
-  const child = spawn(process.execPath, [CLI, ...args], {
+/** Runs the plantstore CLI (of `buildDir`, by default this checkout's) against a store and returns its stdout. */
+export async function cli(args: string[], databaseUrl: string, buildDir?: string): Promise<string> {
+  const child = spawn(process.execPath, [entryOf(buildDir), ...args], {
     env: { ...process.env, DATABASE_URL: databaseUrl },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,6 +1,9 @@
 /**
  * Fresh stores for the bench: created through the service's own CLI (migrations, a
  * real token), then seeded fast by one bulk INSERT straight into the database.
+ * `buildDir` names the build whose CLI creates the store (by default this
+ * checkout's), so that a build older than the newest migration gets a store it
+ * accepts (npm run bench:ab).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,17 +27,17 @@ export interface PreparedStore {
 export type Prepared = PreparedStore | { readonly skipped: string };
 
 /** Creates the (empty) store, as an operator would, then a token in it. */
-async function createToken(databaseUrl: string): Promise<string> {
-  await cli(['migrate'], databaseUrl);
-  const out = await cli(['token', 'create', '--name', 'bench', '--scopes', 'plants:read,plants:write'], databaseUrl);
+async function createToken(databaseUrl: string, buildDir: string | undefined): Promise<string> {
+  await cli(['migrate'], databaseUrl, buildDir);
+  const out = await cli(['token', 'create', '--name', 'bench', '--scopes', 'plants:read,plants:write'], databaseUrl, buildDir);
   return out.trim().split('\n').pop() as string;
 }
 
-export async function prepareSqlite(size: number): Promise<PreparedStore> {
+export async function prepareSqlite(size: number, buildDir?: string): Promise<PreparedStore> {
   const dir = mkdtempSync(join(tmpdir(), 'plantstore-bench-'));
   const path = join(dir, 'plantstore.db');
   const databaseUrl = `sqlite:${path}`;
-  const token = await createToken(databaseUrl);
+  const token = await createToken(databaseUrl, buildDir);
   const started = performance.now();
   const db = new Database(path);
   db.exec(`
@@ -69,7 +72,7 @@ function fillerFor(dataType: string): string | undefined {
  * (with the reason) when the server is unreachable or the service has no PostgreSQL
  * store yet.
  */
-export async function preparePostgres(serverUrl: string, size: number): Promise<Prepared> {
+export async function preparePostgres(serverUrl: string, size: number, buildDir?: string): Promise<Prepared> {
   const admin = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 2000 });
   try {
     await admin.connect();
@@ -88,7 +91,7 @@ export async function preparePostgres(serverUrl: string, size: number): Promise<
     const databaseUrl = url.toString();
     let token: string;
     try {
-      token = await createToken(databaseUrl);
+      token = await createToken(databaseUrl, buildDir);
     } catch (error) {
       const message = (error as Error).message;
       await cleanup();
@@ -123,6 +126,6 @@ export async function preparePostgres(serverUrl: string, size: number): Promise<
   }
 }
 
-export function prepareStore(store: StoreName, size: number, postgresUrl: string): Promise<Prepared> {
-  return store === 'sqlite' ? prepareSqlite(size) : preparePostgres(postgresUrl, size);
+export function prepareStore(store: StoreName, size: number, postgresUrl: string, buildDir?: string): Promise<Prepared> {
+  return store === 'sqlite' ? prepareSqlite(size, buildDir) : preparePostgres(postgresUrl, size, buildDir);
 }
