@@ -14,30 +14,11 @@ import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import type { CreatePlantOutcome, PlantRecord } from '../../src/store/types.js';
 import { postgresAvailable, postgresBackend } from '../support/backends.js';
 import { bearer, createHarness, json, postPlant, type Harness } from '../support/harness.js';
-import { createTestSchema, twoInstancesOnNewSchema, withAdminClient, type TestSchema } from '../support/postgres.js';
+import { adminRows, createTestSchema, type TestSchema, twoInstancesOnNewSchema, withinBound } from '../support/postgres.js';
 import { harnessBehindProxy, type ProxiedHarness } from '../support/postgres-harness.js';
 import type { TcpProxy } from '../support/tcp-proxy.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
 import { unversioned } from '../support/assertions.js';
-
-/** Not a speed target: far above any wait the store bounds (connect timeout, statement timeout + 1 s). */
-const HANG_BOUND_MS = 15_000;
-
-async function withinBound<T>(what: string, work: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const hung = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: still pending after ${HANG_BOUND_MS} ms`)), HANG_BOUND_MS);
-  });
-  try {
-    return await Promise.race([work, hung]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-async function sql<T extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<T[]> {
-  return withAdminClient(async (client) => (await client.query<T>(text, values)).rows, url);
-}
 
 const kinds = (outcomes: readonly CreatePlantOutcome[]) => outcomes.map((o) => o.kind).sort();
 
@@ -63,7 +44,7 @@ describe('PostgreSQL creates go in batches', { skip: !postgresAvailable() }, () 
       assert.equal(stats.writes - before.writes, 500);
       t.diagnostic(`500 creates in ${stats.batches - before.batches} statements`);
       assert.ok(stats.batches - before.batches <= 5, `500 creates took ${stats.batches - before.batches} statements`);
-      const rows = await sql<{ count: string; distinct: string }>(
+      const rows = await adminRows<{ count: string; distinct: string }>(
         schema.url,
         'SELECT count(*) AS count, count(DISTINCT id) AS distinct FROM plants WHERE id BETWEEN 1000 AND 1499',
       );
@@ -103,7 +84,7 @@ describe('PostgreSQL creates go in batches', { skip: !postgresAvailable() }, () 
         const expected = i < 3 ? 'created' : plant.name === `plant ${plant.id}` ? 'replayed' : 'conflict';
         assert.equal(outcome.kind, expected, `create #${i} of ${plant.id}`);
       });
-      const rows = await sql<{ count: string }>(schema.url, 'SELECT count(*) AS count FROM plants WHERE id = ANY($1::int8[])', [ids.map(String)]);
+      const rows = await adminRows<{ count: string }>(schema.url, 'SELECT count(*) AS count FROM plants WHERE id = ANY($1::int8[])', [ids.map(String)]);
       assert.equal(rows[0]?.count, '3');
     });
 
@@ -114,7 +95,7 @@ describe('PostgreSQL creates go in batches', { skip: !postgresAvailable() }, () 
       ];
       const outcomes = await Promise.all(extremes.map((id) => store.plants.createPlant({ id, name: `n${id}` })));
       assert.ok(outcomes.every((o) => o.kind === 'created'));
-      const rows = await sql<{ id: string; name: string }>(schema.url, 'SELECT id::text AS id, name FROM plants WHERE id = ANY($1::int8[]) ORDER BY plants.id', [
+      const rows = await adminRows<{ id: string; name: string }>(schema.url, 'SELECT id::text AS id, name FROM plants WHERE id = ANY($1::int8[]) ORDER BY plants.id', [
         extremes.map(String),
       ]);
       assert.deepEqual(
@@ -136,7 +117,7 @@ describe('PostgreSQL creates go in batches', { skip: !postgresAvailable() }, () 
       assert.equal(failed?.status, 'rejected');
       assert.ok(!((failed as PromiseRejectedResult).reason instanceof StoreUnavailableError), 'a data error is not an outage');
       assert.ok(settled.every((s) => s.status === 'fulfilled' && s.value.kind === 'created'));
-      const rows = await sql<{ count: string }>(schema.url, 'SELECT count(*) AS count FROM plants WHERE id BETWEEN 5000 AND 5010000');
+      const rows = await adminRows<{ count: string }>(schema.url, 'SELECT count(*) AS count FROM plants WHERE id BETWEEN 5000 AND 5010000');
       assert.equal(rows[0]?.count, '20');
     });
   });
@@ -155,7 +136,7 @@ describe('PostgreSQL creates go in batches', { skip: !postgresAvailable() }, () 
     const createAll = (from: number, count: number) =>
       withinBound(`${count} creates`, Promise.all(Array.from({ length: count }, (_, i) => store.plants.createPlant({ id: BigInt(from + i), name: `plant ${from + i}` }))));
     const eventCount = async (from: number, to: number) =>
-      Number((await sql<{ n: string }>(schema.url, "SELECT count(*) AS n FROM webhook_events WHERE (payload::json ->> 'id')::int8 BETWEEN $1 AND $2", [from, to]))[0]?.n);
+      Number((await adminRows<{ n: string }>(schema.url, "SELECT count(*) AS n FROM webhook_events WHERE (payload::json ->> 'id')::int8 BETWEEN $1 AND $2", [from, to]))[0]?.n);
 
     // Batches first go out without events (nobody subscribes), and must fall back to
     // writing them the moment a subscription exists, even one this store never saw made.
@@ -174,7 +155,7 @@ describe('PostgreSQL creates go in batches', { skip: !postgresAvailable() }, () 
       assert.equal(await other.webhooks.deleteSubscription('whk_other'), true);
       assert.ok((await createAll(201, 50)).every((o) => o.kind === 'created'));
       assert.equal(await eventCount(201, 250), 0);
-      const rows = await sql<{ n: string }>(schema.url, 'SELECT count(*) AS n FROM plants');
+      const rows = await adminRows<{ n: string }>(schema.url, 'SELECT count(*) AS n FROM plants');
       assert.equal(rows[0]?.n, '150');
     });
   });
@@ -204,9 +185,9 @@ describe('PostgreSQL creates go in batches', { skip: !postgresAvailable() }, () 
       t.diagnostic(`500 requests in ${stats.batches - before.batches} statements`);
       assert.ok((stats.batches - before.batches) * 5 <= 500, `500 creates took ${stats.batches - before.batches} statements`);
 
-      const plants = await sql<{ id: string }>(h.databaseUrl, 'SELECT id::text AS id FROM plants ORDER BY id');
+      const plants = await adminRows<{ id: string }>(h.databaseUrl, 'SELECT id::text AS id FROM plants ORDER BY id');
       assert.deepEqual(plants.map((r) => r.id), ids.map(String));
-      const events = await sql<{ payload: string; deliveries: string }>(
+      const events = await adminRows<{ payload: string; deliveries: string }>(
         h.databaseUrl,
         'SELECT e.payload, (SELECT count(*) FROM webhook_deliveries d WHERE d.event_id = e.id) AS deliveries FROM webhook_events e',
       );
@@ -218,7 +199,7 @@ describe('PostgreSQL creates go in batches', { skip: !postgresAvailable() }, () 
       const replay = await postPlant(h, `{"id": ${ids[0]}, "name": "plant ${ids[0]}"}`);
       const conflict = await postPlant(h, `{"id": ${ids[1]}, "name": "someone else"}`);
       assert.deepEqual([replay.statusCode, conflict.statusCode], [200, 409]);
-      assert.equal((await sql<{ count: string }>(h.databaseUrl, 'SELECT count(*) AS count FROM webhook_events'))[0]?.count, '500');
+      assert.equal((await adminRows<{ count: string }>(h.databaseUrl, 'SELECT count(*) AS count FROM webhook_events'))[0]?.count, '500');
     });
 
     it('two POSTs of one id at once: same body 200 + 200, different bodies one 200 and one 409', async () => {
@@ -268,7 +249,7 @@ describe('PostgreSQL creates go in batches', { skip: !postgresAvailable() }, () 
         // finish it once the lock is gone); a retry is safe either way: created or replayed.
         const retried = await withinBound('retries', Promise.all(Array.from({ length: 50 }, (_, i) => postPlant(h, `{"id": ${100 + i}, "name": "lost ${i}"}`))));
         for (const reply of retried) assert.equal(reply.statusCode, 200, reply.body);
-        const written = await sql<{ count: string }>(schema.url, 'SELECT count(*) AS count FROM plants WHERE id >= 100');
+        const written = await adminRows<{ count: string }>(schema.url, 'SELECT count(*) AS count FROM plants WHERE id >= 100');
         assert.equal(written[0]?.count, '50');
       } finally {
         await locker.end().catch(() => {});
@@ -316,7 +297,7 @@ describe('PostgreSQL creates go in batches', { skip: !postgresAvailable() }, () 
       const counts = { created: 0, replayed: 0, conflict: 0 };
       for (const outcome of outcomes) counts[outcome.kind]++;
       assert.deepEqual(counts, { created: 200, replayed: 200, conflict: 0 }, `round ${round}`);
-      const rows = await sql<{ count: string }>(schema.url, 'SELECT count(*) AS count FROM plants WHERE id BETWEEN $1 AND $2', [round * 1_000, round * 1_000 + 999]);
+      const rows = await adminRows<{ count: string }>(schema.url, 'SELECT count(*) AS count FROM plants WHERE id BETWEEN $1 AND $2', [round * 1_000, round * 1_000 + 999]);
       assert.equal(rows[0]?.count, '200');
     }
 
@@ -342,7 +323,7 @@ describe('PostgreSQL creates go in batches', { skip: !postgresAvailable() }, () 
         const outcomes = await withinBound('accepted creates', Promise.all(accepted));
         assert.ok(outcomes.every((o) => o.kind === 'created'));
         await withinBound('close', closed);
-        const rows = await sql<{ count: string }>(schema.url, 'SELECT count(*) AS count FROM plants');
+        const rows = await adminRows<{ count: string }>(schema.url, 'SELECT count(*) AS count FROM plants');
         assert.equal(rows[0]?.count, '300');
       } finally {
         await schema.drop();

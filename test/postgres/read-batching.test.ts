@@ -15,25 +15,10 @@ import { MAX_READ_BATCH } from '../../src/store/postgres/read-batcher.js';
 import type { PlantRecord } from '../../src/store/types.js';
 import { postgresAvailable, postgresBackend } from '../support/backends.js';
 import { bearer, createHarness, postPlant, type Harness } from '../support/harness.js';
-import { createTestSchema, twoInstancesOnNewSchema, type TestSchema } from '../support/postgres.js';
+import { createTestSchema, type TestSchema, twoInstancesOnNewSchema, withinBound } from '../support/postgres.js';
 import { harnessBehindProxy, type ProxiedHarness } from '../support/postgres-harness.js';
 import type { TcpProxy } from '../support/tcp-proxy.js';
 import { unversioned } from '../support/assertions.js';
-
-/** Not a speed target: far above any wait the store bounds (connect timeout, statement timeout + 1 s). */
-const HANG_BOUND_MS = 15_000;
-
-async function withinBound<T>(what: string, work: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const hung = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: still pending after ${HANG_BOUND_MS} ms`)), HANG_BOUND_MS);
-  });
-  try {
-    return await Promise.race([work, hung]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 const INT64_EXTREMES = [
   -9223372036854775808n, -9223372036854775807n, 9223372036854775807n, 9223372036854775806n,

@@ -13,7 +13,7 @@ import { translatePostgresError } from '../../src/store/postgres/errors.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { issueToken } from '../../src/tokens/token-service.js';
 import { postgresAvailable } from '../support/backends.js';
-import { createTestSchema, POSTGRES_TEST_URL, withAdminClient, type TestSchema } from '../support/postgres.js';
+import { adminRows, createTestSchema, POSTGRES_TEST_URL, type TestSchema } from '../support/postgres.js';
 import { unversioned } from '../support/assertions.js';
 
 const MIN_INT64 = -9223372036854775808n;
@@ -32,8 +32,7 @@ describe('PostgreSQL store contract', { skip: !postgresAvailable() }, () => {
   });
 
   /** Runs SQL on the test schema from a connection of its own. */
-  const sql = <R extends pg.QueryResultRow>(text: string, values: unknown[] = []) =>
-    withAdminClient(async (client) => (await client.query<R>(text, values)).rows, schema.url);
+  const sql = <R extends pg.QueryResultRow>(text: string, values: unknown[] = []) => adminRows<R>(schema.url, text, values);
 
   describe('int64 ids', () => {
     it('keeps ids as bigint columns', async () => {

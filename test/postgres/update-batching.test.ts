@@ -13,25 +13,16 @@ import { StoreUnavailableError } from '../../src/store/errors.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import type { UpdatePlantOutcome, VersionedPlant } from '../../src/store/types.js';
 import { postgresAvailable } from '../support/backends.js';
-import { createTestSchema, withAdminClient, type TestSchema } from '../support/postgres.js';
+import { adminRows, createTestSchema, HANG_BOUND_MS, type TestSchema, withinBound } from '../support/postgres.js';
 
-/** Not a speed target: far above any wait the store bounds. */
-const HANG_BOUND_MS = 15_000;
-
-async function withinBound<T>(what: string, work: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const hung = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: still pending after ${HANG_BOUND_MS} ms`)), HANG_BOUND_MS);
-  });
-  try {
-    return await Promise.race([work, hung]);
-  } finally {
-    clearTimeout(timer);
+/** Resolves once a change batch statement on `url`'s database is waiting for a row lock. */
+async function untilABatchWaitsForALock(url: string): Promise<void> {
+  for (let waited = 0; ; waited += 20) {
+    const waiting = await adminRows<{ count: string }>(url, "SELECT count(*) AS count FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%WITH input AS%'");
+    if (waiting[0]?.count === '1') return;
+    assert.ok(waited < HANG_BOUND_MS, 'no change batch waited for the lock');
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
-}
-
-async function sql<T extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<T[]> {
-  return withAdminClient(async (client) => (await client.query<T>(text, values)).rows, url);
 }
 
 async function seed(store: PostgresStore, from: number, count: number): Promise<void> {
@@ -69,7 +60,7 @@ describe('PostgreSQL changes go in batches', { skip: !postgresAvailable() }, () 
       assert.equal(stats.writes - before.writes, 500);
       assert.ok(stats.batches - before.batches <= 50, `500 changes took ${stats.batches - before.batches} statements`);
       t.diagnostic(`500 changes in ${stats.batches - before.batches} statements`);
-      const rows = await sql<{ count: string }>(schema.url, "SELECT count(*) AS count FROM plants WHERE id BETWEEN 1000 AND 1499 AND name = 'renamed ' || (id - 1000) AND tag = 'changed'");
+      const rows = await adminRows<{ count: string }>(schema.url, "SELECT count(*) AS count FROM plants WHERE id BETWEEN 1000 AND 1499 AND name = 'renamed ' || (id - 1000) AND tag = 'changed'");
       assert.equal(rows[0]?.count, '500');
     });
 
@@ -120,7 +111,7 @@ describe('PostgreSQL changes go in batches', { skip: !postgresAvailable() }, () 
       assert.equal(failed?.status, 'rejected');
       assert.ok(!((failed as PromiseRejectedResult).reason instanceof StoreUnavailableError), 'a data error is not an outage');
       assert.ok(settled.every((s) => s.status === 'fulfilled' && s.value.kind === 'updated'));
-      const rows = await sql<{ count: string }>(schema.url, "SELECT count(*) AS count FROM plants WHERE id BETWEEN 5000 AND 5020 AND name LIKE 'good %'");
+      const rows = await adminRows<{ count: string }>(schema.url, "SELECT count(*) AS count FROM plants WHERE id BETWEEN 5000 AND 5020 AND name LIKE 'good %'");
       assert.equal(rows[0]?.count, '20');
     });
   });
@@ -148,12 +139,7 @@ describe('PostgreSQL changes go in batches', { skip: !postgresAvailable() }, () 
         await other.query("UPDATE plants SET name = 'held' WHERE id = 7001");
         // One batch: it updates 7000, then waits for this transaction's lock on 7001.
         const changes = Promise.all([store.plants.updatePlant({ id: 7_000n, name: 'first' }), store.plants.updatePlant({ id: 7_001n, name: 'second' })]);
-        for (let waited = 0; ; waited += 20) {
-          const waiting = await sql<{ count: string }>(schema.url, "SELECT count(*) AS count FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%WITH input AS%'");
-          if (waiting[0]?.count === '1') break;
-          assert.ok(waited < HANG_BOUND_MS, 'the batch never waited for the lock');
-          await new Promise((resolve) => setTimeout(resolve, 20));
-        }
+        await untilABatchWaitsForALock(schema.url);
         // Closes the cycle: PostgreSQL aborts the batch after its deadlock_timeout (1 s), and this update goes on.
         await withinBound('the other transaction', other.query("UPDATE plants SET name = 'held too' WHERE id = 7000"));
         await other.query('COMMIT');
@@ -187,12 +173,7 @@ describe('PostgreSQL changes go in batches', { skip: !postgresAvailable() }, () 
         await other.query('BEGIN');
         await other.query(write);
         const outcome = change();
-        for (let waited = 0; ; waited += 20) {
-          const waiting = await sql<{ count: string }>(schema.url, "SELECT count(*) AS count FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%WITH input AS%'");
-          if (waiting[0]?.count === '1') break;
-          assert.ok(waited < HANG_BOUND_MS, 'the change never waited for the lock');
-          await new Promise((resolve) => setTimeout(resolve, 20));
-        }
+        await untilABatchWaitsForALock(schema.url);
         await other.query('COMMIT');
         return await withinBound('the change', outcome);
       } finally {
@@ -263,7 +244,7 @@ describe('PostgreSQL changes go in batches', { skip: !postgresAvailable() }, () 
         const outcomes = await withinBound('accepted changes', Promise.all(accepted));
         assert.ok(outcomes.every((o) => o.kind === 'updated'));
         await withinBound('close', closed);
-        const rows = await sql<{ count: string }>(schema.url, "SELECT count(*) AS count FROM plants WHERE name LIKE 'changed %'");
+        const rows = await adminRows<{ count: string }>(schema.url, "SELECT count(*) AS count FROM plants WHERE name LIKE 'changed %'");
         assert.equal(rows[0]?.count, '300');
       } finally {
         await schema.drop();

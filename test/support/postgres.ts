@@ -35,6 +35,27 @@ export async function withAdminClient<T>(use: (client: pg.Client) => Promise<T>,
   }
 }
 
+/** The rows of one statement, on a short-lived connection to `url`. */
+export async function adminRows<T extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<T[]> {
+  return withAdminClient(async (client) => (await client.query<T>(text, values)).rows, url);
+}
+
+/** Not a speed target: far above any wait the store bounds (connect timeout, statement timeout + 1 s). */
+export const HANG_BOUND_MS = 15_000;
+
+/** `work`, or a rejection naming `what` once it has been pending for HANG_BOUND_MS: a hang fails the test rather than stalling it. */
+export async function withinBound<T>(what: string, work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const hung = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: still pending after ${HANG_BOUND_MS} ms`)), HANG_BOUND_MS);
+  });
+  try {
+    return await Promise.race([work, hung]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Undefined when the server answers, else why it does not. */
 export async function postgresUnreachableReason(): Promise<string | undefined> {
   try {
