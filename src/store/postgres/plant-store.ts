@@ -35,8 +35,9 @@ interface ChangeRow {
 }
 
 function changeResult(row: ChangeRow): ChangeResult {
-  const plant = row.applied || row.seen ? toVersioned({ id: row.change_id, name: row.name as string, tag: row.tag, version: row.version as bigint }) : undefined;
-  return row.applied ? { applied: true, plant: plant as VersionedPlant } : { applied: false, seen: plant };
+  if (!row.applied && !row.seen) return { applied: false, seen: undefined };
+  const plant = toVersioned({ id: row.change_id, name: row.name as string, tag: row.tag, version: row.version as bigint });
+  return row.applied ? { applied: true, plant } : { applied: false, seen: plant };
 }
 
 function toRecord(row: PlantRow): PlantRecord {
@@ -119,7 +120,8 @@ function updatePlantsValues(changes: readonly PendingChange[], now = new Date())
     columns.names.push(change.name ?? null);
     columns.setTags.push(change.tag !== undefined);
     columns.tags.push(change.tag ?? null);
-    columns.expected.push(expected === undefined || expected === 'any' ? null : `{${expected.join(',')}}`);
+    const versions = expectedParam(expected);
+    columns.expected.push(versions === null ? null : `{${versions.join(',')}}`); // one int8[] literal per change: unnest takes no arrays of arrays
   }
   return [columns.ids, columns.names, columns.setTags, columns.tags, columns.expected, newEventIds(changes.length), now];
 }
