@@ -17,7 +17,7 @@ import type { Config } from '../config/index.js';
 import type { ServiceLimits } from '../config/service-limits.js';
 import { Errors, type CatalogueEntry, type ErrorName } from '../http/errors.js';
 import { RATE_LIMIT_HEADERS, RETRY_AFTER_HEADER } from '../http/rate-limit-headers.js';
-import { LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT } from '../plants/routes.js';
+import { LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT } from '../plants/list-route.js';
 import { REALM } from '../tokens/auth.js';
 import { webhookEvents, webhooksTag } from '../webhooks/openapi.js';
 

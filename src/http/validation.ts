@@ -3,7 +3,8 @@
  *
  * Two Ajv instances, because bodies and URLs differ: a JSON body is typed, so it is
  * validated strictly (the string "1" is not an id, 123 is not a name), while path and
- * query values always arrive as text and are coerced.
+ * query values always arrive as text and are coerced (a parameter whose schema is an
+ * array, such as `tag`, becomes an array when it is given once).
  *
  * `{type: integer, format: int64}` cannot be checked by Ajv's own `integer` (it only
  * knows doubles), so `toRuntimeSchema` swaps it for our `int64` keyword, which accepts
@@ -70,7 +71,7 @@ function decimalTextKeyword() {
  * unknown keywords while compiling.
  */
 export function createAjv(forText: boolean, validateSchema = false): Ajv {
-  const ajv = new Ajv({ coerceTypes: forText, allErrors: true, useDefaults: true, strict: true, unicodeRegExp: true, validateSchema });
+  const ajv = new Ajv({ coerceTypes: forText ? 'array' : false, allErrors: true, useDefaults: true, strict: true, unicodeRegExp: true, validateSchema });
   ajv.addKeyword({ keyword: 'int64', schemaType: 'boolean', errors: true, modifying: true, validate: int64Keyword(forText) });
   ajv.addKeyword({ keyword: 'decimalText', schemaType: 'boolean', errors: true, validate: decimalTextKeyword() });
   ajv.addKeyword('example');
@@ -142,9 +143,11 @@ function fieldName(error: FastifySchemaValidationError): string {
   return path;
 }
 
-function describe(error: FastifySchemaValidationError): string {
+function describe(error: FastifySchemaValidationError, part: string): string {
   const params = error.params as { limit?: number };
   switch (error.keyword) {
+    case 'maxItems':
+      return part === 'body' ? `must have at most ${params.limit} items` : `must be given at most ${params.limit} times`;
     case 'required':
       return 'is required';
     case 'maxLength':
@@ -179,8 +182,9 @@ export function validationFailure(errors: FastifySchemaValidationError[], part: 
   const seen = new Set<string>();
   const problems: string[] = [];
   for (const error of errors) {
-    const field = fieldName(error);
-    if (!seen.has(field)) problems.push(`${field} ${describe(error)}`);
+    // A repeated query parameter (tag=a&tag=b) is named as the parameter, not by the index of one of its values.
+    const field = part === 'body' ? fieldName(error) : fieldName(error).replace(/\.\d+$/, '');
+    if (!seen.has(field)) problems.push(`${field} ${describe(error, part)}`);
     seen.add(field);
   }
   return failure(part === 'body' ? 'INVALID_FIELD' : 'INVALID_PARAMETER', [problems.join('; ')]);

@@ -58,12 +58,13 @@ function timers<K extends string>(metrics: ServiceMetrics, family: string, metho
 class TimedPlantStore implements PlantStore {
   private readonly t;
   constructor(private readonly inner: PlantStore, metrics: ServiceMetrics) {
-    this.t = timers(metrics, 'plants', ['createPlant', 'getPlant', 'listPlants', 'listPlantsPage', 'updatePlant', 'deletePlant'] as const);
+    this.t = timers(metrics, 'plants', ['createPlant', 'getPlant', 'listPlantsPage', 'countPlants', 'updatePlant', 'deletePlant'] as const);
   }
   createPlant(...a: Parameters<PlantStore['createPlant']>) { return this.t.createPlant(() => this.inner.createPlant(...a)); }
   getPlant(...a: Parameters<PlantStore['getPlant']>) { return this.t.getPlant(() => this.inner.getPlant(...a)); }
-  listPlants(...a: Parameters<PlantStore['listPlants']>) { return this.t.listPlants(() => this.inner.listPlants(...a)); }
   listPlantsPage(...a: Parameters<PlantStore['listPlantsPage']>) { return this.t.listPlantsPage(() => this.inner.listPlantsPage(...a)); }
+  countPlants(...a: Parameters<PlantStore['countPlants']>) { return this.t.countPlants(() => this.inner.countPlants(...a)); }
+  pageCursorSecret() { return this.inner.pageCursorSecret(); }
   updatePlant(...a: Parameters<PlantStore['updatePlant']>) { return this.t.updatePlant(() => this.inner.updatePlant(...a)); }
   deletePlant(...a: Parameters<PlantStore['deletePlant']>) { return this.t.deletePlant(() => this.inner.deletePlant(...a)); }
 }

@@ -1,19 +1,16 @@
 /**
- * The plant resource: create (the seed's operation), list and read; changes are in
- * change-routes.ts. Handlers are thin: the store enforces uniqueness atomically;
- * here requests and responses are shaped. Each route's schema is its contract:
+ * The plant resource: create (the seed's operation) and read; lists are in
+ * list-route.ts, changes in change-routes.ts. Handlers are thin: the store enforces
+ * uniqueness atomically; here requests and responses are shaped. Each route's schema is its contract:
  * validation, serialisation, handler types and the OpenAPI document all come from it.
  */
 import { failure } from '../http/errors.js';
-import { jsonText, type TypedRoutes } from '../http/type-provider.js';
+import type { TypedRoutes } from '../http/type-provider.js';
 import type { PlantRecord } from '../store/types.js';
 import { bearerAuth } from '../tokens/auth.js';
 import { etagOf, noneMatchAny, noneMatchHits } from './preconditions.js';
 import { ConditionalHeaders, ETagHeader, PlantPath, plantJson } from './route-parts.js';
-import { Int64Id, NewPlant, Plant, PlantTag, StoredPlant } from './schemas.js';
-
-export const LIST_DEFAULT_LIMIT = 100;
-export const LIST_MAX_LIMIT = 1000;
+import { NewPlant, Plant, StoredPlant } from './schemas.js';
 
 /** The create response: a `Plant`, so no id, and no tag key when there is no tag. */
 function toPlant(plant: PlantRecord): { name: string; tag?: string } {
@@ -57,47 +54,6 @@ export const plantRoutes: TypedRoutes<[typeof NewPlant, typeof Plant, typeof Sto
     if (outcome.kind === 'conflict') throw failure('PLANT_CONFLICT', [id]);
     void reply.header('etag', etagOf(outcome.plant.version));
     return toPlant(outcome.plant);
-  });
-
-  app.get('/plants', {
-    schema: {
-      operationId: 'listPlants',
-      summary: 'List plants',
-      description:
-        'Returns plants in ascending id order, as a JSON array. Pages are keyset-paginated: when more plants follow, ' +
-        'the `Link` header carries the next page\'s URL with `rel="next"` (RFC 8288); it is absent on the last page.',
-      tags: ['plants'],
-      security: bearerAuth('plants:read'),
-      querystring: {
-        type: 'object',
-        properties: {
-          limit: {
-            type: 'integer', format: 'int32', minimum: 1, maximum: LIST_MAX_LIMIT, default: LIST_DEFAULT_LIMIT,
-            description: `Maximum number of results (1 to ${LIST_MAX_LIMIT}; default ${LIST_DEFAULT_LIMIT}).`,
-          },
-          after: { ...Int64Id, description: 'Return only plants whose id is greater than this one (the cursor the Link header uses).' },
-          tag: { ...PlantTag, description: 'Return only plants with exactly this tag.' },
-        },
-      },
-      response: {
-        // The store builds the page's JSON itself: turning rows into objects and back cost more than the rest of the request.
-        200: jsonText(
-          'A page of plants.',
-          { type: 'array', items: { $ref: 'StoredPlant' }, examples: [[example]] },
-          { Link: { type: 'string', description: 'The next page, as `<url>; rel="next"`; absent on the last page.' } },
-        ),
-      },
-    },
-    config: { failures: ['STORE_UNAVAILABLE'] },
-  }, async (request, reply) => {
-    const { limit, after, tag } = request.query;
-    const page = await app.store.plants.listPlantsPage({ limit, after, tag });
-    if (page.hasMore) {
-      const next = new URLSearchParams({ limit: String(limit), after: String(page.lastId) });
-      if (tag !== undefined) next.set('tag', tag);
-      void reply.header('link', `</plants?${next.toString()}>; rel="next"`);
-    }
-    return reply.type('application/json; charset=utf-8').send(page.json);
   });
 
   app.get('/plants/:id', {

@@ -37,11 +37,29 @@ export type DeletePlantOutcome =
   | { readonly kind: 'not-found' }
   | { readonly kind: 'precondition-failed'; readonly current: VersionedPlant };
 
-export interface ListPlantsQuery {
+/**
+ * The orders GET /plants offers: by id, or by name (src/domain/search-text.ts says
+ * what name order is), either way round; ties in name are ordered by id, so every
+ * order is total and a keyset cursor names one place in it.
+ */
+export type PlantOrder = 'id' | '-id' | 'name' | '-name';
+
+/** Which plants a list or count is about. */
+export interface PlantFilter {
+  /** Plants with any of these tags (exactly). */
+  readonly tags?: readonly string[];
+  /** Search terms (searchTerms in search-text.ts): each must start a word of the plant's name or tag. */
+  readonly terms?: readonly string[];
+}
+
+export interface ListPlantsQuery extends PlantFilter {
   readonly limit: number;
-  /** Keyset pagination: only ids strictly greater than this. */
+  /** 'id' when left out. */
+  readonly order?: PlantOrder;
+  /** Keyset pagination: only plants after the one with this id, in the order. */
   readonly after?: bigint;
-  readonly tag?: string;
+  /** In name orders, with `after`: that plant's name key (PlantPage.lastKey), its place in the order. */
+  readonly afterKey?: string;
 }
 
 /**
@@ -54,18 +72,31 @@ export interface PlantPage {
   readonly json: string;
   /** The last id on the page: the cursor for the next one. Undefined when empty. */
   readonly lastId: bigint | undefined;
-  /** Whether plants after `lastId` exist (matching the tag, if one was given). */
+  /** In name orders, the last plant's name key (the rest of the cursor). */
+  readonly lastKey?: string;
+  /** Whether plants after the last one exist (matching the filter). */
   readonly hasMore: boolean;
+}
+
+/** How many plants match a filter; `exact` false when it is the planner's estimate. */
+export interface PlantCount {
+  readonly count: number;
+  readonly exact: boolean;
 }
 
 export interface PlantStore {
   /** Atomic against concurrent creates of the same id (uses the primary key, not check-then-insert). */
   createPlant(plant: PlantRecord): Promise<CreatePlantOutcome>;
   getPlant(id: bigint): Promise<VersionedPlant | undefined>;
-  /** Ordered by id ascending. */
-  listPlants(query: ListPlantsQuery): Promise<PlantRecord[]>;
-  /** The same plants as listPlants, as the API's JSON, with whether more follow. */
+  /** A page of plants in the query's order, as the API's JSON, with whether more follow. */
   listPlantsPage(query: ListPlantsQuery): Promise<PlantPage>;
+  /**
+   * How many plants match. 'estimated' may answer from the database's statistics
+   * (PostgreSQL, for large counts), saying so; SQLite always counts.
+   */
+  countPlants(filter: PlantFilter, how: 'exact' | 'estimated'): Promise<PlantCount>;
+  /** The store's own random secret that signs page cursors (the same for every instance on the store). */
+  pageCursorSecret(): Promise<string>;
   /**
    * Applies the change atomically, if the plant's version is one `expected` names
    * (the database decides, in the write itself: never check-then-write).

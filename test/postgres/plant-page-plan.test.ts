@@ -31,8 +31,8 @@ describe('PostgreSQL page query plan', { skip: !postgresAvailable() }, () => {
   const queries: ListPlantsQuery[] = [
     { limit: 100 },
     { limit: 100, after: 19_000n },
-    { limit: 100, tag: 'green' },
-    { limit: 100, tag: 'green', after: 19_000n },
+    { limit: 100, tags: ['green'] },
+    { limit: 100, tags: ['green'], after: 19_000n },
   ];
   for (const query of queries) {
     it(`never scans the plants table sequentially, never sorts: ${JSON.stringify(query, (_, v: unknown) => (typeof v === 'bigint' ? String(v) : v))}`, async () => {

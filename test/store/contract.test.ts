@@ -11,6 +11,7 @@ import { StoreUnavailableError } from '../../src/store/errors.js';
 import type { CreatePlantOutcome, NewTokenRecord, Store } from '../../src/store/types.js';
 import { testBackends, type OpenedTestStore } from '../support/backends.js';
 import { unversioned } from '../support/assertions.js';
+import { listed } from '../support/pages.js';
 
 const MIN_INT64 = -9223372036854775808n;
 const MAX_INT64 = 9223372036854775807n;
@@ -31,8 +32,8 @@ for (const backend of testBackends()) describe(`store contract [${backend.name}]
         const read = await store.plants.getPlant(id);
         assert.equal(typeof read?.id, 'bigint');
         assert.deepEqual(unversioned(read), { id, name: `n${id}` });
-        const listed = await store.plants.listPlants({ limit: 1, after: id - 1n >= MIN_INT64 ? id - 1n : undefined });
-        assert.deepEqual(listed[0], { id, name: `n${id}` });
+        const page = await listed(store, { limit: 1, after: id - 1n >= MIN_INT64 ? id - 1n : undefined });
+        assert.deepEqual(page[0], { id, name: `n${id}` });
         assert.equal((await store.plants.deletePlant(id)).kind, 'deleted');
         assert.equal((await store.plants.deletePlant(id)).kind, 'not-found');
       });
@@ -41,9 +42,9 @@ for (const backend of testBackends()) describe(`store contract [${backend.name}]
     it('orders by signed 64-bit value across the whole range', async () => {
       const ids = [MAX_INT64, 0n, -1n, MIN_INT64, 9007199254740993n, 9007199254740992n, -9007199254740993n];
       for (const id of ids) await store.plants.createPlant({ id, name: 'order' });
-      const listed = (await store.plants.listPlants({ limit: 100 })).map((p) => p.id);
-      assert.deepEqual(listed, [...ids].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
-      const afterMinusOne = (await store.plants.listPlants({ limit: 100, after: -1n })).map((p) => p.id);
+      const inOrder = (await listed(store, { limit: 100 })).map((p) => p.id);
+      assert.deepEqual(inOrder, [...ids].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+      const afterMinusOne = (await listed(store, { limit: 100, after: -1n })).map((p) => p.id);
       assert.deepEqual(afterMinusOne, [0n, 9007199254740992n, 9007199254740993n, MAX_INT64]);
       for (const id of ids) await store.plants.deletePlant(id);
     });
@@ -57,14 +58,14 @@ for (const backend of testBackends()) describe(`store contract [${backend.name}]
       assert.deepEqual(unversioned(await store.plants.createPlant({ id: 10n, name: 'Fern' })), { kind: 'conflict', existing: { id: 10n, name: 'Fern', tag: 'shade' } });
       assert.deepEqual(unversioned(await store.plants.createPlant({ id: 11n, name: 'Aloe' })), { kind: 'created', plant: { id: 11n, name: 'Aloe' } });
       assert.deepEqual(unversioned(await store.plants.getPlant(11n)), { id: 11n, name: 'Aloe' });
-      assert.deepEqual(await store.plants.listPlants({ limit: 10, tag: 'shade' }), [{ id: 10n, name: 'Fern', tag: 'shade' }]);
+      assert.deepEqual(await listed(store, { limit: 10, tags: ['shade'] }), [{ id: 10n, name: 'Fern', tag: 'shade' }]);
     });
 
     it('100 parallel identical creates of one id: one created, 99 replayed, one row', async () => {
       const outcomes = await Promise.all(Array.from({ length: 100 }, () => store.plants.createPlant({ id: MAX_INT64, name: 'same', tag: 't' })));
       assert.equal(outcomes.filter((o) => o.kind === 'created').length, 1);
       assert.equal(outcomes.filter((o) => o.kind === 'replayed').length, 99);
-      const stored = await store.plants.listPlants({ limit: 10, after: MAX_INT64 - 1n });
+      const stored = await listed(store, { limit: 10, after: MAX_INT64 - 1n });
       assert.deepEqual(stored, [{ id: MAX_INT64, name: 'same', tag: 't' }]);
     });
 

@@ -9,6 +9,7 @@ import { parse } from 'lossless-json';
 import { testBackends } from '../support/backends.js';
 import { createHarness, type Harness } from '../support/harness.js';
 import type { PlantRecord } from '../../src/store/types.js';
+import { listed } from '../support/pages.js';
 
 const MIN_INT64 = -9223372036854775808n;
 const MAX_INT64 = 9223372036854775807n;
@@ -50,9 +51,9 @@ for (const backend of testBackends()) describe(`store.plants.listPlantsPage [${b
   });
 
   it('returns the same plants, in the same order, as listPlants', async () => {
-    for (const query of [{ limit: 100 }, { limit: 3 }, { limit: 3, after: -1n }, { limit: 100, tag: 'edge' }, { limit: 1, tag: 'edge', after: MIN_INT64 }]) {
+    for (const query of [{ limit: 100 }, { limit: 3 }, { limit: 3, after: -1n }, { limit: 100, tags: ['edge'] }, { limit: 1, tags: ['edge'], after: MIN_INT64 }]) {
       const page = await h.store.plants.listPlantsPage(query);
-      assert.deepEqual(records(page.json), await h.store.plants.listPlants(query), JSON.stringify(query, (_, v: unknown) => (typeof v === 'bigint' ? String(v) : v)));
+      assert.deepEqual(records(page.json), await listed(h.store, query), JSON.stringify(query, (_, v: unknown) => (typeof v === 'bigint' ? String(v) : v)));
     }
   });
 
@@ -63,14 +64,14 @@ for (const backend of testBackends()) describe(`store.plants.listPlantsPage [${b
     const all = await h.store.plants.listPlantsPage({ limit: 6 });
     assert.equal(all.lastId, MAX_INT64);
     assert.equal(all.hasMore, false, 'exactly a full page, nothing after it');
-    const tagged = await h.store.plants.listPlantsPage({ limit: 2, tag: 'edge' });
+    const tagged = await h.store.plants.listPlantsPage({ limit: 2, tags: ['edge'] });
     assert.deepEqual([tagged.lastId, tagged.hasMore], [2n, true]);
-    const lastTagged = await h.store.plants.listPlantsPage({ limit: 1, tag: 'edge', after: 2n });
+    const lastTagged = await h.store.plants.listPlantsPage({ limit: 1, tags: ['edge'], after: 2n });
     assert.deepEqual([lastTagged.lastId, lastTagged.hasMore], [9007199254740993n, false], 'MAX_INT64 follows but has no tag');
   });
 
   it('returns an empty array, no cursor and no next page past the end or for an unknown tag', async () => {
-    for (const query of [{ limit: 10, after: MAX_INT64 }, { limit: 10, tag: 'nothing has this tag' }]) {
+    for (const query of [{ limit: 10, after: MAX_INT64 }, { limit: 10, tags: ['nothing has this tag'] }]) {
       const page = await h.store.plants.listPlantsPage(query);
       assert.deepEqual(page, { json: '[]', lastId: undefined, hasMore: false });
     }

@@ -15,6 +15,7 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { pendingMigrations, type Migration } from '../migrations.js';
+import { POSTGRES_DATA_STEPS } from './data-steps.js';
 import { clientConfig, type PostgresConnectionSettings } from './pool.js';
 
 /** "PLNT": the first half of every advisory lock key this service takes. */
@@ -51,6 +52,7 @@ async function applyPending(client: pg.Client, migrations: readonly Migration[])
   const newlyApplied: number[] = [];
   for (const migration of pendingMigrations(migrations, applied, `in schema ${schema}`)) {
     await client.query(migration.sql);
+    await POSTGRES_DATA_STEPS.get(migration.version)?.(client);
     await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
     newlyApplied.push(migration.version);
   }

@@ -16,48 +16,148 @@
  * its presence says whether a later page exists (an EXISTS probe past the last id
  * made the planner read the table sequentially; see plant-page-plan.test.ts).
  */
-import type { ListPlantsQuery, PlantPage } from '../types.js';
+import type { ListPlantsQuery, PlantFilter, PlantOrder, PlantPage } from '../types.js';
 
 const PLANT_JSON = `'{"id":' || id || ',"name":' || to_json(name) || coalesce(',"tag":' || to_json(tag), '') || '}'`;
+
+const ORDER_BY: Readonly<Record<PlantOrder, string>> = {
+  id: 'id',
+  '-id': 'id DESC',
+  name: 'name_key, id',
+  '-name': 'name_key DESC, id DESC',
+};
+
+const isNameOrder = (order: PlantOrder): boolean => order === 'name' || order === '-name';
+
+/** A statement under construction: its conditions and values, numbering parameters as they are added. */
+class Conditions {
+  readonly conditions: string[] = [];
+  readonly shape: string[] = [];
+
+  constructor(readonly values: unknown[]) {}
+
+  /** `$n` for the next value. */
+  parameter(value: unknown): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+
+  add(shape: string, condition: string): void {
+    this.shape.push(shape);
+    this.conditions.push(condition);
+  }
+
+  where(): string {
+    return this.conditions.length === 0 ? '' : `WHERE ${this.conditions.join(' AND ')}`;
+  }
+}
+
+/** A tsquery of prefix terms ('mon':* & 'delic':*), taken as is: terms hold only letters and digits. */
+function tsquery(terms: readonly string[]): string {
+  return terms.map((term) => `'${term}':*`).join(' & ');
+}
+
+function addFilter(statement: Conditions, { tags, terms }: PlantFilter): void {
+  if (tags !== undefined && tags.length > 0) {
+    // One tag as `=`: plants_tag_id then yields its plants in id order, with no sort
+    // (an = ANY over one element does not, on PostgreSQL 15).
+    if (tags.length === 1) statement.add('tag', `tag = ${statement.parameter(tags[0])}`);
+    else statement.add('tags', `tag = ANY(${statement.parameter(tags)}::text[])`);
+  }
+  if (terms !== undefined && terms.length > 0) {
+    statement.add('q', `plant_search_vector(name_words, tag_words) @@ ${statement.parameter(tsquery(terms))}::tsquery`);
+  }
+}
+
+function addPosition(statement: Conditions, { order = 'id', after, afterKey }: ListPlantsQuery): void {
+  if (after === undefined) return;
+  const id = `${statement.parameter(after.toString())}::int8`;
+  if (!isNameOrder(order)) {
+    statement.add('after', `id ${order === 'id' ? '>' : '<'} ${id}`);
+    return;
+  }
+  if (afterKey === undefined) throw new Error(`a page after a plant in ${order} order needs that plant's name key`);
+  statement.add('after', `(name_key, id) ${order === 'name' ? '>' : '<'} (${statement.parameter(afterKey)}, ${id})`);
+}
 
 /**
  * $1 is the page size; the subquery reads one row more. The JSON is built above
  * the LIMIT: built in the scan, its cost made the planner prefer reading the whole
  * table and sorting it. The ORDER BY over the subquery costs no sort (the planner
- * knows its rows come in id order) and makes that order promised, not incidental.
+ * knows its rows come in index order) and makes that order promised, not incidental.
  * OFFSET 0 keeps `fetched` one subquery: inlined, its ARRAY would be computed once
- * for each of the three columns that use it.
+ * for each of the columns that use it.
  *
  * The last id is read back out of the last object's JSON: a json value keeps its
- * number's text, so ->> gives the int8's exact digits.
+ * number's text, so ->> gives the int8's exact digits. In name orders the last
+ * plant's name key is read by that id, in the same statement, so the same snapshot.
  */
-function pageSql(filter: string): string {
-  const objects = `SELECT ${PLANT_JSON} FROM (SELECT id, name, tag FROM plants ${filter} ORDER BY id LIMIT $1::int + 1) AS page ORDER BY page.id`;
-  return `SELECT '[' || array_to_string(objects[1:$1::int], ',') || ']' AS json,
-      objects[least(cardinality(objects), $1::int)]::json ->> 'id' AS last_id,
-      cardinality(objects) > $1::int AS more
-    FROM (SELECT ARRAY(${objects}) AS objects OFFSET 0) AS fetched`;
+function pageSql(order: PlantOrder, where: string): string {
+  const pageOrder = ORDER_BY[order].replace(/\b(id|name_key)\b/g, 'page.$1');
+  const objects = `SELECT ${PLANT_JSON} FROM (SELECT id, name, tag, name_key FROM plants ${where} ORDER BY ${ORDER_BY[order]} LIMIT $1::int + 1) AS page ORDER BY ${pageOrder}`;
+  const lastKey = isNameOrder(order) ? ', (SELECT name_key FROM plants WHERE id = last_id::int8) AS last_key' : '';
+  return `SELECT json, last_id, more${lastKey} FROM (
+      SELECT '[' || array_to_string(objects[1:$1::int], ',') || ']' AS json,
+        objects[least(cardinality(objects), $1::int)]::json ->> 'id' AS last_id,
+        cardinality(objects) > $1::int AS more
+      FROM (SELECT ARRAY(${objects}) AS objects OFFSET 0) AS fetched
+    ) AS found`;
 }
 
-// rowMode 'array': the row is a [json, last_id, more] triple, not an object with named keys.
-const PAGE_FIRST = { name: 'plants.page', text: pageSql(''), rowMode: 'array' } as const;
-const PAGE_AFTER = { name: 'plants.page-after', text: pageSql('WHERE id > $2'), rowMode: 'array' } as const;
-const PAGE_TAG_FIRST = { name: 'plants.page-tag', text: pageSql('WHERE tag = $2'), rowMode: 'array' } as const;
-const PAGE_TAG_AFTER = { name: 'plants.page-tag-after', text: pageSql('WHERE tag = $2 AND id > $3'), rowMode: 'array' } as const;
-
-/** The page's JSON array, its last id (decimal text; null when the page is empty), and whether more follow. */
-export type PageRow = [json: string, lastId: string | null, more: boolean];
-
-/** The named statement and values for a page query. Ids travel as decimal text. */
-export function pageStatement({ limit, after, tag }: ListPlantsQuery): { name: string; text: string; rowMode: 'array'; values: unknown[] } {
-  if (tag === undefined) {
-    return after === undefined ? { ...PAGE_FIRST, values: [limit] } : { ...PAGE_AFTER, values: [limit, after.toString()] };
-  }
-  return after === undefined
-    ? { ...PAGE_TAG_FIRST, values: [limit, tag] }
-    : { ...PAGE_TAG_AFTER, values: [limit, tag, after.toString()] };
+export interface NamedStatement {
+  readonly name: string;
+  readonly text: string;
+  readonly rowMode: 'array';
+  readonly values: unknown[];
 }
 
-export function toPage([json, lastId, more]: PageRow): PlantPage {
-  return { json, lastId: lastId === null ? undefined : BigInt(lastId), hasMore: more };
+/**
+ * The named statement and values for a page query: one prepared statement per
+ * shape (order, cursor, one or more tags, search). Ids travel as decimal text.
+ */
+export function pageStatement(query: ListPlantsQuery): NamedStatement {
+  const order = query.order ?? 'id';
+  const statement = new Conditions([query.limit]);
+  addFilter(statement, query);
+  addPosition(statement, query);
+  return { name: `plants.page:${[order, ...statement.shape].join(':')}`, text: pageSql(order, statement.where()), rowMode: 'array', values: statement.values };
 }
+
+/** The page's JSON array, its last id (decimal text; null when the page is empty), whether more follow, and in name orders the last name key. */
+export type PageRow = [json: string, lastId: string | null, more: boolean, lastKey?: string | null];
+
+export function toPage([json, lastId, more, lastKey]: PageRow): PlantPage {
+  return {
+    json,
+    lastId: lastId === null ? undefined : BigInt(lastId),
+    ...(typeof lastKey === 'string' ? { lastKey } : {}),
+    hasMore: more,
+  };
+}
+
+/** Counting every matching plant; index-only where the filter allows it. */
+export function countStatement(filter: PlantFilter): NamedStatement {
+  const statement = new Conditions([]);
+  addFilter(statement, filter);
+  return { name: `plants.count:${statement.shape.join(':')}`, text: `SELECT count(*) FROM plants ${statement.where()}`, rowMode: 'array', values: statement.values };
+}
+
+/** The planner's estimate of the same count, from the table's statistics: EXPLAIN, not run. */
+export function estimateStatement(filter: PlantFilter): NamedStatement {
+  const statement = new Conditions([]);
+  addFilter(statement, filter);
+  return {
+    name: `plants.estimate:${statement.shape.join(':')}`,
+    text: `EXPLAIN (FORMAT JSON) SELECT 1 FROM plants ${statement.where()}`,
+    rowMode: 'array',
+    values: statement.values,
+  };
+}
+
+/** The estimated row count out of EXPLAIN's JSON plan. */
+export function plannedRows(plan: unknown): number {
+  const rows = (plan as [{ Plan?: { 'Plan Rows'?: unknown } }] | undefined)?.[0]?.Plan?.['Plan Rows'];
+  if (typeof rows !== 'number') throw new Error('EXPLAIN gave no row estimate');
+  return rows;
+}
+

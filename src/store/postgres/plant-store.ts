@@ -1,12 +1,13 @@
 import type pg from 'pg';
+import { nameKey, searchWords } from '../../domain/search-text.js';
 import { newEventId, newEventIds, PLANT_DELETED, PLANT_UPDATED } from '../../domain/events.js';
 import type {
-  CreatePlantOutcome, DeletePlantOutcome, ExpectedVersion, ListPlantsQuery, PlantChange, PlantPage, PlantRecord, PlantStore, UpdatePlantOutcome, VersionedPlant,
+  CreatePlantOutcome, DeletePlantOutcome, ExpectedVersion, ListPlantsQuery, PlantChange, PlantCount, PlantFilter, PlantPage, PlantRecord, PlantStore, UpdatePlantOutcome, VersionedPlant,
 } from '../types.js';
 import { createBatcher, type CreateBatchDatabase } from './create-batcher.js';
 import type { BatchStats, KeyedBatcher } from './keyed-batcher.js';
 import { guarded } from './errors.js';
-import { pageStatement, toPage, type PageRow } from './plant-page.js';
+import { countStatement, estimateStatement, pageStatement, plannedRows, toPage, type PageRow } from './plant-page.js';
 import { ReadBatcher, type ReadBatchStats } from './read-batcher.js';
 import { updateBatcher, type ChangeResult, type PendingChange } from './update-batcher.js';
 import {
@@ -83,7 +84,8 @@ function outboxOf(type: typeof PLANT_UPDATED | typeof PLANT_DELETED, eventId: st
  * instances lock overlapping ids in one order; a deadlock all the same is retried
  * change by change (keyed-batcher.ts). The events go with it. Parameters: ids, names
  * (null keeps it), whether to set the tag, the tags, the expected versions (an int8[]
- * literal; null: any), the event ids, the time.
+ * literal; null: any), the event ids, the new name's key and words (null keeps them),
+ * the new tag's words, the time.
  */
 function updatePlantsStatement(reporting: boolean): { name: string; text: string } {
   const answer = reporting
@@ -96,15 +98,17 @@ function updatePlantsStatement(reporting: boolean): { name: string; text: string
     name: reporting ? 'plants.update-batch-reporting' : 'plants.update-batch',
     text: `
     WITH input AS (
-      SELECT * FROM unnest($1::int8[], $2::text[], $3::bool[], $4::text[], $5::text[], $6::text[])
-        AS i(change_id, new_name, set_tag, new_tag, expected, event_id)
+      SELECT * FROM unnest($1::int8[], $2::text[], $3::bool[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
+        AS i(change_id, new_name, set_tag, new_tag, expected, event_id, new_name_key, new_name_words, new_tag_words)
     ), changed AS (
-      UPDATE plants SET name = coalesce(new_name, name), tag = CASE WHEN set_tag THEN new_tag ELSE tag END, version = nextval('plant_versions')
+      UPDATE plants SET name = coalesce(new_name, name), tag = CASE WHEN set_tag THEN new_tag ELSE tag END, version = nextval('plant_versions'),
+        name_key = coalesce(new_name_key, name_key), name_words = coalesce(new_name_words, name_words),
+        tag_words = CASE WHEN set_tag THEN new_tag_words ELSE tag_words END
       FROM input
       WHERE id = change_id AND (expected IS NULL OR version = ANY(expected::int8[]))
         AND (name, tag) IS DISTINCT FROM (coalesce(new_name, name), CASE WHEN set_tag THEN new_tag ELSE tag END)
       RETURNING id, name, tag, version, event_id, ${PLANT_JSON_SQL} AS payload
-    ), ${outboxOf(PLANT_UPDATED, 'event_id', '$7')}
+    ), ${outboxOf(PLANT_UPDATED, 'event_id', '$10')}
     ${answer}`,
   };
 }
@@ -114,16 +118,25 @@ const UPDATE_PLANTS_REPORTING = updatePlantsStatement(true);
 
 /** The parameters of UPDATE_PLANTS. */
 function updatePlantsValues(changes: readonly PendingChange[], now = new Date()): unknown[] {
-  const columns = { ids: [] as string[], names: [] as (string | null)[], setTags: [] as boolean[], tags: [] as (string | null)[], expected: [] as (string | null)[] };
+  const columns = {
+    ids: [] as string[], names: [] as (string | null)[], setTags: [] as boolean[], tags: [] as (string | null)[], expected: [] as (string | null)[],
+    nameKeys: [] as (string | null)[], nameWords: [] as (string | null)[], tagWords: [] as string[],
+  };
   for (const { change, expected } of changes) {
     columns.ids.push(param(change.id));
     columns.names.push(change.name ?? null);
     columns.setTags.push(change.tag !== undefined);
     columns.tags.push(change.tag ?? null);
+    columns.nameKeys.push(change.name === undefined ? null : nameKey(change.name));
+    columns.nameWords.push(change.name === undefined ? null : searchWords(change.name));
+    columns.tagWords.push(searchWords(change.tag ?? undefined));
     const versions = expectedParam(expected);
     columns.expected.push(versions === null ? null : `{${versions.join(',')}}`); // one int8[] literal per change: unnest takes no arrays of arrays
   }
-  return [columns.ids, columns.names, columns.setTags, columns.tags, columns.expected, newEventIds(changes.length), now];
+  return [
+    columns.ids, columns.names, columns.setTags, columns.tags, columns.expected, newEventIds(changes.length),
+    columns.nameKeys, columns.nameWords, columns.tagWords, now,
+  ];
 }
 
 /** A delete as one statement, its precondition in its WHERE, its event with it. Parameters: id, expected versions (null: any), event id, time. */
@@ -147,13 +160,9 @@ const param = (id: bigint): string => id.toString();
 // without events, while nobody subscribes); SELECT_BY_IDS reads the ids that collided.
 // Point reads go in batches too (read-batcher.ts), by the same SELECT_BY_IDS.
 const SELECT_BY_IDS = { name: 'plants.by-ids', text: 'SELECT id, name, tag, version FROM plants WHERE id = ANY($1::int8[])' };
-const LIST_FIRST = { name: 'plants.list', text: 'SELECT id, name, tag FROM plants ORDER BY id LIMIT $1' };
-const LIST_AFTER = { name: 'plants.list-after', text: 'SELECT id, name, tag FROM plants WHERE id > $1 ORDER BY id LIMIT $2' };
-const LIST_TAG_FIRST = { name: 'plants.list-tag', text: 'SELECT id, name, tag FROM plants WHERE tag = $1 ORDER BY id LIMIT $2' };
-const LIST_TAG_AFTER = {
-  name: 'plants.list-tag-after',
-  text: 'SELECT id, name, tag FROM plants WHERE tag = $1 AND id > $2 ORDER BY id LIMIT $3',
-};
+
+/** A count=estimated whose estimate is below this is counted exactly (documented in the list's OpenAPI description). */
+export const COUNT_EXACTLY_BELOW = 10_000;
 
 /** After a batch met a subscription, how long batches go with their events without trying first without. */
 const SUBSCRIBER_SEEN_MS = 10_000;
@@ -273,24 +282,31 @@ export class PostgresPlantStore implements PlantStore {
     return this.reads.get(id);
   }
 
-  async listPlants({ limit, after, tag }: ListPlantsQuery): Promise<PlantRecord[]> {
-    const statement =
-      tag === undefined
-        ? after === undefined
-          ? { ...LIST_FIRST, values: [limit] }
-          : { ...LIST_AFTER, values: [param(after), limit] }
-        : after === undefined
-          ? { ...LIST_TAG_FIRST, values: [tag, limit] }
-          : { ...LIST_TAG_AFTER, values: [tag, param(after), limit] };
-    const rows = await guarded(async () => (await this.pool.query<PlantRow>(statement)).rows);
-    return rows.map(toRecord);
-  }
-
   async listPlantsPage(query: ListPlantsQuery): Promise<PlantPage> {
     const rows = await guarded(async () => (await this.pool.query<PageRow>(pageStatement(query))).rows);
     return toPage(rows[0] as PageRow);
   }
 
+  /**
+   * 'estimated' asks the planner first (EXPLAIN, from the table's statistics): a
+   * small estimate is counted exactly all the same, since that is cheap; a large one
+   * is the answer, as PostgREST's planned count does.
+   */
+  async countPlants(filter: PlantFilter, how: 'exact' | 'estimated'): Promise<PlantCount> {
+    if (how === 'estimated') {
+      const { rows } = await guarded(() => this.pool.query<[unknown]>(estimateStatement(filter)));
+      const estimate = plannedRows(rows[0]?.[0]);
+      if (estimate >= COUNT_EXACTLY_BELOW) return { count: Math.round(estimate), exact: false };
+    }
+    const { rows } = await guarded(() => this.pool.query<[string]>(countStatement(filter)));
+    return { count: Number(rows[0]?.[0]), exact: true };
+  }
+
+  async pageCursorSecret(): Promise<string> {
+    const { rows } = await guarded(() => this.pool.query<{ secret: string }>("SELECT secret FROM store_secrets WHERE name = 'page-cursor'"));
+    if (rows[0] === undefined) throw new Error('the store has no page-cursor secret (migration 7)');
+    return rows[0].secret;
+  }
 
   async deletePlant(id: bigint, expected?: ExpectedVersion): Promise<DeletePlantOutcome> {
     const values = [param(id), expectedParam(expected), newEventId(), new Date()];

@@ -22,6 +22,7 @@ import type {
 import type { WebhookBacklog } from '../webhook-types.js';
 import { PLANT_CREATED, plantCreatedEvent, type EventType } from '../../domain/events.js';
 import { deliveryUpdate } from '../core/delivery-update.js';
+import { findColumns } from '../../domain/search-text.js';
 import { guarded } from './errors.js';
 import {
   DELIVERY_COLUMNS,
@@ -74,17 +75,18 @@ export const INSERT_PLANTS_WITH_OUTBOX = {
   name: 'plants.insert-batch-with-outbox',
   text: `
     WITH input AS (
-      SELECT * FROM unnest($1::int8[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
-        AS i(id, name, tag, event_id, event_type, payload)
+      SELECT * FROM unnest($1::int8[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
+        AS i(id, name, tag, name_key, name_words, tag_words, event_id, event_type, payload)
     ), inserted AS (
-      INSERT INTO plants (id, name, tag) SELECT id, name, tag FROM input ORDER BY id ON CONFLICT (id) DO NOTHING RETURNING id, version
+      INSERT INTO plants (id, name, tag, name_key, name_words, tag_words)
+      SELECT id, name, tag, name_key, name_words, tag_words FROM input ORDER BY id ON CONFLICT (id) DO NOTHING RETURNING id, version
     ), event AS (
       INSERT INTO webhook_events (id, type, payload, created_at)
-      SELECT input.event_id, input.event_type, input.payload, $7::timestamptz
+      SELECT input.event_id, input.event_type, input.payload, $10::timestamptz
       FROM inserted JOIN input ON input.id = inserted.id
       WHERE EXISTS (SELECT 1 FROM webhook_subscriptions WHERE '${PLANT_CREATED}' = ANY(event_types))
       RETURNING id
-    ), ${deliveriesOfEvent(PLANT_CREATED, '$7')}
+    ), ${deliveriesOfEvent(PLANT_CREATED, '$10')}
     SELECT id, version FROM inserted`,
 };
 
@@ -105,32 +107,35 @@ export const INSERT_PLANTS_UNLESS_SUBSCRIBED = {
     WITH subscribed AS (
       SELECT EXISTS (SELECT 1 FROM webhook_subscriptions WHERE '${PLANT_CREATED}' = ANY(event_types)) AS found
     ), inserted AS (
-      INSERT INTO plants (id, name, tag)
-      SELECT i.id, i.name, i.tag FROM unnest($1::int8[], $2::text[], $3::text[]) AS i(id, name, tag)
+      INSERT INTO plants (id, name, tag, name_key, name_words, tag_words)
+      SELECT i.* FROM unnest($1::int8[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS i(id, name, tag, name_key, name_words, tag_words)
       WHERE NOT (SELECT found FROM subscribed)
       ORDER BY i.id ON CONFLICT (id) DO NOTHING RETURNING id, version
     )
     SELECT subscribed.found AS subscribed, inserted.id, inserted.version FROM subscribed LEFT JOIN inserted ON true`,
 };
 
-/** The parameters of INSERT_PLANTS_UNLESS_SUBSCRIBED: ids (decimal text), names, tags. */
-export function insertPlantsOnlyValues(plants: readonly PlantRecord[]): [string[], string[], (string | null)[]] {
-  const ids: string[] = [];
-  const names: string[] = [];
-  const tags: (string | null)[] = [];
+type PlantColumns = [ids: string[], names: string[], tags: (string | null)[], nameKeys: string[], nameWords: string[], tagWords: string[]];
+
+/** The parameters of INSERT_PLANTS_UNLESS_SUBSCRIBED: ids (decimal text), names, tags, and the find columns (search-text.ts). */
+export function insertPlantsOnlyValues(plants: readonly PlantRecord[]): PlantColumns {
+  const columns: PlantColumns = [[], [], [], [], [], []];
   for (const plant of plants) {
-    ids.push(plant.id.toString());
-    names.push(plant.name);
-    tags.push(plant.tag ?? null);
+    const find = findColumns(plant.name, plant.tag);
+    columns[0].push(plant.id.toString());
+    columns[1].push(plant.name);
+    columns[2].push(plant.tag ?? null);
+    columns[3].push(find.nameKey);
+    columns[4].push(find.nameWords);
+    columns[5].push(find.tagWords);
   }
-  return [ids, names, tags];
+  return columns;
 }
 
 /** The parameters of INSERT_PLANTS_WITH_OUTBOX: one array per column, and the time. */
-export function insertPlantsValues(plants: readonly PlantRecord[], now = new Date()): [string[], string[], (string | null)[], string[], string[], string[], Date] {
-  const [ids, names, tags] = insertPlantsOnlyValues(plants);
+export function insertPlantsValues(plants: readonly PlantRecord[], now = new Date()): [...PlantColumns, string[], string[], string[], Date] {
   const events = plants.map(plantCreatedEvent);
-  return [ids, names, tags, events.map((event) => event.id), events.map((event) => event.type), events.map((event) => event.payload), now];
+  return [...insertPlantsOnlyValues(plants), events.map((event) => event.id), events.map((event) => event.type), events.map((event) => event.payload), now];
 }
 
 const Q = {

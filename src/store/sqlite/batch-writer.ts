@@ -15,6 +15,7 @@
  */
 import type Database from 'better-sqlite3';
 import { samePlant } from '../../domain/same-plant.js';
+import { findColumns } from '../../domain/search-text.js';
 import { changed, versionMatches, type PlantRecord } from '../../domain/plant.js';
 import { SqliteWebhookOutbox } from './webhook-store.js';
 import type { PlantState, PlantWrite, PlantWriteResult } from './writer-protocol.js';
@@ -43,13 +44,15 @@ export class BatchWriter {
   constructor(db: Database.Database) {
     // safeIntegers: ids and versions are bound and read as bigint, never rounded through a double.
     const prepare = (sql: string) => db.prepare(sql).safeIntegers(true);
-    this.insert = prepare('INSERT INTO plants (id, name, tag, created_at, version) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING');
+    this.insert = prepare(`INSERT INTO plants (id, name, tag, created_at, version, name_key, name_words, tag_words)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`);
     this.selectById = prepare('SELECT name, tag, version FROM plants WHERE id = ?');
     // SQLite rewrites an index entry for every column an UPDATE sets, changed or not:
-    // a rename that set the tag too would rewrite its plants_tag_id entry for nothing.
-    this.updateName = prepare('UPDATE plants SET name = ?, version = ? WHERE id = ?');
-    this.updateTag = prepare('UPDATE plants SET tag = ?, version = ? WHERE id = ?');
-    this.updateNameAndTag = prepare('UPDATE plants SET name = ?, tag = ?, version = ? WHERE id = ?');
+    // a rename that set the tag too would rewrite its plants_tag_id entry (and its
+    // search index entry, through the trigger on the words) for nothing.
+    this.updateName = prepare('UPDATE plants SET name = ?, name_key = ?, name_words = ?, version = ? WHERE id = ?');
+    this.updateTag = prepare('UPDATE plants SET tag = ?, tag_words = ?, version = ? WHERE id = ?');
+    this.updateNameAndTag = prepare('UPDATE plants SET name = ?, name_key = ?, name_words = ?, tag = ?, tag_words = ?, version = ? WHERE id = ?');
     this.deleteById = prepare('DELETE FROM plants WHERE id = ?');
     this.readCounter = prepare('SELECT last FROM plant_version_counter').pluck();
     this.writeCounter = prepare('UPDATE plant_version_counter SET last = ?');
@@ -88,7 +91,8 @@ export class BatchWriter {
     const version = batch.version + 1n;
     // The primary key decides who wins: INSERT .. ON CONFLICT DO NOTHING, then read
     // the row that is there (never check-then-insert).
-    if (this.insert.run(write.id, write.name, write.tag, batch.now, version).changes === 1) {
+    const find = findColumns(write.name, write.tag);
+    if (this.insert.run(write.id, write.name, write.tag, batch.now, version, find.nameKey, find.nameWords, find.tagWords).changes === 1) {
       batch.version = version;
       batch.outbox.created(plant);
       return { kind: 'created', version };
@@ -106,9 +110,10 @@ export class BatchWriter {
     if (samePlant(before, after)) return { kind: 'unchanged', state };
     const version = (batch.version += 1n);
     const tag = after.tag ?? null;
-    if (after.tag === before.tag) this.updateName.run(after.name, version, write.id);
-    else if (after.name === before.name) this.updateTag.run(tag, version, write.id);
-    else this.updateNameAndTag.run(after.name, tag, version, write.id);
+    const find = findColumns(after.name, tag);
+    if (after.tag === before.tag) this.updateName.run(after.name, find.nameKey, find.nameWords, version, write.id);
+    else if (after.name === before.name) this.updateTag.run(tag, find.tagWords, version, write.id);
+    else this.updateNameAndTag.run(after.name, find.nameKey, find.nameWords, tag, find.tagWords, version, write.id);
     batch.outbox.updated(after);
     return { kind: 'updated', state: { name: after.name, tag, version } };
   }

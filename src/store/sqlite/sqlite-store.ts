@@ -14,6 +14,7 @@ import { StoreUnavailableError } from '../errors.js';
 import { guarded } from './errors.js';
 import { DelegatingTokenStore, DelegatingWebhookStore } from './delegating-stores.js';
 import { GroupCommitWriter, type GroupCommitStats } from './group-commit.js';
+import { registerFindFunctions } from './find-functions.js';
 import { SqliteHealth } from './health.js';
 import { migrationsOf, pendingMigrations } from '../migrations.js';
 import { SqlitePlantStore } from './plant-store.js';
@@ -103,6 +104,7 @@ export class SqliteStore implements Store {
 export function migrate(db: Database.Database, through = Number.POSITIVE_INFINITY): void {
   guarded(() => {
     db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
+    registerFindFunctions(db);
     const applyPending = db.transaction(() => {
       const applied = db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[];
       let count = 0;

@@ -1,0 +1,74 @@
+/**
+ * The opaque cursor of GET /plants' next-page links: where the page ended (the last
+ * plant's id, and in name orders its name key), signed with the store's own secret
+ * (migration 0007, store_secrets) together with the query it belongs to (its sort,
+ * search terms and tags).
+ *
+ * A cursor that was altered, cut, made by another store, or sent with another sort
+ * or filter than its page's fails the signature and is refused with a 400 naming
+ * it: read anyway, it would start a page at a place the walk never reached, which
+ * would skip or repeat plants. Several instances on one PostgreSQL store share the
+ * secret, so any of them takes any of their cursors.
+ *
+ * Form: base64url(JSON [id as decimal text, name key?]) "." base64url(HMAC-SHA256, first 16 bytes).
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { failure } from '../http/errors.js';
+import type { PlantFilter, PlantOrder } from '../store/types.js';
+
+/** Where the next page starts: after this plant in the order. */
+export interface PagePosition {
+  readonly id: bigint;
+  /** In name orders, the plant's name key. */
+  readonly key?: string;
+}
+
+/** What a cursor is valid for: its page's order and filter (the limit may change between pages). */
+export interface CursorScope extends PlantFilter {
+  readonly order: PlantOrder;
+}
+
+const MAC_BYTES = 16;
+/** A cursor's name key is at most NAME_KEY_MAX_LENGTH code points; this bounds its text with room to spare. */
+export const CURSOR_MAX_LENGTH = 2048;
+
+function refused(): Error {
+  return failure('INVALID_PARAMETER', ['cursor is not one this service made for this query: follow the Link header of the previous page, with the same sort, q and tag']);
+}
+
+/** The scope as one text: the same query gives the same text, whatever the order of its tags and terms. */
+function scopeText({ order, tags = [], terms = [] }: CursorScope): string {
+  return JSON.stringify([order, [...new Set(tags)].sort(), [...new Set(terms)].sort()]);
+}
+
+export class PageCursors {
+  constructor(private readonly secret: string) {}
+
+  encode(position: PagePosition, scope: CursorScope): string {
+    const payload = Buffer.from(JSON.stringify(position.key === undefined ? [position.id.toString()] : [position.id.toString(), position.key])).toString('base64url');
+    return `${payload}.${this.mac(payload, scope).toString('base64url')}`;
+  }
+
+  /** The position a cursor names; a 400 INVALID_PARAMETER naming `cursor` when it is not one of ours for this scope. */
+  decode(cursor: string, scope: CursorScope): PagePosition {
+    const [payload = '', mac = '', ...rest] = cursor.split('.');
+    const given = Buffer.from(mac, 'base64url');
+    if (rest.length > 0 || given.length !== MAC_BYTES || !timingSafeEqual(given, this.mac(payload, scope))) throw refused();
+    // Signed by us, so well formed; checked all the same, as a secret can leak.
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+    } catch {
+      throw refused();
+    }
+    if (!Array.isArray(parsed) || typeof parsed[0] !== 'string' || !/^-?\d{1,19}$/.test(parsed[0])) throw refused();
+    const id = BigInt(parsed[0]);
+    const nameOrder = scope.order === 'name' || scope.order === '-name';
+    if (nameOrder !== (typeof parsed[1] === 'string')) throw refused();
+    return nameOrder ? { id, key: parsed[1] as string } : { id };
+  }
+
+  private mac(payload: string, scope: CursorScope): Buffer {
+    return createHmac('sha256', this.secret).update(`${payload}\n${scopeText(scope)}`).digest().subarray(0, MAC_BYTES);
+  }
+}

@@ -1,0 +1,22 @@
+-- sort=name and sort=-name in pages of any depth: an index range from the cursor on.
+CREATE INDEX plants_name_key ON plants (name_key, id);
+
+-- The search index: FTS5 over the words the service computed. The ascii tokenizer
+-- splits only at ASCII spaces and punctuation, so its tokens are exactly those
+-- words (the service already folded case and marks). detail=none: a search needs
+-- only which plants hold a word, not where. External content: the words stay in
+-- plants; the triggers keep the index in step in the plant write's transaction.
+CREATE VIRTUAL TABLE plants_search USING fts5 (
+  name_words, tag_words, content = 'plants', content_rowid = 'id', tokenize = 'ascii', detail = 'none', columnsize = 0
+);
+INSERT INTO plants_search (plants_search) VALUES ('rebuild');
+CREATE TRIGGER plants_search_insert AFTER INSERT ON plants BEGIN
+  INSERT INTO plants_search (rowid, name_words, tag_words) VALUES (new.id, new.name_words, new.tag_words);
+END;
+CREATE TRIGGER plants_search_delete AFTER DELETE ON plants BEGIN
+  INSERT INTO plants_search (plants_search, rowid, name_words, tag_words) VALUES ('delete', old.id, old.name_words, old.tag_words);
+END;
+CREATE TRIGGER plants_search_update AFTER UPDATE OF name_words, tag_words ON plants BEGIN
+  INSERT INTO plants_search (plants_search, rowid, name_words, tag_words) VALUES ('delete', old.id, old.name_words, old.tag_words);
+  INSERT INTO plants_search (rowid, name_words, tag_words) VALUES (new.id, new.name_words, new.tag_words);
+END;
