@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { pageStatement } from '../../src/store/postgres/plant-page.js';
+import { countStatement, pageStatement } from '../../src/store/postgres/plant-page.js';
 import type { ListPlantsQuery } from '../../src/store/types.js';
 import { postgresAvailable } from '../support/backends.js';
 import { createTestSchema, planNodeTypes, withAdminClient, type TestSchema } from '../support/postgres.js';
@@ -21,8 +21,10 @@ describe('PostgreSQL page query plan', { skip: !postgresAvailable() }, () => {
     const store = await PostgresStore.open({ url: schema.url });
     await store.close();
     await withAdminClient(async (client) => {
-      await client.query(`INSERT INTO plants (id, name, tag, created_at)
-        SELECT x, 'plant ' || x, CASE WHEN x % 2 = 1 THEN 'green' END, now() FROM generate_series(1, 20000) AS x`);
+      // Names as the service would fold them (src/domain/search-text.ts): 'plant 17' has the key 'plant 17' and the words 'plant 17'.
+      await client.query(`INSERT INTO plants (id, name, tag, created_at, name_key, name_words, tag_words)
+        SELECT x, 'plant ' || x, tag, now(), 'plant ' || x, 'plant ' || x, coalesce(tag, '')
+        FROM generate_series(1, 20000) AS x, LATERAL (SELECT CASE WHEN x % 100 = 0 THEN 'rare' WHEN x % 2 = 1 THEN 'green' END AS tag) AS t`);
       await client.query('ANALYZE plants');
     }, schema.url);
   });
@@ -33,6 +35,11 @@ describe('PostgreSQL page query plan', { skip: !postgresAvailable() }, () => {
     { limit: 100, after: 19_000n },
     { limit: 100, tags: ['green'] },
     { limit: 100, tags: ['green'], after: 19_000n },
+    { limit: 100, order: '-id', after: 19_000n },
+    { limit: 100, order: 'name' },
+    { limit: 100, order: 'name', after: 15_000n, afterKey: 'plant 15000' },
+    { limit: 100, order: '-name', after: 15_000n, afterKey: 'plant 15000' },
+    { limit: 100, order: 'name', tags: ['green'], after: 15_001n, afterKey: 'plant 15001' },
   ];
   for (const query of queries) {
     it(`never scans the plants table sequentially, never sorts: ${JSON.stringify(query, (_, v: unknown) => (typeof v === 'bigint' ? String(v) : v))}`, async () => {
@@ -42,6 +49,26 @@ describe('PostgreSQL page query plan', { skip: !postgresAvailable() }, () => {
       // The rows come in index order; nothing sorts them again (an aggregate's
       // ORDER BY did, on PostgreSQL 15).
       assert.ok(!types.includes('Sort'), types.join(' > '));
+      if (query.order === 'name' || query.order === '-name') assert.ok(types.some((type) => type.includes('using plants_name_key')), types.join(' > '));
     });
   }
+
+  it('searches through the GIN index of the plants\' words, never scanning the table', async () => {
+    for (const query of [{ limit: 100, terms: ['plant', '1234'] }, { limit: 100, terms: ['1999'], order: '-id' as const, after: 20_000n }]) {
+      const { text, values } = pageStatement(query);
+      const types = await planNodeTypes(text, values, schema.url);
+      assert.ok(types.includes('Bitmap Index Scan using plants_search'), types.join(' > '));
+      assert.ok(!types.includes('Seq Scan on plants'), types.join(' > '));
+    }
+  });
+
+  it('counts a tag from its index, and a search from the GIN index', async () => {
+    const tag = countStatement({ tags: ['rare'] });
+    const tagTypes = await planNodeTypes(tag.text, tag.values, schema.url);
+    assert.ok(tagTypes.some((type) => / using plants_tag_id/.test(type)), tagTypes.join(' > '));
+    assert.ok(!tagTypes.includes('Seq Scan on plants'), tagTypes.join(' > '));
+    const search = countStatement({ terms: ['1234'] });
+    const searchTypes = await planNodeTypes(search.text, search.values, schema.url);
+    assert.ok(searchTypes.includes('Bitmap Index Scan using plants_search'), searchTypes.join(' > '));
+  });
 });

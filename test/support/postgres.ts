@@ -165,14 +165,16 @@ export async function postgresBehindProxy(url: string): Promise<{ proxy: TcpProx
 interface PlanNode {
   'Node Type': string;
   'Relation Name'?: string;
+  'Index Name'?: string;
   Plans?: PlanNode[];
 }
 
 function nodeTypes(node: PlanNode): string[] {
-  return [node['Node Type'] + (node['Relation Name'] ? ` on ${node['Relation Name']}` : ''), ...(node.Plans ?? []).flatMap(nodeTypes)];
+  const index = node['Index Name'] ? ` using ${node['Index Name']}` : '';
+  return [node['Node Type'] + index + (node['Relation Name'] ? ` on ${node['Relation Name']}` : ''), ...(node.Plans ?? []).flatMap(nodeTypes)];
 }
 
-/** The plan PostgreSQL would run `text` with, as node types top-down, e.g. "Seq Scan on plants". */
+/** The plan PostgreSQL would run `text` with, as node types top-down, e.g. "Seq Scan on plants", "Index Scan using plants_pkey on plants". */
 export async function planNodeTypes(text: string, values: readonly unknown[], url: string): Promise<string[]> {
   const rows = await withAdminClient(async (client) => (await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (FORMAT JSON) ${text}`, [...values])).rows, url);
   return nodeTypes(rows[0]!['QUERY PLAN'][0].Plan);

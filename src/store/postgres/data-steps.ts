@@ -16,13 +16,14 @@ const CHUNK = 10_000;
 async function fillFindColumns(client: pg.Client): Promise<void> {
   let after: string | null = null;
   for (;;) {
-    const { rows } = await client.query<{ id: string; name: string; tag: string | null }>(
-      'SELECT id::text AS id, name, tag FROM plants WHERE $1::int8 IS NULL OR id > $1::int8 ORDER BY id LIMIT $2',
+    // Ids as decimal text (exact), under another name: ORDER BY id would otherwise sort the text.
+    const { rows } = await client.query<{ id_text: string; name: string; tag: string | null }>(
+      'SELECT id::text AS id_text, name, tag FROM plants WHERE $1::int8 IS NULL OR id > $1::int8 ORDER BY id LIMIT $2',
       [after, CHUNK],
     );
     if (rows.length === 0) return;
     const ids: string[] = [], keys: string[] = [], nameWords: string[] = [], tagWords: string[] = [];
-    for (const { id, name, tag } of rows) {
+    for (const { id_text: id, name, tag } of rows) {
       const columns = findColumns(name, tag);
       ids.push(id);
       keys.push(columns.nameKey);

@@ -5,8 +5,7 @@
  *
  * Every order is an index walk from the cursor on, never OFFSET: id orders walk the
  * table itself (or plants_tag_id), name orders plants_name_key, so page 10,000 costs
- * what page 1 does. A search reads the FTS5 index (plants_search, migration 0008),
- * whose matches come in rowid (= id) order.
+ * what page 1 does. A search reads the FTS5 index (plants_search, migration 0008).
  *
  * The page is read one row past its end: that row says whether more follow. Each
  * row's JSON is the json column (migration 5), written by SQLite with the row.
@@ -15,26 +14,61 @@ import type Database from 'better-sqlite3';
 import type { ListPlantsQuery, PlantCount, PlantFilter, PlantOrder, PlantPage } from '../types.js';
 import { guarded } from './errors.js';
 
-const ORDER_BY: Readonly<Record<PlantOrder, string>> = {
-  id: 'id',
-  '-id': 'id DESC',
-  name: 'name_key, id',
-  '-name': 'name_key DESC, id DESC',
-};
+/**
+ * Where the rows come from, and so which column is the id the order and the cursor
+ * use. A search in id order is driven by the FTS5 index itself: it yields its
+ * matches in rowid order, from the cursor on, so the first page stops after a page
+ * of matches. (Asked as `id IN (matches)` instead, SQLite collects every match
+ * first.) Other searches filter by `id IN (matches)`: name orders walk
+ * plants_name_key and probe the collected matches.
+ */
+interface Source {
+  readonly from: string;
+  readonly id: string;
+  readonly match: string;
+}
 
-const AFTER: Readonly<Record<PlantOrder, string>> = {
-  id: 'id > @after',
-  '-id': 'id < @after',
-  name: '(name_key, id) > (@afterKey, @after)',
-  '-name': '(name_key, id) < (@afterKey, @after)',
-};
+const PLANTS: Source = { from: 'plants', id: 'id', match: 'id IN (SELECT rowid FROM plants_search WHERE plants_search MATCH @match)' };
+const SEARCH_IN_ID_ORDER: Source = { from: 'plants_search JOIN plants ON plants.id = plants_search.rowid', id: 'plants_search.rowid', match: 'plants_search MATCH @match' };
 
-function filterConditions({ tags, terms }: PlantFilter): string[] {
+const isNameOrder = (order: PlantOrder): boolean => order === 'name' || order === '-name';
+
+function sourceOf(order: PlantOrder, { terms }: PlantFilter): Source {
+  return terms !== undefined && terms.length > 0 && !isNameOrder(order) ? SEARCH_IN_ID_ORDER : PLANTS;
+}
+
+function orderBy(order: PlantOrder, { id }: Source): string {
+  switch (order) {
+    case 'id':
+      return id;
+    case '-id':
+      return `${id} DESC`;
+    case 'name':
+      return 'name_key, plants.id';
+    case '-name':
+      return 'name_key DESC, plants.id DESC';
+  }
+}
+
+function afterCondition(order: PlantOrder, { id }: Source): string {
+  switch (order) {
+    case 'id':
+      return `${id} > @after`;
+    case '-id':
+      return `${id} < @after`;
+    case 'name':
+      return '(name_key, plants.id) > (@afterKey, @after)';
+    case '-name':
+      return '(name_key, plants.id) < (@afterKey, @after)';
+  }
+}
+
+function filterConditions({ tags, terms }: PlantFilter, source: Source): string[] {
   const conditions: string[] = [];
   if (tags !== undefined && tags.length > 0) {
     conditions.push(tags.length === 1 ? 'tag = @tag0' : `tag IN (${tags.map((_, i) => `@tag${i}`).join(', ')})`);
   }
-  if (terms !== undefined && terms.length > 0) conditions.push('id IN (SELECT rowid FROM plants_search WHERE plants_search MATCH @match)');
+  if (terms !== undefined && terms.length > 0) conditions.push(source.match);
   return conditions;
 }
 
@@ -59,6 +93,39 @@ function shapeOf({ tags, terms }: PlantFilter): string {
   return `${tags?.length ?? 0}:${terms !== undefined && terms.length > 0}`;
 }
 
+/** A statement of the finder: its cache key, its text (built only when not cached) and its named parameters. */
+export interface FindStatement {
+  readonly key: string;
+  readonly sql: () => string;
+  readonly parameters: Record<string, unknown>;
+}
+
+/** The page query: one row past the page, [json, id, name_key] each. */
+export function pageStatement(query: ListPlantsQuery): FindStatement {
+  const order = query.order ?? 'id';
+  const source = sourceOf(order, query);
+  const conditions = filterConditions(query, source);
+  const parameters: Record<string, unknown> = { ...filterParameters(query), limit: query.limit + 1 };
+  if (query.after !== undefined) {
+    conditions.push(afterCondition(order, source));
+    parameters.after = query.after;
+    if (isNameOrder(order)) parameters.afterKey = requiredKey(query);
+  }
+  return {
+    key: `page:${order}:${query.after !== undefined}:${shapeOf(query)}`,
+    sql: () => `SELECT plants.json, plants.id, plants.name_key FROM ${source.from} ${where(conditions)} ORDER BY ${orderBy(order, source)} LIMIT @limit`,
+    parameters,
+  };
+}
+
+export function countStatement(filter: PlantFilter): FindStatement {
+  return {
+    key: `count:${shapeOf(filter)}`,
+    sql: () => `SELECT count(*) FROM plants ${where(filterConditions(filter, PLANTS))}`,
+    parameters: filterParameters(filter),
+  };
+}
+
 /** A page row: [json, id, name_key], raw and with bigint ids. */
 type FoundRow = [json: string, id: bigint, nameKey: string];
 
@@ -68,48 +135,39 @@ export class SqlitePlantFinder {
   constructor(private readonly db: Database.Database) {}
 
   page(query: ListPlantsQuery): PlantPage {
-    const order = query.order ?? 'id';
-    const conditions = filterConditions(query);
-    const parameters = { ...filterParameters(query), limit: query.limit + 1 } as Record<string, unknown>;
-    if (query.after !== undefined) {
-      conditions.push(AFTER[order]);
-      parameters.after = query.after;
-      if (order === 'name' || order === '-name') parameters.afterKey = requiredKey(query);
-    }
-    const key = `page:${order}:${query.after !== undefined}:${shapeOf(query)}`;
-    const sql = () => `SELECT json, id, name_key FROM plants ${where(conditions)} ORDER BY ${ORDER_BY[order]} LIMIT @limit`;
-    const rows = guarded(() => this.statement(key, sql).all(parameters)) as FoundRow[];
+    const rows = this.all(pageStatement(query)) as FoundRow[];
     const hasMore = rows.length > query.limit;
     const shown = hasMore ? rows.slice(0, query.limit) : rows;
     const last = shown.at(-1);
     return {
       json: `[${shown.map((row) => row[0]).join(',')}]`,
       lastId: last?.[1],
-      ...(last !== undefined && (order === 'name' || order === '-name') ? { lastKey: last[2] } : {}),
+      ...(last !== undefined && isNameOrder(query.order ?? 'id') ? { lastKey: last[2] } : {}),
       hasMore,
     };
   }
 
   /** Always exact: SQLite keeps no row estimates worth answering with, and counting an index in-process is fast. */
   count(filter: PlantFilter): PlantCount {
-    const sql = () => `SELECT count(*) FROM plants ${where(filterConditions(filter))}`;
-    const count = guarded(() => this.statement(`count:${shapeOf(filter)}`, sql).get(filterParameters(filter))) as [bigint];
-    return { count: Number(count[0]), exact: true };
+    const [count] = this.all(countStatement(filter))[0] as [bigint];
+    return { count: Number(count), exact: true };
   }
 
   pageCursorSecret(): string {
-    const sql = () => "SELECT secret FROM store_secrets WHERE name = 'page-cursor'";
-    return (guarded(() => this.statement('secret', sql).get()) as [string])[0];
+    const [secret] = this.all({ key: 'secret', sql: () => "SELECT secret FROM store_secrets WHERE name = 'page-cursor'", parameters: {} })[0] as [string];
+    return secret;
   }
 
-  private statement(key: string, sql: () => string): Database.Statement {
-    let statement = this.statements.get(key);
-    if (statement === undefined) {
-      // safeIntegers: ids come back as bigint, never rounded through a double.
-      statement = this.db.prepare(sql()).safeIntegers(true).raw(true);
-      this.statements.set(key, statement);
-    }
-    return statement;
+  private all({ key, sql, parameters }: FindStatement): unknown[] {
+    return guarded(() => {
+      let statement = this.statements.get(key);
+      if (statement === undefined) {
+        // safeIntegers: ids come back as bigint, never rounded through a double.
+        statement = this.db.prepare(sql()).safeIntegers(true).raw(true);
+        this.statements.set(key, statement);
+      }
+      return statement.all(parameters);
+    });
   }
 }
 
