@@ -25,6 +25,7 @@ app.patch('/plants/:id', async (request) => {
   return { ...plant, name: (request.body as { name: string }).name };
 });
 
+// Also the find cases' answer (q, sort, cursor, Prefer are ignored): a page of the same size, answered from memory.
 app.get('/plants', async (request) => {
   const query = request.query as { limit?: string; after?: string };
   const limit = Number(query.limit ?? LIST_PAGE);

@@ -11,7 +11,7 @@
 import autocannon, { type AutocannonClient, type AutocannonRequest, type AutocannonResult } from 'autocannon';
 import type { CaseName } from './options.js';
 import { paceClient } from './pacing.js';
-import { createBody, LIST_PAGE, randomSeededId, updateBody } from './workload.js';
+import { COUNT_TAG_PATH, createBody, LIST_PAGE, randomSeededId, searchPath, updateBody } from './workload.js';
 
 export interface LoadSpec {
   readonly url: string;
@@ -26,6 +26,8 @@ export interface LoadSpec {
   readonly duration: number;
   /** Requests per second to offer; omitted for a closed-loop (maximum) run. */
   readonly rate?: number;
+  /** sort-name-deep: the cursor of the page DEEP_PAGE pages into the name order (the floor ignores it). */
+  readonly deepNameCursor?: string;
 }
 
 export interface LoadResult {
@@ -70,6 +72,15 @@ function requestFor(spec: LoadSpec): AutocannonRequest {
         setupRequest: (r) => ({ ...r, path: `/plants?limit=${LIST_PAGE}&after=${randomSeededId(lastStart) - 1}` }),
       };
     }
+    case 'search':
+      return { method: 'GET', headers, setupRequest: (r) => ({ ...r, path: searchPath() }) };
+    case 'sort-name':
+      return { method: 'GET', headers, path: `/plants?limit=${LIST_PAGE}&sort=name` };
+    case 'sort-name-deep':
+      if (spec.deepNameCursor === undefined) throw new Error('sort-name-deep needs the store\'s deep cursor');
+      return { method: 'GET', headers, path: `/plants?limit=${LIST_PAGE}&sort=name&cursor=${spec.deepNameCursor}` };
+    case 'count-tag':
+      return { method: 'GET', headers: { ...headers, prefer: 'count=exact' }, path: COUNT_TAG_PATH };
   }
 }
 

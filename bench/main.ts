@@ -63,7 +63,9 @@ interface Target {
  * each round), so drift in the machine hits all of them alike.
  */
 async function benchCase(kase: CaseName, targets: readonly Target[], floor: Running, o: BenchOptions) {
-  const specFor = ({ prepared }: Target) => ({ case: kase, token: prepared.token, storeSize: prepared.size, connections: o.connections, duration: o.duration });
+  const specFor = ({ prepared }: Target) => ({
+    case: kase, token: prepared.token, storeSize: prepared.size, connections: o.connections, duration: o.duration, deepNameCursor: prepared.deepNameCursor,
+  });
   const first = targets[0] as Target;
   const servers = [{ server: floor, spec: specFor(first) }, ...targets.map((target) => ({ server: target.service, spec: specFor(target) }))];
   const name = `${kase} on ${first.prepared.store}`;
@@ -161,6 +163,25 @@ function updateComparison(): void {
   }
 }
 
+/** Issue 20's targets: search and name-ordered pages within 1.5x of the id-ordered list page, the deep page within 1.2x of the first, a tag count under 50 ms. */
+function findComparison(): void {
+  for (const store of options.stores) {
+    const at = (kase: string) => rows.find((r) => r.case === kase && r.store === store && r.plants === options.storeSize);
+    const list = at('list');
+    const ratio = (slow: Row | undefined, fast: Row | undefined) => (slow === undefined || fast === undefined ? undefined : fast.rps / slow.rps);
+    const quote = (name: string, value: number | undefined) => (value === undefined ? [] : [`${name} ${value.toFixed(2)}x`]);
+    const parts = [
+      ...quote('list/search', ratio(at('search'), list)),
+      ...quote('list/sort-name', ratio(at('sort-name'), list)),
+      ...quote('list/sort-name-deep', ratio(at('sort-name-deep'), list)),
+      ...quote('first/deep name page', ratio(at('sort-name-deep'), at('sort-name'))),
+    ];
+    if (parts.length > 0) notes.push(`${store}, ${options.storeSize} plants: req/s ratios (targets: list/search and list/sort-name <= 1.5, first/deep <= 1.2): ${parts.join(', ')}`);
+    const count = at('count-tag');
+    if (count !== undefined) notes.push(`${store}, ${options.storeSize} plants: count of a tag (Prefer: count=exact) p50 ${count.p50.toFixed(1)} ms, p99 ${count.p99.toFixed(1)} ms (target < 50 ms)`);
+  }
+}
+
 function scaleComparison(): void {
   for (const store of options.stores) {
     const at = (kase: string, plants: number) => rows.find((r) => r.case === kase && r.store === store && r.plants === plants);
@@ -189,6 +210,7 @@ async function main(): Promise<void> {
     const sizes = options.scale ? [options.storeSize, options.scaleSize] : [options.storeSize];
     for (const store of options.stores) await benchStore(store, sizes, floor);
     updateComparison();
+    findComparison();
     if (options.scale) scaleComparison();
   } finally {
     await stop(floor);

@@ -12,7 +12,9 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import type { StoreName } from './options.js';
 import { cli } from './processes.js';
-import { SEED_SQL_NAME, SEED_SQL_TAG } from './workload.js';
+import { findColumns } from '../src/domain/search-text.js';
+import { PageCursors } from '../src/plants/page-cursor.js';
+import { DEEP_PAGE, LIST_PAGE, SEED_SQL_FIND_COLUMNS, SEED_SQL_NAME, SEED_SQL_TAG } from './workload.js';
 
 export interface PreparedStore {
   readonly store: StoreName;
@@ -21,6 +23,8 @@ export interface PreparedStore {
   readonly token: string;
   readonly size: number;
   readonly seedMs: number;
+  /** The cursor of the page DEEP_PAGE pages into the name order; undefined for a build without name order. */
+  readonly deepNameCursor?: string;
   cleanup(): Promise<void>;
 }
 
@@ -40,24 +44,64 @@ export async function prepareSqlite(size: number, buildDir?: string): Promise<Pr
   const token = await createToken(databaseUrl, buildDir);
   const started = performance.now();
   const db = new Database(path);
+  const find = findColumnsSql((db.prepare('SELECT name FROM pragma_table_info(\'plants\')').pluck().all() as string[]));
   db.exec(`
     BEGIN;
-    INSERT INTO plants (id, name, tag, created_at)
+    INSERT INTO plants (id, name, tag, created_at${find.columns})
       WITH RECURSIVE seq(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM seq WHERE x < ${size})
-      SELECT x, ${SEED_SQL_NAME}, ${SEED_SQL_TAG}, 0 FROM seq;
+      SELECT x, ${SEED_SQL_NAME}, ${SEED_SQL_TAG}, 0${find.values} FROM seq;
     COMMIT;
   `);
+  const seedMs = performance.now() - started;
+  let deepNameCursor: string | undefined;
+  if (find.columns !== '') {
+    checkSeededFindColumns(db.prepare(`SELECT id, name, tag, name_key AS nameKey, name_words AS nameWords, tag_words AS tagWords FROM plants WHERE id % ${Math.max(1, Math.floor(size / 100))} = 0`).all() as SeededRow[]);
+    const deep = db.prepare('SELECT id, name_key FROM plants ORDER BY name_key, id LIMIT 1 OFFSET ?').raw().get(deepOffset(size)) as [number, string];
+    const secret = db.prepare("SELECT secret FROM store_secrets WHERE name = 'page-cursor'").pluck().get() as string;
+    deepNameCursor = new PageCursors(secret).encode({ id: BigInt(deep[0]), key: deep[1] }, { order: 'name' });
+  }
   db.close();
   return {
     store: 'sqlite',
     databaseUrl,
     token,
     size,
-    seedMs: performance.now() - started,
+    seedMs,
+    deepNameCursor,
     async cleanup() {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** The find columns to seed (SEED_SQL_FIND_COLUMNS), if this build's store has them: ', a, b' and ', <a>, <b>'. */
+function findColumnsSql(columns: readonly string[]): { columns: string; values: string } {
+  const present = Object.entries(SEED_SQL_FIND_COLUMNS).filter(([column]) => columns.includes(column));
+  return { columns: present.map(([column]) => `, ${column}`).join(''), values: present.map(([, value]) => `, ${value}`).join('') };
+}
+
+interface SeededRow {
+  readonly id: number | string;
+  readonly name: string;
+  readonly tag: string | null;
+  readonly nameKey: string;
+  readonly nameWords: string;
+  readonly tagWords: string;
+}
+
+/** The SQL that seeded the find columns must agree with the service's folding, or the find cases measure a store the service could not have written. */
+function checkSeededFindColumns(rows: readonly SeededRow[]): void {
+  for (const { id, name, tag, ...seeded } of rows) {
+    const expected = findColumns(name, tag);
+    if (JSON.stringify(seeded) !== JSON.stringify({ ...expected })) {
+      throw new Error(`seeded plant ${id}: find columns ${JSON.stringify(seeded)}, the service would write ${JSON.stringify(expected)}`);
+    }
+  }
+}
+
+/** The rank in name order of the plant before the page DEEP_PAGE pages in (the last page's, in a smaller store). */
+function deepOffset(size: number): number {
+  return Math.max(0, Math.min((DEEP_PAGE - 1) * LIST_PAGE, size - LIST_PAGE) - 1);
 }
 
 /** A value for a NOT NULL column the bench does not know about (e.g. created_at). */
@@ -107,6 +151,7 @@ export async function preparePostgres(serverUrl: string, size: number, buildDir?
       await cleanup();
       return { skipped: `the PostgreSQL store did not create its tables in the search_path schema; set BENCH_POSTGRES_URL to a scratch database` };
     }
+    const find = findColumnsSql(columns.rows.map((c) => c.column_name));
     const extra = columns.rows.filter((c) => c.needs_value && !['id', 'name', 'tag'].includes(c.column_name));
     const fillers = extra.map((c) => fillerFor(c.data_type));
     if (fillers.some((f) => f === undefined)) {
@@ -115,11 +160,26 @@ export async function preparePostgres(serverUrl: string, size: number, buildDir?
     }
     const started = performance.now();
     await admin.query(
-      `INSERT INTO ${schema}.plants (id, name, tag${extra.map((c) => `, ${c.column_name}`).join('')})
-       SELECT x, ${SEED_SQL_NAME}, ${SEED_SQL_TAG}${fillers.map((f) => `, ${f}`).join('')} FROM generate_series(1, ${size}) AS x`,
+      `INSERT INTO ${schema}.plants (id, name, tag${extra.map((c) => `, ${c.column_name}`).join('')}${find.columns})
+       SELECT x, ${SEED_SQL_NAME}, ${SEED_SQL_TAG}${fillers.map((f) => `, ${f}`).join('')}${find.values} FROM generate_series(1, ${size}) AS x`,
     );
-    await admin.query(`ANALYZE ${schema}.plants`);
-    return { store: 'postgres', databaseUrl, token, size, seedMs: performance.now() - started, cleanup };
+    // As autovacuum would leave a store after a million inserts: statistics, and a
+    // visibility map for index-only scans (the count by tag uses one).
+    await admin.query(`VACUUM (ANALYZE) ${schema}.plants`);
+    const seedMs = performance.now() - started;
+    let deepNameCursor: string | undefined;
+    if (find.columns !== '') {
+      const sample = await admin.query<SeededRow>(
+        `SELECT id::text AS id, name, tag, name_key AS "nameKey", name_words AS "nameWords", tag_words AS "tagWords" FROM ${schema}.plants WHERE id % ${Math.max(1, Math.floor(size / 100))} = 0`,
+      );
+      checkSeededFindColumns(sample.rows);
+      const deep = await admin.query<{ id: string; name_key: string }>(`SELECT id::text AS id, name_key FROM ${schema}.plants ORDER BY name_key, id LIMIT 1 OFFSET $1`, [deepOffset(size)]);
+      const secret = await admin.query<{ secret: string }>(`SELECT secret FROM ${schema}.store_secrets WHERE name = 'page-cursor'`);
+      const [row, key] = [deep.rows[0], secret.rows[0]?.secret];
+      if (row === undefined || key === undefined) throw new Error('the seeded store has no deep page or no cursor secret');
+      deepNameCursor = new PageCursors(key).encode({ id: BigInt(row.id), key: row.name_key }, { order: 'name' });
+    }
+    return { store: 'postgres', databaseUrl, token, size, seedMs, deepNameCursor, cleanup };
   } catch (error) {
     await cleanup();
     throw error;

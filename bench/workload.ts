@@ -22,6 +22,12 @@ export function seededPlant(id: number): BenchPlant {
 /** SQL expressions (of the integer `x`) that produce seededPlant(x)'s name and tag. */
 export const SEED_SQL_NAME = `'Plant ' || x`;
 export const SEED_SQL_TAG = `CASE WHEN x % 3 = 0 THEN NULL ELSE 'tag' || (x % 10) END`;
+/**
+ * The find columns (src/domain/search-text.ts) of the same plants: their names and
+ * tags are ASCII, so folding them is lower() and their words are split at the one
+ * space. stores.ts checks a sample against findColumns after seeding.
+ */
+export const SEED_SQL_FIND_COLUMNS = { name_key: `'plant ' || x`, name_words: `'plant ' || x`, tag_words: `CASE WHEN x % 3 = 0 THEN '' ELSE 'tag' || (x % 10) END` };
 
 const RUN_BLOCK = 1_000_000_000n;
 const SMALL_BASE = 1_000_000_000_000n;
@@ -48,3 +54,14 @@ export function randomSeededId(n: number): number {
 }
 
 export const LIST_PAGE = 100;
+
+/** The sort-name-deep case reads the page this many pages into the name order (or the last page of a smaller store). */
+export const DEEP_PAGE = 10_000;
+
+/** A search for a plant half remembered: 'plant' and the first four digits of its number (about 111 plants at 1,000,000). */
+export function searchPath(): string {
+  return `/plants?limit=${LIST_PAGE}&q=plant+${1000 + Math.floor(Math.random() * 9000)}`;
+}
+
+/** Counting the plants of one tag (a tenth of two thirds of the store), with a one-plant page. */
+export const COUNT_TAG_PATH = '/plants?limit=1&tag=tag3';

@@ -91,10 +91,17 @@ function addPosition(statement: Conditions, { order = 'id', after, afterKey }: L
  * The last id is read back out of the last object's JSON: a json value keeps its
  * number's text, so ->> gives the int8's exact digits. In name orders the last
  * plant's name key is read by that id, in the same statement, so the same snapshot.
+ *
+ * A search collects its matches from the GIN index first and orders only them:
+ * OFFSET 0 keeps the planner from walking an ordered index and testing each plant
+ * instead, which its estimates for prefix terms made it choose, and which reads the
+ * whole table for a search that matches little or nothing (324 ms for 111 matches
+ * among a million plants). So a search costs what its matches cost.
  */
-function pageSql(order: PlantOrder, where: string): string {
+function pageSql(order: PlantOrder, where: string, searching: boolean): string {
   const pageOrder = ORDER_BY[order].replace(/\b(id|name_key)\b/g, 'page.$1');
-  const objects = `SELECT ${PLANT_JSON} FROM (SELECT id, name, tag, name_key FROM plants ${where} ORDER BY ${ORDER_BY[order]} LIMIT $1::int + 1) AS page ORDER BY ${pageOrder}`;
+  const rows = searching ? `(SELECT id, name, tag, name_key FROM plants ${where} OFFSET 0) AS matched` : `plants ${where}`;
+  const objects = `SELECT ${PLANT_JSON} FROM (SELECT id, name, tag, name_key FROM ${rows} ORDER BY ${ORDER_BY[order]} LIMIT $1::int + 1) AS page ORDER BY ${pageOrder}`;
   const lastKey = isNameOrder(order) ? ', (SELECT name_key FROM plants WHERE id = last_id::int8) AS last_key' : '';
   return `SELECT json, last_id, more${lastKey} FROM (
       SELECT '[' || array_to_string(objects[1:$1::int], ',') || ']' AS json,
@@ -120,7 +127,8 @@ export function pageStatement(query: ListPlantsQuery): NamedStatement {
   const statement = new Conditions([query.limit]);
   addFilter(statement, query);
   addPosition(statement, query);
-  return { name: `plants.page:${[order, ...statement.shape].join(':')}`, text: pageSql(order, statement.where()), rowMode: 'array', values: statement.values };
+  const searching = query.terms !== undefined && query.terms.length > 0;
+  return { name: `plants.page:${[order, ...statement.shape].join(':')}`, text: pageSql(order, statement.where(), searching), rowMode: 'array', values: statement.values };
 }
 
 /** The page's JSON array, its last id (decimal text; null when the page is empty), whether more follow, and in name orders the last name key. */
