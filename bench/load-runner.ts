@@ -73,7 +73,8 @@ function requestFor(spec: LoadSpec): AutocannonRequest {
       };
     }
     case 'search':
-      return { method: 'GET', headers, setupRequest: (r) => ({ ...r, path: searchPath() }) };
+    case 'search-common':
+      return { method: 'GET', headers, setupRequest: (r) => ({ ...r, path: searchPath(spec.case === 'search-common') }) };
     case 'sort-name':
       return { method: 'GET', headers, path: `/plants?limit=${LIST_PAGE}&sort=name` };
     case 'sort-name-deep':

@@ -172,6 +172,7 @@ function findComparison(): void {
     const quote = (name: string, value: number | undefined) => (value === undefined ? [] : [`${name} ${value.toFixed(2)}x`]);
     const parts = [
       ...quote('list/search', ratio(at('search'), list)),
+      ...quote('list/search-common', ratio(at('search-common'), list)),
       ...quote('list/sort-name', ratio(at('sort-name'), list)),
       ...quote('list/sort-name-deep', ratio(at('sort-name-deep'), list)),
       ...quote('first/deep name page', ratio(at('sort-name-deep'), at('sort-name'))),

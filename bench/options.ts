@@ -3,8 +3,12 @@
  * `npm run bench -- --duration 10 --connections 100` or `BENCH_DURATION=10 npm run bench`.
  */
 export type CaseName = 'create' | 'update' | 'get' | 'list' | FindCaseName;
-/** GET /plants finding plants (issue 20): a search page, name-ordered pages at the start and 10,000 pages deep, a count by tag. */
-export type FindCaseName = 'search' | 'sort-name' | 'sort-name-deep' | 'count-tag';
+/**
+ * GET /plants finding plants (issue 20): a search page (for a distinctive word, and
+ * with a word every plant has too), name-ordered pages at the start and 10,000 pages
+ * deep, a count by tag.
+ */
+export type FindCaseName = 'search' | 'search-common' | 'sort-name' | 'sort-name-deep' | 'count-tag';
 export type StoreName = 'sqlite' | 'postgres';
 
 /** The PostgreSQL server the benches use when BENCH_POSTGRES_URL names none. */
@@ -39,7 +43,8 @@ const HELP = `npm run bench -- [options]   (each has an environment variable too
   --repeats <n>        measured runs per case and server  BENCH_REPEATS      (3)
   --store-size <n>     plants stored before the runs      BENCH_STORE_SIZE   (10000)
   --cases <list>       create,update,get,list,search,     BENCH_CASES
-                       sort-name,sort-name-deep,count-tag
+                       search-common,sort-name,
+                       sort-name-deep,count-tag
   --stores <list>      sqlite,postgres                    BENCH_STORES
   --scale              also run with --scale-size plants  BENCH_SCALE=1
   --scale-size <n>     plants in scale mode               BENCH_SCALE_SIZE   (1000000)
@@ -104,7 +109,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
     connections: positive(values, 'BENCH_CONNECTIONS', 50),
     repeats: positive(values, 'BENCH_REPEATS', 3),
     storeSize: positive(values, 'BENCH_STORE_SIZE', 10_000),
-    cases: list(values, 'BENCH_CASES', ['create', 'update', 'get', 'list', 'search', 'sort-name', 'sort-name-deep', 'count-tag'] as const),
+    cases: list(values, 'BENCH_CASES', ['create', 'update', 'get', 'list', 'search', 'search-common', 'sort-name', 'sort-name-deep', 'count-tag'] as const),
     stores: list(values, 'BENCH_STORES', ['sqlite', 'postgres'] as const),
     scale: values.BENCH_SCALE === '1',
     scaleSize: positive(values, 'BENCH_SCALE_SIZE', 1_000_000),

@@ -58,9 +58,13 @@ export const LIST_PAGE = 100;
 /** The sort-name-deep case reads the page this many pages into the name order (or the last page of a smaller store). */
 export const DEEP_PAGE = 10_000;
 
-/** A search for a plant half remembered: 'plant' and the first four digits of its number (about 111 plants at 1,000,000). */
-export function searchPath(): string {
-  return `/plants?limit=${LIST_PAGE}&q=plant+${1000 + Math.floor(Math.random() * 9000)}`;
+/**
+ * A search for a plant half remembered by the start of its distinctive word, the
+ * first four digits of its number (about 111 plants at 1,000,000); with `common`,
+ * also the word "plant", which every seeded plant has.
+ */
+export function searchPath(common: boolean): string {
+  return `/plants?limit=${LIST_PAGE}&q=${common ? 'plant+' : ''}${1000 + Math.floor(Math.random() * 9000)}`;
 }
 
 /** Counting the plants of one tag (a tenth of two thirds of the store), with a one-plant page. */
