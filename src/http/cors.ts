@@ -8,9 +8,9 @@ import cors from '@fastify/cors';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 
-/** Response headers a browser client may read: ids, pagination, limits, challenges. */
+/** Response headers a browser client may read: ids, versions, pagination, counts, limits, challenges. */
 const EXPOSED_HEADERS = [
-  'X-Request-Id', 'Link', 'Allow', 'WWW-Authenticate', 'Retry-After',
+  'X-Request-Id', 'ETag', 'Link', 'X-Total-Count', 'Preference-Applied', 'Allow', 'WWW-Authenticate', 'Retry-After',
   'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy',
 ];
 
@@ -19,8 +19,10 @@ export const corsPolicy = fp(async (app: FastifyInstance, { origins }: { origins
   const allowed = new Set(origins);
   await app.register(cors, {
     origin: (origin, callback) => callback(null, origin !== undefined && allowed.has(origin)),
-    methods: ['GET', 'HEAD', 'POST', 'DELETE'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    // The conditional-request headers and Prefer are what a browser client needs for
+    // safe changes (If-Match) and counts (Prefer: count=exact).
+    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'If-Match', 'If-None-Match', 'Prefer'],
     exposedHeaders: EXPOSED_HEADERS,
     credentials: false,
     maxAge: 600,

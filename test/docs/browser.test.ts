@@ -93,7 +93,7 @@ describe('/docs in headless Chromium', { skip: browserMissing ? `${CHROMIUM} is 
     const [spec] = await Promise.all([page.waitForResponse(`${origin}/openapi.json`), page.goto(`${origin}/docs`)]);
     assert.equal(spec.status(), 200);
     await page.getByRole('heading', { name: 'Plant Store', exact: true }).waitFor();
-    for (const text of ['Create a plant', 'List plants', 'Read a plant', 'Delete a plant']) {
+    for (const text of ['Create a plant', 'List and find plants', 'Read a plant', 'Delete a plant']) {
       await page.getByText(text, { exact: true }).first().waitFor();
     }
     // The catalogue table from info.description, and a limit.

@@ -111,6 +111,24 @@ describe('CORS with CORS_ORIGINS', () => {
     assert.match(preflight.headers.get('vary') ?? '', /Origin/i);
   });
 
+  it('a browser may change plants conditionally and ask for counts: PATCH and PUT with If-Match, Prefer, and the ETag and counts readable', async () => {
+    for (const method of ['PATCH', 'PUT']) {
+      const preflight = await send(h.url, '/plants/1', {
+        method: 'OPTIONS',
+        headers: { origin: ALLOWED, 'access-control-request-method': method, 'access-control-request-headers': 'authorization, content-type, if-match' },
+      });
+      assert.equal(preflight.status, 204);
+      assert.match(preflight.headers.get('access-control-allow-methods') ?? '', new RegExp(method));
+      assert.match(preflight.headers.get('access-control-allow-headers') ?? '', /If-Match/i);
+    }
+    const counting = await send(h.url, '/plants', { method: 'OPTIONS', headers: { origin: ALLOWED, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization, prefer' } });
+    assert.match(counting.headers.get('access-control-allow-headers') ?? '', /Prefer/i);
+    const answer = await send(h.url, '/plants', { headers: { origin: ALLOWED, authorization: `Bearer ${h.tokens.read}`, prefer: 'count=exact' } });
+    const exposed = answer.headers.get('access-control-expose-headers') ?? '';
+    for (const name of ['ETag', 'X-Total-Count', 'Preference-Applied']) assert.match(exposed, new RegExp(name, 'i'));
+    assert.match(answer.headers.get('vary') ?? '', /Origin.*Prefer|Prefer.*Origin/i);
+  });
+
   it('an allowed origin can read responses, failures and the headers that matter', async () => {
     const answer = await send(h.url, '/plants', { headers: { origin: 'http://localhost:3000', authorization: `Bearer ${h.tokens.read}` } });
     assert.equal(answer.status, 200);
