@@ -66,6 +66,19 @@ describe('PostgreSQL page query plan', { skip: !postgresAvailable() }, () => {
     }
   });
 
+  it('answers count=estimated from the planner\'s statistics for a large set, and counts a small one exactly', async () => {
+    const store = await PostgresStore.open({ url: schema.url });
+    try {
+      const all = await store.plants.countPlants({}, 'estimated');
+      assert.equal(all.exact, false);
+      assert.ok(Math.abs(all.count - 20_000) <= 2_000, `estimate ${all.count} for 20,000 plants`);
+      assert.deepEqual(await store.plants.countPlants({}, 'exact'), { count: 20_000, exact: true });
+      assert.deepEqual(await store.plants.countPlants({ tags: ['rare'] }, 'estimated'), { count: 200, exact: true });
+    } finally {
+      await store.close();
+    }
+  });
+
   it('counts a tag from its index, and a search from the GIN index', async () => {
     const tag = countStatement({ tags: ['rare'] });
     const tagTypes = await planNodeTypes(tag.text, tag.values, schema.url);
