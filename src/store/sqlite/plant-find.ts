@@ -121,7 +121,11 @@ export interface FindStatement {
   readonly parameters: Record<string, unknown>;
 }
 
-/** The page query: one row past the page, [json, id, name_key] each. */
+/**
+ * The page query: one row past the page, [json, id] each, and in name orders the
+ * name key too (for the cursor): reading it on every page cost a sixth more per
+ * id-ordered page of 100.
+ */
 export function pageStatement(query: ListPlantsQuery): FindStatement {
   const order = query.order ?? 'id';
   const source = sourceOf(order, query);
@@ -134,7 +138,7 @@ export function pageStatement(query: ListPlantsQuery): FindStatement {
   }
   return {
     key: `page:${order}:${query.after !== undefined}:${shapeOf(query)}`,
-    sql: () => `SELECT plants.json, plants.id, plants.name_key FROM ${source.from} ${where(conditions)} ORDER BY ${orderBy(order, source)} LIMIT @limit`,
+    sql: () => `SELECT plants.json, plants.id${isNameOrder(order) ? ', plants.name_key' : ''} FROM ${source.from} ${where(conditions)} ORDER BY ${orderBy(order, source)} LIMIT @limit`,
     parameters,
   };
 }
@@ -147,8 +151,8 @@ export function countStatement(filter: PlantFilter): FindStatement {
   };
 }
 
-/** A page row: [json, id, name_key], raw and with bigint ids. */
-type FoundRow = [json: string, id: bigint, nameKey: string];
+/** A page row: [json, id, name_key in name orders], raw and with bigint ids. */
+type FoundRow = [json: string, id: bigint, nameKey?: string];
 
 export class SqlitePlantFinder {
   private readonly statements = new Map<string, Database.Statement>();
@@ -163,7 +167,7 @@ export class SqlitePlantFinder {
     return {
       json: `[${shown.map((row) => row[0]).join(',')}]`,
       lastId: last?.[1],
-      ...(last !== undefined && isNameOrder(query.order ?? 'id') ? { lastKey: last[2] } : {}),
+      ...(last?.[2] === undefined ? {} : { lastKey: last[2] }),
       hasMore,
     };
   }
