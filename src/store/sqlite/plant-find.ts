@@ -67,13 +67,15 @@ function afterCondition(order: PlantOrder, { id }: Source): string {
  * FTS5 answers a prefix query by first merging the lists of every word with that
  * prefix into one, in memory: `plant*` over a store where every name has the word
  * "plant" read a million entries for each query (110 ms). So the index also keeps
- * every word's first one, two and three characters as entries of their own
- * (prefix = '1 2 3', migration 8), which FTS5 reads lazily like any word, and a term
- * is asked as its first three characters; a longer term is then checked against
+ * every word's first one to five characters as entries of their own (prefix =
+ * '1 2 3 4 5', migration 8), which FTS5 reads lazily like any word, and a term is
+ * asked as its first five characters at most; a longer term is then checked against
  * the plant's words (a space before it: the start of a word). The same search is
- * answered at a cost that follows the size of the page, not of the store.
+ * answered at a cost that follows the size of the page, not of the store. (With
+ * three characters indexed, the checks of the candidates they let through cost the
+ * bench's four-digit search twice what the index alone does: bench/README.md.)
  */
-export const INDEXED_PREFIX = 3;
+export const INDEXED_PREFIX = 5;
 
 /** The terms longer than the indexed prefix, which each need their check. */
 function longTerms(terms: readonly string[] | undefined): string[] {
