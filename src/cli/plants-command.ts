@@ -6,7 +6,7 @@
  * a header when it is not (for cut/awk); --json for JSON (ids as exact numbers).
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { createPlantStoreClient, PlantStoreError, toPlantId, type Plant, type PlantStoreClient } from '../client/index.js';
+import { createPlantStoreClient, PlantStoreError, toPlantId, type Plant, type PlantCount, type PlantOrder, type PlantStoreClient } from '../client/index.js';
 import { stringifyJson } from '../client/json.js';
 import { ConfigError } from '../config/index.js';
 import { printTable } from './table.js';
@@ -65,6 +65,46 @@ async function run(action: () => Promise<void>): Promise<void> {
   }
 }
 
+interface ListOptions {
+  search?: string;
+  sort?: PlantOrder;
+  tag: string[];
+  limit?: number;
+  cursor?: string;
+  after?: bigint;
+  count?: boolean;
+  all?: boolean;
+}
+
+const ORDERS: readonly PlantOrder[] = ['id', '-id', 'name', '-name'];
+
+function parseOrder(value: string): PlantOrder {
+  const order = ORDERS.find((known) => known === value);
+  if (order === undefined) throw new InvalidArgumentError(`must be one of ${ORDERS.join(', ')}`);
+  return order;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+/** A page, and its count when one was asked: with the JSON, or where it does not mix with the plants' lines. */
+function printList(plants: readonly Plant[], total: PlantCount | undefined, options: ConnectionOptions): void {
+  if (total === undefined) {
+    print(plants, options, true);
+    return;
+  }
+  const count = `${total.exact ? '' : '~'}${total.count}`;
+  if (options.json === true) process.stdout.write(`${stringifyJson({ total: total.count, exact: total.exact, plants })}\n`);
+  else if (process.stdout.isTTY === true) {
+    print(plants, options, true);
+    process.stdout.write(`${count} plants match\n`);
+  } else {
+    print(plants, options, true);
+    process.stderr.write(`total\t${count}\n`);
+  }
+}
+
 function print(plants: readonly Plant[], options: ConnectionOptions, asList: boolean): void {
   if (options.json === true) {
     process.stdout.write(`${stringifyJson(asList ? plants : plants[0])}\n`);
@@ -89,6 +129,7 @@ export function registerPlantsCommands(program: Command): void {
         "  plantstore plants add 9223372036854775807 'Monstera deliciosa' --tag houseplant",
         '  plantstore plants get 9223372036854775807',
         '  plantstore plants list --tag houseplant --all --json',
+        '  plantstore plants list --search mon --sort name --count',
         "  plantstore plants update 9223372036854775807 --name 'Monstera' --no-tag --if-match '\"3\"'",
         '  plantstore plants rm 9223372036854775807',
         '',
@@ -120,28 +161,39 @@ export function registerPlantsCommands(program: Command): void {
   withConnectionOptions(
     plants
       .command('list')
-      .description('List plants in id order, one page (or --all of them).')
+      .description('List and find plants, one page (or --all of them); see docs/finding-plants.md.')
+      .option('--search <words>', 'only plants whose name or tag has a word starting with each of these (case and accents ignored)')
+      .option('--sort <order>', 'id (default), -id, name or -name', parseOrder)
+      .option('--tag <tag>', 'only plants with exactly this tag; repeat it for any of several', collect, [])
       .option('--limit <n>', 'page size, 1 to 1000 (default 100)', parseLimit)
-      .option('--after <id>', 'start after this id (the cursor of the next page)', parseId)
-      .option('--tag <tag>', 'only plants with exactly this tag')
+      .option('--cursor <cursor>', 'start where the previous page ended (the cursor it printed)')
+      .option('--after <id>', 'with the id order: start after this id', parseId)
+      .option('--count', 'also count every matching plant: printed after the page on a terminal, as "total<TAB>N" on stderr otherwise, as {"total":N,"plants":[...]} with --json')
       .option('--all', 'follow the pages until the last one'),
-  ).action(async (options: ConnectionOptions & { limit?: number; after?: bigint; tag?: string; all?: boolean }) =>
+  ).action(async (options: ConnectionOptions & ListOptions) =>
     run(async () => {
       const client = clientFor(options);
       const query = {
         ...(options.limit === undefined ? {} : { limit: options.limit }),
-        ...(options.tag === undefined ? {} : { tag: options.tag }),
+        ...(options.search === undefined ? {} : { q: options.search }),
+        ...(options.sort === undefined ? {} : { sort: options.sort }),
+        ...(options.tag.length === 0 ? {} : { tag: options.tag }),
       };
       if (options.all === true) {
         const all: Plant[] = [];
         for await (const plant of client.allPlants(query)) all.push(plant);
-        print(all, options, true);
+        printList(all, options.count === true ? { count: all.length, exact: true } : undefined, options);
         return;
       }
-      const page = await client.listPlants({ ...query, ...(options.after === undefined ? {} : { after: options.after }) });
-      print(page.plants, options, true);
-      if (page.nextAfter !== undefined && options.json !== true) {
-        process.stderr.write(`more plants follow: add --after ${page.nextAfter}, or --all\n`);
+      const page = await client.listPlants({
+        ...query,
+        ...(options.cursor === undefined ? {} : { cursor: options.cursor }),
+        ...(options.after === undefined ? {} : { after: options.after }),
+        ...(options.count === true ? { count: 'exact' } : {}),
+      });
+      printList(page.plants, page.total, options);
+      if (page.nextCursor !== undefined && options.json !== true) {
+        process.stderr.write(`more plants follow: add --cursor ${page.nextCursor}, or --all\n`);
       }
     }),
   );

@@ -82,18 +82,42 @@ export type ChangeOutcome =
 
 export type DeleteOutcome = { readonly kind: 'deleted' } | { readonly kind: 'precondition-failed'; readonly error: PlantStoreError };
 
-export interface ListPlantsOptions {
+/** The orders of a list: by id or by name (folded: see docs/finding-plants.md), `-` for descending. */
+export type PlantOrder = 'id' | '-id' | 'name' | '-name';
+
+/** Which plants a list or a count is about. */
+export interface PlantFilter {
+  /** Search words: each must start a word of the plant's name or tag (case and accents ignored). */
+  readonly q?: string;
+  /** A tag, or several: plants with any of them. */
+  readonly tag?: string | readonly string[];
+}
+
+export interface ListPlantsOptions extends PlantFilter {
   /** 1 to 1000; the service's default is 100. */
   readonly limit?: number;
-  /** Only plants with a greater id (the cursor of the next page). */
+  /** 'id' when left out. */
+  readonly sort?: PlantOrder;
+  /** Where the page starts: a page's `nextCursor` (valid with the same sort, q and tag). */
+  readonly cursor?: string;
+  /** With sort 'id' only: plants with a greater id (the cursor of earlier releases). */
   readonly after?: PlantId;
-  readonly tag?: string;
+  /** Also count every matching plant (`total`); 'estimated' lets PostgreSQL answer from its statistics. */
+  readonly count?: 'exact' | 'estimated';
+}
+
+/** How many plants match; `exact` false when it is PostgreSQL's estimate. */
+export interface PlantCount {
+  readonly count: number;
+  readonly exact: boolean;
 }
 
 export interface PlantPage {
   readonly plants: Plant[];
-  /** Pass as `after` to get the next page; undefined on the last page. */
-  readonly nextAfter: bigint | undefined;
+  /** Pass as `cursor` (with the same sort, q and tag) to get the next page; undefined on the last page. */
+  readonly nextCursor: string | undefined;
+  /** When `count` was asked. */
+  readonly total?: PlantCount;
 }
 
 export interface PlantStoreClientOptions {
@@ -117,8 +141,10 @@ export interface PlantStoreClient {
   /** PUT: replaces the plant's name and tag. */
   replacePlant(id: PlantId, plant: Replacement, options?: Preconditions): Promise<ChangeOutcome>;
   listPlants(options?: ListPlantsOptions): Promise<PlantPage>;
-  /** Every plant (matching `tag`), following the pages. */
-  allPlants(options?: Omit<ListPlantsOptions, 'after'>): AsyncIterable<Plant>;
+  /** Every plant matching `q` and `tag`, in the `sort` order, following the pages. */
+  allPlants(options?: Omit<ListPlantsOptions, 'after' | 'cursor' | 'count'>): AsyncIterable<Plant>;
+  /** How many plants match (a one-plant page with `Prefer: count=...`). */
+  countPlants(filter?: PlantFilter & { readonly how?: 'exact' | 'estimated' }): Promise<PlantCount>;
   deletePlant(id: PlantId, options?: Preconditions): Promise<DeleteOutcome>;
   /** Resolves when the service is ready (its store answers); throws otherwise. */
   ready(): Promise<void>;
@@ -143,12 +169,18 @@ export function toPlantId(value: PlantId): bigint {
   return id;
 }
 
-/** The `after` cursor of the Link: <...>; rel="next" header, if any. */
-function nextAfter(response: Response): bigint | undefined {
+/** The `cursor` of the Link: <...>; rel="next" header, if any. */
+function nextCursor(response: Response): string | undefined {
   const link = response.headers.get('link');
   const target = link === null ? undefined : /<([^>]*)>\s*;\s*rel="?next"?/.exec(link)?.[1];
-  const after = target === undefined ? null : new URL(target, 'http://link.invalid').searchParams.get('after');
-  return after === null ? undefined : BigInt(after);
+  return (target === undefined ? null : new URL(target, 'http://link.invalid').searchParams.get('cursor')) ?? undefined;
+}
+
+/** X-Total-Count and Preference-Applied, when the service counted. */
+function totalOf(response: Response): PlantCount | undefined {
+  const count = response.headers.get('x-total-count');
+  if (count === null) return undefined;
+  return { count: Number(count), exact: response.headers.get('preference-applied') !== 'count=estimated' };
 }
 
 interface Outcome {
@@ -195,15 +227,21 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
         params: {
           query: {
             ...(query.limit === undefined ? {} : { limit: query.limit }),
+            ...(query.sort === undefined ? {} : { sort: query.sort }),
+            ...(query.q === undefined ? {} : { q: query.q }),
+            // An array is sent as the parameter repeated (tag=a&tag=b).
+            ...(query.tag === undefined ? {} : { tag: [query.tag].flat() }),
+            ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
             ...(query.after === undefined ? {} : { after: toPlantId(query.after) }),
-            ...(query.tag === undefined ? {} : { tag: query.tag }),
           },
+          header: query.count === undefined ? {} : { prefer: `count=${query.count}` },
         },
         parseAs: 'text',
         signal,
       }),
     );
-    return { plants: decode<Plant[]>(text), nextAfter: nextAfter(response) };
+    const total = totalOf(response);
+    return { plants: decode<Plant[]>(text), nextCursor: nextCursor(response), ...(total === undefined ? {} : { total }) };
   };
 
   const etagOf = (response: Response): string => response.headers.get('etag') ?? '';
@@ -257,12 +295,18 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
     listPlants,
 
     async *allPlants(query = {}) {
-      let after: bigint | undefined;
+      let cursor: string | undefined;
       do {
-        const page = await listPlants({ ...query, ...(after === undefined ? {} : { after }) });
+        const page = await listPlants({ ...query, ...(cursor === undefined ? {} : { cursor }) });
         yield* page.plants;
-        after = page.nextAfter;
-      } while (after !== undefined);
+        cursor = page.nextCursor;
+      } while (cursor !== undefined);
+    },
+
+    async countPlants({ how = 'exact', ...filter } = {}) {
+      const { total } = await listPlants({ ...filter, limit: 1, count: how });
+      if (total === undefined) throw new Error('the service answered without X-Total-Count: is it older than this client?');
+      return total;
     },
 
     async deletePlant(id, options) {

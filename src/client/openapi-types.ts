@@ -12,8 +12,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List plants
-         * @description Returns plants in ascending id order, as a JSON array. Pages are keyset-paginated: when more plants follow, the `Link` header carries the next page's URL with `rel="next"` (RFC 8288); it is absent on the last page.
+         * List and find plants
+         * @description Returns plants as a JSON array, in the `sort` order, searched by `q` and filtered by `tag` (all may be combined). Pages are keyset-paginated: when more plants follow, the `Link` header carries the next page's URL with `rel="next"` (RFC 8288) and an opaque `cursor`; it is absent on the last page. Following the links visits every matching plant exactly once, in order, also while plants are created and deleted (plants created or deleted during the walk may or may not appear), and a page deep in the walk costs what the first one does.
+         *
+         *     `HEAD /plants` with the same parameters answers the same headers without the page, e.g. with `Prefer: count=exact` to count.
          */
         get: operations["listPlants"];
         put?: never;
@@ -655,12 +657,21 @@ export interface operations {
             query?: {
                 /** @description Maximum number of results (1 to 1000; default 100). */
                 limit?: number;
-                /** @description Return only plants whose id is greater than this one (the cursor the Link header uses). */
+                /** @description The order: `id` (ascending, the default), `-id`, `name` or `-name`. Names are compared folded (lower case, accents and other marks removed, so "Café" sorts with "cafe"), by Unicode code point, and plants with the same folded name by id: the order is total, and the same on every store. */
+                sort?: "id" | "-id" | "name" | "-name";
+                /** @description Search words (at most 8, 200 characters in all): plants whose name or tag has, for every word, a word that starts with it (`mon` and `delic` both find "Monstera deliciosa"). Case, accents and other marks are ignored (`cafe` finds "Café"); words are runs of letters and digits, everything else separates them; no stemming. */
+                q?: string;
+                /** @description Only plants with exactly this tag; repeat it (up to 10 times) for plants with any of the tags. */
+                tag?: string[];
+                /** @description Where the page starts: the opaque cursor of the previous page's `Link` header. It is only valid with the same `sort`, `q` and `tag`. */
+                cursor?: string;
+                /** @description With `sort=id` only: return only plants whose id is greater than this one. The `Link` header's `cursor` does this for every order. */
                 after?: bigint;
-                /** @description Return only plants with exactly this tag. */
-                tag?: string;
             };
-            header?: never;
+            header?: {
+                /** @description `count=exact` adds `X-Total-Count`: how many plants match `q` and `tag` on all pages. `count=estimated` may answer from the database's statistics instead, when they estimate at least 10,000 plants (PostgreSQL; SQLite always counts). `Preference-Applied` says which was done. Counting visits every matching plant, so ask only when you need it. */
+                prefer?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -671,6 +682,10 @@ export interface operations {
                 headers: {
                     /** @description The next page, as `<url>; rel="next"`; absent on the last page. */
                     Link?: string;
+                    /** @description With `Prefer: count=...`: how many plants match, on all pages (an estimate if Preference-Applied says so). */
+                    "X-Total-Count"?: number;
+                    /** @description With `Prefer: count=...`: `count=exact`, or `count=estimated` when X-Total-Count is an estimate. */
+                    "Preference-Applied"?: string;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */

@@ -91,9 +91,28 @@ describe('plantstore plants', () => {
     const page = await cli(['plants', 'list', '--tag', 'tsv', '--limit', '2', '--url', url], env);
     assert.equal(page.code, 0, page.stderr);
     assert.equal(page.stdout, '1\tFern 1\ttsv\n2\tFern 2\ttsv\n');
-    assert.equal(page.stderr, 'more plants follow: add --after 2, or --all\n');
+    const cursor = /^more plants follow: add --cursor ([A-Za-z0-9_.-]+), or --all\n$/.exec(page.stderr)?.[1];
+    assert.ok(cursor !== undefined, page.stderr);
+    const next = await cli(['plants', 'list', '--tag', 'tsv', '--limit', '2', '--cursor', cursor, '--url', url], env);
+    assert.equal(next.stdout, '3\tFern 3\ttsv\n');
+    assert.equal(next.stderr, '');
     const all = await cli(['plants', 'list', '--tag', 'tsv', '--limit', '2', '--all', '--url', url], env);
     assert.equal(all.stdout.trim().split('\n').length, 3);
+  });
+
+  it('finds with --search, --sort, repeated --tag and --count', async () => {
+    for (const [id, name, tag] of [['61', 'Monstera deliciosa', 'cli-a'], ['62', 'monstera Adansonii', 'cli-b'], ['63', 'Ficus', 'cli-a'], ['64', 'Monstera obliqua', 'cli-c']] as const) {
+      assert.equal((await cli(['plants', 'add', id, name, '--tag', tag, '--url', url], env)).code, 0);
+    }
+    const found = await cli(['plants', 'list', '--search', 'mon', '--sort', 'name', '--tag', 'cli-a', '--tag', 'cli-b', '--count', '--url', url], env);
+    assert.equal(found.code, 0, found.stderr);
+    assert.equal(found.stdout, '62\tmonstera Adansonii\tcli-b\n61\tMonstera deliciosa\tcli-a\n');
+    assert.equal(found.stderr, 'total\t2\n');
+    const json = await cli(['plants', 'list', '--search', 'MONSTERA', '--sort', '-name', '--count', '--json', '--url', url], env);
+    assert.equal(json.stdout, '{"total":3,"exact":true,"plants":[{"id":64,"name":"Monstera obliqua","tag":"cli-c"},{"id":61,"name":"Monstera deliciosa","tag":"cli-a"},{"id":62,"name":"monstera Adansonii","tag":"cli-b"}]}\n');
+    const bad = await cli(['plants', 'list', '--sort', 'color', '--url', url], env);
+    assert.notEqual(bad.code, 0);
+    assert.match(bad.stderr, /must be one of id, -id, name, -name/);
   });
 
   it('prints an aligned table on a terminal', { skip: hasScript ? false : 'the script(1) command is not installed' }, async () => {

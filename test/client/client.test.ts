@@ -65,13 +65,36 @@ describe('typed client (plantstore/client)', () => {
       for (const id of [201n, 202n, 203n, 204n, 205n]) await client.createPlant({ id, name: `p${id}`, tag: 'paged' });
       const first = await client.listPlants({ tag: 'paged', limit: 2 });
       assert.deepEqual(first.plants.map((p) => p.id), [201n, 202n]);
-      assert.equal(first.nextAfter, 202n);
-      const last = await client.listPlants({ tag: 'paged', limit: 3, after: 202n });
+      assert.match(first.nextCursor ?? '', /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+      assert.equal(first.total, undefined, 'no count unless asked');
+      const last = await client.listPlants({ tag: 'paged', limit: 3, cursor: first.nextCursor });
       assert.deepEqual(last.plants.map((p) => p.id), [203n, 204n, 205n]);
-      assert.equal(last.nextAfter, undefined);
+      assert.equal(last.nextCursor, undefined);
+      const afterId = await client.listPlants({ tag: 'paged', limit: 10, after: 203n });
+      assert.deepEqual(afterId.plants.map((p) => p.id), [204n, 205n]);
       const all: bigint[] = [];
       for await (const plant of client.allPlants({ tag: 'paged', limit: 2 })) all.push(plant.id);
       assert.deepEqual(all, [201n, 202n, 203n, 204n, 205n]);
+    });
+
+    it('finds: q, sort, several tags, counts, and allPlants in name order', async () => {
+      const plants = [
+        { id: 401n, name: 'Monstera deliciosa', tag: 'find-a' },
+        { id: 402n, name: 'Café au lait', tag: 'find-b' },
+        { id: 403n, name: 'monstera adansonii', tag: 'find-c' },
+        { id: 404n, name: 'Aloe', tag: 'find-a' },
+      ];
+      for (const plant of plants) await client.createPlant(plant);
+      const found = await client.listPlants({ q: 'MONST', sort: '-name', tag: ['find-a', 'find-c'], count: 'exact' });
+      assert.deepEqual(found.plants.map((p) => p.id), [401n, 403n], 'monstera deliciosa after monstera adansonii, reversed');
+      assert.deepEqual(found.total, { count: 2, exact: true });
+      assert.deepEqual((await client.listPlants({ q: 'cafe' })).plants.map((p) => p.id), [402n]);
+      assert.deepEqual(await client.countPlants({ tag: ['find-a', 'find-b'] }), { count: 3, exact: true });
+      assert.deepEqual(await client.countPlants({ q: 'monstera', tag: ['find-a', 'find-c'], how: 'estimated' }), { count: 2, exact: true });
+      const byName: string[] = [];
+      for await (const plant of client.allPlants({ tag: ['find-a', 'find-b', 'find-c'], sort: 'name', limit: 1 })) byName.push(plant.name);
+      assert.deepEqual(byName, ['Aloe', 'Café au lait', 'monstera adansonii', 'Monstera deliciosa']);
+      await assert.rejects(client.listPlants({ sort: 'name', cursor: found.nextCursor ?? 'x.y' }), (error: unknown) => error instanceof PlantStoreError && error.status === 400);
     });
 
     it('deletes, after which the id reads as 404', async () => {
