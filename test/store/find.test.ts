@@ -149,6 +149,8 @@ for (const backend of testBackends()) describe(`finding plants in the store [${b
     await store.plants.updatePlant({ id: 5000n, name: 'Ficus robusta' });
     assert.deepEqual(await found('rubber'), []);
     assert.deepEqual(await found('robusta glossy'), [5000n], 'a rename keeps the tag\'s words');
+    await store.plants.updatePlant({ id: 5000n, name: 'FICUS Robusta' });
+    assert.deepEqual(await found('ficus robusta glossy'), [5000n], 'a rename to the same words keeps them found');
     await store.plants.updatePlant({ id: 5000n, tag: 'matte' });
     assert.deepEqual(await found('glossy'), []);
     assert.deepEqual(await found('robusta matte'), [5000n], 'a retag keeps the name\'s words');

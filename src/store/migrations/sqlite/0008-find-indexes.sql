@@ -19,7 +19,9 @@ END;
 CREATE TRIGGER plants_search_delete AFTER DELETE ON plants BEGIN
   INSERT INTO plants_search (plants_search, rowid, name_words, tag_words) VALUES ('delete', old.id, old.name_words, old.tag_words);
 END;
-CREATE TRIGGER plants_search_update AFTER UPDATE OF name_words, tag_words ON plants BEGIN
+-- A change that leaves the words as they were (a rename in another case) leaves the index alone.
+CREATE TRIGGER plants_search_update AFTER UPDATE OF name_words, tag_words ON plants
+  WHEN old.name_words IS NOT new.name_words OR old.tag_words IS NOT new.tag_words BEGIN
   INSERT INTO plants_search (plants_search, rowid, name_words, tag_words) VALUES ('delete', old.id, old.name_words, old.tag_words);
   INSERT INTO plants_search (rowid, name_words, tag_words) VALUES (new.id, new.name_words, new.tag_words);
 END;
