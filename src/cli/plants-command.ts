@@ -98,7 +98,7 @@ function printList(plants: readonly Plant[], total: PlantCount | undefined, opti
   if (options.json === true) process.stdout.write(`${stringifyJson({ total: total.count, exact: total.exact, plants })}\n`);
   else if (process.stdout.isTTY === true) {
     print(plants, options, true);
-    process.stdout.write(`${count} plants match\n`);
+    process.stdout.write(`${count} ${total.count === 1 ? 'plant matches' : 'plants match'}\n`);
   } else {
     print(plants, options, true);
     process.stderr.write(`total\t${count}\n`);
@@ -168,7 +168,7 @@ export function registerPlantsCommands(program: Command): void {
       .option('--limit <n>', 'page size, 1 to 1000 (default 100)', parseLimit)
       .option('--cursor <cursor>', 'start where the previous page ended (the cursor it printed)')
       .option('--after <id>', 'with the id order: start after this id', parseId)
-      .option('--count', 'also count every matching plant: printed after the page on a terminal, as "total<TAB>N" on stderr otherwise, as {"total":N,"plants":[...]} with --json')
+      .option('--count', 'also count every matching plant: printed after the page on a terminal, as "total<TAB>N" on stderr otherwise, as {"total":N,"exact":true,"plants":[...]} with --json')
       .option('--all', 'follow the pages until the last one'),
   ).action(async (options: ConnectionOptions & ListOptions) =>
     run(async () => {

@@ -38,6 +38,19 @@ const hasScript = (() => {
   }
 })();
 
+/** Runs the CLI on a pseudo-terminal (script(1)), so stdout.isTTY is true; stderr is on the same terminal. Lines, without \r. */
+function onTerminal(args: readonly string[], env: Record<string, string>): Promise<string[]> {
+  // Arguments here are plain words: no quoting for the shell script(1) starts.
+  const command = [process.execPath, '--import', 'tsx', 'src/cli/main.ts', ...args].join(' ');
+  // Asynchronously: the server answering it lives in this process.
+  return new Promise((resolve, reject) => {
+    const child = execFile('script', ['-qec', command, '/dev/null'], { cwd: ROOT, env: { ...process.env, ...env }, timeout: 30_000 }, (error, stdout) =>
+      error === null ? resolve(stdout.replace(/\r/g, '').trimEnd().split('\n')) : reject(error),
+    );
+    child.stdin?.end();
+  });
+}
+
 describe('plantstore plants', () => {
   let h: Harness;
   let url: string;
@@ -110,6 +123,10 @@ describe('plantstore plants', () => {
     assert.equal(found.stderr, 'total\t2\n');
     const json = await cli(['plants', 'list', '--search', 'MONSTERA', '--sort', '-name', '--count', '--json', '--url', url], env);
     assert.equal(json.stdout, '{"total":3,"exact":true,"plants":[{"id":64,"name":"Monstera obliqua","tag":"cli-c"},{"id":61,"name":"Monstera deliciosa","tag":"cli-a"},{"id":62,"name":"monstera Adansonii","tag":"cli-b"}]}\n');
+    const all = await cli(['plants', 'list', '--search', 'monstera', '--sort', 'name', '--tag', 'cli-a', '--tag', 'cli-c', '--limit', '1', '--all', '--count', '--url', url], env);
+    assert.equal(all.code, 0, all.stderr);
+    assert.equal(all.stdout, '61\tMonstera deliciosa\tcli-a\n64\tMonstera obliqua\tcli-c\n', 'every page, in name order');
+    assert.equal(all.stderr, 'total\t2\n');
     const bad = await cli(['plants', 'list', '--sort', 'color', '--url', url], env);
     assert.notEqual(bad.code, 0);
     assert.match(bad.stderr, /must be one of id, -id, name, -name/);
@@ -117,18 +134,33 @@ describe('plantstore plants', () => {
 
   it('prints an aligned table on a terminal', { skip: hasScript ? false : 'the script(1) command is not installed' }, async () => {
     await cli(['plants', 'add', '42', 'Aloe vera', '--url', url], env);
-    const command = `${process.execPath} --import tsx src/cli/main.ts plants get 42 --url ${url}`;
-    // script(1) runs the command on a pseudo-terminal, so stdout.isTTY is true. Asynchronously:
-    // the server answering it lives in this process.
-    const output = await new Promise<string>((resolve, reject) => {
-      const child = execFile('script', ['-qec', command, '/dev/null'], { cwd: ROOT, env: { ...process.env, ...env }, timeout: 30_000 }, (error, stdout) =>
-        error === null ? resolve(stdout) : reject(error),
-      );
-      child.stdin?.end();
-    });
-    const lines = output.replace(/\r/g, '').trimEnd().split('\n');
+    const lines = await onTerminal(['plants', 'get', '42', '--url', url], env);
     assert.match(lines[0] ?? '', /^ID\s+NAME\s+TAG$/);
     assert.match(lines[1] ?? '', /^42\s+Aloe vera$/);
+  });
+
+  it('--count on a terminal: the count under the table; the cursor it prints keeps the search and order', { skip: hasScript ? false : 'the script(1) command is not installed' }, async () => {
+    for (const [id, name] of [['81', 'Haworthia attenuata'], ['82', 'Haworthia cooperi'], ['83', 'Haworthia fasciata']] as const) {
+      assert.equal((await cli(['plants', 'add', id, name, '--tag', 'tty', '--url', url], env)).code, 0);
+    }
+    const lines = await onTerminal(['plants', 'list', '--search', 'haworthia', '--sort', '-name', '--limit', '2', '--count', '--url', url], env);
+    assert.equal(lines.length, 5, lines.join('\n'));
+    assert.match(lines[0] ?? '', /^ID\s+NAME\s+TAG$/);
+    assert.match(lines[1] ?? '', /^83\s+Haworthia fasciata\s+tty$/);
+    assert.match(lines[2] ?? '', /^82\s+Haworthia cooperi\s+tty$/);
+    assert.equal(lines[3], '3 plants match');
+    const cursor = /^more plants follow: add --cursor ([A-Za-z0-9_.-]+), or --all$/.exec(lines[4] ?? '')?.[1];
+    assert.ok(cursor !== undefined, lines[4]);
+
+    const next = await cli(['plants', 'list', '--search', 'haworthia', '--sort', '-name', '--limit', '2', '--cursor', cursor, '--count', '--url', url], env);
+    assert.equal(next.code, 0, next.stderr);
+    assert.equal(next.stdout, '81\tHaworthia attenuata\ttty\n');
+    assert.equal(next.stderr, 'total\t3\n', 'the last page: a count, no hint');
+    const otherOrder = await cli(['plants', 'list', '--search', 'haworthia', '--sort', 'name', '--cursor', cursor, '--url', url], env);
+    assert.equal(otherOrder.code, 1, 'a cursor is only valid with the order it came from');
+
+    const one = await onTerminal(['plants', 'list', '--search', 'fasc', '--count', '--url', url], env);
+    assert.equal(one.at(-1), '1 plant matches');
   });
 
   it('reads the token from --token too', async () => {

@@ -3,7 +3,7 @@
  * 2^53 in both directions, and failures as typed errors carrying the Error record.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, before, beforeEach, describe, it } from 'node:test';
 import { createPlantStoreClient, PlantStoreConnectionError, PlantStoreError, toPlantId, type PlantStoreClient } from '../../src/client/index.js';
 import { Errors } from '../../src/http/errors.js';
 import { createHarness, type Harness } from '../support/harness.js';
@@ -95,6 +95,104 @@ describe('typed client (plantstore/client)', () => {
       for await (const plant of client.allPlants({ tag: ['find-a', 'find-b', 'find-c'], sort: 'name', limit: 1 })) byName.push(plant.name);
       assert.deepEqual(byName, ['Aloe', 'Café au lait', 'monstera adansonii', 'Monstera deliciosa']);
       await assert.rejects(client.listPlants({ sort: 'name', cursor: found.nextCursor ?? 'x.y' }), (error: unknown) => error instanceof PlantStoreError && error.status === 400);
+    });
+
+    describe('on the wire', () => {
+      const walk = [
+        { id: 601n, name: 'Begonia', tag: 'walk-1' },
+        { id: 602n, name: 'aspidistra', tag: 'walk-2' },
+        { id: 603n, name: 'Calathea', tag: 'walk-1' },
+        { id: 604n, name: 'Éverlasting daisy', tag: 'walk-2' },
+        { id: 605n, name: 'dracaena', tag: 'walk-1' },
+        { id: 606n, name: 'Dieffenbachia', tag: 'walk-3' },
+      ];
+      let sent: URL[];
+      let headers: Headers[];
+      let recording: PlantStoreClient;
+
+      before(async () => {
+        for (const plant of walk) await client.createPlant(plant);
+        recording = createPlantStoreClient({
+          baseUrl,
+          token: h.tokens.all,
+          fetch: (input, init) => {
+            const request = new Request(input, init);
+            sent.push(new URL(request.url));
+            headers.push(request.headers);
+            return globalThis.fetch(request);
+          },
+        });
+      });
+      beforeEach(() => {
+        sent = [];
+        headers = [];
+      });
+
+      it('sends several tags as the parameter repeated, q, sort and the count as a Prefer header', async () => {
+        const page = await recording.listPlants({ q: 'd', sort: 'name', tag: ['walk-1', 'walk-2'], count: 'exact' });
+        assert.deepEqual(page.plants.map((p) => p.name), ['dracaena', 'Éverlasting daisy'], 'q=d in name order, Dieffenbachia (walk-3) left out');
+        assert.deepEqual(page.total, { count: 2, exact: true });
+        assert.equal(page.nextCursor, undefined);
+        assert.equal(sent.length, 1);
+        const [url] = sent;
+        assert.deepEqual(url?.searchParams.getAll('tag'), ['walk-1', 'walk-2']);
+        assert.match(url?.search ?? '', /[?&]tag=walk-1&tag=walk-2(&|$)/);
+        assert.equal(url?.searchParams.get('q'), 'd');
+        assert.equal(url?.searchParams.get('sort'), 'name');
+        assert.equal(headers[0]?.get('prefer'), 'count=exact');
+        assert.equal(headers[0]?.get('authorization'), `Bearer ${h.tokens.all}`);
+
+        await recording.listPlants({ tag: 'walk-3' });
+        assert.deepEqual(sent[1]?.searchParams.getAll('tag'), ['walk-3'], 'a single tag is one parameter');
+        assert.equal(headers[1]?.get('prefer'), null, 'no Prefer unless a count is asked');
+      });
+
+      it('countPlants asks for a one-plant page with the count', async () => {
+        assert.deepEqual(await recording.countPlants({ tag: ['walk-1', 'walk-2', 'walk-3'] }), { count: 6, exact: true });
+        assert.deepEqual(await recording.countPlants({ q: 'D', tag: ['walk-1', 'walk-2', 'walk-3'], how: 'estimated' }), { count: 3, exact: true }, 'SQLite always counts');
+        assert.equal(sent[0]?.searchParams.get('limit'), '1');
+        assert.equal(headers[0]?.get('prefer'), 'count=exact');
+        assert.equal(headers[1]?.get('prefer'), 'count=estimated');
+      });
+
+      it('allPlants follows the cursors through several pages in -name order, keeping q, sort and tags', async () => {
+        const names: string[] = [];
+        for await (const plant of recording.allPlants({ tag: ['walk-1', 'walk-2', 'walk-3'], sort: '-name', limit: 2 })) names.push(plant.name);
+        assert.deepEqual(names, ['Éverlasting daisy', 'dracaena', 'Dieffenbachia', 'Calathea', 'Begonia', 'aspidistra']);
+        assert.equal(sent.length, 3, 'three pages of two');
+        assert.equal(sent[0]?.searchParams.get('cursor'), null);
+        for (const url of sent) {
+          assert.equal(url.searchParams.get('sort'), '-name');
+          assert.deepEqual(url.searchParams.getAll('tag'), ['walk-1', 'walk-2', 'walk-3']);
+        }
+        assert.notEqual(sent[1]?.searchParams.get('cursor'), null);
+        assert.notEqual(sent[2]?.searchParams.get('cursor'), sent[1]?.searchParams.get('cursor'));
+
+        sent = [];
+        const found: bigint[] = [];
+        for await (const plant of recording.allPlants({ q: 'a', sort: 'name', tag: ['walk-1', 'walk-2'], limit: 1 })) found.push(plant.id);
+        assert.deepEqual(found, [602n], 'only aspidistra has a word starting with a');
+        assert.equal(sent.length, 1, 'a full last page of one has no next link');
+      });
+    });
+
+    it('reads an estimated total and the cursor from the headers', async () => {
+      const answering = createPlantStoreClient({
+        baseUrl: 'http://plants.invalid',
+        fetch: () =>
+          Promise.resolve(
+            new Response('[]', {
+              headers: {
+                'content-type': 'application/json',
+                link: '</plants?limit=1&sort=-name&tag=a&tag=b&cursor=abc_-9.XYZ>; rel="next"',
+                'x-total-count': '1234567',
+                'preference-applied': 'count=estimated',
+              },
+            }),
+          ),
+      });
+      assert.deepEqual(await answering.listPlants({ count: 'estimated' }), { plants: [], nextCursor: 'abc_-9.XYZ', total: { count: 1234567, exact: false } });
+      assert.deepEqual(await answering.countPlants({ how: 'estimated' }), { count: 1234567, exact: false });
     });
 
     it('deletes, after which the id reads as 404', async () => {
