@@ -4,7 +4,7 @@
  *
  *   npm run client:generate
  *
- * `test/client/types-current.test.ts` runs the same generation in memory and
+ * `test/client/generated-types.test.ts` runs the same generation in memory and
  * fails when the checked-in file differs, so a change to an operation or schema
  * cannot ship without the client's types following it.
  *
