@@ -19,8 +19,8 @@ import { guarded } from './errors.js';
  * use. A search in id order is driven by the FTS5 index itself: it yields its
  * matches in rowid order, from the cursor on, so the first page stops after a page
  * of matches. (Asked as `id IN (matches)` instead, SQLite collects every match
- * first.) Other searches filter by `id IN (matches)`: name orders walk
- * plants_name_key and probe the collected matches.
+ * first.) A search in name order does that: it collects the matches and sorts them
+ * (EXPLAIN QUERY PLAN: a temp b-tree), so it costs what its matches cost.
  */
 interface Source {
   readonly from: string;
