@@ -14,6 +14,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { failure } from '../http/errors.js';
+import { isNameOrder } from '../store/plant-order.js';
 import type { PlantFilter, PlantOrder } from '../store/types.js';
 
 /** Where the next page starts: after this plant in the order. */
@@ -63,7 +64,7 @@ export class PageCursors {
     }
     if (!Array.isArray(parsed) || typeof parsed[0] !== 'string' || !/^-?\d{1,19}$/.test(parsed[0])) throw refused();
     const id = BigInt(parsed[0]);
-    const nameOrder = scope.order === 'name' || scope.order === '-name';
+    const nameOrder = isNameOrder(scope.order);
     if (nameOrder !== (typeof parsed[1] === 'string')) throw refused();
     return nameOrder ? { id, key: parsed[1] as string } : { id };
   }

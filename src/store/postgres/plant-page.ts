@@ -16,6 +16,7 @@
  * its presence says whether a later page exists (an EXISTS probe past the last id
  * made the planner read the table sequentially; see plant-page-plan.test.ts).
  */
+import { isNameOrder } from '../plant-order.js';
 import type { ListPlantsQuery, PlantFilter, PlantOrder, PlantPage } from '../types.js';
 
 const PLANT_JSON = `'{"id":' || id || ',"name":' || to_json(name) || coalesce(',"tag":' || to_json(tag), '') || '}'`;
@@ -26,8 +27,6 @@ const ORDER_BY: Readonly<Record<PlantOrder, string>> = {
   name: 'name_key, id',
   '-name': 'name_key DESC, id DESC',
 };
-
-const isNameOrder = (order: PlantOrder): boolean => order === 'name' || order === '-name';
 
 /** A statement under construction: its conditions and values, numbering parameters as they are added. */
 class Conditions {
@@ -144,23 +143,21 @@ export function toPage([json, lastId, more, lastKey]: PageRow): PlantPage {
   };
 }
 
-/** Counting every matching plant; index-only where the filter allows it. */
-export function countStatement(filter: PlantFilter): NamedStatement {
+/** A statement over the plants a filter keeps: `select` before the FROM, `prefix` before the SELECT. */
+function filteredStatement(name: string, filter: PlantFilter, select: string, prefix = ''): NamedStatement {
   const statement = new Conditions([]);
   addFilter(statement, filter);
-  return { name: `plants.count:${statement.shape.join(':')}`, text: `SELECT count(*) FROM plants ${statement.where()}`, rowMode: 'array', values: statement.values };
+  return { name: `${name}:${statement.shape.join(':')}`, text: `${prefix}SELECT ${select} FROM plants ${statement.where()}`, rowMode: 'array', values: statement.values };
+}
+
+/** Counting every matching plant; index-only where the filter allows it. */
+export function countStatement(filter: PlantFilter): NamedStatement {
+  return filteredStatement('plants.count', filter, 'count(*)');
 }
 
 /** The planner's estimate of the same count, from the table's statistics: EXPLAIN, not run. */
 export function estimateStatement(filter: PlantFilter): NamedStatement {
-  const statement = new Conditions([]);
-  addFilter(statement, filter);
-  return {
-    name: `plants.estimate:${statement.shape.join(':')}`,
-    text: `EXPLAIN (FORMAT JSON) SELECT 1 FROM plants ${statement.where()}`,
-    rowMode: 'array',
-    values: statement.values,
-  };
+  return filteredStatement('plants.estimate', filter, '1', 'EXPLAIN (FORMAT JSON) ');
 }
 
 /** The estimated row count out of EXPLAIN's JSON plan. */

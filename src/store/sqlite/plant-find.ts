@@ -11,6 +11,7 @@
  * row's JSON is the json column (migration 5), written by SQLite with the row.
  */
 import type Database from 'better-sqlite3';
+import { isNameOrder } from '../plant-order.js';
 import type { ListPlantsQuery, PlantCount, PlantFilter, PlantOrder, PlantPage } from '../types.js';
 import { guarded } from './errors.js';
 
@@ -30,8 +31,6 @@ interface Source {
 
 const PLANTS: Source = { from: 'plants', id: 'id', match: 'id IN (SELECT rowid FROM plants_search WHERE plants_search MATCH @match)' };
 const SEARCH_IN_ID_ORDER: Source = { from: 'plants_search JOIN plants ON plants.id = plants_search.rowid', id: 'plants_search.rowid', match: 'plants_search MATCH @match' };
-
-const isNameOrder = (order: PlantOrder): boolean => order === 'name' || order === '-name';
 
 function sourceOf(order: PlantOrder, { terms }: PlantFilter): Source {
   return terms !== undefined && terms.length > 0 && !isNameOrder(order) ? SEARCH_IN_ID_ORDER : PLANTS;
