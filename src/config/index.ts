@@ -19,6 +19,8 @@ export interface Config {
   readonly logLevel: string;
   /** Largest request body accepted, in bytes (413 above). */
   readonly bodyLimitBytes: number;
+  /** The largest body of POST /plants/import (which streams it: BODY_LIMIT is for bodies read whole). */
+  readonly importLimitBytes: number;
   /** How long a token lookup is cached: the bound on how late a revocation takes effect. */
   readonly tokenCacheTtlMs: number;
   /** How long SIGTERM waits for in-flight requests before closing anyway. */
@@ -103,6 +105,7 @@ export function loadConfig(env: Source = process.env, overrides: Source = {}): C
     databaseUrl: databaseUrl(source),
     logLevel: logLevel(source),
     bodyLimitBytes: integer(source, 'BODY_LIMIT', 64 * 1024, 1024, 64 * 1024 * 1024),
+    importLimitBytes: integer(source, 'IMPORT_LIMIT', 1024 * 1024 * 1024, 1024, 2 ** 40),
     tokenCacheTtlMs: integer(source, 'TOKEN_CACHE_TTL_MS', 2000, 0, 60_000),
     shutdownTimeoutMs: integer(source, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     logFormat: oneOf(source, 'LOG_FORMAT', ['auto', 'json', 'pretty'], 'auto'),

@@ -44,7 +44,7 @@ export function parseJsonBody(body: Buffer): unknown {
 
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]+)"?/i;
 
-function assertUtf8Charset(request: FastifyRequest): void {
+export function assertUtf8Charset(request: FastifyRequest): void {
   const charset = CHARSET.exec(request.headers['content-type'] ?? '')?.[1];
   if (charset !== undefined && charset.toLowerCase() !== 'utf-8' && charset.toLowerCase() !== 'utf8') {
     throw failure('UNSUPPORTED_MEDIA_TYPE', [`charset ${charset} is not supported: send UTF-8 JSON`]);
@@ -59,7 +59,7 @@ function assertUtf8Charset(request: FastifyRequest): void {
  * naming the coding: 415 with Accept-Encoding: identity for a content coding (RFC
  * 9110 12.5.3), 400 for a transfer coding.
  */
-function assertNoCodings(request: FastifyRequest): void {
+export function assertNoCodings(request: FastifyRequest): void {
   const contentEncoding = request.headers['content-encoding'];
   if (contentEncoding !== undefined && contentEncoding.trim().toLowerCase() !== 'identity') {
     throw failure('UNSUPPORTED_MEDIA_TYPE', [`content-encoding ${contentEncoding.slice(0, 100)} is not supported: send the body uncompressed`], {

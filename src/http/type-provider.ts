@@ -40,3 +40,17 @@ interface JsonTextResponse {
 export function jsonText(description: string, schema: object, headers?: Readonly<Record<string, object>>): JsonTextResponse {
   return { description, ...(headers === undefined ? {} : { headers }), content: { 'application/json': { schema } } };
 }
+
+interface StreamedText {
+  readonly description: string;
+  readonly content: Readonly<Record<string, { readonly schema: object }>>;
+}
+
+/**
+ * A request or response body streamed as text in one of several media types (an
+ * import's NDJSON or CSV, an export). The schemas document each type; the handler
+ * reads or sends a stream, so the body is not typed from them.
+ */
+export function streamedText(description: string, content: Readonly<Record<string, { readonly schema: object }>>): StreamedText {
+  return { description, content };
+}

@@ -5,21 +5,17 @@
  * costs what the first does and a walk through every page sees each plant that
  * exists throughout it exactly once, while others create and delete plants.
  */
-import { searchTerms } from '../domain/search-text.js';
-import { PRINTABLE_TEXT } from '../domain/text-rules.js';
 import { failure } from '../http/errors.js';
 import { jsonText, type TypedRoutes } from '../http/type-provider.js';
 import type { PlantCount, PlantFilter, PlantOrder } from '../store/types.js';
 import { bearerAuth } from '../tokens/auth.js';
 import { countPreference } from './count-preference.js';
+import { FindQueryProperties, termsOf } from './find-parameters.js';
 import { CURSOR_MAX_LENGTH, PageCursors, type CursorScope, type PagePosition } from './page-cursor.js';
-import { Int64Id, PlantTag, StoredPlant } from './schemas.js';
+import { Int64Id, StoredPlant } from './schemas.js';
 
 export const LIST_DEFAULT_LIMIT = 100;
 export const LIST_MAX_LIMIT = 1000;
-export const MAX_TAGS = 10;
-export const Q_MAX_LENGTH = 200;
-export const MAX_TERMS = 8;
 const ORDERS = ['id', '-id', 'name', '-name'] as const satisfies readonly PlantOrder[];
 
 const example = { id: 10, name: 'Monstera deliciosa', tag: 'houseplant' };
@@ -38,17 +34,8 @@ const ListQuery = {
         'marks removed, so "Café" sorts with "cafe"), by Unicode code point, and plants with the same folded name by id: the order is total, ' +
         'and the same on every store.',
     },
-    q: {
-      type: 'string', minLength: 1, maxLength: Q_MAX_LENGTH, pattern: PRINTABLE_TEXT,
-      description:
-        `Search words (at most ${MAX_TERMS}, ${Q_MAX_LENGTH} characters in all): plants whose name or tag has, for every word, a word that starts ` +
-        'with it (`mon` and `delic` both find "Monstera deliciosa"). Case, accents and other marks are ignored (`cafe` finds "Café"); ' +
-        'words are runs of letters and digits, everything else separates them; no stemming.',
-    },
-    tag: {
-      type: 'array', items: PlantTag, minItems: 1, maxItems: MAX_TAGS,
-      description: `Only plants with exactly this tag; repeat it (up to ${MAX_TAGS} times) for plants with any of the tags.`,
-    },
+    q: FindQueryProperties.q,
+    tag: FindQueryProperties.tag,
     cursor: {
       type: 'string', minLength: 1, maxLength: CURSOR_MAX_LENGTH,
       description: 'Where the page starts: the opaque cursor of the previous page\'s `Link` header. It is only valid with the same `sort`, `q` and `tag`.',
@@ -72,15 +59,6 @@ const ListHeaders = {
     },
   },
 } as const;
-
-/** The search terms of `q`, refused when it has none or too many. */
-function termsOf(q: string | undefined): string[] | undefined {
-  if (q === undefined) return undefined;
-  const terms = searchTerms(q);
-  if (terms.length === 0) throw failure('INVALID_PARAMETER', ['q must contain at least one letter or digit']);
-  if (terms.length > MAX_TERMS) throw failure('INVALID_PARAMETER', [`q must have at most ${MAX_TERMS} words (it has ${terms.length})`]);
-  return terms;
-}
 
 export const plantListRoutes: TypedRoutes<[typeof StoredPlant]> = async (app) => {
   // Read once, on the first list: the secret never changes (and a store that is down now is retried next time).

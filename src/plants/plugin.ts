@@ -1,6 +1,8 @@
-/** The plant feature: its shared schemas (components of the OpenAPI document), its routes and those that change plants. */
+/** The plant feature: its shared schemas (components of the OpenAPI document), its routes, those that change plants, and bulk import and export. */
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { plantExportRoutes } from './bulk/export-route.js';
+import { plantImportRoutes } from './bulk/import-route.js';
 import { plantChangeRoutes } from './change-routes.js';
 import { plantListRoutes } from './list-route.js';
 import { plantRoutes } from './routes.js';
@@ -11,4 +13,6 @@ export const plantsPlugin = fp(async (app: FastifyInstance) => {
   await app.register(plantRoutes);
   await app.register(plantListRoutes);
   await app.register(plantChangeRoutes);
+  await app.register(plantImportRoutes);
+  await app.register(plantExportRoutes);
 }, { name: 'plants', dependencies: ['store', 'auth'] });

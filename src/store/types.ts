@@ -84,6 +84,49 @@ export interface PlantCount {
   readonly exact: boolean;
 }
 
+/** One plant of an import, with the line of the file it came from (for reports). */
+export interface ImportRow {
+  readonly line: number;
+  readonly id: bigint;
+  readonly name: string;
+  readonly tag: string | null;
+}
+
+/**
+ * How an import treats lines that conflict: 'all' stores nothing if any does (all
+ * or nothing), 'skip' stores the others.
+ */
+export type ImportMode = 'all' | 'skip';
+
+/** A staged line whose id is stored (or was created by an earlier line) with another name or tag. */
+export interface ImportConflict {
+  readonly line: number;
+  readonly id: bigint;
+}
+
+export type ImportOutcome =
+  /** Committed: `created` new plants (each with its plant.created event); `unchanged` lines matched what was stored. */
+  | { readonly kind: 'applied'; readonly created: number; readonly unchanged: number; readonly conflicts: readonly ImportConflict[]; readonly conflictCount: number }
+  /** Mode 'all' and some lines conflict: nothing was stored. */
+  | { readonly kind: 'rejected'; readonly conflicts: readonly ImportConflict[]; readonly conflictCount: number };
+
+/**
+ * An import in progress: rows are staged as they arrive (not yet visible, not yet
+ * durable), then applied in one transaction. Staging never holds the store's write
+ * lock, so a slow upload does not stall other writes; an import that is abandoned
+ * (aborted, or the process dies) leaves nothing behind.
+ */
+export interface PlantImport {
+  stage(rows: readonly ImportRow[]): Promise<void>;
+  /** Applies everything staged, atomically; reports at most `reportLimit` conflicts (the first, by line). */
+  apply(mode: ImportMode, reportLimit: number): Promise<ImportOutcome>;
+  /** Drops what was staged. Safe to call at any time, also after apply. */
+  abort(): Promise<void>;
+}
+
+/** Plants as an export reads them, in id order. */
+export type ExportChunk = readonly PlantRecord[];
+
 export interface PlantStore {
   /** Atomic against concurrent creates of the same id (uses the primary key, not check-then-insert). */
   createPlant(plant: PlantRecord): Promise<CreatePlantOutcome>;
@@ -104,6 +147,13 @@ export interface PlantStore {
   updatePlant(change: PlantChange, expected?: ExpectedVersion): Promise<UpdatePlantOutcome>;
   /** Deletes the plant, if its version is one `expected` names. */
   deletePlant(id: bigint, expected?: ExpectedVersion): Promise<DeletePlantOutcome>;
+  beginImport(): Promise<PlantImport>;
+  /**
+   * Every plant matching the filter, in id order, in chunks, from ONE consistent
+   * snapshot of the store (writes that commit meanwhile are not seen). Reads a chunk
+   * only when the consumer asks for it; ending the iteration early releases the snapshot.
+   */
+  exportPlants(filter: PlantFilter): AsyncIterable<ExportChunk>;
 }
 
 export interface TokenRecord {

@@ -143,6 +143,19 @@ export function toPage([json, lastId, more, lastKey]: PageRow): PlantPage {
   };
 }
 
+/** A chunk of an export: the next plants in id order, after `after` when given. $1 is the chunk's size. */
+export function exportChunkStatement(filter: PlantFilter, after: bigint | undefined, limit: number): NamedStatement {
+  const statement = new Conditions([limit]);
+  addFilter(statement, filter);
+  addPosition(statement, { limit, after });
+  return {
+    name: `plants.export:${statement.shape.join(':')}`,
+    text: `SELECT id, name, tag FROM plants ${statement.where()} ORDER BY id LIMIT $1::int`,
+    rowMode: 'array',
+    values: statement.values,
+  };
+}
+
 /** A statement over the plants a filter keeps: `select` before the FROM, `prefix` before the SELECT. */
 function filteredStatement(name: string, filter: PlantFilter, select: string, prefix = ''): NamedStatement {
   const statement = new Conditions([]);

@@ -2,11 +2,14 @@ import type pg from 'pg';
 import { nameKey, searchWords } from '../../domain/search-text.js';
 import { newEventId, newEventIds, PLANT_DELETED, PLANT_UPDATED } from '../../domain/events.js';
 import type {
+  ExportChunk, PlantImport,
   CreatePlantOutcome, DeletePlantOutcome, ExpectedVersion, ListPlantsQuery, PlantChange, PlantCount, PlantFilter, PlantPage, PlantRecord, PlantStore, UpdatePlantOutcome, VersionedPlant,
 } from '../types.js';
 import { createBatcher, type CreateBatchDatabase } from './create-batcher.js';
 import type { BatchStats, KeyedBatcher } from './keyed-batcher.js';
 import { guarded } from './errors.js';
+import { exportPostgresPlants } from './plant-export.js';
+import { PostgresPlantImport } from './plant-import.js';
 import { countStatement, estimateStatement, pageStatement, plannedRows, toPage, type PageRow } from './plant-page.js';
 import { ReadBatcher, type ReadBatchStats } from './read-batcher.js';
 import { updateBatcher, type ChangeResult, type PendingChange } from './update-batcher.js';
@@ -314,5 +317,13 @@ export class PostgresPlantStore implements PlantStore {
     if (rows[0]?.deleted === 1) return { kind: 'deleted' };
     const current = expected === undefined ? undefined : await this.current(id);
     return current === undefined ? { kind: 'not-found' } : { kind: 'precondition-failed', current };
+  }
+
+  beginImport(): Promise<PlantImport> {
+    return PostgresPlantImport.begin(this.pool);
+  }
+
+  exportPlants(filter: PlantFilter): AsyncIterable<ExportChunk> {
+    return exportPostgresPlants(this.pool, filter);
   }
 }

@@ -144,6 +144,22 @@ export function pageStatement(query: ListPlantsQuery): FindStatement {
   };
 }
 
+/** A chunk of an export: the next plants in id order, [id, name, tag] each. */
+export function exportChunkStatement(filter: PlantFilter, after: bigint | undefined, limit: number): FindStatement {
+  const source = sourceOf('id', filter);
+  const conditions = filterConditions(filter, source);
+  const parameters: Record<string, unknown> = { ...filterParameters(filter), limit };
+  if (after !== undefined) {
+    conditions.push(afterCondition('id', source));
+    parameters.after = after;
+  }
+  return {
+    key: `export:${after !== undefined}:${shapeOf(filter)}`,
+    sql: () => `SELECT plants.id, plants.name, plants.tag FROM ${source.from} ${where(conditions)} ORDER BY ${orderBy('id', source)} LIMIT @limit`,
+    parameters,
+  };
+}
+
 export function countStatement(filter: PlantFilter): FindStatement {
   return {
     key: `count:${shapeOf(filter)}`,

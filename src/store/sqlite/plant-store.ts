@@ -5,11 +5,13 @@
  */
 import type Database from 'better-sqlite3';
 import type {
+  ExportChunk, ImportMode, ImportOutcome, ImportRow, PlantImport,
   CreatePlantOutcome, DeletePlantOutcome, ExpectedVersion, ListPlantsQuery, PlantChange, PlantCount, PlantFilter, PlantPage, PlantRecord, PlantStore, UpdatePlantOutcome, VersionedPlant,
 } from '../types.js';
 import { guarded } from './errors.js';
 import type { GroupCommitWriter } from './group-commit.js';
 import { SqlitePlantFinder } from './plant-find.js';
+import { exportSqlitePlants } from './plant-export.js';
 import type { PlantState, PlantWriteResult } from './writer-protocol.js';
 
 function versioned(id: bigint, { name, tag, version }: PlantState): VersionedPlant {
@@ -24,7 +26,11 @@ export class SqlitePlantStore implements PlantStore {
   private readonly selectById: Database.Statement;
   private readonly finder: SqlitePlantFinder;
 
-  constructor(db: Database.Database, private readonly writer: GroupCommitWriter) {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly writer: GroupCommitWriter,
+    private readonly busyTimeoutMs: number,
+  ) {
     // safeIntegers: ids and versions come back as bigint, never rounded through a double.
     this.selectById = db.prepare('SELECT name, tag, version FROM plants WHERE id = ?').safeIntegers(true);
     this.finder = new SqlitePlantFinder(db);
@@ -87,5 +93,20 @@ export class SqlitePlantStore implements PlantStore {
       default:
         throw unexpected(result, 'a delete');
     }
+  }
+
+  /** Staging and applying run in the writer thread (plant-import.ts); this side only forwards. */
+  async beginImport(): Promise<PlantImport> {
+    const writer = this.writer;
+    const id = await writer.call('imports', 'begin', []);
+    return {
+      stage: (rows: readonly ImportRow[]) => writer.call('imports', 'stage', [id, rows]),
+      apply: (mode: ImportMode, reportLimit: number): Promise<ImportOutcome> => writer.call('imports', 'apply', [id, mode, reportLimit]),
+      abort: () => writer.call('imports', 'abort', [id]),
+    };
+  }
+
+  exportPlants(filter: PlantFilter): AsyncIterable<ExportChunk> {
+    return exportSqlitePlants(this.db.name, this.busyTimeoutMs, filter);
   }
 }

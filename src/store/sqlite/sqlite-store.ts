@@ -37,8 +37,9 @@ export class SqliteStore implements Store {
     private readonly db: Database.Database,
     private readonly writer: GroupCommitWriter,
     private readonly health: SqliteHealth,
+    busyTimeoutMs: number,
   ) {
-    this.plants = new SqlitePlantStore(db, writer);
+    this.plants = new SqlitePlantStore(db, writer, busyTimeoutMs);
     this.tokens = new DelegatingTokenStore(new SqliteTokenStore(db), writer);
     this.webhooks = new DelegatingWebhookStore(new SqliteWebhookStore(db), writer);
   }
@@ -63,7 +64,7 @@ export class SqliteStore implements Store {
       (findings) => health.checked(findings),
       (error: unknown) => health.checkFailed(error),
     );
-    return new SqliteStore(db, writer, health);
+    return new SqliteStore(db, writer, health, busyTimeoutMs);
   }
 
   /** How many plant writes have been committed in how many batches. */

@@ -92,6 +92,8 @@ export class SqliteWebhookOutbox {
       this.insertDeliveries.run({ id, type, now });
     };
     return {
+      /** Whether any subscription chose this type (a bulk write can skip reading back what it wrote). */
+      wants: (type: EventType) => types.has(type),
       created: (plant: PlantRecord) => emit(PLANT_CREATED, () => plantCreatedEvent(plant)),
       updated: (plant: PlantRecord) => emit(PLANT_UPDATED, () => plantUpdatedEvent(plant)),
       deleted: (id: bigint) => emit(PLANT_DELETED, () => plantDeletedEvent(id)),

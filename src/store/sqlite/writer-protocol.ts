@@ -9,6 +9,7 @@
  * thread can never stall the event loop waiting for the lock a batch holds.
  */
 import type { ExpectedVersion, TokenStore, WebhookStore } from '../types.js';
+import type { SqlitePlantImports } from './plant-import.js';
 
 export type PlantWrite =
   | { readonly op: 'create'; readonly id: bigint; readonly name: string; readonly tag: string | null }
@@ -43,6 +44,8 @@ export type PlantWriteResult =
  */
 export interface DelegatedWrites {
   readonly maintenance: StoreMaintenance;
+  /** Imports: staged chunk by chunk, then applied in one transaction (plant-import.ts). */
+  readonly imports: Pick<SqlitePlantImports, 'begin' | 'stage' | 'apply' | 'abort'>;
   readonly tokens: Pick<TokenStore, 'insertToken' | 'revokeToken' | 'recordTokenUse'>;
   readonly webhooks: Pick<
     WebhookStore,

@@ -1,0 +1,26 @@
+/**
+ * How an export writes plants: NDJSON lines of `{"id","name","tag"}` (a plant as
+ * GET /plants/{id} answers it, int64 ids exact) or CSV records under an
+ * `id,name,tag` header. Each is exactly what the import reads back.
+ */
+import { newPlantJson } from '../../domain/events.js';
+import type { ExportChunk } from '../../store/types.js';
+import { CSV_COLUMNS, csvRecord } from './csv.js';
+
+export type ExportFormat = 'ndjson' | 'csv';
+
+export const EXPORT_MEDIA_TYPES: Readonly<Record<ExportFormat, string>> = {
+  ndjson: 'application/x-ndjson',
+  csv: 'text/csv; charset=utf-8; header=present',
+};
+
+export function exportHeader(format: ExportFormat): string {
+  return format === 'csv' ? csvRecord(CSV_COLUMNS) : '';
+}
+
+export function formatChunk(format: ExportFormat, plants: ExportChunk): string {
+  let text = '';
+  if (format === 'csv') for (const plant of plants) text += csvRecord([plant.id.toString(), plant.name, plant.tag ?? '']);
+  else for (const plant of plants) text += `${newPlantJson(plant)}\n`;
+  return text;
+}

@@ -1,0 +1,73 @@
+/**
+ * GET /plants/export: every plant (or those `q` and `tag` find), in id order, as
+ * NDJSON or CSV, from one snapshot of the store, streamed. The store reads a chunk
+ * only when the client has taken the previous one (Readable.from pulls on demand),
+ * so a slow reader holds one chunk in memory, never the export.
+ */
+import { Readable } from 'node:stream';
+import type { FastifyRequest } from 'fastify';
+import { streamedText, type TypedRoutes } from '../../http/type-provider.js';
+import type { ExportChunk, PlantFilter } from '../../store/types.js';
+import { bearerAuth } from '../../tokens/auth.js';
+import { FindQueryProperties, termsOf } from '../find-parameters.js';
+import { EXPORT_MEDIA_TYPES, exportHeader, formatChunk, type ExportFormat } from './export-format.js';
+
+const ExportQuery = {
+  type: 'object',
+  properties: {
+    format: {
+      type: 'string', enum: ['ndjson', 'csv'],
+      description: 'NDJSON (the default) or CSV. Without it, `Accept: text/csv` asks for CSV.',
+    },
+    q: FindQueryProperties.q,
+    tag: FindQueryProperties.tag,
+  },
+} as const;
+
+function formatOf(format: ExportFormat | undefined, request: FastifyRequest): ExportFormat {
+  if (format !== undefined) return format;
+  return /(^|,)\s*text\/csv\b/i.test(request.headers.accept ?? '') ? 'csv' : 'ndjson';
+}
+
+/** The export's text, chunk by chunk; ending it early (the client left) ends the store's snapshot. */
+async function* exportText(format: ExportFormat, chunks: AsyncIterator<ExportChunk>, first: IteratorResult<ExportChunk>): AsyncGenerator<string> {
+  try {
+    yield exportHeader(format);
+    for (let next = first; next.done !== true; next = await chunks.next()) yield formatChunk(format, next.value);
+  } finally {
+    await chunks.return?.();
+  }
+}
+
+export const plantExportRoutes: TypedRoutes = async (app) => {
+  app.get('/plants/export', {
+    schema: {
+      operationId: 'exportPlants',
+      summary: 'Export plants (NDJSON or CSV)',
+      description:
+        'Every plant, or those `q` and `tag` find (as on `GET /plants`), in id order: NDJSON, one `{"id","name","tag"}` per line, or CSV ' +
+        'with an `id,name,tag` header (RFC 4180; no tag is an empty cell). The whole export is one consistent snapshot of the store: plants ' +
+        'created, changed or deleted while it streams are not in it. It is streamed, at the pace the client reads. ' +
+        '`POST /plants/import` reads it back.',
+      tags: ['plants'],
+      security: bearerAuth('plants:read'),
+      querystring: ExportQuery,
+      response: {
+        200: streamedText('The plants, streamed.', {
+          'application/x-ndjson': { schema: { type: 'string', description: 'One StoredPlant JSON object per line.' } },
+          'text/csv': { schema: { type: 'string', description: 'A header row, then one record per plant.' } },
+        }),
+      },
+    },
+    config: { failures: ['STORE_UNAVAILABLE'] },
+  }, async (request, reply) => {
+    const { format, q, tag: tags } = request.query;
+    const filter: PlantFilter = { tags, terms: termsOf(q) };
+    const chosen = formatOf(format, request);
+    const chunks = app.store.plants.exportPlants(filter)[Symbol.asyncIterator]();
+    // The first chunk before the headers: a store that cannot serve the export gets its Error record, not a cut stream.
+    const first = await chunks.next();
+    void reply.header('content-type', EXPORT_MEDIA_TYPES[chosen]).header('content-disposition', `attachment; filename="plants.${chosen}"`);
+    return reply.send(Readable.from(exportText(chosen, chunks, first), { objectMode: false }));
+  });
+};

@@ -1,0 +1,192 @@
+/**
+ * POST /plants/import: many plants in one request, as NDJSON or CSV, streamed.
+ *
+ * The body is read line by line as it arrives (never whole: memory stays flat for
+ * any size), each line checked by create's rules and staged in the store in chunks
+ * (a chunk is staged while the next one is read). At the end the store applies the
+ * staged plants in one transaction: by default all or nothing (any invalid or
+ * conflicting line, and nothing is stored); with mode=skip the valid lines are
+ * stored and the others reported. A 200 means the import is durably committed. A
+ * client that goes away mid-upload leaves nothing behind (the staging is dropped).
+ */
+import type { FastifyRequest } from 'fastify';
+import { failure } from '../../http/errors.js';
+import { assertNoCodings, assertUtf8Charset } from '../../http/json-body.js';
+import { streamedText, type TypedRoutes } from '../../http/type-provider.js';
+import type { ImportMode, ImportOutcome, ImportRow, PlantImport } from '../../store/types.js';
+import { bearerAuth } from '../../tokens/auth.js';
+import { Errors } from '../../http/errors.js';
+import { csvRows, ndjsonRows, type ImportProblem, type LineResult } from './import-rows.js';
+import { linesOf, type Line } from './lines.js';
+
+export const NDJSON = 'application/x-ndjson';
+export const CSV = 'text/csv';
+
+/** Plants per staged chunk. */
+const STAGE_CHUNK = 5000;
+/** Problems a 200 in skip mode lists (all are counted in `skipped`). */
+export const REPORTED_PROBLEMS = 1000;
+/** Problems an Error record's message names. */
+const PROBLEMS_IN_MESSAGE = 10;
+
+const ImportQuery = {
+  type: 'object',
+  properties: {
+    mode: {
+      type: 'string', enum: ['all', 'skip'], default: 'all',
+      description:
+        '`all` (the default): all or nothing; if any line is invalid or conflicts, nothing is stored and the answer (400 or 409) names the ' +
+        `first problems with their line numbers. \`skip\`: the valid lines are stored; the others are reported (the first ${REPORTED_PROBLEMS}) and counted.`,
+    },
+  },
+} as const;
+
+const ImportSummary = {
+  type: 'object',
+  required: ['created', 'unchanged', 'skipped', 'problems'],
+  additionalProperties: false,
+  properties: {
+    created: { type: 'integer', description: 'Plants created (each with its plant.created event).' },
+    unchanged: { type: 'integer', description: 'Lines identical to a plant already stored (or to an earlier line): a safe retry, nothing written.' },
+    skipped: { type: 'integer', description: 'Lines not imported (mode=skip): invalid, or conflicting with a stored plant or an earlier line. 0 in mode all.' },
+    problems: {
+      type: 'array',
+      description: `The first ${REPORTED_PROBLEMS} skipped lines, by line number, each with the Error record create would have answered.`,
+      items: {
+        type: 'object',
+        required: ['line', 'error', 'message'],
+        additionalProperties: false,
+        properties: {
+          line: { type: 'integer', description: 'The line number in the body (1 is the first; in CSV, the header).' },
+          error: { type: 'integer', format: 'int32', description: 'The catalogue code, as in an Error record.' },
+          message: { type: 'string' },
+        },
+      },
+    },
+  },
+} as const;
+
+const lineDescription = (what: string) => ({
+  description: `${what} UTF-8; a line is at most 16 KiB; blank lines are skipped. The whole body is at most IMPORT_LIMIT bytes.`,
+});
+
+function readerFor(request: FastifyRequest): (line: Line) => LineResult {
+  return (request.headers['content-type'] ?? '').toLowerCase().startsWith(CSV) ? csvRows() : ndjsonRows();
+}
+
+/** The message of a 400/409: the first problems, and how many there are. */
+function summary(problems: readonly ImportProblem[], total: number): string {
+  const named = problems.slice(0, PROBLEMS_IN_MESSAGE).map((problem) => `line ${problem.line}: ${problem.message}`).join('; ');
+  const more = total > PROBLEMS_IN_MESSAGE ? ` (${total} lines in all)` : '';
+  return `${named}${more}`;
+}
+
+function conflictProblems(outcome: ImportOutcome): ImportProblem[] {
+  return outcome.conflicts.map(({ line, id }) => ({ line, error: Errors.PLANT_CONFLICT.code, message: failure('PLANT_CONFLICT', [id]).message }));
+}
+
+/** Reads, checks and stages every line; returns the problems found (the first REPORTED_PROBLEMS) and their count. */
+async function stageLines(body: AsyncIterable<Uint8Array>, limit: number, read: (line: Line) => LineResult, staging: PlantImport, mode: ImportMode) {
+  const problems: ImportProblem[] = [];
+  let problemCount = 0;
+  let chunk: ImportRow[] = [];
+  // One chunk is staged while the next is read; its failure is met at the next await.
+  let staged: Promise<void> = Promise.resolve();
+  const flush = async () => {
+    await staged;
+    staged = staging.stage(chunk);
+    staged.catch(() => {}); // awaited below; this keeps it from being reported unhandled meanwhile
+    chunk = [];
+  };
+  for await (const line of linesOf(body, limit)) {
+    const result = read(line);
+    if (result === undefined) continue;
+    if ('problem' in result) {
+      problemCount += 1;
+      if (problems.length < REPORTED_PROBLEMS) problems.push(result.problem);
+      continue;
+    }
+    // All or nothing with a problem already found: nothing will be stored, so nothing more is staged.
+    if (mode === 'all' && problemCount > 0) continue;
+    chunk.push(result.row);
+    if (chunk.length === STAGE_CHUNK) await flush();
+  }
+  if (chunk.length > 0) await flush();
+  await staged;
+  return { problems, problemCount };
+}
+
+export const plantImportRoutes: TypedRoutes = async (app) => {
+  const limit = app.config.importLimitBytes;
+  // In this route's context only: the body is handed over as the stream it is.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser([NDJSON, CSV], (request, payload, done) => {
+    try {
+      assertNoCodings(request);
+      assertUtf8Charset(request);
+      done(null, payload);
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
+  app.addContentTypeParser('*', (request, _payload, done) => {
+    const sent = request.headers['content-type'];
+    done(failure('UNSUPPORTED_MEDIA_TYPE', [`an import must be sent as Content-Type: ${NDJSON} or ${CSV} (${sent === undefined ? 'none was sent' : `got '${sent.slice(0, 100)}'`})`]), undefined);
+  });
+
+  app.post('/plants/import', {
+    bodyLimit: limit,
+    schema: {
+      operationId: 'importPlants',
+      summary: 'Import plants (NDJSON or CSV)',
+      description:
+        'Creates many plants in one request. The body is streamed: send any number of lines, up to `IMPORT_LIMIT` bytes. Each line is ' +
+        'checked by the rules of `POST /plants`: a valid new plant is created; one identical to a stored plant (or to an earlier line) is ' +
+        'unchanged, a safe retry; one whose id exists with another name or tag conflicts; an invalid one gets the message create would give.\n\n' +
+        'By default the import is all or nothing: if any line is invalid (400) or conflicts (409), nothing is stored, and the Error record ' +
+        'names the first problems with their line numbers. With `mode=skip` the valid lines are stored and the others reported. A 200 means ' +
+        'everything it counts as created is durably committed, with a `plant.created` event each. A client that disconnects mid-upload, or ' +
+        'a crash of the service, leaves nothing of the import behind.\n\n' +
+        '`GET /plants/export` writes what this reads: an export imported into an empty store gives the identical plants.',
+      tags: ['plants'],
+      security: bearerAuth('plants:write'),
+      querystring: ImportQuery,
+      body: streamedText('The plants, one per line.', {
+        [NDJSON]: { schema: lineDescription('One NewPlant JSON object per line (`{"id":1,"name":"Monstera","tag":"houseplant"}`),') },
+        [CSV]: {
+          schema: lineDescription(
+            'RFC 4180 CSV with a header row naming the columns `id`, `name` and optionally `tag`, in any order (others are ignored); an empty ' +
+              '`tag` cell means no tag; fields with a comma or a double quote are quoted, quotes doubled. One record per line,',
+          ),
+        },
+      }),
+      response: { 200: { ...ImportSummary, description: 'The import is committed.' } },
+    },
+    config: { failures: ['IMPORT_INVALID', 'IMPORT_CONFLICT', 'BODY_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'STORE_UNAVAILABLE'] },
+  }, async (request) => {
+    const { mode } = request.query;
+    const body: unknown = request.body;
+    const lines: AsyncIterable<Uint8Array> = isByteStream(body) ? body : emptyStream();
+    const staging = await app.store.plants.beginImport();
+    try {
+      const { problems, problemCount } = await stageLines(lines, limit, readerFor(request), staging, mode).catch((error: unknown) => {
+        // The client went away mid-upload: nothing was stored, and nobody is left to tell.
+        if (request.raw.destroyed && !request.raw.complete) throw failure('BAD_REQUEST', ['the upload was cut off; nothing was imported']);
+        throw error;
+      });
+      if (mode === 'all' && problemCount > 0) throw failure('IMPORT_INVALID', [summary(problems, problemCount)]);
+      const outcome = await staging.apply(mode, REPORTED_PROBLEMS);
+      if (outcome.kind === 'rejected') throw failure('IMPORT_CONFLICT', [summary(conflictProblems(outcome), outcome.conflictCount)]);
+      const reported = [...problems, ...conflictProblems(outcome)].sort((a, b) => a.line - b.line).slice(0, REPORTED_PROBLEMS);
+      return { created: outcome.created, unchanged: outcome.unchanged, skipped: problemCount + outcome.conflictCount, problems: reported };
+    } finally {
+      await staging.abort().catch(() => {});
+    }
+  });
+};
+
+function isByteStream(value: unknown): value is AsyncIterable<Uint8Array> {
+  return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
+}
+
+async function* emptyStream(): AsyncGenerator<Uint8Array> {}

@@ -1,0 +1,103 @@
+/**
+ * The lines of an import turned into plants, each by create's own rules: the
+ * NewPlant schema (the same one POST /plants validates with, so the same messages)
+ * and the lossless JSON reader (every digit of an int64 id kept).
+ */
+import { ApiError, failure } from '../../http/errors.js';
+import { parseInt64Text } from '../../http/int64.js';
+import { parseJsonText } from '../../http/json-body.js';
+import { createAjv, toRuntimeSchema, validationFailure } from '../../http/validation.js';
+import type { ImportRow } from '../../store/types.js';
+import { NewPlant } from '../schemas.js';
+import { CSV_COLUMNS, parseCsvRecord } from './csv.js';
+import type { Line } from './lines.js';
+
+/** What a line gave: a plant, a problem with it (its catalogue code and message), or nothing (blank). */
+export type LineResult = { readonly row: ImportRow } | { readonly problem: ImportProblem } | undefined;
+
+export interface ImportProblem {
+  readonly line: number;
+  readonly error: number;
+  readonly message: string;
+}
+
+const validateNewPlant = createAjv(false).compile(toRuntimeSchema(NewPlant));
+
+function problemOf(line: number, error: ApiError): { problem: ImportProblem } {
+  return { problem: { line, error: error.entry.code, message: error.message } };
+}
+
+/** A parsed object as a plant, or the message create would answer it with. */
+function plantOf(line: number, value: unknown): LineResult {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return problemOf(line, failure('BODY_NOT_OBJECT'));
+  if (!validateNewPlant(value)) return problemOf(line, validationFailure(validateNewPlant.errors ?? [], 'body'));
+  // Valid: the schema's int64 keyword has made the id a bigint.
+  const { id, name, tag } = value as { id: bigint; name: string; tag?: string };
+  return { row: { line, id, name, tag: tag ?? null } };
+}
+
+function isBlank(text: string): boolean {
+  return text.trim() === '';
+}
+
+/** Reads NDJSON: one NewPlant per line. */
+export function ndjsonRows(): (line: Line) => LineResult {
+  return (line) => {
+    if ('problem' in line) return problemOf(line.number, failure('INVALID_FIELD', [`the line ${line.problem}`]));
+    if (isBlank(line.text)) return undefined;
+    let value: unknown;
+    try {
+      value = parseJsonText(line.text);
+    } catch (error) {
+      const reason = error instanceof RangeError ? 'it is nested too deeply' : (error as Error).message;
+      return problemOf(line.number, failure('INVALID_JSON', [`JSON: ${reason}`]));
+    }
+    return plantOf(line.number, value);
+  };
+}
+
+/** The header's column positions, or why it is not a usable header. */
+function headerOf(text: string): Map<string, number> | string {
+  const parsed = parseCsvRecord(text);
+  if ('problem' in parsed) return parsed.problem;
+  const columns = new Map<string, number>();
+  parsed.fields.forEach((field, i) => {
+    const name = field.trim().toLowerCase();
+    if (!columns.has(name)) columns.set(name, i);
+  });
+  if (!columns.has('id') || !columns.has('name')) return `must name the columns ${CSV_COLUMNS.join(',')} (tag optional, in any order); got '${text.slice(0, 100)}'`;
+  return columns;
+}
+
+/**
+ * Reads CSV with a header row. The header's first line decides the columns: `id`
+ * and `name` are required, `tag` optional, others ignored (as unknown properties
+ * are on create). An empty tag cell means no tag.
+ */
+export function csvRows(): (line: Line) => LineResult {
+  let columns: Map<string, number> | undefined;
+  return (line) => {
+    if ('problem' in line) return problemOf(line.number, failure('INVALID_FIELD', [`the line ${line.problem}`]));
+    if (isBlank(line.text)) return undefined;
+    if (columns === undefined) {
+      const header = headerOf(line.text);
+      // Without its columns no line can be read: the whole import is refused, in either mode.
+      if (typeof header === 'string') throw failure('IMPORT_INVALID', [`line ${line.number}: the CSV header ${header}`]);
+      columns = header;
+      return undefined;
+    }
+    const parsed = parseCsvRecord(line.text);
+    if ('problem' in parsed) return problemOf(line.number, failure('INVALID_FIELD', [`the record ${parsed.problem}`]));
+    const cell = (column: string) => {
+      const index = columns?.get(column);
+      return index === undefined ? undefined : parsed.fields[index];
+    };
+    const idText = cell('id');
+    const name = cell('name');
+    const tag = cell('tag');
+    if (idText === undefined || name === undefined) return problemOf(line.number, failure('INVALID_FIELD', [`the record has ${parsed.fields.length} fields, fewer than its header names`]));
+    // A cell is text: an id that is not plain decimal digits stays text, and the schema says why it is refused.
+    const plant = { id: parseInt64Text(idText) ?? idText, name, ...(tag === undefined || tag === '' ? {} : { tag }) };
+    return plantOf(line.number, plant);
+  };
+}

@@ -1,0 +1,43 @@
+/**
+ * Exports on PostgreSQL: one connection of the pool, holding one REPEATABLE READ
+ * transaction from the first chunk to the last, so every chunk reads the same
+ * snapshot while other instances keep writing; chunks by keyset (id order, the
+ * primary key), each asked for only when the consumer wants it.
+ *
+ * Between two chunks the transaction is idle while the client reads; the pool's
+ * idle-in-transaction limit (meant for bugs) is lifted to EXPORT_IDLE_LIMIT for it,
+ * so only a reader that stalls that long loses its export (docs/bulk.md).
+ */
+import type pg from 'pg';
+import type { ExportChunk, PlantFilter } from '../types.js';
+import { guarded } from './errors.js';
+import { exportChunkStatement } from './plant-page.js';
+
+const CHUNK = 2000;
+const EXPORT_IDLE_LIMIT = '10min';
+
+type Row = [id: bigint, name: string, tag: string | null];
+
+export async function* exportPostgresPlants(pool: pg.Pool, filter: PlantFilter): AsyncGenerator<ExportChunk> {
+  const client = await guarded(() => pool.connect());
+  let failure: Error | undefined;
+  try {
+    await guarded(() => client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY'));
+    await guarded(() => client.query(`SET LOCAL idle_in_transaction_session_timeout = '${EXPORT_IDLE_LIMIT}'`));
+    let after: bigint | undefined;
+    for (;;) {
+      const { rows } = await guarded(() => client.query<Row>(exportChunkStatement(filter, after, CHUNK)));
+      if (rows.length === 0) break;
+      yield rows.map(([id, name, tag]) => (tag === null ? { id, name } : { id, name, tag }));
+      if (rows.length < CHUNK) break;
+      after = (rows.at(-1) as Row)[0];
+    }
+  } catch (error) {
+    failure = error as Error;
+    throw error;
+  } finally {
+    // Ended early or not, the snapshot is let go; a connection that failed is not reused.
+    if (failure === undefined) await client.query('ROLLBACK').catch((error: Error) => (failure = error));
+    client.release(failure);
+  }
+}

@@ -1,0 +1,144 @@
+/**
+ * Imports on SQLite, in the writer thread (the process's only writer).
+ *
+ * Each import stages its rows in a TEMP table of the writer's connection, one
+ * small transaction per chunk: a temp table lives outside the store's file (SQLite
+ * keeps it in a temp file it unlinked at creation), so staging neither takes the
+ * store's write lock nor fsyncs, and a process that dies mid-import leaves nothing
+ * behind. Apply then moves the rows into `plants` in ONE transaction, as a batch
+ * of creates would: first line of an id wins, a later line with the same name and
+ * tag is unchanged, with another name or tag a conflict.
+ *
+ * The rows go in ordered by id: the table and its indexes then grow mostly at one
+ * end instead of being written all over (bench/README.md, "Import").
+ */
+import type Database from 'better-sqlite3';
+import { PLANT_CREATED } from '../../domain/events.js';
+import { findColumns } from '../../domain/search-text.js';
+import type { ImportConflict, ImportMode, ImportOutcome, ImportRow } from '../types.js';
+import { SqliteWebhookOutbox } from './webhook-store.js';
+
+interface Staging {
+  readonly table: string;
+  readonly insert: Database.Statement;
+  rows: number;
+  lastLine: number;
+}
+
+/** Thrown inside the apply transaction to roll it back with its report. */
+class Rejected extends Error {
+  constructor(readonly outcome: ImportOutcome) {
+    super('import rejected');
+  }
+}
+
+export class SqlitePlantImports {
+  private readonly imports = new Map<number, Staging>();
+  private nextId = 1;
+  private readonly outbox: SqliteWebhookOutbox;
+  private readonly readCounter: Database.Statement;
+  private readonly writeCounter: Database.Statement;
+
+  constructor(private readonly db: Database.Database) {
+    this.outbox = new SqliteWebhookOutbox(db);
+    this.readCounter = db.prepare('SELECT last FROM plant_version_counter').pluck().safeIntegers(true);
+    this.writeCounter = db.prepare('UPDATE plant_version_counter SET last = ?');
+  }
+
+  /** Starts an import; its number names it in the calls that follow. */
+  begin(): number {
+    const id = this.nextId++;
+    const table = `temp.plant_import_${id}`;
+    // line is the rowid: rows arrive in line order, so staging appends.
+    this.db.exec(`CREATE TABLE ${table} (line INTEGER PRIMARY KEY, id INTEGER NOT NULL, name TEXT NOT NULL, tag TEXT,
+      name_key TEXT NOT NULL, name_words TEXT NOT NULL, tag_words TEXT NOT NULL)`);
+    const insert = this.db.prepare(`INSERT INTO ${table} VALUES (?, ?, ?, ?, ?, ?, ?)`);
+    this.imports.set(id, { table, insert, rows: 0, lastLine: 0 });
+    return id;
+  }
+
+  stage(importId: number, rows: readonly ImportRow[]): void {
+    const staging = this.staging(importId);
+    const insertAll = this.db.transaction(() => {
+      for (const row of rows) {
+        const find = findColumns(row.name, row.tag);
+        staging.insert.run(row.line, row.id, row.name, row.tag, find.nameKey, find.nameWords, find.tagWords);
+      }
+    });
+    insertAll();
+    staging.rows += rows.length;
+    staging.lastLine = Math.max(staging.lastLine, rows.at(-1)?.line ?? 0);
+  }
+
+  apply(importId: number, mode: ImportMode, reportLimit: number): ImportOutcome {
+    const staging = this.staging(importId);
+    try {
+      return this.db.transaction(() => this.applyStaged(staging, mode, reportLimit)).immediate();
+    } catch (error) {
+      if (error instanceof Rejected) return error.outcome;
+      throw error;
+    } finally {
+      this.abort(importId);
+    }
+  }
+
+  abort(importId: number): void {
+    const staging = this.imports.get(importId);
+    if (staging === undefined) return;
+    this.imports.delete(importId);
+    this.db.exec(`DROP TABLE IF EXISTS ${staging.table}`);
+  }
+
+  private staging(importId: number): Staging {
+    const staging = this.imports.get(importId);
+    if (staging === undefined) throw new Error(`no import ${importId} is in progress`);
+    return staging;
+  }
+
+  private applyStaged(staging: Staging, mode: ImportMode, reportLimit: number): ImportOutcome {
+    const now = Date.now();
+    const base = this.readCounter.get() as bigint;
+    // Every created plant takes a version above the counter: base + its line is unique.
+    const created = this.db
+      .prepare(`INSERT INTO plants (id, name, tag, created_at, version, name_key, name_words, tag_words)
+        SELECT id, name, tag, ?, ? + line, name_key, name_words, tag_words FROM ${staging.table} WHERE true ORDER BY id, line
+        ON CONFLICT (id) DO NOTHING`)
+      .run(now, base).changes;
+    const { conflicts, conflictCount } = created === staging.rows ? { conflicts: [], conflictCount: 0 } : this.conflicts(staging, reportLimit);
+    if (mode === 'all' && conflictCount > 0) throw new Rejected({ kind: 'rejected', conflicts, conflictCount });
+    if (created > 0) {
+      this.writeCounter.run(base + BigInt(staging.lastLine));
+      this.emitCreated(staging, base, now);
+    }
+    return { kind: 'applied', created, unchanged: staging.rows - created - conflictCount, conflicts, conflictCount };
+  }
+
+  /** Lines whose id now holds another name or tag: stored before, or created by an earlier line. */
+  private conflicts(staging: Staging, reportLimit: number): { conflicts: ImportConflict[]; conflictCount: number } {
+    const from = `FROM ${staging.table} s JOIN plants p ON p.id = s.id WHERE p.name <> s.name OR p.tag IS NOT s.tag`;
+    const conflictCount = this.db.prepare(`SELECT count(*) ${from}`).pluck().get() as number;
+    const rows = this.db.prepare(`SELECT s.line, s.id ${from} ORDER BY s.line LIMIT ?`).safeIntegers(true).all(reportLimit) as { line: bigint; id: bigint }[];
+    return { conflicts: rows.map((row) => ({ line: Number(row.line), id: row.id })), conflictCount };
+  }
+
+  /**
+   * The outbox's plant.created events, in the same transaction, read back only when
+   * somebody subscribed. The created plants are the staged lines whose plant got
+   * the version that line gave it; read in chunks, as the outbox writes between them.
+   */
+  private emitCreated(staging: Staging, base: bigint, now: number): void {
+    const outbox = this.outbox.forBatch(now);
+    if (!outbox.wants(PLANT_CREATED)) return;
+    const chunk = this.db
+      .prepare(`SELECT s.line, s.id, s.name, s.tag FROM ${staging.table} s JOIN plants p ON p.id = s.id AND p.version = ? + s.line
+        WHERE s.line > ? ORDER BY s.line LIMIT 5000`)
+      .safeIntegers(true);
+    let after = 0n;
+    for (;;) {
+      const rows = chunk.all(base, after) as { line: bigint; id: bigint; name: string; tag: string | null }[];
+      if (rows.length === 0) return;
+      for (const row of rows) outbox.created(row.tag === null ? { id: row.id, name: row.name } : { id: row.id, name: row.name, tag: row.tag });
+      after = (rows.at(-1) as (typeof rows)[number]).line;
+    }
+  }
+}
