@@ -1,0 +1,246 @@
+/**
+ * Copying the SQLite store out (`plantstore backup`) and back (`plantstore restore`).
+ *
+ * Backup uses SQLite's online backup API from a fresh read-only connection while the
+ * service keeps serving and writing. The copy runs in ONE step, which is one read
+ * transaction. In WAL mode a reader and the writers never wait for each other, and the
+ * copy is the store as it was when that read began. Copying in chunks (better-sqlite3's
+ * default, 100 pages per event-loop turn) would not work: the API starts a chunked copy
+ * over whenever another connection commits, so under steady writes it never finishes.
+ * The price of one step is that the service's checkpoints cannot reuse the WAL past
+ * that read while it lasts, so the -wal file grows by what is written meanwhile. For
+ * the same reason there is no progress to report; the result says what was copied.
+ *
+ * Both commands write the copy to a temporary file beside its destination. The copy is
+ * switched to journal_mode=DELETE (one self-contained file, no -wal or -shm to carry
+ * along), checked (PRAGMA quick_check, schema_migrations), fsync'd, and renamed into
+ * place. A crash at any moment leaves either the old file whole or the new one.
+ *
+ * Replacing a file, a store to restore into or a backup under --force, needs it unused.
+ * A service holds a SHARED lock on the database file for as long as its connections are
+ * open: WAL mode keeps that lock between transactions, so an idle service holds it too.
+ * A connection in locking_mode=EXCLUSIVE that switches the file to journal_mode=DELETE
+ * needs the EXCLUSIVE lock, so it fails with SQLITE_BUSY while any other process has
+ * the store open. A plain BEGIN EXCLUSIVE is not enough: in WAL mode it conflicts only
+ * with another writer, so it succeeds under an idle service. The OS drops a dead
+ * process's locks, so a service killed with SIGKILL does not count as a user. Its
+ * left-over WAL is recovered into the old file by the switch, which then deletes it, so
+ * no stale -wal can be replayed into the new file. The switch also means closing that
+ * connection later does not checkpoint or delete a `-wal` by name; after the rename,
+ * that name belongs to the new file. The lock is held from the check to the rename.
+ * What no lock can prevent is a process that opens the old file in that short time and
+ * then waits for the lock: once it gets it, it runs on the replaced file. So the
+ * service must stay stopped until restore returns (docs/deploying.md).
+ */
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import { refuseNewerStore } from '../errors.js';
+import { migrationsOf } from '../migrations.js';
+import { DEFAULT_BUSY_TIMEOUT_MS } from './connection.js';
+
+/** A backup or restore refused (nothing was changed), with the reason for the person running it. */
+export class SqliteBackupError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'SqliteBackupError';
+  }
+}
+
+export interface CopyOptions {
+  /** Replace an existing destination (still never one another process has open). */
+  readonly force?: boolean;
+}
+
+/** What a backup or restore copied, as checked on the copy. */
+export interface CopyReport {
+  readonly source: string;
+  readonly target: string;
+  readonly plants: number;
+  /** The newest migration the copy has. */
+  readonly schemaVersion: number;
+  readonly pages: number;
+  readonly bytes: number;
+  /** Whether an existing file was replaced (only with force). */
+  readonly replaced: boolean;
+  readonly durationMs: number;
+}
+
+interface StoreFacts {
+  readonly plants: number;
+  readonly schemaVersion: number;
+  readonly pages: number;
+}
+
+/** sqlite3_backup_step's page count for "all of them" (better-sqlite3 clamps negative counts to 0). */
+const ALL_PAGES = 0x7fffffff;
+/** How long to wait for a store's lock: a running service never lets go, but a short CLI run does. */
+const LOCK_WAIT_MS = 1000;
+
+/** Copies the store at sourcePath to targetPath, consistently, while a service may be writing to it. */
+export async function backupSqlite(sourcePath: string, targetPath: string, options: CopyOptions = {}): Promise<CopyReport> {
+  const started = performance.now();
+  const source = resolve(sourcePath);
+  const target = resolve(targetPath);
+  if (!existsSync(source)) throw new SqliteBackupError(`no SQLite store at ${source} (a relative path starts from the current folder)`);
+  if (!existsSync(dirname(target))) throw new SqliteBackupError(`the folder ${dirname(target)} for the backup does not exist`);
+  refuseSameFile(source, target, 'the backup cannot be written over the store it copies');
+  const { facts, replaced } = await copyInto(source, target, options.force === true, `the backup of ${source}`);
+  return report(source, target, facts, replaced, started);
+}
+
+/**
+ * Replaces the store at targetPath with the backup at backupPath (or creates it). Refuses
+ * a file that is not a sound Plant Store of a schema this build knows, and a store that a
+ * running service (any process) has open.
+ */
+export async function restoreSqlite(backupPath: string, targetPath: string, options: CopyOptions = {}): Promise<CopyReport> {
+  const started = performance.now();
+  const backup = resolve(backupPath);
+  const target = resolve(targetPath);
+  if (!existsSync(backup)) throw new SqliteBackupError(`no backup file at ${backup}`);
+  // Checked before anything is copied, so a wrong file is refused at once.
+  readFacts(backup, `the backup ${backup}`, { readonly: true, refuseNewer: true });
+  mkdirSync(dirname(target), { recursive: true });
+  refuseSameFile(backup, target, 'the backup is the store itself');
+  // Also checked before copying, for a quick answer. The check that counts is the one at the swap.
+  if (existsSync(target) && options.force === true) lockUnused(target).close();
+  const { facts, replaced } = await copyInto(backup, target, options.force === true, `the restored copy of ${backup}`);
+  return report(backup, target, facts, replaced, started);
+}
+
+function report(source: string, target: string, facts: StoreFacts, replaced: boolean, started: number): CopyReport {
+  return { source, target, ...facts, bytes: statSync(target).size, replaced, durationMs: performance.now() - started };
+}
+
+/** Copies source to a temporary file beside target, checks it, and swaps it in. */
+async function copyInto(source: string, target: string, force: boolean, label: string): Promise<{ facts: StoreFacts; replaced: boolean }> {
+  if (existsSync(target) && !force) {
+    throw new SqliteBackupError(`${target} exists: pass --force to replace it (everything in it is lost)`);
+  }
+  const temp = join(dirname(target), `${basename(target)}.${process.pid}.partial`);
+  try {
+    const reader = new Database(source, { readonly: true, fileMustExist: true, timeout: DEFAULT_BUSY_TIMEOUT_MS });
+    try {
+      await reader.backup(temp, { progress: () => ALL_PAGES }).catch((error: unknown) => {
+        throw explained(source, error);
+      });
+    } finally {
+      reader.close();
+    }
+    const facts = readFacts(temp, label, { readonly: false, refuseNewer: false });
+    syncFile(temp);
+    const replaced = swapIn(temp, target, force);
+    syncFile(dirname(target));
+    return { facts, replaced };
+  } finally {
+    for (const leftover of [temp, `${temp}-journal`, `${temp}-wal`, `${temp}-shm`]) rmSync(leftover, { force: true });
+  }
+}
+
+/** Renames temp over target, holding target's lock if it exists (see the top of this file). */
+function swapIn(temp: string, target: string, force: boolean): boolean {
+  if (existsSync(target) && !force) throw new SqliteBackupError(`${target} appeared while it was being written: not replacing it without --force`);
+  if (!existsSync(target)) {
+    const stale = [`${target}-wal`, `${target}-journal`].filter((path) => existsSync(path));
+    if (stale.length > 0) {
+      throw new SqliteBackupError(`${stale.join(' and ')} exist without their database ${target}: SQLite would replay them into the new file; move them away first`);
+    }
+    renameSync(temp, target);
+    return false;
+  }
+  const lock = lockUnused(target);
+  try {
+    // No connection uses it (we hold the lock), and the file is no longer in WAL mode.
+    // Closing the lock afterwards deletes only the lock's own empty -journal.
+    rmSync(`${target}-shm`, { force: true });
+    renameSync(temp, target);
+  } finally {
+    lock.close();
+  }
+  return true;
+}
+
+/** A connection holding target's EXCLUSIVE lock, with any left-over WAL folded into the file and deleted. */
+function lockUnused(target: string): Database.Database {
+  const db = new Database(target, { fileMustExist: true, timeout: LOCK_WAIT_MS });
+  let mode: unknown;
+  try {
+    db.pragma('locking_mode = EXCLUSIVE');
+    mode = db.pragma('journal_mode = DELETE', { simple: true });
+  } catch (error) {
+    db.close();
+    const code = codeOf(error);
+    if (code === 'SQLITE_NOTADB') throw new SqliteBackupError(`${target} exists and is not a SQLite database: not replacing it`, { cause: error });
+    if (code?.startsWith('SQLITE_BUSY') !== true && code?.startsWith('SQLITE_LOCKED') !== true) throw error;
+    mode = undefined;
+  }
+  // SQLite answers with the mode it stayed in when it could not switch.
+  if (mode === 'delete') return db;
+  if (db.open) db.close();
+  throw new SqliteBackupError(`${target} is open in another process (a running plantstore serve?): stop it first; a store in use is never replaced`);
+}
+
+/**
+ * Checks that the file is a sound Plant Store and says what is in it. Opened
+ * read-write, the file is also switched to journal_mode=DELETE, so it stands alone.
+ */
+function readFacts(path: string, label: string, how: { readonly: boolean; refuseNewer: boolean }): StoreFacts {
+  const db = new Database(path, { readonly: how.readonly, fileMustExist: true, timeout: DEFAULT_BUSY_TIMEOUT_MS });
+  try {
+    return readable(label, () => {
+      if (!how.readonly) db.pragma('journal_mode = DELETE');
+      const findings = (db.pragma('quick_check(5)') as { quick_check: string }[]).map((row) => row.quick_check);
+      if (findings.length !== 1 || findings[0] !== 'ok') throw new SqliteBackupError(`${label} is damaged (PRAGMA quick_check: ${findings.join('; ')})`);
+      const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name IN ('schema_migrations', 'plants')").pluck().all();
+      const versions = tables.length === 2 ? (db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[]) : [];
+      if (versions.length === 0) throw new SqliteBackupError(`${label} is a SQLite database but not a Plant Store (no schema_migrations and plants tables)`);
+      if (how.refuseNewer) refuseNewerStore(`in ${label}`, versions, migrationsOf('sqlite'));
+      return {
+        plants: db.prepare('SELECT count(*) FROM plants').pluck().get() as number,
+        schemaVersion: Math.max(...versions),
+        pages: db.pragma('page_count', { simple: true }) as number,
+      };
+    });
+  } finally {
+    db.close();
+  }
+}
+
+/** Runs fn, turning SQLite's "not a database" and "corrupt" into a sentence about the file. */
+function readable<T>(label: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    throw explained(label, error);
+  }
+}
+
+function explained(label: string, error: unknown): unknown {
+  const code = codeOf(error);
+  if (code === 'SQLITE_NOTADB') return new SqliteBackupError(`${label} is not a SQLite database`, { cause: error });
+  if (code?.startsWith('SQLITE_CORRUPT') === true) return new SqliteBackupError(`${label} is damaged (${code})`, { cause: error });
+  return error;
+}
+
+function refuseSameFile(source: string, target: string, why: string): void {
+  const real = (path: string) => join(realpathSync(dirname(path)), basename(path));
+  const from = real(source);
+  const to = real(target);
+  if ([from, `${from}-wal`, `${from}-shm`, `${from}-journal`].includes(to)) throw new SqliteBackupError(`${why} (${to})`);
+}
+
+/** fsync a file or a folder: a rename is durable only once its folder is synced. */
+function syncFile(path: string): void {
+  const fd = openSync(path, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function codeOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
