@@ -6,7 +6,9 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/index.js';
 import { TokenError } from '../tokens/token-service.js';
+import { registerBackupCommands } from './backup-command.js';
 import { commandIndex } from './command-index.js';
+import { registerCopyCommands } from './copy-command.js';
 import { registerPlantsCommands } from './plants-command.js';
 import { registerServeCommands } from './serve-command.js';
 import { registerTokenCommands } from './token-command.js';
@@ -31,6 +33,8 @@ registerServeCommands(program);
 registerTokenCommands(program);
 registerWebhookCommands(program);
 registerPlantsCommands(program);
+registerCopyCommands(program);
+registerBackupCommands(program);
 program.addHelpText('after', () => commandIndex(program));
 
 try {

@@ -1,0 +1,30 @@
+/**
+ * A checksum of a store's plants, computed in the same way on both sides of a copy:
+ * SHA-256 over one line per plant in id order, fed chunk by chunk (never the whole
+ * store in memory). Computed here, from the rows each dialect's reader returns,
+ * rather than in SQL, so that two databases with different text and number
+ * functions hash exactly the same bytes for the same plants.
+ *
+ * A line is the JSON array [id, name, tag, version, created_at]: ids and versions
+ * as exact decimal text, a missing tag as null (so it differs from an empty one),
+ * and JSON's quoting keeps any name apart from the fields around it.
+ */
+import { createHash, type Hash } from 'node:crypto';
+import type { PlantRow } from './rows.js';
+
+export class PlantChecksum {
+  private readonly hash: Hash = createHash('sha256');
+
+  add(plants: readonly PlantRow[]): void {
+    let lines = '';
+    for (const { id, name, tag, version, createdAt } of plants) {
+      lines += `${JSON.stringify([id.toString(), name, tag, version.toString(), createdAt])}\n`;
+    }
+    this.hash.update(lines, 'utf8');
+  }
+
+  /** Hex; the checksum can be taken once. */
+  digest(): string {
+    return this.hash.digest('hex');
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * A store's data as `plantstore copy` carries it: the same rows whichever database
+ * they come from or go to. Each dialect's reader turns its own types into these and
+ * each writer turns them back (SQLite keeps times as integer milliseconds, lists as
+ * comma-separated text and booleans as 0/1; PostgreSQL has timestamptz, text[] and
+ * boolean).
+ *
+ * Ids, versions and sequence positions are bigint: no JS number ever holds one.
+ * Times are epoch milliseconds, what SQLite stores (a plant PostgreSQL created has
+ * microseconds, which a copy to SQLite rounds to the millisecond, as SQLite would).
+ *
+ * Not carried, and why:
+ * - the find columns (name_key, name_words, tag_words): derived from name and tag;
+ *   each writer computes them with the code every plant write uses (search-text.ts);
+ * - SQLite's json column and search index: SQLite maintains both from the row;
+ * - schema_migrations: each store records its own (both are migrated first);
+ * - the rowid order of SQLite events: only retention reads it, to break ties
+ *   between events of one millisecond, which it may delete in any order.
+ */
+
+export interface PlantRow {
+  readonly id: bigint;
+  readonly name: string;
+  readonly tag: string | null;
+  /** Its ETag: copied as it is, so clients' If-Match headers stay valid. */
+  readonly version: bigint;
+  readonly createdAt: number;
+}
+
+export interface TokenRow {
+  readonly id: string;
+  readonly name: string;
+  readonly secretHash: string;
+  readonly scopes: readonly string[];
+  readonly createdAt: number;
+  readonly expiresAt: number | null;
+  readonly lastUsedAt: number | null;
+  readonly revokedAt: number | null;
+}
+
+/** The store's own random secrets by name ('page-cursor' signs the list's page cursors). */
+export interface SecretRow {
+  readonly name: string;
+  readonly secret: string;
+}
+
+export interface SubscriptionRow {
+  /**
+   * Its place among subscriptions (SQLite's rowid, PostgreSQL's seq): lists order by
+   * creation time and then by this, so subscriptions created in one millisecond keep
+   * their order.
+   */
+  readonly seq: bigint;
+  readonly id: string;
+  readonly url: string;
+  readonly description: string | null;
+  readonly secret: string;
+  readonly previousSecret: string | null;
+  readonly previousSecretExpiresAt: number | null;
+  readonly eventTypes: readonly string[];
+  readonly createdAt: number;
+}
+
+export interface EventRow {
+  readonly id: string;
+  readonly type: string;
+  readonly payload: string;
+  readonly createdAt: number;
+}
+
+export interface DeliveryRow {
+  /** As SubscriptionRow.seq: the deliveries of one batch share a time, and keep their order. */
+  readonly seq: bigint;
+  readonly id: string;
+  readonly eventId: string;
+  readonly subscriptionId: string;
+  readonly status: string;
+  readonly attemptCount: number;
+  readonly manual: boolean;
+  readonly nextAttemptAt: number | null;
+  /** A lease held when the copy was taken: it expires by itself, as in the source. */
+  readonly leaseOwner: string | null;
+  readonly leaseUntil: number | null;
+  readonly createdAt: number;
+}
+
+export interface AttemptRow {
+  readonly id: bigint;
+  readonly deliveryId: string;
+  readonly attempt: number;
+  readonly attemptedAt: number;
+  readonly responseStatus: number | null;
+  readonly latencyMs: number;
+  readonly error: string | null;
+}
+
+/** Every table the copy carries, by its name in both schemas. */
+export interface CopyRows {
+  store_secrets: SecretRow;
+  tokens: TokenRow;
+  plants: PlantRow;
+  webhook_subscriptions: SubscriptionRow;
+  webhook_events: EventRow;
+  webhook_deliveries: DeliveryRow;
+  webhook_delivery_attempts: AttemptRow;
+}
+
+export type CopyTable = keyof CopyRows;
+
+/** In the order they are written: a row's parents (foreign keys) before it. */
+export const COPY_TABLES = [
+  'store_secrets',
+  'tokens',
+  'plants',
+  'webhook_subscriptions',
+  'webhook_events',
+  'webhook_deliveries',
+  'webhook_delivery_attempts',
+] as const satisfies readonly CopyTable[];
+
+/** Each table as people call it, for messages and the verification table. */
+export const TABLE_LABELS: Readonly<Record<CopyTable, string>> = {
+  store_secrets: 'store secrets',
+  tokens: 'tokens',
+  plants: 'plants',
+  webhook_subscriptions: 'webhook subscriptions',
+  webhook_events: 'webhook events',
+  webhook_deliveries: 'webhook deliveries',
+  webhook_delivery_attempts: 'delivery attempts',
+};
+
+/** A row's primary key, which readers page by (keyset: `WHERE key > last ORDER BY key`). */
+export type RowKey = bigint | string;
+
+export function keyOf(row: CopyRows[CopyTable]): RowKey {
+  return 'id' in row ? row.id : row.name;
+}
+
+/** SQLite's and the copy's form of a list: comma-separated ('' for none); no item holds a comma. */
+export function splitList(text: string): string[] {
+  return text === '' ? [] : text.split(',');
+}

@@ -1,0 +1,87 @@
+/**
+ * Writing a copy's rows into a SQLite store: one prepared INSERT per table, run
+ * row by row inside the target's one transaction (in SQLite a statement run costs
+ * about a microsecond; the commit is what costs, and there is one).
+ *
+ * Plants get their find columns from findColumns, as every plant write does; the
+ * json column and the search index (triggers) SQLite fills itself. Subscriptions
+ * and deliveries get their rowid from the row's seq, so lists keep their order.
+ */
+import type Database from 'better-sqlite3';
+import { findColumns } from '../../domain/search-text.js';
+import type { CopyRows, CopyTable } from './rows.js';
+
+type Binder<Row> = (row: Row) => unknown[];
+
+interface TableWrite<Row> {
+  readonly sql: string;
+  readonly values: Binder<Row>;
+}
+
+const bool = (value: boolean) => (value ? 1 : 0);
+
+const WRITES: { readonly [T in CopyTable]: TableWrite<CopyRows[T]> } = {
+  // The target's migration made its own page-cursor secret: the source's replaces it, so cursors stay valid.
+  store_secrets: {
+    sql: 'INSERT INTO store_secrets (name, secret) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET secret = excluded.secret',
+    values: (r) => [r.name, r.secret],
+  },
+  tokens: {
+    sql: 'INSERT INTO tokens (id, name, secret_hash, scopes, created_at, expires_at, last_used_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    values: (r) => [r.id, r.name, r.secretHash, r.scopes.join(','), r.createdAt, r.expiresAt, r.lastUsedAt, r.revokedAt],
+  },
+  plants: {
+    sql: 'INSERT INTO plants (id, name, tag, version, created_at, name_key, name_words, tag_words) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    values: (r) => {
+      const find = findColumns(r.name, r.tag);
+      return [r.id, r.name, r.tag, r.version, r.createdAt, find.nameKey, find.nameWords, find.tagWords];
+    },
+  },
+  webhook_subscriptions: {
+    sql: `INSERT INTO webhook_subscriptions (rowid, id, url, description, secret, previous_secret, previous_secret_expires_at, event_types, created_at)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    values: (r) => [r.seq, r.id, r.url, r.description, r.secret, r.previousSecret, r.previousSecretExpiresAt, r.eventTypes.join(','), r.createdAt],
+  },
+  webhook_events: {
+    sql: 'INSERT INTO webhook_events (id, type, payload, created_at) VALUES (?, ?, ?, ?)',
+    values: (r) => [r.id, r.type, r.payload, r.createdAt],
+  },
+  webhook_deliveries: {
+    sql: `INSERT INTO webhook_deliveries
+            (rowid, id, event_id, subscription_id, status, attempt_count, manual, next_attempt_at, lease_owner, lease_until, created_at)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    values: (r) => [r.seq, r.id, r.eventId, r.subscriptionId, r.status, r.attemptCount, bool(r.manual), r.nextAttemptAt, r.leaseOwner, r.leaseUntil, r.createdAt],
+  },
+  webhook_delivery_attempts: {
+    sql: `INSERT INTO webhook_delivery_attempts (id, delivery_id, attempt, attempted_at, response_status, latency_ms, error)
+          VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    values: (r) => [r.id, r.deliveryId, r.attempt, r.attemptedAt, r.responseStatus, r.latencyMs, r.error],
+  },
+};
+
+/** Children first: better-sqlite3 enforces foreign keys. */
+const CLEAR_ORDER = ['webhook_delivery_attempts', 'webhook_deliveries', 'webhook_events', 'webhook_subscriptions', 'tokens', 'plants'] as const;
+
+export class SqliteCopyWriter {
+  private readonly statements = new Map<CopyTable, Database.Statement>();
+
+  constructor(private readonly db: Database.Database) {}
+
+  insert<T extends CopyTable>(table: T, rows: readonly CopyRows[T][]): void {
+    const write: TableWrite<CopyRows[T]> = WRITES[table];
+    let statement = this.statements.get(table);
+    if (statement === undefined) {
+      statement = this.db.prepare(write.sql);
+      this.statements.set(table, statement);
+    }
+    for (const row of rows) statement.run(write.values(row));
+  }
+
+  clear(): void {
+    for (const table of CLEAR_ORDER) this.db.prepare(`DELETE FROM ${table}`).run();
+  }
+
+  raiseVersionCounter(last: bigint): void {
+    this.db.prepare('UPDATE plant_version_counter SET last = max(last, ?)').run(last);
+  }
+}
