@@ -6,6 +6,7 @@
  *
  * Usage: node --import tsx bench/floor-server.ts <port>
  */
+import { createReadStream } from 'node:fs';
 import Fastify from 'fastify';
 import { LIST_PAGE, seededPlant } from './workload.js';
 
@@ -34,6 +35,14 @@ app.get('/plants', async (request) => {
   for (let id = after + 1; id <= after + limit; id++) page.push(seededPlant(id));
   return page;
 });
+
+// The bulk cases' floor: an upload read and dropped, and a file streamed back as it is.
+app.addContentTypeParser('application/x-ndjson', (_request, payload, done) => done(null, payload));
+app.post('/bulk-sink', async (request) => {
+  for await (const chunk of request.body as AsyncIterable<Buffer>) void chunk;
+  return { ok: true };
+});
+app.get('/bulk-source', async (request, reply) => reply.type('application/x-ndjson').send(createReadStream((request.query as { file: string }).file)));
 
 app.get('/healthz', async () => ({ status: 'ok' }));
 

@@ -17,6 +17,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { benchBulk, floorBulk, formatBulk, writeImportFile, type BulkFigures } from './bulk.js';
 import { probeFsync } from './fsync-probe.js';
 import type { LoadResult, LoadSpec } from './load-runner.js';
 import { parseOptions, type BenchOptions, type CaseName, type StoreName } from './options.js';
@@ -26,6 +27,7 @@ import { prepareStore, type PreparedStore } from './stores.js';
 
 const options = parseOptions(process.argv.slice(2), process.env);
 const rows: Row[] = [];
+const bulkRows: BulkFigures[] = [];
 const notes: string[] = [];
 let runNumber = 0;
 const STARTUP_SAMPLES = 5;
@@ -203,6 +205,24 @@ function noteFsync(when: string): void {
   notes.push(`fsync of a 4 KB write on this disk, ${when}: p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms, max ${max.toFixed(2)} ms`);
 }
 
+/** Issue 21's targets: import at least 150,000 plants/s on SQLite and 50,000/s on PostgreSQL, export 500,000/s, peak RSS under 150 MB. */
+async function bulk(floor: Running): Promise<void> {
+  log(`bulk: writing ${options.bulkSize} plants as NDJSON`);
+  const input = await writeImportFile(options.bulkSize);
+  try {
+    bulkRows.push(await floorBulk(floor, { file: input.file, count: options.bulkSize }));
+    for (const store of options.stores) {
+      log(`bulk: import and export of ${options.bulkSize} plants on ${store}`);
+      const figures = await benchBulk(store, options.postgresUrl, { file: input.file, count: options.bulkSize }, join(logDir, `bulk-${store}.log`), options.logLevel);
+      if (typeof figures === 'string') notes.push(figures);
+      else bulkRows.push(figures);
+    }
+    notes.push(`bulk: ${options.bulkSize} plants, ${(input.bytes / 1e6).toFixed(1)} MB of NDJSON; targets: import >= 150,000 plants/s (sqlite), >= 50,000/s (postgres); export >= 500,000/s; peak RSS < 150 MB`);
+  } finally {
+    input.cleanup();
+  }
+}
+
 async function main(): Promise<void> {
   if (!options.noBuild) build();
   noteFsync('before the runs');
@@ -210,6 +230,7 @@ async function main(): Promise<void> {
   try {
     const sizes = options.scale ? [options.storeSize, options.scaleSize] : [options.storeSize];
     for (const store of options.stores) await benchStore(store, sizes, floor);
+    if (options.bulkSize > 0) await bulk(floor);
     updateComparison();
     findComparison();
     if (options.scale) scaleComparison();
@@ -219,8 +240,9 @@ async function main(): Promise<void> {
   noteFsync('after the runs');
   const setup = `${options.connections} connections, ${options.duration} s per run, median of ${options.repeats} runs, ` +
     `${cpus().length} CPUs, node ${process.version}, service LOG_LEVEL=${options.logLevel}`;
-  process.stdout.write(`\n${setup}\n\n${formatTable(rows)}\n\n${[...new Set(notes)].map((n) => `- ${n}`).join('\n')}\n`);
-  const file = writeResults(join(ROOT, 'bench', 'results'), { date: new Date().toISOString(), setup, options, rows, notes });
+  const bulkTable = bulkRows.length === 0 ? '' : `${formatBulk(bulkRows)}\n\n`;
+  process.stdout.write(`\n${setup}\n\n${formatTable(rows)}\n\n${bulkTable}${[...new Set(notes)].map((n) => `- ${n}`).join('\n')}\n`);
+  const file = writeResults(join(ROOT, 'bench', 'results'), { date: new Date().toISOString(), setup, options, rows, bulk: bulkRows, notes });
   process.stdout.write(`\nresults: ${file}\n`);
 }
 

@@ -27,6 +27,8 @@ export interface BenchOptions {
   /** Also run the cases with 1,000,000 plants stored and compare. */
   readonly scale: boolean;
   readonly scaleSize: number;
+  /** Plants imported and exported by the bulk cases; 0 skips them. */
+  readonly bulkSize: number;
   /** Measure p99 at a fixed offered load of half the measured maximum. */
   readonly paced: boolean;
   /** Write a --cpu-prof profile of the service to bench/results/profiles. */
@@ -48,6 +50,8 @@ const HELP = `npm run bench -- [options]   (each has an environment variable too
   --stores <list>      sqlite,postgres                    BENCH_STORES
   --scale              also run with --scale-size plants  BENCH_SCALE=1
   --scale-size <n>     plants in scale mode               BENCH_SCALE_SIZE   (1000000)
+  --bulk-size <n>      plants imported, then exported;    BENCH_BULK_SIZE    (1000000)
+                       0 skips the bulk cases
   --no-paced           skip the fixed-load p99 runs       BENCH_PACED=0
   --profile            write service CPU profiles         BENCH_PROFILE=1
   --no-build           use dist/ as it is                 BENCH_NO_BUILD=1
@@ -62,6 +66,7 @@ const FLAGS: Record<string, string> = {
   '--cases': 'BENCH_CASES',
   '--stores': 'BENCH_STORES',
   '--scale-size': 'BENCH_SCALE_SIZE',
+  '--bulk-size': 'BENCH_BULK_SIZE',
   '--log-level': 'BENCH_LOG_LEVEL',
   '--postgres-url': 'BENCH_POSTGRES_URL',
 };
@@ -113,6 +118,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
     stores: list(values, 'BENCH_STORES', ['sqlite', 'postgres'] as const),
     scale: values.BENCH_SCALE === '1',
     scaleSize: positive(values, 'BENCH_SCALE_SIZE', 1_000_000),
+    bulkSize: values.BENCH_BULK_SIZE === '0' ? 0 : positive(values, 'BENCH_BULK_SIZE', 1_000_000),
     paced: values.BENCH_PACED !== '0',
     profile: values.BENCH_PROFILE === '1',
     logLevel: values.BENCH_LOG_LEVEL || 'info',

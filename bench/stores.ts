@@ -48,13 +48,13 @@ export async function prepareSqlite(size: number, buildDir?: string): Promise<Pr
   db.exec(`
     BEGIN;
     INSERT INTO plants (id, name, tag, created_at${find.columns})
-      WITH RECURSIVE seq(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM seq WHERE x < ${size})
+      WITH RECURSIVE seq(x) AS (SELECT 1 WHERE ${size} > 0 UNION ALL SELECT x + 1 FROM seq WHERE x < ${size})
       SELECT x, ${SEED_SQL_NAME}, ${SEED_SQL_TAG}, 0${find.values} FROM seq;
     COMMIT;
   `);
   const seedMs = performance.now() - started;
   let deepNameCursor: string | undefined;
-  if (find.columns !== '') {
+  if (find.columns !== '' && size > 0) {
     checkSeededFindColumns(db.prepare(`SELECT id, name, tag, name_key AS nameKey, name_words AS nameWords, tag_words AS tagWords FROM plants WHERE id % ${Math.max(1, Math.floor(size / 100))} = 0`).all() as SeededRow[]);
     const deep = db.prepare('SELECT id, name_key FROM plants ORDER BY name_key, id LIMIT 1 OFFSET ?').raw().get(deepOffset(size)) as [number, string];
     const secret = db.prepare("SELECT secret FROM store_secrets WHERE name = 'page-cursor'").pluck().get() as string;
@@ -168,7 +168,7 @@ export async function preparePostgres(serverUrl: string, size: number, buildDir?
     await admin.query(`VACUUM (ANALYZE) ${schema}.plants`);
     const seedMs = performance.now() - started;
     let deepNameCursor: string | undefined;
-    if (find.columns !== '') {
+    if (find.columns !== '' && size > 0) {
       const sample = await admin.query<SeededRow>(
         `SELECT id::text AS id, name, tag, name_key AS "nameKey", name_words AS "nameWords", tag_words AS "tagWords" FROM ${schema}.plants WHERE id % ${Math.max(1, Math.floor(size / 100))} = 0`,
       );

@@ -23,7 +23,7 @@ export const NDJSON = 'application/x-ndjson';
 export const CSV = 'text/csv';
 
 /** Plants per staged chunk. */
-const STAGE_CHUNK = 5000;
+const STAGE_CHUNK = 1000;
 /** Problems a 200 in skip mode lists (all are counted in `skipped`). */
 export const REPORTED_PROBLEMS = 1000;
 /** Problems an Error record's message names. */

@@ -18,6 +18,8 @@ import { findColumns } from '../../domain/search-text.js';
 import type { ImportConflict, ImportMode, ImportOutcome, ImportRow } from '../types.js';
 import { SqliteWebhookOutbox } from './webhook-store.js';
 
+const TEMP_CACHE_KIB = 2048;
+
 interface Staging {
   readonly table: string;
   readonly insert: Database.Statement;
@@ -40,6 +42,10 @@ export class SqlitePlantImports {
   private readonly writeCounter: Database.Statement;
 
   constructor(private readonly db: Database.Database) {
+    // The temp schema's own page cache (16 MB by default): staging only appends and
+    // apply reads it once in order, so a small cache costs nothing and keeps the
+    // writer thread's memory down during an import.
+    db.pragma(`temp.cache_size = -${TEMP_CACHE_KIB}`);
     this.outbox = new SqliteWebhookOutbox(db);
     this.readCounter = db.prepare('SELECT last FROM plant_version_counter').pluck().safeIntegers(true);
     this.writeCounter = db.prepare('UPDATE plant_version_counter SET last = ?');

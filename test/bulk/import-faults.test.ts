@@ -1,0 +1,124 @@
+/**
+ * Imports cut short, over real sockets: a client that disconnects mid-upload, and a
+ * service killed with SIGKILL mid-upload, leave no plant of the import behind (all
+ * or nothing), and the store takes the next import as usual. And an export to a
+ * client that stops reading stops reading the store: backpressure, not buffering.
+ */
+import assert from 'node:assert/strict';
+import { request, type ClientRequest } from 'node:http';
+import { describe, it } from 'node:test';
+import type { Store } from '../../src/store/types.js';
+import { issueToken } from '../../src/tokens/token-service.js';
+import { listen } from '../client/servers.js';
+import { sqliteBackend, testBackends } from '../support/backends.js';
+import { createHarness } from '../support/harness.js';
+import { listed } from '../support/pages.js';
+import { startServiceProcess } from '../support/service-process.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const line = (id: number) => `{"id":${id},"name":"plant ${id}","tag":"bulk"}\n`;
+
+/** Starts a chunked import and writes `lines` lines (several staged chunks' worth), then leaves the request open. */
+async function startUpload(url: string, token: string, lines: number): Promise<ClientRequest> {
+  const upload = request(`${url}/plants/import`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson', authorization: `Bearer ${token}` } });
+  upload.on('error', () => {}); // the cut is the point
+  for (let i = 0; i < lines; i += 1000) {
+    let text = '';
+    for (let id = i; id < i + 1000; id++) text += line(id);
+    if (!upload.write(text)) await new Promise((resolve) => upload.once('drain', resolve));
+  }
+  // Time for the service to read and stage what was sent.
+  await sleep(500);
+  return upload;
+}
+
+async function postImport(url: string, token: string, body: string): Promise<{ status: number; body: string }> {
+  const response = await fetch(`${url}/plants/import`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson', authorization: `Bearer ${token}` }, body });
+  return { status: response.status, body: await response.text() };
+}
+
+const plantsIn = async (store: Store) => listed(store, { limit: 1000 });
+
+for (const backend of testBackends()) describe(`imports cut short [${backend.name}]`, () => {
+  it('a client that disconnects mid-upload leaves nothing behind', async () => {
+    const h = await createHarness({ backend });
+    try {
+      const url = await listen(h);
+      const upload = await startUpload(url, h.tokens.write, 30_000);
+      upload.destroy();
+      await sleep(500);
+      assert.deepEqual(await plantsIn(h.store), []);
+      assert.doesNotMatch(h.logs(), /"level":50/, 'no error logged for a client that left');
+      const next = await postImport(url, h.tokens.write, line(1) + line(2));
+      assert.equal(next.status, 200, next.body);
+      assert.deepEqual((await plantsIn(h.store)).map((p) => p.id), [1n, 2n]);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('a service killed with SIGKILL mid-upload leaves nothing behind', { timeout: 60_000 }, async () => {
+    const opened = await backend.open();
+    try {
+      const { secret } = await issueToken(opened.store.tokens, { name: 'importer', scopes: ['plants:read', 'plants:write'] });
+      const service = await startServiceProcess({ DATABASE_URL: opened.databaseUrl });
+      const upload = await startUpload(service.url, secret, 30_000);
+      assert.equal(await service.stop('SIGKILL'), 'SIGKILL');
+      upload.destroy();
+      const restarted = await startServiceProcess({ DATABASE_URL: opened.databaseUrl });
+      try {
+        const list = await fetch(`${restarted.url}/plants`, { headers: { authorization: `Bearer ${secret}` } });
+        assert.equal(await list.text(), '[]');
+        const next = await postImport(restarted.url, secret, line(7));
+        assert.equal(next.status, 200, next.body);
+      } finally {
+        await restarted.stop();
+      }
+    } finally {
+      await opened.cleanup();
+    }
+  });
+});
+
+describe('an export to a client that stops reading', () => {
+  it('reads the store only as fast as the client takes the text', { timeout: 60_000 }, async () => {
+    let chunksRead = 0;
+    const h = await createHarness({
+      backend: sqliteBackend,
+      wrapStore: (store) => ({
+        ...store,
+        plants: Object.assign(Object.create(store.plants) as Store['plants'], {
+          exportPlants: (filter: Parameters<Store['plants']['exportPlants']>[0]) => {
+            const chunks = store.plants.exportPlants(filter);
+            return (async function* counted() {
+              for await (const chunk of chunks) {
+                chunksRead += 1;
+                yield chunk;
+              }
+            })();
+          },
+        }),
+      }),
+    });
+    try {
+      const url = await listen(h);
+      let body = '';
+      for (let id = 0; id < 200_000; id++) body += line(id);
+      assert.equal((await postImport(url, h.tokens.write, body)).status, 200);
+      const total = 100; // 200,000 plants in chunks of 2,000
+      const response = await new Promise<import('node:http').IncomingMessage>((resolve, reject) => {
+        request(`${url}/plants/export`, { headers: { authorization: `Bearer ${h.tokens.read}` } }, resolve).on('error', reject).end();
+      });
+      response.pause();
+      await sleep(1000);
+      const whilePaused = chunksRead;
+      assert.ok(whilePaused < total / 2, `${whilePaused} of ${total} chunks were read while the client read nothing`);
+      let lines = 0;
+      for await (const chunk of response) lines += String(chunk).split('\n').length - 1;
+      assert.equal(lines, 200_000);
+      assert.equal(chunksRead, total);
+    } finally {
+      await h.close();
+    }
+  });
+});
