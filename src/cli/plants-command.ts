@@ -1,6 +1,8 @@
 /**
- * `plantstore plants add|get|list|rm`: the API from a terminal, through the typed
- * client (so ids stay exact and errors carry the server's message).
+ * `plantstore plants add|get|list|update|rm`: the API from a terminal, through the typed
+ * client (so ids stay exact and errors carry the server's message). `import` and
+ * `export` live in plants-bulk-command.ts and share this file's connection options,
+ * client and error printing.
  *
  * Output: an aligned table when stdout is a terminal; tab-separated lines without
  * a header when it is not (for cut/awk); --json for JSON (ids as exact numbers).
@@ -9,21 +11,23 @@ import { Command, InvalidArgumentError } from 'commander';
 import { createPlantStoreClient, PlantStoreError, toPlantId, type Plant, type PlantCount, type PlantOrder, type PlantStoreClient } from '../client/index.js';
 import { stringifyJson } from '../client/json.js';
 import { ConfigError } from '../config/index.js';
+import { registerPlantsBulkCommands } from './plants-bulk-command.js';
 import { printTable } from './table.js';
 
 export const DEFAULT_URL = 'http://127.0.0.1:8080';
 
-interface ConnectionOptions {
+export interface ConnectionOptions {
   url?: string;
   token?: string;
   json?: boolean;
 }
 
-function withConnectionOptions(command: Command): Command {
-  return command
+/** --url and --token, and --json described as `json` says (false: a command whose output is not a table has none). */
+function withConnectionOptions(command: Command, json: string | false = 'print JSON instead of a table (ids as exact JSON numbers)'): Command {
+  const connected = command
     .option('--url <url>', `the service's base URL (env PLANTSTORE_URL; default ${DEFAULT_URL})`)
-    .option('--token <token>', 'bearer token (env PLANTSTORE_TOKEN, which is safer: flags show up in ps)')
-    .option('--json', 'print JSON instead of a table (ids as exact JSON numbers)');
+    .option('--token <token>', 'bearer token (env PLANTSTORE_TOKEN, which is safer: flags show up in ps)');
+  return json === false ? connected : connected.option('--json', json);
 }
 
 function parseId(value: string): bigint {
@@ -88,6 +92,17 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
+/**
+ * What the bulk commands share with these. Handed over rather than imported by
+ * plants-bulk-command.ts, which this module registers: importing back would be a cycle.
+ */
+export interface PlantsCommandKit {
+  readonly withConnectionOptions: typeof withConnectionOptions;
+  readonly clientFor: typeof clientFor;
+  readonly run: typeof run;
+  readonly collect: typeof collect;
+}
+
 /** A page, and its count when one was asked: with the JSON, or where it does not mix with the plants' lines. */
 function printList(plants: readonly Plant[], total: PlantCount | undefined, options: ConnectionOptions): void {
   if (total === undefined) {
@@ -119,7 +134,7 @@ function print(plants: readonly Plant[], options: ConnectionOptions, asList: boo
 export function registerPlantsCommands(program: Command): void {
   const plants = program
     .command('plants')
-    .description('Create, read, list, change and delete plants on a running service (uses PLANTSTORE_TOKEN).')
+    .description('Create, read, list, change, delete, import and export plants on a running service (uses PLANTSTORE_TOKEN).')
     .addHelpText(
       'after',
       [
@@ -132,6 +147,8 @@ export function registerPlantsCommands(program: Command): void {
         '  plantstore plants list --search mon --sort name --count',
         "  plantstore plants update 9223372036854775807 --name 'Monstera' --no-tag --if-match '\"3\"'",
         '  plantstore plants rm 9223372036854775807',
+        '  plantstore plants import plants.ndjson            # or .csv; --mode skip keeps the valid lines',
+        '  plantstore plants export --output plants.csv',
         '',
         'Failures print the server\'s message on one line and exit with 1 (2 for a missing token or a bad --url).',
       ].join('\n'),
@@ -236,4 +253,6 @@ export function registerPlantsCommands(program: Command): void {
       process.stdout.write(options.json === true ? `${stringifyJson({ id, deleted: true })}\n` : `deleted plant ${id}\n`);
     }),
   );
+
+  registerPlantsBulkCommands(plants, { withConnectionOptions, clientFor, run, collect });
 }

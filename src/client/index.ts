@@ -28,12 +28,16 @@
  *     const result = await store.updatePlant(id, { tag: null }, { ifMatch: read.etag });
  *     if (result.kind === 'precondition-failed') ... // changed by somebody else since: read again
  *   }
+ *
+ * Bulk: importPlants and exportPlants stream NDJSON or CSV both ways (./bulk.ts).
  */
 import createClient from 'openapi-fetch';
+import { bulkOperations, type BulkOperations } from './bulk.js';
 import { errorFromResponse, PlantStoreConnectionError, type PlantStoreError } from './errors.js';
 import { parseJson, stringifyJson } from './json.js';
 import type { components, paths } from './openapi-types.js';
 
+export type { BulkFormat, ExportOptions, ImportBody, ImportOptions, ImportProblem, ImportSummary } from './bulk.js';
 export { PlantStoreConnectionError, PlantStoreError } from './errors.js';
 export type { components, operations, paths } from './openapi-types.js';
 
@@ -131,7 +135,7 @@ export interface PlantStoreClientOptions {
   readonly fetch?: typeof globalThis.fetch;
 }
 
-export interface PlantStoreClient {
+export interface PlantStoreClient extends BulkOperations {
   createPlant(plant: NewPlant): Promise<CreatedPlant>;
   getPlant(id: PlantId): Promise<Plant>;
   /** The plant with its ETag; with `ifNoneMatch`, 'not-modified' while it is still at that version. */
@@ -318,5 +322,7 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
     async ready() {
       await send((signal) => api.GET('/readyz', { parseAs: 'text', signal }));
     },
+
+    ...bulkOperations(api, baseUrl, timeoutMs),
   };
 }
