@@ -128,7 +128,8 @@ function completeOperation(operation: Json, components: Json, bodyLimitBytes: nu
   operation.responses = { ...responses, ...errorResponses(Array.isArray(failures) ? (failures as ErrorName[]) : []) };
   const body = operation.requestBody;
   if (isObject(body)) {
-    body.description = `A JSON object, UTF-8, at most ${bodyLimitBytes} bytes.`;
+    // A streamed body (an import's NDJSON or CSV) keeps the description its route gives it.
+    if (isObject(body.content) && 'application/json' in body.content) body.description = `A JSON object, UTF-8, at most ${bodyLimitBytes} bytes.`;
     setExample(body.content, examples.body);
     // A body whose schema admits null may be left out (Fastify validates a missing body as null).
     const media = isObject(body.content) ? body.content['application/json'] : undefined;
@@ -145,15 +146,15 @@ function catalogueTable(): string {
 
 function description(config: Config): string {
   return [
-    'A store of plants. Clients create plants with a client-chosen int64 id, and list, read and delete them.',
+    'A store of plants. Clients create plants with a client-chosen int64 id, and list, find, read, change and delete them, or import and export them in bulk.',
     '',
     '**Authentication.** Every plant operation needs `Authorization: Bearer <token>`. Tokens are issued with',
-    '`plantstore token create --name NAME --scopes plants:read,plants:write`. Scopes: `plants:read` (list, read),',
-    '`plants:write` (create, delete), `admin` (webhooks and `/metrics`; it does not imply the others). Tokens themselves',
+    '`plantstore token create --name NAME --scopes plants:read,plants:write`. Scopes: `plants:read` (list, find, read, export),',
+    '`plants:write` (create, change, delete, import), `admin` (webhooks and `/metrics`; it does not imply the others). Tokens themselves',
     'are managed with the `plantstore token` command, not over HTTP.',
     'A missing or bad token gets 401 with a `WWW-Authenticate: Bearer` challenge; a token without the scope gets 403.',
     '',
-    `**Limits.** Request bodies: at most ${config.bodyLimitBytes} bytes of UTF-8 JSON. Names: 1-200 characters; tags: 1-100.`,
+    `**Limits.** Request bodies: at most ${config.bodyLimitBytes} bytes of UTF-8 JSON; an import (\`POST /plants/import\`, streamed) at most ${config.importLimitBytes} bytes. Names: 1-200 characters; tags: 1-100.`,
     `List pages: 1-${LIST_MAX_LIMIT} plants (default ${LIST_DEFAULT_LIMIT}); follow the \`Link: rel="next"\` header for the rest.`,
     ...serviceLimitsText(config.limits),
     '',
