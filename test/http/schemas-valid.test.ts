@@ -13,15 +13,18 @@ import { createHarness, type Harness } from '../support/harness.js';
 
 const PARTS = ['body', 'params', 'querystring', 'response'] as const;
 
+/** A schema, or (content per media type, as a streamed body or response has) one per type. */
+function perMediaType(schema: object): object[] {
+  const content = Reflect.get(schema, 'content') as Record<string, { schema: object }> | undefined;
+  return content === undefined ? [schema] : Object.values(content).map((media) => media.schema);
+}
+
 function schemasOf(part: (typeof PARTS)[number], schema: FastifySchema): object[] {
   const value = schema[part];
   if (typeof value !== 'object' || value === null) return [];
+  if (part === 'body') return perMediaType(value);
   if (part !== 'response') return [value];
-  // A response is a schema, or (content per media type) holds one per type.
-  return Object.values(value as Record<string, object>).flatMap((response) => {
-    const content = Reflect.get(response, 'content') as Record<string, { schema: object }> | undefined;
-    return content === undefined ? [response] : Object.values(content).map((media) => media.schema);
-  });
+  return Object.values(value as Record<string, object>).flatMap(perMediaType);
 }
 
 describe('route schemas against the JSON Schema meta-schema', () => {
