@@ -111,10 +111,12 @@ export type ImportOutcome =
   | { readonly kind: 'rejected'; readonly conflicts: readonly ImportConflict[]; readonly conflictCount: number };
 
 /**
- * An import in progress: rows are staged as they arrive (not yet visible, not yet
- * durable), then applied in one transaction. Staging never holds the store's write
- * lock, so a slow upload does not stall other writes; an import that is abandoned
- * (aborted, or the process dies) leaves nothing behind.
+ * An import in progress: rows are staged as they arrive, then applied when the body
+ * has ended, all in one transaction, so nothing is visible before apply and an
+ * import that is abandoned (aborted, or the process dies) leaves nothing behind.
+ * SQLite stages outside the store (a temp table) and applies in one write
+ * transaction at the end; PostgreSQL inserts each chunk as it comes, inside the
+ * import's one transaction (row locks block other writers only on those ids).
  */
 export interface PlantImport {
   stage(rows: readonly ImportRow[]): Promise<void>;

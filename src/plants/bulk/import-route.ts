@@ -3,8 +3,8 @@
  *
  * The body is read line by line as it arrives (never whole: memory stays flat for
  * any size), each line checked by create's rules and staged in the store in chunks
- * (a chunk is staged while the next one is read). At the end the store applies the
- * staged plants in one transaction: by default all or nothing (any invalid or
+ * (a chunk is staged while the next one is read). At the end the store commits the
+ * import as one transaction (PlantImport in store/types.ts): by default all or nothing (any invalid or
  * conflicting line, and nothing is stored); with mode=skip the valid lines are
  * stored and the others reported. A 200 means the import is durably committed. A
  * client that goes away mid-upload leaves nothing behind (the staging is dropped).

@@ -1,12 +1,15 @@
 /**
- * Imports on PostgreSQL: one connection of the pool for the whole import, staging
- * its rows in a TEMP table of that session (no WAL, invisible to every other
- * session, gone with the session: an import abandoned or cut by a crash leaves
- * nothing), then applying them in ONE transaction with the same rules as a batch
- * of creates. Staging is autocommit, so a slow upload holds no transaction open.
+ * Imports on PostgreSQL: one connection of the pool and ONE transaction for the
+ * whole import, each chunk inserted as it arrives (while the next is read), with
+ * the same rules as a batch of creates. Nothing is visible to others until the
+ * commit at the end, and a client that goes away, or a service that dies, leaves
+ * nothing: the transaction never commits (the connection is closed, not returned
+ * to the pool, whenever the import does not end in a commit).
  *
- * The connection is closed, not returned to the pool, when the import ends: that
- * drops the temp table whatever happened.
+ * Holding the transaction while the body streams in costs other writers little on
+ * PostgreSQL: they are blocked only on the ids the import has inserted, until it
+ * commits. A client that stalls for longer than IDLE_LIMIT between two chunks loses
+ * its import (the server ends the idle transaction).
  */
 import type pg from 'pg';
 import { PLANT_CREATED } from '../../domain/events.js';
@@ -15,106 +18,117 @@ import type { ImportConflict, ImportMode, ImportOutcome, ImportRow, PlantImport 
 import { guarded } from './errors.js';
 import { deliveriesOfEvent, PLANT_JSON_SQL } from './webhook-store.js';
 
-/** Applying a large import runs longer than the pool's statement limit allows a request. */
-const APPLY_TIMEOUT_MS = 3_600_000;
+/** One statement (a chunk, the commit) may take longer than the pool's limit for a request. */
+const STATEMENT_LIMIT_MS = 3_600_000;
+/** Conflicts kept for the report (apply asks for its first few; the route, 1,000): the rest are only counted. */
+const KEPT_CONFLICTS = 10_000;
+/** How long the import waits for its client's next chunk. */
+const IDLE_LIMIT = '60s';
 
 /** A Standard Webhooks message id, msg_ + 128 bits in base64url, as newEventId makes in JS. */
 const MESSAGE_ID_SQL = "'msg_' || rtrim(translate(encode(uuid_send(gen_random_uuid()), 'base64'), '+/', '-_'), '=')";
 
+const INPUT = `SELECT * FROM unnest($1::int8[], $2::int8[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
+  AS i(line, id, name, tag, name_key, name_words, tag_words)`;
+
 /**
- * The first line of each id wins (ORDER BY id, line; DO NOTHING skips later rows of
- * an id inserted by the same statement); versions come from the column's sequence.
- * Events are written for exactly the inserted rows, when somebody subscribed.
+ * A chunk's insert: the first line of an id wins (ORDER BY id, line; DO NOTHING
+ * skips an id inserted before, by this import or anyone); versions come from the
+ * column's sequence; events are written for exactly the inserted rows, when
+ * somebody subscribed, as create's insert does.
  */
-const APPLY_SQL = `
-  WITH inserted AS (
+const INSERT_CHUNK = `
+  WITH input AS (${INPUT}), inserted AS (
     INSERT INTO plants (id, name, tag, name_key, name_words, tag_words)
-    SELECT id, name, tag, name_key, name_words, tag_words FROM plant_import ORDER BY id, line
+    SELECT id, name, tag, name_key, name_words, tag_words FROM input ORDER BY id, line
     ON CONFLICT (id) DO NOTHING RETURNING id, name, tag
   ), event AS (
     INSERT INTO webhook_events (id, type, payload, created_at)
-    SELECT ${MESSAGE_ID_SQL}, '${PLANT_CREATED}', ${PLANT_JSON_SQL}, $1::timestamptz FROM inserted
+    SELECT ${MESSAGE_ID_SQL}, '${PLANT_CREATED}', ${PLANT_JSON_SQL}, $8::timestamptz FROM inserted
     WHERE EXISTS (SELECT 1 FROM webhook_subscriptions WHERE '${PLANT_CREATED}' = ANY(event_types))
     RETURNING id
-  ), ${deliveriesOfEvent(PLANT_CREATED, '$1')}
+  ), ${deliveriesOfEvent(PLANT_CREATED, '$8')}
   SELECT count(*)::int AS created FROM inserted`;
 
-/** Lines whose id now holds another name or tag (stored before, or created by an earlier line). */
-const CONFLICTS_FROM = 'FROM plant_import s JOIN plants p ON p.id = s.id WHERE p.name <> s.name OR p.tag IS DISTINCT FROM s.tag';
+/** The chunk's lines whose id now holds another name or tag: stored before, or created by an earlier line. */
+const CHUNK_CONFLICTS = `
+  WITH input AS (${INPUT})
+  SELECT input.line, input.id FROM input JOIN plants p ON p.id = input.id
+  WHERE p.name <> input.name OR p.tag IS DISTINCT FROM input.tag ORDER BY input.line`;
+
+type Columns = [lines: string[], ids: string[], names: string[], tags: (string | null)[], nameKeys: string[], nameWords: string[], tagWords: string[]];
+
+function columnsOf(rows: readonly ImportRow[]): Columns {
+  const columns: Columns = [[], [], [], [], [], [], []];
+  for (const row of rows) {
+    const find = findColumns(row.name, row.tag);
+    columns[0].push(String(row.line));
+    columns[1].push(row.id.toString());
+    columns[2].push(row.name);
+    columns[3].push(row.tag);
+    columns[4].push(find.nameKey);
+    columns[5].push(find.nameWords);
+    columns[6].push(find.tagWords);
+  }
+  return columns;
+}
 
 export class PostgresPlantImport implements PlantImport {
   private staged = 0;
-  private released = false;
+  private created = 0;
+  private conflictCount = 0;
+  /** The first conflicts, by line (chunks come in line order): as many as apply will report. */
+  private readonly conflicts: ImportConflict[] = [];
+  private ended = false;
 
   private constructor(private readonly client: pg.PoolClient) {}
 
   static async begin(pool: pg.Pool): Promise<PostgresPlantImport> {
     const client = await guarded(() => pool.connect());
+    const started = new PostgresPlantImport(client);
     try {
-      await guarded(() =>
-        client.query(`CREATE TEMP TABLE plant_import (line int8 PRIMARY KEY, id int8 NOT NULL, name text NOT NULL, tag text,
-          name_key text NOT NULL, name_words text NOT NULL, tag_words text NOT NULL)`),
-      );
+      await started.query('BEGIN');
+      await started.query(`SET LOCAL idle_in_transaction_session_timeout = '${IDLE_LIMIT}'`);
+      await started.query(`SET LOCAL statement_timeout = ${STATEMENT_LIMIT_MS}`);
     } catch (error) {
-      client.release(true);
+      await started.abort();
       throw error;
     }
-    return new PostgresPlantImport(client);
+    return started;
   }
 
   async stage(rows: readonly ImportRow[]): Promise<void> {
-    const columns: [string[], string[], string[], (string | null)[], string[], string[], string[]] = [[], [], [], [], [], [], []];
-    for (const row of rows) {
-      const find = findColumns(row.name, row.tag);
-      columns[0].push(String(row.line));
-      columns[1].push(row.id.toString());
-      columns[2].push(row.name);
-      columns[3].push(row.tag);
-      columns[4].push(find.nameKey);
-      columns[5].push(find.nameWords);
-      columns[6].push(find.tagWords);
-    }
-    await this.query(
-      'INSERT INTO plant_import SELECT * FROM unnest($1::int8[], $2::int8[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])',
-      columns,
-    );
+    const columns = columnsOf(rows);
+    const { rows: result } = await this.query<{ created: number }>(INSERT_CHUNK, [...columns, new Date()]);
+    const created = result[0]?.created ?? 0;
     this.staged += rows.length;
+    this.created += created;
+    if (created === rows.length) return;
+    const { rows: conflicts } = await this.query<{ line: bigint; id: bigint }>(CHUNK_CONFLICTS, columns);
+    this.conflictCount += conflicts.length;
+    for (const { line, id } of conflicts.slice(0, KEPT_CONFLICTS - this.conflicts.length)) this.conflicts.push({ line: Number(line), id });
   }
 
   async apply(mode: ImportMode, reportLimit: number): Promise<ImportOutcome> {
-    try {
-      // Without statistics the planner guesses the temp table's size, for the conflict join.
-      await this.query('ANALYZE plant_import');
-      await this.query('BEGIN');
-      await this.query(`SET LOCAL statement_timeout = ${APPLY_TIMEOUT_MS}`);
-      const { rows } = await this.query<{ created: number }>(APPLY_SQL, [new Date()]);
-      const created = rows[0]?.created ?? 0;
-      const { conflicts, conflictCount } = created === this.staged ? { conflicts: [], conflictCount: 0 } : await this.conflicts(reportLimit);
-      if (mode === 'all' && conflictCount > 0) {
-        await this.query('ROLLBACK');
-        return { kind: 'rejected', conflicts, conflictCount };
-      }
-      await this.query('COMMIT');
-      return { kind: 'applied', created, unchanged: this.staged - created - conflictCount, conflicts, conflictCount };
-    } finally {
+    const conflicts = this.conflicts.slice(0, reportLimit);
+    if (mode === 'all' && this.conflictCount > 0) {
       await this.abort();
+      return { kind: 'rejected', conflicts, conflictCount: this.conflictCount };
     }
+    await this.query('COMMIT');
+    this.ended = true;
+    this.client.release();
+    return { kind: 'applied', created: this.created, unchanged: this.staged - this.created - this.conflictCount, conflicts, conflictCount: this.conflictCount };
   }
 
   async abort(): Promise<void> {
-    if (this.released) return;
-    this.released = true;
-    // Closing the session drops the temp table and rolls back anything left open.
+    if (this.ended) return;
+    this.ended = true;
+    // Closing the session rolls back whatever is open, whatever state it is in.
     this.client.release(true);
   }
 
-  private async conflicts(reportLimit: number): Promise<{ conflicts: ImportConflict[]; conflictCount: number }> {
-    const count = await this.query<{ count: number }>(`SELECT count(*)::int AS count ${CONFLICTS_FROM}`);
-    const { rows } = await this.query<{ line: bigint; id: bigint }>(`SELECT s.line, s.id ${CONFLICTS_FROM} ORDER BY s.line LIMIT $1`, [reportLimit]);
-    return { conflicts: rows.map((row) => ({ line: Number(row.line), id: row.id })), conflictCount: count.rows[0]?.count ?? 0 };
-  }
-
   private query<R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<pg.QueryResult<R>> {
-    return guarded(() => this.client.query<R>({ text, values, query_timeout: APPLY_TIMEOUT_MS } as pg.QueryConfig));
+    return guarded(() => this.client.query<R>({ text, values, query_timeout: STATEMENT_LIMIT_MS } as pg.QueryConfig));
   }
 }
