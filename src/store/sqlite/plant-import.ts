@@ -10,7 +10,7 @@
  * tag is unchanged, with another name or tag a conflict.
  *
  * The rows go in ordered by id: the table and its indexes then grow mostly at one
- * end instead of being written all over (bench/README.md, "Import").
+ * end instead of being written all over (bench/README.md, "Import and export").
  */
 import type Database from 'better-sqlite3';
 import { PLANT_CREATED } from '../../domain/events.js';
