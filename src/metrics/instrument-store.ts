@@ -116,6 +116,8 @@ export function instrumentStore(store: Store, metrics: ServiceMetrics): Store {
     plants: new TimedPlantStore(store.plants, metrics),
     tokens: new TimedTokenStore(store.tokens, metrics),
     webhooks: new TimedWebhookStore(store.webhooks, metrics),
+    // Read by the streams' one tailer per instance (src/events/), not per request.
+    changes: store.changes,
     migrate: () => store.migrate(),
     ping: () => ping(() => store.ping()),
     close: () => store.close(),

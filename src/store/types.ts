@@ -7,8 +7,10 @@
  */
 import type { Scope } from '../tokens/scopes.js';
 import type { WebhookStore } from './webhook-types.js';
+import type { ChangeLog } from './change-log-types.js';
 
 export type * from './webhook-types.js';
+export type * from './change-log-types.js';
 
 import type { ExpectedVersion, PlantChange, PlantRecord, VersionedPlant } from '../domain/plant.js';
 
@@ -194,6 +196,8 @@ export interface Store {
   readonly tokens: TokenStore;
   /** Webhook subscriptions and the outbox of their deliveries (see src/webhooks/). */
   readonly webhooks: WebhookStore;
+  /** Every change of a plant, by position, for the live stream (src/events/). */
+  readonly changes: ChangeLog;
   /** Applies pending migrations; safe to call from several processes at once. */
   migrate(): Promise<void>;
   /** Resolves when the store can serve requests; rejects with StoreUnavailableError otherwise. */

@@ -19,6 +19,7 @@ import { guarded } from './errors.js';
 import { migrate } from './migrator.js';
 import { migrationsOf } from '../migrations.js';
 import { PostgresPlantStore } from './plant-store.js';
+import { PostgresChangeLog } from './change-log.js';
 import { createPool, DEFAULT_POSTGRES_SETTINGS, type PostgresConnectionSettings } from './pool.js';
 import { readBatchesInFlightFor, type ReadBatchStats } from './read-batcher.js';
 import { PostgresTokenStore } from './token-store.js';
@@ -35,6 +36,7 @@ export class PostgresStore implements Store {
   readonly plants: PostgresPlantStore;
   readonly tokens: PostgresTokenStore;
   readonly webhooks: PostgresWebhookStore;
+  readonly changes: PostgresChangeLog;
   private readonly pool: pg.Pool;
   private closed = false;
 
@@ -45,6 +47,7 @@ export class PostgresStore implements Store {
     this.plants = new PostgresPlantStore(this.pool, writeBatches, readBatchesInFlightFor(settings.poolSize, 2 * writeBatches));
     this.tokens = new PostgresTokenStore(this.pool);
     this.webhooks = new PostgresWebhookStore(this.pool);
+    this.changes = new PostgresChangeLog(this.pool, settings, onBackgroundError);
   }
 
   /** Connects, applies pending migrations and returns the store; rejects (StoreUnavailableError when the server cannot be reached) otherwise. */
@@ -118,6 +121,7 @@ export class PostgresStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.changes.close();
     await Promise.all([this.plants.closeWrites(), this.plants.closeReads()]);
     await this.pool.end();
   }

@@ -12,6 +12,7 @@ import { guarded } from './errors.js';
 import type { GroupCommitWriter } from './group-commit.js';
 import { SqlitePlantFinder } from './plant-find.js';
 import { exportSqlitePlants } from './plant-export.js';
+import type { ChangeSignal } from './change-log.js';
 import type { PlantState, PlantWriteResult } from './writer-protocol.js';
 
 function versioned(id: bigint, { name, tag, version }: PlantState): VersionedPlant {
@@ -30,6 +31,8 @@ export class SqlitePlantStore implements PlantStore {
     private readonly db: Database.Database,
     private readonly writer: GroupCommitWriter,
     private readonly busyTimeoutMs: number,
+    /** Fired after every write that reached the store: the change log may have grown. */
+    private readonly changed: ChangeSignal,
   ) {
     // safeIntegers: ids and versions come back as bigint, never rounded through a double.
     this.selectById = db.prepare('SELECT name, tag, version FROM plants WHERE id = ?').safeIntegers(true);
@@ -37,7 +40,7 @@ export class SqlitePlantStore implements PlantStore {
   }
 
   async createPlant(plant: PlantRecord): Promise<CreatePlantOutcome> {
-    const result = await this.writer.write({ op: 'create', id: plant.id, name: plant.name, tag: plant.tag ?? null });
+    const result = await this.written(this.writer.write({ op: 'create', id: plant.id, name: plant.name, tag: plant.tag ?? null }));
     switch (result.kind) {
       case 'created':
         return { kind: 'created', plant: { ...plant, version: result.version } };
@@ -56,7 +59,7 @@ export class SqlitePlantStore implements PlantStore {
   }
 
   async updatePlant(change: PlantChange, expected?: ExpectedVersion): Promise<UpdatePlantOutcome> {
-    const result = await this.writer.write({ op: 'update', id: change.id, name: change.name, tag: change.tag, expected });
+    const result = await this.written(this.writer.write({ op: 'update', id: change.id, name: change.name, tag: change.tag, expected }));
     switch (result.kind) {
       case 'updated':
       case 'unchanged':
@@ -83,7 +86,7 @@ export class SqlitePlantStore implements PlantStore {
   }
 
   async deletePlant(id: bigint, expected?: ExpectedVersion): Promise<DeletePlantOutcome> {
-    const result = await this.writer.write({ op: 'delete', id, expected });
+    const result = await this.written(this.writer.write({ op: 'delete', id, expected }));
     switch (result.kind) {
       case 'deleted':
       case 'not-found':
@@ -95,13 +98,20 @@ export class SqlitePlantStore implements PlantStore {
     }
   }
 
+  /** The write's result, once the change signal has been fired for it (a change, or none: listeners read the log to know). */
+  private async written<T>(write: Promise<T>): Promise<T> {
+    const result = await write;
+    this.changed.fire();
+    return result;
+  }
+
   /** Staging and applying run in the writer thread (plant-import.ts); this side only forwards. */
   async beginImport(): Promise<PlantImport> {
     const writer = this.writer;
     const id = await writer.call('imports', 'begin', []);
     return {
       stage: (rows: readonly ImportRow[]) => writer.call('imports', 'stage', [id, rows]),
-      apply: (mode: ImportMode, reportLimit: number): Promise<ImportOutcome> => writer.call('imports', 'apply', [id, mode, reportLimit]),
+      apply: (mode: ImportMode, reportLimit: number): Promise<ImportOutcome> => this.written(writer.call('imports', 'apply', [id, mode, reportLimit])),
       abort: () => writer.call('imports', 'abort', [id]),
     };
   }

@@ -18,6 +18,7 @@ import { registerFindFunctions } from './find-functions.js';
 import { SqliteHealth } from './health.js';
 import { migrationsOf, pendingMigrations } from '../migrations.js';
 import { SqlitePlantStore } from './plant-store.js';
+import { ChangeSignal, SqliteChangeLog } from './change-log.js';
 import { SqliteTokenStore } from './token-store.js';
 import { SqliteWebhookStore } from './webhook-store.js';
 
@@ -32,6 +33,7 @@ export class SqliteStore implements Store {
   readonly plants: SqlitePlantStore;
   readonly tokens: DelegatingTokenStore;
   readonly webhooks: DelegatingWebhookStore;
+  readonly changes: SqliteChangeLog;
 
   private constructor(
     private readonly db: Database.Database,
@@ -39,7 +41,9 @@ export class SqliteStore implements Store {
     private readonly health: SqliteHealth,
     busyTimeoutMs: number,
   ) {
-    this.plants = new SqlitePlantStore(db, writer, busyTimeoutMs);
+    const signal = new ChangeSignal();
+    this.plants = new SqlitePlantStore(db, writer, busyTimeoutMs, signal);
+    this.changes = new SqliteChangeLog(db, writer, signal);
     this.tokens = new DelegatingTokenStore(new SqliteTokenStore(db), writer);
     this.webhooks = new DelegatingWebhookStore(new SqliteWebhookStore(db), writer);
   }

@@ -9,6 +9,7 @@
  * thread can never stall the event loop waiting for the lock a batch holds.
  */
 import type { ExpectedVersion, TokenStore, WebhookStore } from '../types.js';
+import type { SqliteChangeLogPruner } from './change-log.js';
 import type { SqlitePlantImports } from './plant-import.js';
 
 export type PlantWrite =
@@ -46,6 +47,8 @@ export interface DelegatedWrites {
   readonly maintenance: StoreMaintenance;
   /** Imports: staged chunk by chunk, then applied in one transaction (plant-import.ts). */
   readonly imports: Pick<SqlitePlantImports, 'begin' | 'stage' | 'apply' | 'abort'>;
+  /** Retention of the change log (change-log.ts). */
+  readonly changes: Pick<SqliteChangeLogPruner, 'prune'>;
   readonly tokens: Pick<TokenStore, 'insertToken' | 'revokeToken' | 'recordTokenUse'>;
   readonly webhooks: Pick<
     WebhookStore,

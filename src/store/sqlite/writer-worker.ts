@@ -13,6 +13,7 @@ import { openConnection } from './connection.js';
 import { translateError } from './errors.js';
 import { SqliteMaintenance } from './maintenance.js';
 import { SqlitePlantImports } from './plant-import.js';
+import { SqliteChangeLogPruner } from './change-log.js';
 import { SqliteTokenStore } from './token-store.js';
 import { SqliteWebhookStore } from './webhook-store.js';
 import type { DelegatedMethod, DelegatedStore, WriteHandlers, WriterReply, WriterRequest } from './writer-protocol.js';
@@ -28,7 +29,7 @@ const { path, busyTimeoutMs } = workerData as WriterWorkerData;
 const db = openConnection(path, busyTimeoutMs);
 const plants = new BatchWriter(db);
 /** The writer thread's side of DelegatedWrites: the compiler checks it provides each one. */
-const writes: WriteHandlers = { maintenance: new SqliteMaintenance(db), imports: new SqlitePlantImports(db), tokens: new SqliteTokenStore(db), webhooks: new SqliteWebhookStore(db) };
+const writes: WriteHandlers = { maintenance: new SqliteMaintenance(db), imports: new SqlitePlantImports(db), changes: new SqliteChangeLogPruner(db), tokens: new SqliteTokenStore(db), webhooks: new SqliteWebhookStore(db) };
 
 async function run<S extends DelegatedStore, M extends DelegatedMethod<S>>(request: Exclude<WriterRequest<S, M>, { kind: 'close' }>): Promise<unknown> {
   if (request.kind === 'plants') return plants.apply(request.writes);

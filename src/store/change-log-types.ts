@@ -1,0 +1,41 @@
+/**
+ * What the live change stream (src/events/) needs from a store: the change log,
+ * written by the database in each change's own transaction (migration 0009), read
+ * by position, and a signal when changes commit.
+ *
+ * Positions are consecutive, in commit order, on both stores: a reader that has
+ * seen position N has seen every position below it, and the next one it sees is
+ * N + 1. That is what lets a stream resume exactly.
+ */
+import type { EventType } from '../domain/events.js';
+
+export interface PlantChangeEntry {
+  readonly position: bigint;
+  readonly type: EventType;
+  readonly plantId: bigint;
+  /** The plant's tag (for a delete, the tag it had); null without one. */
+  readonly tag: string | null;
+  /** The event's JSON, as webhooks carry it. */
+  readonly payload: string;
+}
+
+export interface ChangeLogBounds {
+  /** The last position taken; 0 before the first change. */
+  readonly last: bigint;
+  /** The oldest position still kept; undefined when retention has pruned them all (or there were none). */
+  readonly oldest: bigint | undefined;
+}
+
+export interface ChangeLog {
+  /** The entries after `position`, in position order, at most `limit`. */
+  after(position: bigint, limit: number): Promise<PlantChangeEntry[]>;
+  bounds(): Promise<ChangeLogBounds>;
+  /**
+   * Calls `listener` soon after changes commit (made by this process, or on
+   * PostgreSQL by any instance); several commits may share one call. Returns the
+   * function that stops it.
+   */
+  watch(listener: () => void): () => void;
+  /** Deletes up to `limit` of the entries made before `before`; resolves with how many it deleted. */
+  prune(before: Date, limit: number): Promise<number>;
+}

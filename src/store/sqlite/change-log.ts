@@ -1,0 +1,77 @@
+/**
+ * The change log on SQLite (migration 0009): read on the main thread's connection,
+ * pruned through the writer thread. Changes can only come from this process's
+ * writer thread, so the signal is in-process: the plant store fires it after each
+ * write that reached the store (ChangeSignal below).
+ */
+import type Database from 'better-sqlite3';
+import type { ChangeLog, ChangeLogBounds, PlantChangeEntry } from '../types.js';
+import { guarded } from './errors.js';
+import type { GroupCommitWriter } from './group-commit.js';
+
+/** The listeners of a store's change signal. */
+export class ChangeSignal {
+  private readonly listeners = new Set<() => void>();
+
+  add(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  fire(): void {
+    for (const listener of this.listeners) listener();
+  }
+}
+
+type EntryRow = [position: bigint, type: PlantChangeEntry['type'], plantId: bigint, tag: string | null, payload: string];
+
+export class SqliteChangeLog implements ChangeLog {
+  private readonly entriesAfter: Database.Statement;
+  private readonly last: Database.Statement;
+  private readonly oldest: Database.Statement;
+
+  constructor(
+    db: Database.Database,
+    private readonly writer: GroupCommitWriter,
+    private readonly signal: ChangeSignal,
+  ) {
+    this.entriesAfter = db.prepare('SELECT position, type, plant_id, tag, payload FROM plant_changes WHERE position > ? ORDER BY position LIMIT ?').safeIntegers(true).raw(true);
+    // AUTOINCREMENT's counter: the last position taken, even when retention has pruned it.
+    this.last = db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'plant_changes'").pluck().safeIntegers(true);
+    this.oldest = db.prepare('SELECT min(position) FROM plant_changes').pluck().safeIntegers(true);
+  }
+
+  async after(position: bigint, limit: number): Promise<PlantChangeEntry[]> {
+    const rows = guarded(() => this.entriesAfter.all(position, limit)) as EntryRow[];
+    return rows.map(([at, type, plantId, tag, payload]) => ({ position: at, type, plantId, tag, payload }));
+  }
+
+  async bounds(): Promise<ChangeLogBounds> {
+    return guarded(() => {
+      const last = (this.last.get() as bigint | undefined) ?? 0n;
+      const oldest = this.oldest.get() as bigint | null;
+      return { last, oldest: oldest ?? undefined };
+    });
+  }
+
+  watch(listener: () => void): () => void {
+    return this.signal.add(listener);
+  }
+
+  prune(before: Date, limit: number): Promise<number> {
+    return this.writer.call('changes', 'prune', [before.getTime(), limit]);
+  }
+}
+
+/** The writer thread's half: deleting old entries, oldest first, a bounded number per call. */
+export class SqliteChangeLogPruner {
+  private readonly deleteOld: Database.Statement;
+
+  constructor(db: Database.Database) {
+    this.deleteOld = db.prepare('DELETE FROM plant_changes WHERE position IN (SELECT position FROM plant_changes WHERE created_at < ? ORDER BY position LIMIT ?)');
+  }
+
+  prune(beforeMs: number, limit: number): number {
+    return this.deleteOld.run(beforeMs, limit).changes;
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * The change log (migration 0009) on every store: each create, real change and
+ * delete, whatever made it (the store's writes, an import), gets the next position
+ * and the payload webhooks carry; no-op changes and failed preconditions get none;
+ * bounds and retention.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { OpenedTestStore } from '../support/backends.js';
+import { testBackends } from '../support/backends.js';
+
+for (const backend of testBackends()) describe(`change log [${backend.name}]`, () => {
+  let opened: OpenedTestStore;
+  before(async () => {
+    opened = await backend.open();
+  });
+  after(() => opened.cleanup());
+
+  it('logs every change in order, with consecutive positions and the webhook payloads', async () => {
+    const { plants, changes } = opened.store;
+    assert.deepEqual(await changes.bounds(), { last: 0n, oldest: undefined });
+    await plants.createPlant({ id: 9223372036854775807n, name: 'Max "quoted"', tag: 'edge' });
+    await plants.createPlant({ id: 9223372036854775807n, name: 'Max "quoted"', tag: 'edge' }); // a replay: no change
+    await plants.createPlant({ id: 2n, name: 'two' });
+    await plants.updatePlant({ id: 2n, name: 'two' }); // changes nothing
+    await plants.updatePlant({ id: 2n, tag: 'green' });
+    await plants.updatePlant({ id: 2n, name: 'TWO' }, [1n]); // precondition fails
+    await plants.deletePlant(9223372036854775807n);
+    const staging = await plants.beginImport();
+    await staging.stage([{ line: 1, id: -5n, name: 'imported', tag: null }]);
+    await staging.apply('all', 10);
+    const entries = await changes.after(0n, 100);
+    assert.deepEqual(
+      entries.map((e) => [e.position, e.type, e.plantId, e.tag, e.payload]),
+      [
+        [1n, 'plant.created', 9223372036854775807n, 'edge', '{"id":9223372036854775807,"name":"Max \\"quoted\\"","tag":"edge"}'],
+        [2n, 'plant.created', 2n, null, '{"id":2,"name":"two"}'],
+        [3n, 'plant.updated', 2n, 'green', '{"id":2,"name":"two","tag":"green"}'],
+        [4n, 'plant.deleted', 9223372036854775807n, 'edge', '{"id":9223372036854775807}'],
+        [5n, 'plant.created', -5n, null, '{"id":-5,"name":"imported"}'],
+      ],
+    );
+    assert.deepEqual(await changes.after(3n, 1).then((rows) => rows.map((r) => r.position)), [4n]);
+    assert.deepEqual(await changes.bounds(), { last: 5n, oldest: 1n });
+  });
+
+  it('prunes entries older than a time, oldest first, and keeps counting from the last position', async () => {
+    const { plants, changes } = opened.store;
+    assert.equal(await changes.prune(new Date(Date.now() + 60_000), 2), 2);
+    assert.deepEqual(await changes.bounds(), { last: 5n, oldest: 3n });
+    assert.equal(await changes.prune(new Date(Date.now() + 60_000), 100), 3);
+    assert.deepEqual(await changes.bounds(), { last: 5n, oldest: undefined });
+    await plants.createPlant({ id: 3n, name: 'three' });
+    assert.deepEqual((await changes.after(5n, 10)).map((e) => e.position), [6n]);
+    assert.equal(await changes.prune(new Date(Date.now() - 60_000), 100), 0);
+  });
+
+  it('signals committed changes to a watcher', async () => {
+    const { plants, changes } = opened.store;
+    let calls = 0;
+    const heard = new Promise<void>((resolve) => {
+      const stop = changes.watch(() => {
+        calls += 1;
+        stop();
+        resolve();
+      });
+    });
+    // On PostgreSQL the LISTEN connection may still be opening: write until it hears.
+    for (let id = 100n; calls === 0 && id < 200n; id++) {
+      await plants.createPlant({ id, name: `plant ${id}` });
+      await Promise.race([heard, new Promise((resolve) => setTimeout(resolve, 100))]);
+    }
+    await heard;
+    assert.ok(calls >= 1);
+  });
+});
