@@ -26,6 +26,7 @@ import { validatorFactory } from './http/validation.js';
 import { loggerOptions } from './logging.js';
 import { metricsRoutes } from './metrics/endpoint.js';
 import { metricsPlugin } from './metrics/plugin.js';
+import { eventsPlugin } from './events/plugin.js';
 import { plantsPlugin } from './plants/plugin.js';
 import { storePlugin } from './plugins/store.js';
 import type { Store } from './store/types.js';
@@ -126,6 +127,7 @@ async function register(app: FastifyInstance, config: Config, dependencies: AppD
   // The features.
   await app.register(plantsPlugin);
   await app.register(webhooksPlugin);
+  await app.register(eventsPlugin);
   await app.register(systemPlugin);
   await app.register(metricsRoutes);
   await app.register(answerOtherMethods);

@@ -50,10 +50,23 @@ export interface Config {
   readonly webhookPollIntervalMs: number;
   /** Finished webhook events (with their deliveries and attempts) are deleted this many days after they were created; 0 keeps them forever. */
   readonly webhookRetentionDays: number;
+  /** The live change stream (GET /events): see docs/events.md. */
+  readonly events: EventStreamSettings;
   /** PATCH, PUT and DELETE of a plant must carry If-Match (428 without): no change can be made blind. */
   readonly requirePreconditions: boolean;
   /** Rate limits, timeouts, header size, CORS and HSTS (service-limits.ts, docs/security.md). */
   readonly limits: ServiceLimits;
+}
+
+export interface EventStreamSettings {
+  /** How long the change log keeps a change: a stream can resume from a position this recent. */
+  readonly retentionHours: number;
+  /** A comment line this often on a quiet stream, so proxies keep it open. */
+  readonly heartbeatMs: number;
+  /** Open streams one token may hold at once (429 beyond). */
+  readonly maxStreamsPerToken: number;
+  /** Bytes a stream may have waiting for a slow reader before it is cut off (it can resume). */
+  readonly maxBacklogBytes: number;
 }
 
 export type LogFormat = 'auto' | 'json' | 'pretty';
@@ -122,6 +135,12 @@ export function loadConfig(env: Source = process.env, overrides: Source = {}): C
     webhookConcurrency: integer(source, 'WEBHOOK_CONCURRENCY', 8, 1, 1000),
     webhookPollIntervalMs: integer(source, 'WEBHOOK_POLL_INTERVAL_MS', 1000, 10, 600_000),
     webhookRetentionDays: integer(source, 'WEBHOOK_RETENTION_DAYS', 30, 0, 36_500),
+    events: {
+      retentionHours: integer(source, 'EVENTS_RETENTION_HOURS', 24, 1, 24 * 365),
+      heartbeatMs: integer(source, 'EVENTS_HEARTBEAT_MS', 15_000, 100, 300_000),
+      maxStreamsPerToken: integer(source, 'EVENTS_MAX_STREAMS_PER_TOKEN', 20, 1, 100_000),
+      maxBacklogBytes: integer(source, 'EVENTS_MAX_BACKLOG_BYTES', 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    },
     limits: loadServiceLimits(source),
   };
 }

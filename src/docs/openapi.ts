@@ -181,6 +181,7 @@ export function openApiOptions(config: Config): SwaggerOptions {
         { name: 'plants', description: 'The plant resource.' },
         { name: 'service', description: 'Health and description of the service itself (no token needed).' },
         webhooksTag,
+        { name: 'events', description: 'The live change stream: every change of a plant, in order, resumable (Server-Sent Events; docs/events.md).' },
       ],
       webhooks: webhookEvents({ timeoutMs: config.webhookTimeoutMs, retrySchedule: config.webhookRetrySchedule }),
       components: {

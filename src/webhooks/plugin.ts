@@ -50,7 +50,7 @@ export const webhookDispatcher = fp(async (app: FastifyInstance) => {
   // on every request, and an async one costs a promise each time.
   app.addHook('onResponse', (request, reply, done) => {
     const url = request.routeOptions.url;
-    if (reply.statusCode < 300 && request.method !== 'GET' && request.method !== 'HEAD' && (url === '/plants' || url === '/plants/:id')) dispatcher.nudge();
+    if (reply.statusCode < 300 && request.method !== 'GET' && request.method !== 'HEAD' && (url === '/plants' || url === '/plants/:id' || url === '/plants/import')) dispatcher.nudge();
     done();
   });
 }, { name: 'webhook-dispatcher', dependencies: ['store'] });

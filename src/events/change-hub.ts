@@ -1,0 +1,92 @@
+/**
+ * One per instance: follows the change log and hands every new batch of changes to
+ * the open streams. It reads the log when the store signals a commit (on
+ * PostgreSQL, a commit on any instance) and, as a safety net for a missed signal,
+ * once a second; reads never overlap, and signals that come during a read make one
+ * more read after it. Streams thus cost the store one read per batch of commits,
+ * however many there are.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import type { ChangeLog } from '../store/types.js';
+import type { ChangeStream } from './change-stream.js';
+
+const PAGE = 1000;
+const SAFETY_POLL_MS = 1000;
+
+export class ChangeHub {
+  private readonly streams = new Set<ChangeStream>();
+  private reading = false;
+  private readAgain = false;
+  private stopWatching: (() => void) | undefined;
+  private poll: NodeJS.Timeout | undefined;
+
+  private constructor(
+    private readonly log: ChangeLog,
+    /** The last position handed to the streams. */
+    private cursor: bigint,
+    private readonly logger: FastifyBaseLogger,
+  ) {}
+
+  /** Starts at the log's current end: streams that join get what commits from now on, or catch up to here first. */
+  static async start(log: ChangeLog, logger: FastifyBaseLogger): Promise<ChangeHub> {
+    const hub = new ChangeHub(log, (await log.bounds()).last, logger);
+    hub.stopWatching = log.watch(() => hub.wake());
+    hub.poll = setInterval(() => hub.wake(), SAFETY_POLL_MS);
+    hub.poll.unref();
+    return hub;
+  }
+
+  get position(): bigint {
+    return this.cursor;
+  }
+
+  get size(): number {
+    return this.streams.size;
+  }
+
+  add(stream: ChangeStream): void {
+    this.streams.add(stream);
+  }
+
+  remove(stream: ChangeStream): void {
+    this.streams.delete(stream);
+  }
+
+  all(): ChangeStream[] {
+    return [...this.streams];
+  }
+
+  stop(): void {
+    this.stopWatching?.();
+    clearInterval(this.poll);
+  }
+
+  private wake(): void {
+    if (this.reading) {
+      this.readAgain = true;
+      return;
+    }
+    void this.read();
+  }
+
+  private async read(): Promise<void> {
+    this.reading = true;
+    try {
+      do {
+        this.readAgain = false;
+        for (;;) {
+          const entries = await this.log.after(this.cursor, PAGE);
+          if (entries.length === 0) break;
+          this.cursor = (entries.at(-1) as (typeof entries)[number]).position;
+          for (const stream of this.streams) stream.deliver(entries);
+          if (entries.length < PAGE) break;
+        }
+      } while (this.readAgain);
+    } catch (error) {
+      // The store is down: the streams wait, and the next signal or poll tries again.
+      this.logger.warn({ err: error }, 'change stream: reading the change log failed');
+    } finally {
+      this.reading = false;
+    }
+  }
+}

@@ -1,0 +1,191 @@
+/**
+ * GET /events over real sockets, on every store: messages for every change, in
+ * order; resuming with Last-Event-ID or ?after= without gap or repeat, also while
+ * another client writes; filters; positions refused before the stream starts
+ * (expired, unknown, malformed); the slow-reader cut-off; the per-token limit; and
+ * the end of every stream when the service shuts down.
+ */
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { Errors } from '../../src/http/errors.js';
+import { listen } from '../client/servers.js';
+import { testBackends } from '../support/backends.js';
+import { createHarness, type Harness } from '../support/harness.js';
+import { lastId, openStream, type SseMessage } from './sse-client.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const isChange = (message: SseMessage) => message.event?.startsWith('plant.') === true;
+
+for (const backend of testBackends()) describe(`GET /events [${backend.name}]`, () => {
+  let h: Harness;
+  let url: string;
+  const env: Record<string, string> = {};
+  beforeEach(async () => {
+    h = await createHarness({ backend, env: { EVENTS_HEARTBEAT_MS: '200', ...env } });
+    url = await listen(h);
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  const write = (method: string, path: string, body?: string, type = 'application/json') =>
+    fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${h.tokens.write}`, ...(body === undefined ? {} : { 'content-type': type }) }, body });
+  const createMany = async (from: number, count: number) => {
+    let body = '';
+    for (let id = from; id < from + count; id++) body += `{"id":${id},"name":"plant ${id}","tag":"${id % 2 === 0 ? 'even' : 'odd'}"}\n`;
+    const response = await write('POST', '/plants/import', body, 'application/x-ndjson');
+    assert.equal(response.status, 200, await response.text());
+  };
+
+  it('streams every change from now on, in order, with the payloads webhooks carry', async () => {
+    await createMany(1, 3); // before the stream: not in it
+    const stream = await openStream(`${url}/events`, h.tokens.read);
+    assert.equal(stream.status, 200);
+    assert.match(String(stream.headers['content-type']), /^text\/event-stream/);
+    await write('POST', '/plants', '{"id":9223372036854775807,"name":"max","tag":"t"}');
+    await write('PATCH', '/plants/9223372036854775807', '{"tag":null}');
+    await write('DELETE', '/plants/9223372036854775807');
+    const messages = await stream.waitFor(3, isChange);
+    assert.deepEqual(messages.map((m) => [m.id, m.event, m.data]), [
+      ['4', 'plant.created', '{"id":9223372036854775807,"name":"max","tag":"t"}'],
+      ['5', 'plant.updated', '{"id":9223372036854775807,"name":"max"}'],
+      ['6', 'plant.deleted', '{"id":9223372036854775807}'],
+    ]);
+    stream.close();
+  });
+
+  it('resumes right after Last-Event-ID or ?after=, with no gap and no repeat', async () => {
+    await createMany(1, 30);
+    const byHeader = await openStream(`${url}/events`, h.tokens.read, { 'last-event-id': '10' });
+    const fromHeader = await byHeader.waitFor(20, isChange);
+    assert.deepEqual(fromHeader.map((m) => m.id), Array.from({ length: 20 }, (_, i) => String(i + 11)));
+    // EventSource keeps its URL (?after=) and adds the newer Last-Event-ID: the header wins.
+    const both = await openStream(`${url}/events?after=0`, h.tokens.read, { 'last-event-id': '25' });
+    assert.deepEqual((await both.waitFor(5, isChange)).map((m) => m.id), ['26', '27', '28', '29', '30']);
+    const byQuery = await openStream(`${url}/events?after=30`, h.tokens.read);
+    await createMany(100, 1);
+    assert.deepEqual((await byQuery.waitFor(1, isChange)).map((m) => m.id), ['31']);
+    for (const s of [byHeader, both, byQuery]) s.close();
+  });
+
+  it('a reader that drops and resumes at random points while another client writes sees the whole log, in order, once', async () => {
+    const writer = (async () => {
+      for (let batch = 0; batch < 20; batch++) {
+        await createMany(1000 + batch * 10, 10);
+        await write('PATCH', `/plants/${1000 + batch * 10}`, '{"name":"renamed"}');
+        await write('DELETE', `/plants/${1001 + batch * 10}`);
+      }
+    })();
+    const seen: string[] = [];
+    let resumeFrom: string | undefined = '0';
+    while (seen.length < 240) {
+      const stream = await openStream(`${url}/events`, h.tokens.read, resumeFrom === undefined ? {} : { 'last-event-id': resumeFrom });
+      await stream.waitFor(Math.min(1 + Math.floor(Math.random() * 40), 240 - seen.length), isChange, 20_000);
+      stream.close();
+      const got = stream.messages.filter(isChange).map((m) => m.id as string);
+      seen.push(...got);
+      resumeFrom = lastId(stream.messages) ?? resumeFrom;
+    }
+    await writer;
+    assert.deepEqual(seen.slice(0, 240), Array.from({ length: 240 }, (_, i) => String(i + 1)));
+    const log = await h.store.changes.after(0n, 1000);
+    assert.equal(log.length, 240);
+  });
+
+  it('filters by event types and by tag, and moves the client\'s position past what it skipped', async () => {
+    const deletes = await openStream(`${url}/events?types=plant.deleted`, h.tokens.read);
+    const even = await openStream(`${url}/events?tag=even&types=plant.created,plant.deleted`, h.tokens.read);
+    await createMany(1, 4);
+    await write('DELETE', '/plants/2');
+    await write('DELETE', '/plants/3');
+    assert.deepEqual((await deletes.waitFor(2, isChange)).map((m) => [m.id, m.data]), [['5', '{"id":2}'], ['6', '{"id":3}']]);
+    assert.deepEqual((await even.waitFor(3, isChange)).map((m) => [m.id, m.event]), [['2', 'plant.created'], ['4', 'plant.created'], ['5', 'plant.deleted']]);
+    // Position 6 (an odd plant) was skipped: the next heartbeat says so with an id-only message.
+    await even.waitFor(1, (m) => m.id === '6' && m.event === undefined);
+    deletes.close();
+    even.close();
+  });
+
+  it('refuses, before streaming, a position no longer kept (410), one never reached and a malformed one (400)', async () => {
+    await createMany(1, 5);
+    assert.equal(await h.store.changes.prune(new Date(Date.now() + 60_000), 3), 3);
+    const expired = await openStream(`${url}/events`, h.tokens.read, { 'last-event-id': '1' });
+    assert.equal(expired.status, 410);
+    const record = JSON.parse(await expired.body()) as { error: number; message: string };
+    assert.equal(record.error, Errors.EVENTS_EXPIRED.code);
+    assert.match(record.message, /changes after 1 are no longer kept/);
+    const kept = await openStream(`${url}/events?after=3`, h.tokens.read);
+    assert.equal(kept.status, 200);
+    assert.deepEqual((await kept.waitFor(2, isChange)).map((m) => m.id), ['4', '5']);
+    kept.close();
+    const future = await openStream(`${url}/events?after=99`, h.tokens.read);
+    assert.equal(future.status, 400);
+    assert.match(await future.body(), /past the last change \(5\)/);
+    const malformed = await openStream(`${url}/events`, h.tokens.read, { 'last-event-id': 'abc' });
+    assert.equal(malformed.status, 400);
+    assert.match(await malformed.body(), /Last-Event-ID must be an event id/);
+    const unknownType = await openStream(`${url}/events?types=plant.eaten`, h.tokens.read);
+    assert.equal(unknownType.status, 400);
+    assert.match(await unknownType.body(), /types/);
+  });
+
+  it('needs plants:read', async () => {
+    const denied = await openStream(`${url}/events`, h.tokens.admin);
+    assert.equal(denied.status, 403);
+  });
+
+  it('ends the streams of a shutting-down service with stream.shutdown and where to resume', async () => {
+    const stream = await openStream(`${url}/events`, h.tokens.read);
+    await createMany(1, 2);
+    await stream.waitFor(2, isChange);
+    await h.app.close();
+    await stream.ended;
+    const closing = stream.messages.at(-1);
+    assert.equal(closing?.event, 'stream.shutdown');
+    assert.equal((JSON.parse(closing?.data ?? '{}') as { lastEventId: string }).lastEventId, '2');
+  });
+});
+
+for (const backend of testBackends()) describe(`GET /events limits [${backend.name}]`, () => {
+  let h: Harness;
+  let url: string;
+  beforeEach(async () => {
+    h = await createHarness({ backend, env: { EVENTS_MAX_STREAMS_PER_TOKEN: '2', EVENTS_MAX_BACKLOG_BYTES: '65536', EVENTS_HEARTBEAT_MS: '200' } });
+    url = await listen(h);
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  it('refuses a token more streams than EVENTS_MAX_STREAMS_PER_TOKEN (429), and counts a closed one as gone', async () => {
+    const [a, b] = [await openStream(`${url}/events`, h.tokens.read), await openStream(`${url}/events`, h.tokens.read)];
+    const third = await openStream(`${url}/events`, h.tokens.read);
+    assert.equal(third.status, 429);
+    assert.match(await third.body(), /"error":42902/);
+    assert.equal((await openStream(`${url}/events`, h.tokens.all)).status, 200, 'another token has its own allowance');
+    a.close();
+    await sleep(200);
+    const again = await openStream(`${url}/events`, h.tokens.read);
+    assert.equal(again.status, 200);
+    for (const s of [b, again]) s.close();
+  });
+
+  it('cuts off a reader that stops reading, with stream.overflow naming the last id it was sent', async () => {
+    const slow = await openStream(`${url}/events`, h.tokens.read);
+    slow.pause();
+    let body = '';
+    for (let id = 1; id <= 60_000; id++) body += `{"id":${id},"name":"a plant with a name long enough to fill buffers ${id}"}\n`;
+    const imported = await fetch(`${url}/plants/import`, { method: 'POST', headers: { authorization: `Bearer ${h.tokens.write}`, 'content-type': 'application/x-ndjson' }, body });
+    assert.equal(imported.status, 200);
+    await sleep(1500);
+    // Now read what was sent: it must end with the overflow event.
+    slow.resume();
+    await slow.ended;
+    const closing = slow.messages.at(-1);
+    assert.equal(closing?.event, 'stream.overflow');
+    const { lastEventId } = JSON.parse(closing?.data ?? '{}') as { lastEventId: string };
+    const sent = slow.messages.filter(isChange);
+    assert.equal(lastEventId, sent.at(-1)?.id);
+    assert.ok(sent.length < 60_000, `${sent.length} messages were sent before the cut-off`);
+  });
+});
