@@ -2,12 +2,14 @@
  * The change log (migration 0009) on every store: each create, real change and
  * delete, whatever made it (the store's writes, an import), gets the next position
  * and the payload webhooks carry; no-op changes and failed preconditions get none;
- * bounds and retention.
+ * bounds and retention (the store's prune, and the job that calls it).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { pino } from 'pino';
+import { ChangeLogRetention } from '../../src/events/retention.js';
 import type { OpenedTestStore } from '../support/backends.js';
-import { testBackends } from '../support/backends.js';
+import { sqliteBackend, testBackends } from '../support/backends.js';
 
 for (const backend of testBackends()) describe(`change log [${backend.name}]`, () => {
   let opened: OpenedTestStore;
@@ -72,5 +74,22 @@ for (const backend of testBackends()) describe(`change log [${backend.name}]`, (
     }
     await heard;
     assert.ok(calls >= 1);
+  });
+});
+
+describe('change log retention job', () => {
+  it('deletes the entries older than EVENTS_RETENTION_HOURS, however many, and keeps the rest', async () => {
+    const opened = await sqliteBackend.open();
+    try {
+      const staging = await opened.store.plants.beginImport();
+      await staging.stage(Array.from({ length: 25_000 }, (_, i) => ({ line: i + 1, id: BigInt(i), name: `plant ${i}`, tag: null })));
+      await staging.apply('all', 10);
+      const retention = new ChangeLogRetention(opened.store.changes, 1, pino({ level: 'silent' }));
+      assert.equal(await retention.prune(Date.now() + 59 * 60_000), 0, 'younger than an hour: kept');
+      assert.equal(await retention.prune(Date.now() + 61 * 60_000), 25_000);
+      assert.deepEqual(await opened.store.changes.bounds(), { last: 25_000n, oldest: undefined });
+    } finally {
+      await opened.cleanup();
+    }
   });
 });
