@@ -62,7 +62,7 @@ export class PostgresChangeLog implements ChangeLog {
   }
 
   /** Stops listening for good (the store is closing). */
-  async close(): Promise<void> {
+  close(): void {
     this.closed = true;
     this.stopListening();
   }

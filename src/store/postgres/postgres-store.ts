@@ -121,7 +121,8 @@ export class PostgresStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.changes.close();
+    // Synchronously, so a write made right after close() is refused.
+    this.changes.close();
     await Promise.all([this.plants.closeWrites(), this.plants.closeReads()]);
     await this.pool.end();
   }
