@@ -12,6 +12,7 @@ import { createPlantStoreClient, PlantStoreError, toPlantId, type Plant, type Pl
 import { stringifyJson } from '../client/json.js';
 import { ConfigError } from '../config/index.js';
 import { registerPlantsBulkCommands } from './plants-bulk-command.js';
+import { registerPlantsWatchCommand } from './plants-watch-command.js';
 import { printTable } from './table.js';
 
 export const DEFAULT_URL = 'http://127.0.0.1:8080';
@@ -255,4 +256,5 @@ export function registerPlantsCommands(program: Command): void {
   );
 
   registerPlantsBulkCommands(plants, { withConnectionOptions, clientFor, run, collect });
+  registerPlantsWatchCommand(plants, { withConnectionOptions, clientFor, run, collect });
 }

@@ -30,15 +30,19 @@
  *   }
  *
  * Bulk: importPlants and exportPlants stream NDJSON or CSV both ways (./bulk.ts).
+ *
+ * Changes: watchChanges follows GET /events, reconnecting and resuming by itself (./events.ts).
  */
 import createClient from 'openapi-fetch';
 import { bulkOperations, type BulkOperations } from './bulk.js';
 import { errorFromResponse, PlantStoreConnectionError, type PlantStoreError } from './errors.js';
+import { eventOperations, type EventOperations } from './events.js';
 import { parseJson, stringifyJson } from './json.js';
 import type { components, paths } from './openapi-types.js';
 
 export type { BulkFormat, ExportOptions, ImportBody, ImportOptions, ImportProblem, ImportSummary } from './bulk.js';
 export { PlantStoreConnectionError, PlantStoreError } from './errors.js';
+export type { EventType, PlantChangeEvent, Reconnection, WatchOptions } from './events.js';
 export type { components, operations, paths } from './openapi-types.js';
 
 /** A plant as read back, with its id. */
@@ -135,7 +139,7 @@ export interface PlantStoreClientOptions {
   readonly fetch?: typeof globalThis.fetch;
 }
 
-export interface PlantStoreClient extends BulkOperations {
+export interface PlantStoreClient extends BulkOperations, EventOperations {
   createPlant(plant: NewPlant): Promise<CreatedPlant>;
   getPlant(id: PlantId): Promise<Plant>;
   /** The plant with its ETag; with `ifNoneMatch`, 'not-modified' while it is still at that version. */
@@ -324,5 +328,6 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
     },
 
     ...bulkOperations(api, baseUrl, timeoutMs),
+    ...eventOperations(api, baseUrl, timeoutMs),
   };
 }

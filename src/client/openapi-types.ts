@@ -218,6 +218,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream every change (Server-Sent Events)
+         * @description A live stream of every change of a plant, in order, as Server-Sent Events (`text/event-stream`): each message has `id:` (its position in the store's change log), `event:` (`plant.created`, `plant.updated` or `plant.deleted`) and `data:` (the JSON webhooks carry: the plant, or for a deletion `{"id"}`; int64 ids exact). Changes made on any instance reach every stream within about a second.
+         *
+         *     **Resuming.** Send the last `id` received as `Last-Event-ID` (EventSource does so when it reconnects) or as `?after=`: the stream continues right after it, with no gap and no repeat. A position older than the change log keeps (`EVENTS_RETENTION_HOURS`) gets 410 `EVENTS_EXPIRED` before the stream starts. Without either, the stream starts now.
+         *
+         *     **Keeping it open.** A comment line (`: heartbeat`) comes every `EVENTS_HEARTBEAT_MS` (15 s by default), with an id-only message when a filter skipped changes, so a resume does not re-read them; `retry: 2000` advises the reconnect delay. A client that reads too slowly (more than `EVENTS_MAX_BACKLOG_BYTES` waiting) gets a `stream.overflow` event naming `lastEventId` and the stream ends; a server that shuts down ends streams with `stream.shutdown`. Reconnect and resume from `lastEventId` either way. One token may hold `EVENTS_MAX_STREAMS_PER_TOKEN` streams (429 beyond).
+         */
+        get: operations["streamEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -416,7 +440,7 @@ export interface components {
              * @description Numeric error value, from the error catalogue (see the API description): stable, never reused.
              * @enum {integer}
              */
-            error: 40000 | 40001 | 40002 | 40003 | 40004 | 40005 | 40006 | 40007 | 40101 | 40102 | 40301 | 40401 | 40402 | 40403 | 40404 | 40501 | 40801 | 40901 | 40902 | 41201 | 41301 | 41501 | 42801 | 42901 | 43101 | 50001 | 50301;
+            error: 40000 | 40001 | 40002 | 40003 | 40004 | 40005 | 40006 | 40007 | 40101 | 40102 | 40301 | 40401 | 40402 | 40403 | 40404 | 40501 | 40801 | 40901 | 40902 | 41001 | 41201 | 41301 | 41501 | 42801 | 42901 | 42902 | 43101 | 50001 | 50301;
             /** @description Text describing the error: which field or header, and why. */
             message: string;
         };
@@ -3963,6 +3987,204 @@ export interface operations {
                      * @example {
                      *       "error": 42901,
                      *       "message": "Too many requests for this token (or, without a valid token, this client address) in the current minute; retry after the Retry-After delay."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `43101` HEADERS_TOO_LARGE: The request line and headers are larger than the configured limit (MAX_HEADER_SIZE); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 43101,
+                     *       "message": "The request line and headers are larger than the configured limit (MAX_HEADER_SIZE); the connection is closed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `50001` INTERNAL: An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 50001,
+                     *       "message": "An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `50301` STORE_UNAVAILABLE: The store cannot be reached or written to right now; retry after the Retry-After delay. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 50301,
+                     *       "message": "The store cannot be reached or written to right now; retry after the Retry-After delay."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    streamEvents: {
+        parameters: {
+            query?: {
+                /** @description Resume right after this position (an event's `id`). `Last-Event-ID` wins when both are sent. Without either, the stream starts now. */
+                after?: string;
+                /** @description Only these event types, comma-separated: plant.created, plant.updated, plant.deleted (all by default). */
+                types?: string;
+                /** @description Only changes of plants with this tag (for a deletion, the tag the plant had). */
+                tag?: string;
+            };
+            header?: {
+                /** @description The `id` of the last event received: the stream resumes right after it (EventSource sends it when it reconnects). */
+                "last-event-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream of changes. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends and the full budget is back. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, as `<limit>;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /**
+             * @description - `40005` INVALID_PARAMETER: A path or query parameter is invalid; the message names it and why.
+             *     - `40000` BAD_REQUEST: The request is malformed (bad URL, bad header or another protocol-level problem).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40005,
+                     *       "message": "A path or query parameter is invalid; the message names it and why."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description - `40101` TOKEN_MISSING: No bearer token was sent (Authorization: Bearer &lt;token&gt;).
+             *     - `40102` TOKEN_INVALID: The bearer token is malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge, realm "plantstore". */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40101,
+                     *       "message": "No bearer token was sent (Authorization: Bearer <token>)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `40301` INSUFFICIENT_SCOPE: The token is valid but lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    /** @description RFC 6750 challenge, realm "plantstore". */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40301,
+                     *       "message": "The token is valid but lacks the scope this operation needs."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `40801` REQUEST_TIMEOUT: The client took too long to send the request headers or body (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS); the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40801,
+                     *       "message": "The client took too long to send the request headers or body (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS); the connection is closed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `41001` EVENTS_EXPIRED: GET /events was asked to resume after a position older than the change log keeps (EVENTS_RETENTION_HOURS): changes after it were pruned, so the stream cannot continue without a gap. Read the plants afresh, then stream from now (no Last-Event-ID). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 41001,
+                     *       "message": "GET /events was asked to resume after a position older than the change log keeps (EVENTS_RETENTION_HOURS): changes after it were pruned, so the stream cannot continue without a gap. Read the plants afresh, then stream from now (no Last-Event-ID)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description - `42902` TOO_MANY_STREAMS: This token has as many GET /events streams open as one token may (EVENTS_MAX_STREAMS_PER_TOKEN); close one first.
+             *     - `42901` RATE_LIMITED: Too many requests for this token (or, without a valid token, this client address) in the current minute; retry after the Retry-After delay.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends and the full budget is back. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, as `<limit>;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 42902,
+                     *       "message": "This token has as many GET /events streams open as one token may (EVENTS_MAX_STREAMS_PER_TOKEN); close one first."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

@@ -1,0 +1,84 @@
+/**
+ * `plantstore plants watch`: every change of a plant, one line each, as it happens
+ * (GET /events through the client's watchChanges, which reconnects and resumes by
+ * itself), until Ctrl-C.
+ *
+ * Lines: position, type, id, name, tag; two spaces apart on a terminal, tab-separated
+ * otherwise (a deletion leaves name and tag empty, so every line has five fields for
+ * cut/awk); --json one object per line, ids as exact numbers. The position is what
+ * --from takes to carry on after that line.
+ */
+import { once } from 'node:events';
+import { InvalidArgumentError, type Command } from 'commander';
+import type { EventType, PlantChangeEvent } from '../client/index.js';
+import { stringifyJson } from '../client/json.js';
+import type { ConnectionOptions, PlantsCommandKit } from './plants-command.js';
+
+const TYPES: readonly EventType[] = ['plant.created', 'plant.updated', 'plant.deleted'];
+
+function parseTypes(value: string): EventType[] {
+  return value.split(',').map((name) => {
+    const type = TYPES.find((known) => known === name.trim());
+    if (type === undefined) throw new InvalidArgumentError(`'${name}' is not one of ${TYPES.join(', ')}`);
+    return type;
+  });
+}
+
+function parsePosition(value: string): bigint {
+  if (!/^(0|[1-9][0-9]{0,18})$/.test(value) || BigInt(value) > 2n ** 63n - 1n) throw new InvalidArgumentError('must be a position: an integer from 0 (the first column of a line)');
+  return BigInt(value);
+}
+
+function lineOf(change: PlantChangeEvent, json: boolean): string {
+  if (json) return `${stringifyJson({ position: change.position.toString(), type: change.type, plant: change.plant })}\n`;
+  const named = change.type === 'plant.deleted' ? ['', ''] : [change.plant.name, change.plant.tag ?? ''];
+  const fields = [change.position.toString(), change.type, change.plant.id.toString(), ...named];
+  // Names and tags hold no control characters, so tabs separate fields unambiguously.
+  return process.stdout.isTTY === true ? `${fields.join('  ').trimEnd()}\n` : `${fields.join('\t')}\n`;
+}
+
+interface WatchOptions extends ConnectionOptions {
+  types?: EventType[];
+  tag?: string;
+  from?: bigint;
+}
+
+export function registerPlantsWatchCommand(plants: Command, { withConnectionOptions, clientFor, run }: PlantsCommandKit): void {
+  withConnectionOptions(
+    plants
+      .command('watch')
+      .description('Print every change of a plant as it happens, until Ctrl-C; reconnects and carries on where it was by itself.')
+      .option('--types <types>', 'only these, comma-separated: plant.created, plant.updated, plant.deleted', parseTypes)
+      .option('--tag <tag>', 'only changes of plants with this tag (for a deletion, the tag it had)')
+      .option('--from <position>', 'start right after this position (the first column of a line printed before) instead of now', parsePosition),
+    'print one JSON object per line: {"position":"12","type":"plant.created","plant":{"id":...,"name":...,"tag":...}} (ids as exact numbers)',
+  ).action(async (options: WatchOptions) =>
+    run(async () => {
+      const client = clientFor(options);
+      const stop = new AbortController();
+      const interrupted = () => stop.abort();
+      // A reader that went away (| head) wanted no more: not a failure either.
+      const closed = (error: NodeJS.ErrnoException) => {
+        if (error.code === 'EPIPE') stop.abort();
+      };
+      process.once('SIGINT', interrupted).once('SIGTERM', interrupted);
+      process.stdout.on('error', closed);
+      try {
+        const changes = client.watchChanges({
+          ...(options.types === undefined ? {} : { types: options.types }),
+          ...(options.tag === undefined ? {} : { tag: options.tag }),
+          ...(options.from === undefined ? {} : { after: options.from }),
+          signal: stop.signal,
+          onReconnect: ({ reason, delayMs }) => process.stderr.write(`plantstore: ${reason}; reconnecting in ${(delayMs / 1000).toFixed(1)} s\n`),
+        });
+        for await (const change of changes) {
+          // Holding back while stdout is full, rather than buffering without bound.
+          if (!process.stdout.write(lineOf(change, options.json === true))) await once(process.stdout, 'drain', { signal: stop.signal }).catch(() => {});
+        }
+      } finally {
+        process.off('SIGINT', interrupted).off('SIGTERM', interrupted);
+        process.stdout.off('error', closed);
+      }
+    }),
+  );
+}

@@ -1,0 +1,270 @@
+/**
+ * Watching changes: GET /events, the service's Server-Sent Events stream of every
+ * change of a plant, as an async iterable that outlives any one connection.
+ *
+ *   for await (const change of store.watchChanges({ types: ['plant.created'] })) console.log(change.position, change.plant.id);
+ *
+ * The stream is read with fetch and parsed here, as the HTML standard parses SSE,
+ * rather than with EventSource: Node has none, and it could neither send the bearer
+ * token nor keep an int64 id exact.
+ *
+ * Resuming is the point. Every `id` the stream carries is remembered (a change's,
+ * an id-only message's that moves past changes a filter skipped, the `lastEventId`
+ * of a closing stream.overflow or stream.shutdown), and whenever the stream ends or
+ * the connection drops the watcher reconnects with it as Last-Event-ID: the
+ * iteration goes on with no gap and no repeat. A refusal a retry cannot change
+ * (400, 401, 403, 410 when the position is no longer kept) is thrown as a
+ * PlantStoreError; 408, 429, 5xx and an unreachable service are retried, waiting
+ * longer each time.
+ */
+import type { Client } from 'openapi-fetch';
+import { errorFromResponse, PlantStoreConnectionError, PlantStoreError } from './errors.js';
+import { parseJson } from './json.js';
+import type { components, paths } from './openapi-types.js';
+
+type Plant = components['schemas']['StoredPlant'];
+
+export type EventType = 'plant.created' | 'plant.updated' | 'plant.deleted';
+
+/** One change, at its position in the store's change log (pass it as `after` to resume right after it). */
+export type PlantChangeEvent =
+  | { readonly position: bigint; readonly type: 'plant.created' | 'plant.updated'; readonly plant: Plant }
+  | { readonly position: bigint; readonly type: 'plant.deleted'; readonly plant: { readonly id: bigint } };
+
+export interface Reconnection {
+  /** Why: the service ended the stream (and its reason), or the error that broke or refused the connection. */
+  readonly reason: string;
+  readonly delayMs: number;
+}
+
+export interface WatchOptions {
+  /** Start right after this position (a change's `position`); without it, with the changes from now on. */
+  readonly after?: bigint | string;
+  /** Only these types (all when left out or empty). */
+  readonly types?: readonly EventType[];
+  /** Only changes of plants with this tag (for a deletion, the tag the plant had). */
+  readonly tag?: string;
+  /** Ends the iteration: the loop finishes normally and the connection is closed. */
+  readonly signal?: AbortSignal;
+  /** The wait before reconnecting, instead of the service's advice (`retry:`, 2 s). Failed connections wait longer each time, up to 30 s. */
+  readonly reconnectDelayMs?: number;
+  /** Told before each wait to reconnect (the CLI shows it). */
+  readonly onReconnect?: (reconnection: Reconnection) => void;
+}
+
+export interface EventOperations {
+  /** Every change, as it happens, until `signal` aborts or the loop stops; reconnects and resumes by itself. */
+  watchChanges(options?: WatchOptions): AsyncIterable<PlantChangeEvent>;
+}
+
+/** What to wait before the service's first `retry:` advice arrives (the same 2 s it advises). */
+const DEFAULT_RETRY_MS = 2000;
+const MAX_RETRY_MS = 30_000;
+/** The service sends a heartbeat every 15 s by default: four missed ones mean a dead connection (a half-open TCP one never errors). */
+const SILENCE_LIMIT_MS = 60_000;
+const INT64_MAX = 2n ** 63n - 1n;
+const CHANGE_TYPES: ReadonlySet<string> = new Set<EventType>(['plant.created', 'plant.updated', 'plant.deleted']);
+
+// ---- the stream format --------------------------------------------------------
+
+interface SseMessage {
+  id?: string;
+  event?: string;
+  data?: string;
+  retry?: number;
+}
+
+function addField(message: SseMessage, line: string): void {
+  const colon = line.indexOf(':');
+  const name = colon === -1 ? line : line.slice(0, colon);
+  const value = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '');
+  if (name === 'event') message.event = value;
+  else if (name === 'data') message.data = message.data === undefined ? value : `${message.data}\n${value}`;
+  else if (name === 'id' && !value.includes('\0')) message.id = value;
+  else if (name === 'retry' && /^[0-9]+$/.test(value)) message.retry = Number(value);
+}
+
+/** The messages of an SSE stream, each ended by a blank line; comments are skipped, and a message the end cuts off is dropped (as the standard says). */
+async function* sseMessages(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<SseMessage> {
+  const decoder = new TextDecoder();
+  let pending = '';
+  let message: SseMessage = {};
+  for await (const chunk of chunks) {
+    // Lines end with LF, CRLF or CR; a CR at the very end may be half of a CRLF, so it waits for the next chunk.
+    const lines = (pending + decoder.decode(chunk, { stream: true })).split(/\r\n|\r(?!$)|\n/);
+    pending = lines.pop() ?? '';
+    for (const line of lines) {
+      if (line === '') {
+        if (Object.keys(message).length > 0) yield message;
+        message = {};
+      } else if (!line.startsWith(':')) addField(message, line);
+    }
+  }
+}
+
+function positionOf(text: string): bigint | undefined {
+  const position = /^(0|[1-9][0-9]{0,18})$/.test(text) ? BigInt(text) : undefined;
+  return position !== undefined && position <= INT64_MAX ? position : undefined;
+}
+
+/** The change a message carries, if it is one. */
+function changeOf(message: SseMessage): PlantChangeEvent | undefined {
+  if (message.event === undefined || !CHANGE_TYPES.has(message.event)) return undefined;
+  const position = positionOf(message.id ?? '');
+  // Without its position a change could be neither resumed after nor told apart from a repeat.
+  if (position === undefined || message.data === undefined) throw new Error(`the service sent a ${message.event} event without a valid id or data`);
+  // The service sends its documented payloads (the plant; {"id"} for a deletion): trusted, as its responses are.
+  return { position, type: message.event, plant: parseJson(message.data) } as PlantChangeEvent;
+}
+
+/** stream.overflow or stream.shutdown: the service is ending the stream, saying why and where to resume. */
+function closingOf(message: SseMessage): { reason: string; lastEventId: bigint | undefined } | undefined {
+  if (message.event !== 'stream.overflow' && message.event !== 'stream.shutdown') return undefined;
+  const body = parseJson(message.data ?? '{}') as { reason?: unknown; lastEventId?: unknown };
+  const reason = typeof body.reason === 'string' ? body.reason : message.event;
+  return { reason: `${message.event}: ${reason}`, lastEventId: typeof body.lastEventId === 'string' ? positionOf(body.lastEventId) : undefined };
+}
+
+// ---- waiting ------------------------------------------------------------------
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** A failure another attempt may not meet: the service busy or down, or not reached. */
+function retryable(error: unknown): boolean {
+  if (error instanceof PlantStoreConnectionError) return true;
+  return error instanceof PlantStoreError && (error.status === 408 || error.status === 429 || error.status >= 500);
+}
+
+/** The wait after `failures` failed connections in a row: doubling, capped, jittered (so clients a restart cut off do not all come back at once), never shorter than a Retry-After. */
+function backoff(baseMs: number, failures: number, error: unknown): number {
+  const doubled = Math.min(MAX_RETRY_MS, baseMs * 2 ** (failures - 1));
+  const asked = error instanceof PlantStoreError && error.retryAfterSeconds !== undefined ? error.retryAfterSeconds * 1000 : 0;
+  return Math.round(Math.min(MAX_RETRY_MS, Math.max(doubled * (0.75 + Math.random() / 4), asked)));
+}
+
+function describe(error: unknown): string {
+  if (error instanceof PlantStoreError) return `${error.message} (HTTP ${error.status}${error.error === 0 ? '' : `, error ${error.error}`})`;
+  return error instanceof Error ? error.message : String(error);
+}
+
+function startPosition(after: bigint | string): bigint {
+  const position = typeof after === 'bigint' ? after : positionOf(after.trim());
+  if (position === undefined || position < 0n || position > INT64_MAX) throw new RangeError(`after must be a position (an integer from 0 to 2^63-1); got '${after}'`);
+  return position;
+}
+
+// ---- the operation ------------------------------------------------------------
+
+export function eventOperations(api: Client<paths>, baseUrl: string, timeoutMs: number): EventOperations {
+  /** Opens a stream after `position` (now when undefined); refusals throw PlantStoreError, no answer PlantStoreConnectionError. */
+  async function open(query: { types?: string; tag?: string }, position: bigint | undefined, signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {
+    // A timer rather than AbortSignal.timeout: it bounds the wait for the answer, and must not cut off the stream after it.
+    const timer = new AbortController();
+    const timeout = setTimeout(() => timer.abort(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);
+    try {
+      const outcome = await api.GET('/events', {
+        params: { query, header: position === undefined ? {} : { 'last-event-id': position.toString() } },
+        headers: { accept: 'text/event-stream' },
+        parseAs: 'stream',
+        signal: AbortSignal.any([timer.signal, signal]),
+      });
+      if (!outcome.response.ok) throw errorFromResponse(outcome.response, outcome.error);
+      if (outcome.data === undefined || outcome.data === null) throw new PlantStoreConnectionError(baseUrl, new Error('the stream had no body'));
+      return outcome.data;
+    } catch (error) {
+      throw error instanceof PlantStoreError || error instanceof PlantStoreConnectionError || signal.aborted ? error : new PlantStoreConnectionError(baseUrl, error);
+    } finally {
+      clearTimeout(timeout);
+    }
+  }
+
+  /** The body's chunks; a lost connection, or one silent too long, ends them with a PlantStoreConnectionError. */
+  async function* chunksOf(body: ReadableStream<Uint8Array>, connection: AbortController, stop: AbortSignal): AsyncGenerator<Uint8Array> {
+    const silent = () => connection.abort(new Error(`nothing received for ${SILENCE_LIMIT_MS / 1000} s`));
+    let watchdog = setTimeout(silent, SILENCE_LIMIT_MS);
+    try {
+      for await (const chunk of body) {
+        // Not ticking while the consumer handles what was read: its pace is not the service's silence.
+        clearTimeout(watchdog);
+        yield chunk;
+        watchdog = setTimeout(silent, SILENCE_LIMIT_MS);
+      }
+    } catch (error) {
+      throw stop.aborted ? error : new PlantStoreConnectionError(baseUrl, connection.signal.aborted ? connection.signal.reason : error);
+    } finally {
+      clearTimeout(watchdog);
+    }
+  }
+
+  async function* changes(options: WatchOptions, after: bigint | undefined): AsyncGenerator<PlantChangeEvent> {
+    const query = {
+      ...(options.types === undefined || options.types.length === 0 ? {} : { types: options.types.join(',') }),
+      ...(options.tag === undefined ? {} : { tag: options.tag }),
+    };
+    let position = after;
+    let advisedMs = DEFAULT_RETRY_MS;
+    let failures = 0;
+    // Aborted by the caller's signal, or when the loop stops early (this generator's finally).
+    const stop = new AbortController();
+    const onAbort = () => stop.abort();
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    if (options.signal?.aborted === true) stop.abort();
+    try {
+      while (!stop.signal.aborted) {
+        const connection = new AbortController();
+        let reason = 'the service ended the stream';
+        // Set when connecting failed; otherwise the usual delay, with the advice this stream gave.
+        let backoffMs: number | undefined;
+        let opened = false;
+        try {
+          const body = await open(query, position, AbortSignal.any([stop.signal, connection.signal]));
+          opened = true;
+          failures = 0;
+          for await (const message of sseMessages(chunksOf(body, connection, stop.signal))) {
+            if (message.retry !== undefined) advisedMs = message.retry;
+            const change = changeOf(message);
+            const closing = closingOf(message);
+            // Id-only messages count too: they move past changes a filter skipped.
+            position = positionOf(message.id ?? '') ?? position;
+            if (closing?.lastEventId !== undefined && (position === undefined || closing.lastEventId > position)) position = closing.lastEventId;
+            if (closing !== undefined) reason = closing.reason;
+            if (change !== undefined) yield change;
+          }
+        } catch (error) {
+          if (stop.signal.aborted) return;
+          if (!retryable(error)) throw error;
+          reason = describe(error);
+          // A stream that was open and broke waits the usual delay; failing to connect waits longer each time.
+          if (!opened) backoffMs = backoff(options.reconnectDelayMs ?? advisedMs, ++failures, error);
+        } finally {
+          connection.abort();
+        }
+        if (stop.signal.aborted) return;
+        const delayMs = backoffMs ?? options.reconnectDelayMs ?? advisedMs;
+        options.onReconnect?.({ reason, delayMs });
+        await sleep(delayMs, stop.signal);
+      }
+    } finally {
+      options.signal?.removeEventListener('abort', onAbort);
+      stop.abort();
+    }
+  }
+
+  return {
+    watchChanges(options = {}) {
+      // Checked now, not at the first step of the loop.
+      return changes(options, options.after === undefined ? undefined : startPosition(options.after));
+    },
+  };
+}
