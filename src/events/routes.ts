@@ -14,7 +14,7 @@ import type { ChangeLog } from '../store/types.js';
 import { bearerAuth } from '../tokens/auth.js';
 import type { ChangeHub } from './change-hub.js';
 import { ChangeStream, type StreamFilter } from './change-stream.js';
-import { comment, retryAdvice, SSE_MEDIA_TYPE } from './sse.js';
+import { comment, positionMessage, retryAdvice, SSE_MEDIA_TYPE } from './sse.js';
 
 /** How long EventSource should wait before reconnecting. */
 export const RETRY_MS = 2000;
@@ -123,7 +123,9 @@ export function eventRoutes(options: EventRoutesOptions): TypedRoutes {
         else openByToken.set(tokenId, left);
       });
       raw.once('close', () => stream.end());
-      out.write(retryAdvice(RETRY_MS) + comment(`streaming changes after ${start}`));
+      // The start as an id-only message: a client that loses the connection before the first change
+      // still resumes from here (EventSource sends it back as Last-Event-ID), not from a later "now".
+      out.write(retryAdvice(RETRY_MS) + positionMessage(start) + comment(`streaming changes after ${start}`));
       hub.add(stream);
       stream.catchUp(app.store.changes, hub.position).catch((error: unknown) => {
         request.log.warn({ err: error }, 'change stream: catching up failed; the stream ends and the client resumes');
