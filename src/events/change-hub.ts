@@ -8,6 +8,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { ChangeLog } from '../store/types.js';
+import { ChangeBatch } from './change-batch.js';
 import type { ChangeStream } from './change-stream.js';
 
 const PAGE = 1000;
@@ -78,7 +79,8 @@ export class ChangeHub {
           const entries = await this.log.after(this.cursor, PAGE);
           if (entries.length === 0) break;
           this.cursor = (entries.at(-1) as (typeof entries)[number]).position;
-          for (const stream of this.streams) stream.deliver(entries);
+          const batch = new ChangeBatch(entries);
+          for (const stream of this.streams) stream.deliver(batch);
           if (entries.length < PAGE) break;
         }
       } while (this.readAgain);

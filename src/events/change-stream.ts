@@ -12,7 +12,8 @@
 import type { PassThrough } from 'node:stream';
 import type { EventType } from '../domain/events.js';
 import type { ChangeLog, PlantChangeEntry } from '../store/types.js';
-import { changeMessage, closingMessage, comment, positionMessage } from './sse.js';
+import { ChangeBatch } from './change-batch.js';
+import { closingMessage, comment, positionMessage } from './sse.js';
 
 export interface StreamFilter {
   /** Only these types; all when undefined. */
@@ -30,7 +31,7 @@ export class ChangeStream {
   /** The last position the client was told of (an event, or an id-only message). */
   private told: bigint;
   /** Live batches that arrived while catching up, delivered after it. */
-  private held: PlantChangeEntry[][] | undefined = [];
+  private held: ChangeBatch[] | undefined = [];
   private ended = false;
 
   constructor(
@@ -52,9 +53,9 @@ export class ChangeStream {
   /** Reads the log from this stream's position up to `upTo` (the hub's position when the stream joined), then goes live. */
   async catchUp(log: ChangeLog, upTo: bigint): Promise<void> {
     while (!this.ended && this.position < upTo) {
-      const entries = await log.after(this.position, CATCH_UP_PAGE);
+      const entries = (await log.after(this.position, CATCH_UP_PAGE)).filter((entry) => entry.position <= upTo);
       if (entries.length === 0) break;
-      this.write(entries.filter((entry) => entry.position <= upTo));
+      this.write(new ChangeBatch(entries));
     }
     const held = this.held ?? [];
     this.held = undefined;
@@ -62,9 +63,9 @@ export class ChangeStream {
   }
 
   /** A live batch from the hub (consecutive positions, in order). */
-  deliver(entries: readonly PlantChangeEntry[]): void {
-    if (this.held !== undefined) this.held.push([...entries]);
-    else this.write(entries);
+  deliver(batch: ChangeBatch): void {
+    if (this.held !== undefined) this.held.push(batch);
+    else this.write(batch);
   }
 
   /** The heartbeat: a comment, and the position past what a filter left out. */
@@ -92,17 +93,24 @@ export class ChangeStream {
     this.onEnd();
   }
 
-  private write(entries: readonly PlantChangeEntry[]): void {
-    if (this.ended) return;
+  private write(batch: ChangeBatch): void {
+    if (this.ended || batch.last <= this.position) return;
     let text = '';
     let position = this.position;
     let told = this.told;
-    for (const entry of entries) {
-      if (entry.position <= position) continue;
-      position = entry.position;
-      if (!this.matches(entry)) continue;
-      text += changeMessage(entry);
-      told = entry.position;
+    if (this.filter.types === undefined && this.filter.tag === undefined && batch.first === position + 1n) {
+      // The common case: every change, and this batch follows on from the last.
+      text = batch.text;
+      position = batch.last;
+      told = batch.last;
+    } else {
+      batch.entries.forEach((entry, i) => {
+        if (entry.position <= position) return;
+        position = entry.position;
+        if (!this.matches(entry)) return;
+        text += batch.messages[i] as string;
+        told = entry.position;
+      });
     }
     // Moved on only once written: a stream cut off here names the last id it did send.
     if (text !== '' && !this.send(text)) return;

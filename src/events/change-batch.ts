@@ -1,0 +1,31 @@
+/**
+ * Consecutive entries of the change log as the hub hands them to every stream,
+ * each entry's SSE message built once for all of them, and the whole batch's text
+ * joined once for the streams that take every change: with a thousand streams,
+ * building each message per stream cost more than writing it.
+ */
+import type { PlantChangeEntry } from '../store/types.js';
+import { changeMessage } from './sse.js';
+
+export class ChangeBatch {
+  readonly messages: readonly string[];
+  private joined: string | undefined;
+
+  constructor(readonly entries: readonly PlantChangeEntry[]) {
+    this.messages = entries.map(changeMessage);
+  }
+
+  get first(): bigint {
+    return (this.entries[0] as PlantChangeEntry).position;
+  }
+
+  get last(): bigint {
+    return (this.entries.at(-1) as PlantChangeEntry).position;
+  }
+
+  /** Every message, in order. */
+  get text(): string {
+    this.joined ??= this.messages.join('');
+    return this.joined;
+  }
+}
