@@ -9,7 +9,8 @@ import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
 import { ChangeLogRetention } from '../../src/events/retention.js';
 import type { OpenedTestStore } from '../support/backends.js';
-import { sqliteBackend, testBackends } from '../support/backends.js';
+import { postgresAvailable, postgresBackend, sqliteBackend, testBackends } from '../support/backends.js';
+import { withAdminClient } from '../support/postgres.js';
 
 for (const backend of testBackends()) describe(`change log [${backend.name}]`, () => {
   let opened: OpenedTestStore;
@@ -88,6 +89,22 @@ describe('change log retention job', () => {
       assert.equal(await retention.prune(Date.now() + 59 * 60_000), 0, 'younger than an hour: kept');
       assert.equal(await retention.prune(Date.now() + 61 * 60_000), 25_000);
       assert.deepEqual(await opened.store.changes.bounds(), { last: 25_000n, oldest: undefined });
+    } finally {
+      await opened.cleanup();
+    }
+  });
+});
+
+describe('change log on PostgreSQL, written from another search_path', { skip: !postgresAvailable() }, () => {
+  it('logs a plant written by a session whose search_path is not the store\'s schema', async () => {
+    const opened = await postgresBackend.open();
+    try {
+      const schema = /search_path%3D([a-z0-9_]+)/i.exec(opened.databaseUrl)?.[1] ?? /search_path=([a-z0-9_]+)/i.exec(decodeURIComponent(opened.databaseUrl))?.[1];
+      assert.ok(schema !== undefined, `no schema in ${opened.databaseUrl}`);
+      await withAdminClient(async (client) => {
+        await client.query(`INSERT INTO ${schema}.plants (id, name, name_key, name_words) VALUES (7, 'seven', 'seven', 'seven')`);
+      });
+      assert.deepEqual((await opened.store.changes.after(0n, 10)).map((e) => [e.position, e.payload]), [[1n, '{"id":7,"name":"seven"}']]);
     } finally {
       await opened.cleanup();
     }

@@ -24,7 +24,9 @@ CREATE INDEX plant_changes_created_at ON plant_changes (created_at);
 CREATE TABLE plant_change_counter (last bigint NOT NULL);
 INSERT INTO plant_change_counter (last) VALUES (0);
 
-CREATE FUNCTION plant_changes_log() RETURNS trigger LANGUAGE plpgsql AS $$
+-- SET search_path FROM CURRENT: the function finds this schema's tables whatever the
+-- search_path of the session that writes a plant (an operator's psql, a seed script).
+CREATE FUNCTION plant_changes_log() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 DECLARE
   types text[];
   ids bigint[];
