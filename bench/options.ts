@@ -29,6 +29,8 @@ export interface BenchOptions {
   readonly scaleSize: number;
   /** Plants imported and exported by the bulk cases; 0 skips them. */
   readonly bulkSize: number;
+  /** Change streams (GET /events) open on one instance in the streams phase; 0 skips it. */
+  readonly streams: number;
   /** Measure p99 at a fixed offered load of half the measured maximum. */
   readonly paced: boolean;
   /** Write a --cpu-prof profile of the service to bench/results/profiles. */
@@ -52,6 +54,8 @@ const HELP = `npm run bench -- [options]   (each has an environment variable too
   --scale-size <n>     plants in scale mode               BENCH_SCALE_SIZE   (1000000)
   --bulk-size <n>      plants imported, then exported;    BENCH_BULK_SIZE    (1000000)
                        0 skips the bulk cases
+  --streams <n>        GET /events streams open on one    BENCH_STREAMS      (1000)
+                       instance; 0 skips the streams phase
   --no-paced           skip the fixed-load p99 runs       BENCH_PACED=0
   --profile            write service CPU profiles         BENCH_PROFILE=1
   --no-build           use dist/ as it is                 BENCH_NO_BUILD=1
@@ -67,6 +71,7 @@ const FLAGS: Record<string, string> = {
   '--stores': 'BENCH_STORES',
   '--scale-size': 'BENCH_SCALE_SIZE',
   '--bulk-size': 'BENCH_BULK_SIZE',
+  '--streams': 'BENCH_STREAMS',
   '--log-level': 'BENCH_LOG_LEVEL',
   '--postgres-url': 'BENCH_POSTGRES_URL',
 };
@@ -119,6 +124,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
     scale: values.BENCH_SCALE === '1',
     scaleSize: positive(values, 'BENCH_SCALE_SIZE', 1_000_000),
     bulkSize: values.BENCH_BULK_SIZE === '0' ? 0 : positive(values, 'BENCH_BULK_SIZE', 1_000_000),
+    streams: values.BENCH_STREAMS === '0' ? 0 : positive(values, 'BENCH_STREAMS', 1000),
     paced: values.BENCH_PACED !== '0',
     profile: values.BENCH_PROFILE === '1',
     logLevel: values.BENCH_LOG_LEVEL || 'info',

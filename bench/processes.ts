@@ -3,7 +3,7 @@
  * the floor server, and one load-generator process per run; plus the service's
  * peak resident memory, from /proc.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { openSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
@@ -130,6 +130,11 @@ export async function cli(args: string[], databaseUrl: string, buildDir?: string
   return out;
 }
 
+/** A bench script (bench/<script>) in a process of its own, run through tsx as the load runner is. */
+export function spawnBenchScript(script: string, args: readonly string[], stdio: StdioOptions): ChildProcess {
+  return spawn(process.execPath, [...TSX, join(ROOT, 'bench', script), ...args], { stdio });
+}
+
 /** One load run in its own process. */
 export async function runLoadProcess(spec: LoadSpec): Promise<LoadResult> {
   const child = spawn(process.execPath, [...TSX, join(ROOT, 'bench', 'load-runner.ts'), JSON.stringify(spec)], {
@@ -156,5 +161,11 @@ export function cpuMs(pid: number): number {
 /** The kernel's own high-water mark of the resident set since the process started, in MB. */
 export function peakRss(pid: number): number {
   const match = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match === null ? Number.NaN : Number(match[1]) / 1024;
+}
+
+/** The process's resident set now (VmRSS), in MB. */
+export function currentRss(pid: number): number {
+  const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return match === null ? Number.NaN : Number(match[1]) / 1024;
 }
