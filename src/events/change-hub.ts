@@ -2,9 +2,9 @@
  * One per instance: follows the change log and hands every new batch of changes to
  * the open streams. It reads the log when the store signals a commit (on
  * PostgreSQL, a commit on any instance) and, as a safety net for a missed signal,
- * once a second; reads never overlap, and signals that come during a read make one
- * more read after it. Streams thus cost the store one read per batch of commits,
- * however many there are.
+ * once a second; reads never overlap, come at most every READ_EVERY_MS, and signals
+ * that come during a read make one more read after it. Streams thus cost the store
+ * one read per batch of commits, however many streams there are.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { ChangeLog } from '../store/types.js';
@@ -13,6 +13,8 @@ import type { ChangeStream } from './change-stream.js';
 
 const PAGE = 1000;
 const SAFETY_POLL_MS = 1000;
+/** The most often the log is read: the longest a change waits for its batch (bench/README.md, "Streams"). */
+const READ_EVERY_MS = 10;
 
 export class ChangeHub {
   private readonly streams = new Set<ChangeStream>();
@@ -20,6 +22,8 @@ export class ChangeHub {
   private readAgain = false;
   private stopWatching: (() => void) | undefined;
   private poll: NodeJS.Timeout | undefined;
+  private scheduled: NodeJS.Timeout | undefined;
+  private lastRead = 0;
 
   private constructor(
     private readonly log: ChangeLog,
@@ -60,35 +64,50 @@ export class ChangeHub {
   stop(): void {
     this.stopWatching?.();
     clearInterval(this.poll);
+    clearTimeout(this.scheduled);
   }
 
+  /**
+   * Reads now, or, when the last read began less than READ_EVERY_MS ago, then: commits
+   * that come in a stream (a thousand creates a second) are handed on in batches, one
+   * write per stream per batch rather than per commit.
+   */
   private wake(): void {
     if (this.reading) {
       this.readAgain = true;
       return;
     }
-    void this.read();
+    if (this.scheduled !== undefined) return;
+    const wait = this.lastRead + READ_EVERY_MS - performance.now();
+    if (wait <= 0) {
+      void this.read();
+      return;
+    }
+    this.scheduled = setTimeout(() => {
+      this.scheduled = undefined;
+      void this.read();
+    }, wait);
   }
 
   private async read(): Promise<void> {
     this.reading = true;
+    this.readAgain = false;
+    this.lastRead = performance.now();
     try {
-      do {
-        this.readAgain = false;
-        for (;;) {
-          const entries = await this.log.after(this.cursor, PAGE);
-          if (entries.length === 0) break;
-          this.cursor = (entries.at(-1) as (typeof entries)[number]).position;
-          const batch = new ChangeBatch(entries);
-          for (const stream of this.streams) stream.deliver(batch);
-          if (entries.length < PAGE) break;
-        }
-      } while (this.readAgain);
+      for (;;) {
+        const entries = await this.log.after(this.cursor, PAGE);
+        if (entries.length === 0) break;
+        this.cursor = (entries.at(-1) as (typeof entries)[number]).position;
+        const batch = new ChangeBatch(entries);
+        for (const stream of this.streams) stream.deliver(batch);
+        if (entries.length < PAGE) break;
+      }
     } catch (error) {
       // The store is down: the streams wait, and the next signal or poll tries again.
       this.logger.warn({ err: error }, 'change stream: reading the change log failed');
     } finally {
       this.reading = false;
+      if (this.readAgain) this.wake();
     }
   }
 }
