@@ -81,11 +81,15 @@ export class PostgresPlantImport implements PlantImport {
   private readonly conflicts: ImportConflict[] = [];
   private ended = false;
 
-  private constructor(private readonly client: pg.PoolClient) {}
+  private constructor(
+    private readonly client: pg.PoolClient,
+    /** Called once the import has ended, whichever way. */
+    private readonly onEnd: () => void,
+  ) {}
 
-  static async begin(pool: pg.Pool): Promise<PostgresPlantImport> {
+  static async begin(pool: pg.Pool, onEnd: () => void = () => {}): Promise<PostgresPlantImport> {
     const client = await guarded(() => pool.connect());
-    const started = new PostgresPlantImport(client);
+    const started = new PostgresPlantImport(client, onEnd);
     try {
       await started.query('BEGIN');
       await started.query(`SET LOCAL idle_in_transaction_session_timeout = '${IDLE_LIMIT}'`);
@@ -118,6 +122,7 @@ export class PostgresPlantImport implements PlantImport {
     await this.query('COMMIT');
     this.ended = true;
     this.client.release();
+    this.onEnd();
     return { kind: 'applied', created: this.created, unchanged: this.staged - this.created - this.conflictCount, conflicts, conflictCount: this.conflictCount };
   }
 
@@ -126,6 +131,7 @@ export class PostgresPlantImport implements PlantImport {
     this.ended = true;
     // Closing the session rolls back whatever is open, whatever state it is in.
     this.client.release(true);
+    this.onEnd();
   }
 
   private query<R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<pg.QueryResult<R>> {

@@ -8,6 +8,7 @@ import type {
 import { createBatcher, type CreateBatchDatabase } from './create-batcher.js';
 import type { BatchStats, KeyedBatcher } from './keyed-batcher.js';
 import { guarded } from './errors.js';
+import { BulkSlots } from './bulk-slots.js';
 import { exportPostgresPlants } from './plant-export.js';
 import { PostgresPlantImport } from './plant-import.js';
 import { countStatement, estimateStatement, pageStatement, plannedRows, toPage, type PageRow } from './plant-page.js';
@@ -186,6 +187,8 @@ export class PostgresPlantStore implements PlantStore {
     private readonly pool: pg.Pool,
     batchesInFlight = 1,
     readBatchesInFlight = 1,
+    /** Imports and exports at once (bulk-slots.ts). */
+    private readonly bulk = new BulkSlots(1),
   ) {
     const database: CreateBatchDatabase = {
       insert: (plants) => guarded(() => this.insertBatch(plants)),
@@ -319,11 +322,22 @@ export class PostgresPlantStore implements PlantStore {
     return current === undefined ? { kind: 'not-found' } : { kind: 'precondition-failed', current };
   }
 
-  beginImport(): Promise<PlantImport> {
-    return PostgresPlantImport.begin(this.pool);
+  async beginImport(): Promise<PlantImport> {
+    const release = this.bulk.take();
+    try {
+      return await PostgresPlantImport.begin(this.pool, release);
+    } catch (error) {
+      release();
+      throw error;
+    }
   }
 
-  exportPlants(filter: PlantFilter): AsyncIterable<ExportChunk> {
-    return exportPostgresPlants(this.pool, filter);
+  async *exportPlants(filter: PlantFilter): AsyncGenerator<ExportChunk> {
+    const release = this.bulk.take();
+    try {
+      yield* exportPostgresPlants(this.pool, filter);
+    } finally {
+      release();
+    }
   }
 }

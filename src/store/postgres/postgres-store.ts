@@ -20,6 +20,7 @@ import { migrate } from './migrator.js';
 import { migrationsOf } from '../migrations.js';
 import { PostgresPlantStore } from './plant-store.js';
 import { PostgresChangeLog } from './change-log.js';
+import { BulkSlots, bulkSlotsFor } from './bulk-slots.js';
 import { createPool, DEFAULT_POSTGRES_SETTINGS, type PostgresConnectionSettings } from './pool.js';
 import { readBatchesInFlightFor, type ReadBatchStats } from './read-batcher.js';
 import { PostgresTokenStore } from './token-store.js';
@@ -44,7 +45,7 @@ export class PostgresStore implements Store {
     this.pool = createPool(settings, onBackgroundError);
     // Creates and changes each get this many batches in flight; reads what is left.
     const writeBatches = batchesInFlightFor(settings.poolSize);
-    this.plants = new PostgresPlantStore(this.pool, writeBatches, readBatchesInFlightFor(settings.poolSize, 2 * writeBatches));
+    this.plants = new PostgresPlantStore(this.pool, writeBatches, readBatchesInFlightFor(settings.poolSize, 2 * writeBatches), new BulkSlots(bulkSlotsFor(settings.poolSize)));
     this.tokens = new PostgresTokenStore(this.pool);
     this.webhooks = new PostgresWebhookStore(this.pool);
     this.changes = new PostgresChangeLog(this.pool, settings, onBackgroundError);
