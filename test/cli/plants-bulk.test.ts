@@ -5,55 +5,13 @@
  * a round trip into a second server, and progress only on a terminal.
  */
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { listen } from '../client/servers.js';
 import { createHarness, type Harness } from '../support/harness.js';
 import { tempDir } from '../support/temp.js';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-interface Run {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function cli(args: readonly string[], env: Record<string, string>, input?: string): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = execFile(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', ...args],
-      { cwd: ROOT, env: { ...process.env, PLANTSTORE_URL: undefined, ...env }, timeout: 30_000 },
-      (error, stdout, stderr) => resolve({ code: error === null ? 0 : Number(error.code ?? 1), stdout, stderr }),
-    );
-    child.stdin?.end(input);
-  });
-}
-
-const hasScript = (() => {
-  try {
-    execFileSync('script', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
-/** Runs the CLI on a pseudo-terminal (script(1)): stdout and stderr are both the terminal; its raw output, \r and escapes kept. */
-function onTerminal(args: readonly string[], env: Record<string, string>): Promise<string> {
-  // Arguments here are plain words (paths without spaces): no quoting for the shell script(1) starts.
-  const command = [process.execPath, '--import', 'tsx', 'src/cli/main.ts', ...args].join(' ');
-  return new Promise((resolve, reject) => {
-    const child = execFile('script', ['-qec', command, '/dev/null'], { cwd: ROOT, env: { ...process.env, ...env }, timeout: 30_000 }, (error, stdout) =>
-      error === null ? resolve(stdout) : reject(error),
-    );
-    child.stdin?.end();
-  });
-}
+import { cli, hasScript, onTerminal } from './cli-process.js';
 
 const ndjson = (plants: readonly (readonly [string, string, string?])[]) =>
   plants.map(([id, name, tag]) => `{"id":${id},"name":${JSON.stringify(name)}${tag === undefined ? '' : `,"tag":${JSON.stringify(tag)}`}}\n`).join('');

@@ -5,24 +5,14 @@
  * error, and Ctrl-C (SIGINT) ending it with exit code 0.
  */
 import assert from 'node:assert/strict';
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { listen } from '../client/servers.js';
 import { bearer, createHarness, json, type Harness } from '../support/harness.js';
+import { CLI_FROM_SOURCE, hasScript, ROOT, terminalCommand } from './cli-process.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-const hasScript = (() => {
-  try {
-    execFileSync('script', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 /** A running command: its output so far, and how it ended. */
 interface Running {
@@ -68,7 +58,8 @@ function started(child: ChildProcess): Running {
 }
 
 function watch(args: readonly string[], env: Record<string, string>): Running {
-  return started(spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'plants', 'watch', ...args], {
+  const [node, ...nodeArgs] = CLI_FROM_SOURCE;
+  return started(spawn(node, [...nodeArgs, 'plants', 'watch', ...args], {
     cwd: ROOT, env: { ...process.env, PLANTSTORE_URL: undefined, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   }));
 }
@@ -147,8 +138,7 @@ describe('plantstore plants watch', () => {
   it('prints spaced lines on a terminal, and Ctrl-C ends it with 0', { skip: hasScript ? false : 'the script(1) command is not installed' }, async () => {
     await send('POST', '/plants', '{"id":9223372036854775807,"name":"Monstera","tag":"houseplant"}');
     await send('DELETE', '/plants/9223372036854775807');
-    // Arguments here are plain words: no quoting for the shell script(1) starts.
-    const command = [process.execPath, '--import', 'tsx', 'src/cli/main.ts', 'plants', 'watch', '--url', url, '--from', '0'].join(' ');
+    const command = terminalCommand(['plants', 'watch', '--url', url, '--from', '0']);
     const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
     const running = started(child);
     assert.deepEqual(await running.waitForLines(2), ['1  plant.created  9223372036854775807  Monstera  houseplant', '2  plant.deleted  9223372036854775807']);

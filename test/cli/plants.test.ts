@@ -4,51 +4,14 @@
  * one-line errors quoting the server, exit codes.
  */
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { closedPort, listen } from '../client/servers.js';
 import { createHarness, type Harness } from '../support/harness.js';
+import { cli, hasScript, onTerminal } from './cli-process.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-interface Run {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function cli(args: readonly string[], env: Record<string, string | undefined> = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', ...args],
-      { cwd: ROOT, env: { ...process.env, PLANTSTORE_TOKEN: undefined, PLANTSTORE_URL: undefined, ...env }, timeout: 30_000 },
-      (error, stdout, stderr) => resolve({ code: error === null ? 0 : Number(error.code ?? 1), stdout, stderr }),
-    );
-  });
-}
-
-const hasScript = (() => {
-  try {
-    execFileSync('script', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
-/** Runs the CLI on a pseudo-terminal (script(1)), so stdout.isTTY is true; stderr is on the same terminal. Lines, without \r. */
-function onTerminal(args: readonly string[], env: Record<string, string>): Promise<string[]> {
-  // Arguments here are plain words: no quoting for the shell script(1) starts.
-  const command = [process.execPath, '--import', 'tsx', 'src/cli/main.ts', ...args].join(' ');
-  // Asynchronously: the server answering it lives in this process.
-  return new Promise((resolve, reject) => {
-    const child = execFile('script', ['-qec', command, '/dev/null'], { cwd: ROOT, env: { ...process.env, ...env }, timeout: 30_000 }, (error, stdout) =>
-      error === null ? resolve(stdout.replace(/\r/g, '').trimEnd().split('\n')) : reject(error),
-    );
-    child.stdin?.end();
-  });
+/** On a terminal: its lines, without \r. */
+async function terminalLines(args: readonly string[], env: Record<string, string>): Promise<string[]> {
+  return (await onTerminal(args, env)).replace(/\r/g, '').trimEnd().split('\n');
 }
 
 describe('plantstore plants', () => {
@@ -134,7 +97,7 @@ describe('plantstore plants', () => {
 
   it('prints an aligned table on a terminal', { skip: hasScript ? false : 'the script(1) command is not installed' }, async () => {
     await cli(['plants', 'add', '42', 'Aloe vera', '--url', url], env);
-    const lines = await onTerminal(['plants', 'get', '42', '--url', url], env);
+    const lines = await terminalLines(['plants', 'get', '42', '--url', url], env);
     assert.match(lines[0] ?? '', /^ID\s+NAME\s+TAG$/);
     assert.match(lines[1] ?? '', /^42\s+Aloe vera$/);
   });
@@ -143,7 +106,7 @@ describe('plantstore plants', () => {
     for (const [id, name] of [['81', 'Haworthia attenuata'], ['82', 'Haworthia cooperi'], ['83', 'Haworthia fasciata']] as const) {
       assert.equal((await cli(['plants', 'add', id, name, '--tag', 'tty', '--url', url], env)).code, 0);
     }
-    const lines = await onTerminal(['plants', 'list', '--search', 'haworthia', '--sort', '-name', '--limit', '2', '--count', '--url', url], env);
+    const lines = await terminalLines(['plants', 'list', '--search', 'haworthia', '--sort', '-name', '--limit', '2', '--count', '--url', url], env);
     assert.equal(lines.length, 5, lines.join('\n'));
     assert.match(lines[0] ?? '', /^ID\s+NAME\s+TAG$/);
     assert.match(lines[1] ?? '', /^83\s+Haworthia fasciata\s+tty$/);
@@ -159,7 +122,7 @@ describe('plantstore plants', () => {
     const otherOrder = await cli(['plants', 'list', '--search', 'haworthia', '--sort', 'name', '--cursor', cursor, '--url', url], env);
     assert.equal(otherOrder.code, 1, 'a cursor is only valid with the order it came from');
 
-    const one = await onTerminal(['plants', 'list', '--search', 'fasc', '--count', '--url', url], env);
+    const one = await terminalLines(['plants', 'list', '--search', 'fasc', '--count', '--url', url], env);
     assert.equal(one.at(-1), '1 plant matches');
   });
 

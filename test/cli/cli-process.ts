@@ -1,0 +1,57 @@
+/** The `plantstore` command run from source as a real process, for the CLI tests: plainly, or on a pseudo-terminal. */
+import { execFile, execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** node and its arguments that run the CLI from source (cwd: ROOT). */
+export const CLI_FROM_SOURCE = [process.execPath, '--import', 'tsx', 'src/cli/main.ts'] as const;
+
+export interface Run {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs the CLI to completion; PLANTSTORE_TOKEN and PLANTSTORE_URL come only from `env`. `input` is its stdin. */
+export function cli(args: readonly string[], env: Record<string, string | undefined> = {}, input?: string): Promise<Run> {
+  return new Promise((resolve) => {
+    const [node, ...nodeArgs] = CLI_FROM_SOURCE;
+    const child = execFile(
+      node,
+      [...nodeArgs, ...args],
+      { cwd: ROOT, env: { ...process.env, PLANTSTORE_TOKEN: undefined, PLANTSTORE_URL: undefined, ...env }, timeout: 30_000 },
+      (error, stdout, stderr) => resolve({ code: error === null ? 0 : Number(error.code ?? 1), stdout, stderr }),
+    );
+    child.stdin?.end(input);
+  });
+}
+
+/** Whether script(1) is there to give a command a pseudo-terminal. */
+export const hasScript = (() => {
+  try {
+    execFileSync('script', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+/** The command line script(1) runs: arguments here are plain words (no spaces), so no quoting for its shell. */
+export function terminalCommand(args: readonly string[]): string {
+  return [...CLI_FROM_SOURCE, ...args].join(' ');
+}
+
+/**
+ * Runs the CLI on a pseudo-terminal (script(1)), so stdout and stderr are a
+ * terminal: its raw output, \r and escapes kept. Asynchronously: the server
+ * answering it lives in the test's process.
+ */
+export function onTerminal(args: readonly string[], env: Record<string, string>): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = execFile('script', ['-qec', terminalCommand(args), '/dev/null'], { cwd: ROOT, env: { ...process.env, ...env }, timeout: 30_000 }, (error, stdout) =>
+      error === null ? resolve(stdout) : reject(error),
+    );
+    child.stdin?.end();
+  });
+}
