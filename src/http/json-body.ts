@@ -34,6 +34,11 @@ export function parseJsonBody(body: Buffer): unknown {
   } catch {
     throw failure('INVALID_JSON', ['UTF-8']);
   }
+  return parseJsonOrFail(text);
+}
+
+/** parseJsonText, a failure becoming the INVALID_JSON Error record that says why (a body's, or an import line's). */
+export function parseJsonOrFail(text: string): unknown {
   try {
     return parseJsonText(text);
   } catch (error) {

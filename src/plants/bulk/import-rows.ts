@@ -5,7 +5,7 @@
  */
 import { ApiError, failure } from '../../http/errors.js';
 import { parseInt64Text } from '../../http/int64.js';
-import { parseJsonText } from '../../http/json-body.js';
+import { parseJsonOrFail } from '../../http/json-body.js';
 import { createAjv, toRuntimeSchema, validationFailure } from '../../http/validation.js';
 import type { ImportRow } from '../../store/types.js';
 import { NewPlant } from '../schemas.js';
@@ -47,10 +47,10 @@ export function ndjsonRows(): (line: Line) => LineResult {
     if (isBlank(line.text)) return undefined;
     let value: unknown;
     try {
-      value = parseJsonText(line.text);
+      value = parseJsonOrFail(line.text);
     } catch (error) {
-      const reason = error instanceof RangeError ? 'it is nested too deeply' : (error as Error).message;
-      return problemOf(line.number, failure('INVALID_JSON', [`JSON: ${reason}`]));
+      if (error instanceof ApiError) return problemOf(line.number, error);
+      throw error;
     }
     return plantOf(line.number, value);
   };
