@@ -37,9 +37,13 @@ export const hasScript = (() => {
   }
 })();
 
-/** The command line script(1) runs: arguments here are plain words (no spaces), so no quoting for its shell. */
+/**
+ * The command line script(1) runs: arguments here are plain words (no spaces), so no quoting for its shell.
+ * `exec` puts the CLI in the shell's place: script(1) runs $SHELL, or /bin/sh when it is unset (as under CI), and
+ * dash stays as the CLI's parent, so a Ctrl-C reaches it too and it reports 130 whatever the CLI's own exit code.
+ */
 export function terminalCommand(args: readonly string[]): string {
-  return [...CLI_FROM_SOURCE, ...args].join(' ');
+  return ['exec', ...CLI_FROM_SOURCE, ...args].join(' ');
 }
 
 /**
