@@ -229,7 +229,8 @@ async function bulk(floor: Running): Promise<void> {
 async function streams(): Promise<void> {
   for (const store of options.stores) {
     log(`streams: ${options.streams} streams on ${store}`);
-    const figures = await benchStreams(store, options, join(logDir, `streams-${store}.log`));
+    const profileDir = options.profile ? join(ROOT, 'bench', 'results', 'profiles') : undefined;
+    const figures = await benchStreams(store, { ...options, profileDir }, join(logDir, `streams-${store}.log`));
     if (typeof figures === 'string') notes.push(figures);
     else {
       streamRows.push(figures);

@@ -38,6 +38,8 @@ export interface StreamSettings {
   readonly logLevel: string;
   /** Another build of the service (a directory laid out like dist/), for experiments; dist/ by default. */
   readonly buildDir?: string;
+  /** Where to write a --cpu-prof profile of the service (npm run bench -- --profile). */
+  readonly profileDir?: string;
 }
 
 export interface StreamFigures {
@@ -107,7 +109,7 @@ export async function benchStreams(store: StoreName, settings: StreamSettings, l
   let service: Running | undefined;
   let clients: StreamClients | undefined;
   try {
-    service = await startService({ databaseUrl: prepared.databaseUrl, logLevel: settings.logLevel, logFile, env, buildDir: settings.buildDir });
+    service = await startService({ databaseUrl: prepared.databaseUrl, logLevel: settings.logLevel, logFile, env, buildDir: settings.buildDir, profileDir: settings.profileDir });
     const pid = service.child.pid as number;
     const started = currentRss(pid);
     let run = 0;
