@@ -1,15 +1,15 @@
 /**
  * Consecutive entries of the change log as the hub hands them to every stream,
- * each entry's SSE message built once for all of them, and the whole batch's text
- * joined once for the streams that take every change: with a thousand streams,
- * building each message per stream cost more than writing it.
+ * each entry's SSE message built once for all of them, and the whole batch encoded
+ * once, as one Buffer, for the streams that take every change: with a thousand
+ * streams, building or encoding each message per stream cost more than writing it.
  */
 import type { PlantChangeEntry } from '../store/types.js';
 import { changeMessage } from './sse.js';
 
 export class ChangeBatch {
   readonly messages: readonly string[];
-  private joined: string | undefined;
+  private encoded: Buffer | undefined;
 
   constructor(readonly entries: readonly PlantChangeEntry[]) {
     this.messages = entries.map(changeMessage);
@@ -23,9 +23,9 @@ export class ChangeBatch {
     return (this.entries.at(-1) as PlantChangeEntry).position;
   }
 
-  /** Every message, in order. */
-  get text(): string {
-    this.joined ??= this.messages.join('');
-    return this.joined;
+  /** Every message, in order, as UTF-8: one Buffer shared by every stream it is written to. */
+  get bytes(): Buffer {
+    this.encoded ??= Buffer.from(this.messages.join(''));
+    return this.encoded;
   }
 }

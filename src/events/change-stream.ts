@@ -9,7 +9,7 @@
  * maxBacklogBytes wait to be written, the stream ends with a stream.overflow event
  * naming the last id it was sent, to resume from.
  */
-import type { PassThrough } from 'node:stream';
+import type { Readable } from 'node:stream';
 import type { EventType } from '../domain/events.js';
 import type { ChangeLog, PlantChangeEntry } from '../store/types.js';
 import { ChangeBatch } from './change-batch.js';
@@ -35,7 +35,8 @@ export class ChangeStream {
   private ended = false;
 
   constructor(
-    private readonly out: PassThrough,
+    /** The response body: what is pushed here is written to the socket as the reader takes it. */
+    private readonly out: Readable,
     private readonly pending: () => number,
     private readonly filter: StreamFilter,
     after: bigint,
@@ -89,18 +90,18 @@ export class ChangeStream {
   end(): void {
     if (this.ended) return;
     this.ended = true;
-    this.out.end();
+    this.out.push(null);
     this.onEnd();
   }
 
   private write(batch: ChangeBatch): void {
     if (this.ended || batch.last <= this.position) return;
-    let text = '';
+    let text: string | Buffer = '';
     let position = this.position;
     let told = this.told;
     if (this.filter.types === undefined && this.filter.tag === undefined && batch.first === position + 1n) {
       // The common case: every change, and this batch follows on from the last.
-      text = batch.text;
+      text = batch.bytes;
       position = batch.last;
       told = batch.last;
     } else {
@@ -113,20 +114,20 @@ export class ChangeStream {
       });
     }
     // Moved on only once written: a stream cut off here names the last id it did send.
-    if (text !== '' && !this.send(text)) return;
+    if (text.length > 0 && !this.send(text)) return;
     this.position = position;
     this.told = told;
   }
 
   /** Writes, unless too much waits for the reader already: then the stream ends, saying so. */
-  private send(text: string): boolean {
+  private send(text: string | Buffer): boolean {
     if (this.pending() > this.maxBacklogBytes) {
       const detail = `the client read too slowly: more than ${this.maxBacklogBytes} bytes were waiting; resume from lastEventId`;
-      this.out.write(closingMessage('overflow', this.told, detail));
+      this.out.push(closingMessage('overflow', this.told, detail));
       this.end();
       return false;
     }
-    this.out.write(text);
+    this.out.push(text);
     return true;
   }
 

@@ -4,7 +4,7 @@
  * reconnect, or ?after=); a position older than the change log keeps is refused
  * before the stream starts (410), never answered with a silent gap.
  */
-import { PassThrough } from 'node:stream';
+import { Readable } from 'node:stream';
 import { EVENT_TYPES, isEventType, type EventType } from '../domain/events.js';
 import { failure } from '../http/errors.js';
 import { parseInt64Text } from '../http/int64.js';
@@ -114,9 +114,11 @@ export function eventRoutes(options: EventRoutesOptions): TypedRoutes {
       };
 
       openByToken.set(tokenId, open + 1);
-      const out = new PassThrough();
+      // The stream pushes what it has when it has it (read() asks for nothing); what the socket has not
+      // taken waits in `out` and in the response, and counts as the reader's backlog.
+      const out = new Readable({ read() {} });
       const raw = reply.raw;
-      const stream = new ChangeStream(out, () => out.writableLength + out.readableLength + raw.writableLength, filter, start, options.maxBacklogBytes, () => {
+      const stream = new ChangeStream(out, () => out.readableLength + raw.writableLength, filter, start, options.maxBacklogBytes, () => {
         hub.remove(stream);
         const left = (openByToken.get(tokenId) ?? 1) - 1;
         if (left === 0) openByToken.delete(tokenId);
@@ -125,7 +127,7 @@ export function eventRoutes(options: EventRoutesOptions): TypedRoutes {
       raw.once('close', () => stream.end());
       // The start as an id-only message: a client that loses the connection before the first change
       // still resumes from here (EventSource sends it back as Last-Event-ID), not from a later "now".
-      out.write(retryAdvice(RETRY_MS) + positionMessage(start) + comment(`streaming changes after ${start}`));
+      out.push(retryAdvice(RETRY_MS) + positionMessage(start) + comment(`streaming changes after ${start}`));
       hub.add(stream);
       stream.catchUp(app.store.changes, hub.position).catch((error: unknown) => {
         request.log.warn({ err: error }, 'change stream: catching up failed; the stream ends and the client resumes');
