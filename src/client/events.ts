@@ -10,7 +10,7 @@
  *
  * Resuming is the point. Every `id` the stream carries is remembered (a change's,
  * an id-only message's that moves past changes a filter skipped, the `lastEventId`
- * of a closing stream.overflow or stream.shutdown), and whenever the stream ends or
+ * of a closing stream.overflow, stream.shutdown or stream.unauthorized), and whenever the stream ends or
  * the connection drops the watcher reconnects with it as Last-Event-ID: the
  * iteration goes on with no gap and no repeat. A refusal a retry cannot change
  * (400, 401, 403, 410 when the position is no longer kept) is thrown as a
@@ -117,9 +117,14 @@ function changeOf(message: SseMessage): PlantChangeEvent | undefined {
   return { position, type: message.event, plant: parseJson(message.data) } as PlantChangeEvent;
 }
 
-/** stream.overflow or stream.shutdown: the service is ending the stream, saying why and where to resume. */
+const CLOSING_EVENTS = new Set(['stream.overflow', 'stream.shutdown', 'stream.unauthorized']);
+
+/**
+ * stream.overflow, stream.shutdown or stream.unauthorized: the service is ending the stream, saying why and
+ * where to resume. (After stream.unauthorized the reconnection is refused with 401, which ends the iteration.)
+ */
 function closingOf(message: SseMessage): { reason: string; lastEventId: bigint | undefined } | undefined {
-  if (message.event !== 'stream.overflow' && message.event !== 'stream.shutdown') return undefined;
+  if (message.event === undefined || !CLOSING_EVENTS.has(message.event)) return undefined;
   const body = parseJson(message.data ?? '{}') as { reason?: unknown; lastEventId?: unknown };
   const reason = typeof body.reason === 'string' ? body.reason : message.event;
   return { reason: `${message.event}: ${reason}`, lastEventId: typeof body.lastEventId === 'string' ? positionOf(body.lastEventId) : undefined };

@@ -80,8 +80,8 @@ export class ChangeStream {
     this.send(text);
   }
 
-  /** Ends the stream with its closing message (the server is shutting down). */
-  close(reason: 'shutdown', detail: string): void {
+  /** Ends the stream with its closing message: the server is shutting down, or the stream's token is no longer valid. */
+  close(reason: 'shutdown' | 'unauthorized', detail: string): void {
     if (this.ended) return;
     this.send(closingMessage(reason, this.position, detail));
     this.end();

@@ -1,14 +1,19 @@
 /**
  * The live change stream feature: GET /events, the hub that follows the change log
  * (started with the first stream, so an instance nobody streams from opens no
- * LISTEN connection), its heartbeat, the change log's retention, and a clean end
- * of every stream when the app shuts down (so clients reconnect elsewhere).
+ * LISTEN connection), its heartbeat, the change log's retention, the end of the
+ * streams of a token revoked or expired while they run, and a clean end of every
+ * stream when the app shuts down (so clients reconnect elsewhere).
  */
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { ChangeHub } from './change-hub.js';
+import { OpenStreams } from './open-streams.js';
 import { ChangeLogRetention } from './retention.js';
 import { eventRoutes } from './routes.js';
+
+/** How often the tokens of open streams are checked again (through the token cache, so a revocation shows within TOKEN_CACHE_TTL_MS more). */
+const TOKEN_CHECK_MS = 1000;
 
 export const eventsPlugin = fp(async (app: FastifyInstance) => {
   const settings = app.config.events;
@@ -29,14 +34,20 @@ export const eventsPlugin = fp(async (app: FastifyInstance) => {
     });
   }, settings.heartbeatMs);
   heartbeat.unref();
+  const open = new OpenStreams();
+  const tokenCheck = setInterval(() => {
+    open.endUnauthorized(app.authenticator).catch((error: unknown) => logger.warn({ err: error }, 'change stream: checking the tokens of open streams failed'));
+  }, TOKEN_CHECK_MS);
+  tokenCheck.unref();
 
   app.addHook('onReady', async () => retention.start());
   app.addHook('preClose', async () => {
     clearInterval(heartbeat);
+    clearInterval(tokenCheck);
     const started = await hub?.catch(() => undefined);
     for (const stream of started?.all() ?? []) stream.close('shutdown', 'the server is shutting down; reconnect to resume from lastEventId');
     started?.stop();
   });
   app.addHook('onClose', async () => retention.stop());
-  await app.register(eventRoutes({ hub: startedHub, ...settings }));
+  await app.register(eventRoutes({ hub: startedHub, open, ...settings }));
 }, { name: 'events', dependencies: ['store', 'auth'] });

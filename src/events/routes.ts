@@ -11,9 +11,10 @@ import { parseInt64Text } from '../http/int64.js';
 import { streamedText, type TypedRoutes } from '../http/type-provider.js';
 import { PlantTag } from '../plants/schemas.js';
 import type { ChangeLog } from '../store/types.js';
-import { bearerAuth } from '../tokens/auth.js';
+import { bearerAuth, bearerSecret } from '../tokens/auth.js';
 import type { ChangeHub } from './change-hub.js';
 import { ChangeStream, type StreamFilter } from './change-stream.js';
+import type { OpenStreams } from './open-streams.js';
 import { comment, positionMessage, retryAdvice, SSE_MEDIA_TYPE } from './sse.js';
 
 /** How long EventSource should wait before reconnecting. */
@@ -21,6 +22,7 @@ export const RETRY_MS = 2000;
 
 export interface EventRoutesOptions {
   readonly hub: () => Promise<ChangeHub>;
+  readonly open: OpenStreams;
   readonly heartbeatMs: number;
   readonly retentionHours: number;
   readonly maxStreamsPerToken: number;
@@ -70,7 +72,6 @@ async function startOf(log: ChangeLog, hub: ChangeHub, resumeAfter: bigint | und
 }
 
 export function eventRoutes(options: EventRoutesOptions): TypedRoutes {
-  const openByToken = new Map<string, number>();
   return async (app) => {
     app.get('/events', {
       schema: {
@@ -87,7 +88,8 @@ export function eventRoutes(options: EventRoutesOptions): TypedRoutes {
           `when a filter skipped changes, so a resume does not re-read them; \`retry: ${RETRY_MS}\` advises the reconnect delay. A client ` +
           'that reads too slowly (more than `EVENTS_MAX_BACKLOG_BYTES` waiting) gets a `stream.overflow` event naming `lastEventId` and the ' +
           'stream ends; a server that shuts down ends streams with `stream.shutdown`. Reconnect and resume from `lastEventId` either way. ' +
-          'One token may hold `EVENTS_MAX_STREAMS_PER_TOKEN` streams (429 beyond).',
+          'A stream whose token is revoked or expires while it runs ends with `stream.unauthorized` within about ' +
+          '`TOKEN_CACHE_TTL_MS` and a second. One token may hold `EVENTS_MAX_STREAMS_PER_TOKEN` streams (429 beyond).',
         tags: ['events'],
         security: bearerAuth('plants:read'),
         querystring: EventsQuery,
@@ -103,8 +105,8 @@ export function eventRoutes(options: EventRoutesOptions): TypedRoutes {
       const { after, types, tag } = request.query;
       const header = request.headers['last-event-id'];
       const resumeAfter = header !== undefined && header !== '' ? positionOf(header, 'Last-Event-ID') : after === undefined ? undefined : positionOf(after, 'after');
-      const tokenId = request.token?.id ?? 'anonymous';
-      const open = openByToken.get(tokenId) ?? 0;
+      const holder = { tokenId: request.token?.id ?? '', secret: bearerSecret(request) ?? '' };
+      const open = options.open.count(holder.tokenId);
       if (open >= options.maxStreamsPerToken) throw failure('TOO_MANY_STREAMS', [open]);
       const hub = await options.hub();
       const start = await startOf(app.store.changes, hub, resumeAfter, options.retentionHours);
@@ -113,17 +115,15 @@ export function eventRoutes(options: EventRoutesOptions): TypedRoutes {
         ...(tag === undefined ? {} : { tag }),
       };
 
-      openByToken.set(tokenId, open + 1);
       // The stream pushes what it has when it has it (read() asks for nothing); what the socket has not
       // taken waits in `out` and in the response, and counts as the reader's backlog.
       const out = new Readable({ read() {} });
       const raw = reply.raw;
       const stream = new ChangeStream(out, () => out.readableLength + raw.writableLength, filter, start, options.maxBacklogBytes, () => {
         hub.remove(stream);
-        const left = (openByToken.get(tokenId) ?? 1) - 1;
-        if (left === 0) openByToken.delete(tokenId);
-        else openByToken.set(tokenId, left);
+        options.open.remove(stream);
       });
+      options.open.add(stream, holder);
       raw.once('close', () => stream.end());
       // The start as an id-only message: a client that loses the connection before the first change
       // still resumes from here (EventSource sends it back as Last-Event-ID), not from a later "now".

@@ -28,6 +28,6 @@ export function comment(text: string): string {
 }
 
 /** The last message of a stream the server ends: why, and where to resume. */
-export function closingMessage(reason: 'overflow' | 'shutdown', lastEventId: bigint, detail: string): string {
+export function closingMessage(reason: 'overflow' | 'shutdown' | 'unauthorized', lastEventId: bigint, detail: string): string {
   return `event: stream.${reason}\ndata: ${JSON.stringify({ reason: detail, lastEventId: lastEventId.toString() })}\n\n`;
 }

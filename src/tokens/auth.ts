@@ -40,7 +40,8 @@ export function requiredScope(security: unknown): Scope | undefined {
 
 const BEARER = /^Bearer(?: +(\S*))? *$/i;
 
-const REASONS = {
+/** Why a token is refused, as the answer's Error record and WWW-Authenticate say it. */
+export const TOKEN_REFUSALS = {
   malformed: 'the bearer token is malformed (Plant Store tokens look like pst_ followed by 43 characters)',
   unknown: 'the bearer token is not known',
   revoked: 'the bearer token has been revoked',
@@ -70,7 +71,7 @@ function challenge(params: string): Record<string, string> {
 /** Admits the request (undefined) or says why not. */
 function admit(request: FastifyRequest, result: Authentication, scope: Scope): ApiError | undefined {
   if (!result.ok) {
-    const description = REASONS[result.reason];
+    const description = TOKEN_REFUSALS[result.reason];
     return failure('TOKEN_INVALID', [description], challenge(`, error="invalid_token", error_description="${description}"`));
   }
   if (!result.token.scopes.includes(scope)) {
@@ -80,13 +81,19 @@ function admit(request: FastifyRequest, result: Authentication, scope: Scope): A
   return undefined;
 }
 
+/** The secret of the request's `Authorization: Bearer` header; undefined without one. */
+export function bearerSecret(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  const match = header === undefined ? null : BEARER.exec(header);
+  return match === null ? undefined : (match[1] ?? '');
+}
+
 export function requireScope(scope: Scope): onRequestHookHandler {
   // A callback hook, not an async one: a token in the cache (nearly every request)
   // is checked without a promise or a microtask; only a cache miss waits for the store.
   return function authenticate(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
-    const header = request.headers.authorization;
-    const match = header === undefined ? null : BEARER.exec(header);
-    if (match === null) {
+    const secret = bearerSecret(request);
+    if (secret === undefined) {
       // No credentials at all, or another scheme (e.g. Basic): RFC 6750 3.1 says
       // the challenge then carries no error code.
       done(failure('TOKEN_MISSING', [], challenge('')));
@@ -96,7 +103,6 @@ export function requireScope(scope: Scope): onRequestHookHandler {
       done(failure('BAD_REQUEST', ['malformed HTTP request: send exactly one Authorization header']));
       return;
     }
-    const secret = match[1] ?? '';
     const authenticator = request.server.authenticator;
     const cached = authenticator.authenticateFromCache(secret);
     if (cached !== undefined) {

@@ -13,6 +13,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { createPlantStoreClient, PlantStoreError, type PlantChangeEvent, type PlantStoreClient, type Reconnection, type WatchOptions } from '../../src/client/index.js';
 import { openStream } from '../events/sse-client.js';
+import { issueToken } from '../../src/tokens/token-service.js';
 import { bearer, createHarness, json, type Harness } from '../support/harness.js';
 import { listen } from './servers.js';
 
@@ -72,7 +73,7 @@ describe('typed client: watchChanges', () => {
 
   beforeEach(async () => {
     // One stream per token: a watch that left its connection open would make the next one fail.
-    h = await createHarness({ env: { EVENTS_HEARTBEAT_MS: '200', EVENTS_MAX_STREAMS_PER_TOKEN: '1' } });
+    h = await createHarness({ env: { EVENTS_HEARTBEAT_MS: '200', EVENTS_MAX_STREAMS_PER_TOKEN: '1', TOKEN_CACHE_TTL_MS: '100' } });
     url = await listen(h);
     client = createPlantStoreClient({ baseUrl: url, token: h.tokens.read });
   });
@@ -205,6 +206,17 @@ describe('typed client: watchChanges', () => {
     assert.equal(error.status, 410);
     assert.equal(error.error, 41001);
     assert.deepEqual(w.reconnections, []);
+  });
+
+  it('throws PlantStoreError 401 once its token is revoked while it watches (stream.unauthorized, then the reconnection refused)', async () => {
+    const issued = await issueToken(h.store.tokens, { name: 'watcher', scopes: ['plants:read'] });
+    const w = watch(createPlantStoreClient({ baseUrl: url, token: issued.secret }), { after: 0n });
+    await create(1);
+    assert.deepEqual(positions(await w.until(1)), [1n]);
+    await h.store.tokens.revokeToken('watcher', new Date());
+    const error = await w.until(2, 5000).then(() => undefined, (e: unknown) => e);
+    assert.ok(error instanceof PlantStoreError && error.status === 401, String(error));
+    assert.match(w.reconnections[0]?.reason ?? '', /^stream\.unauthorized: the bearer token has been revoked/);
   });
 
   it('throws a token without plants:read (403) and a malformed `after` (RangeError, before connecting)', async () => {

@@ -2,12 +2,14 @@
  * GET /events over real sockets, on every store: messages for every change, in
  * order; resuming with Last-Event-ID or ?after= without gap or repeat, also while
  * another client writes; filters; positions refused before the stream starts
- * (expired, unknown, malformed); the slow-reader cut-off; the per-token limit; and
- * the end of every stream when the service shuts down.
+ * (expired, unknown, malformed); the slow-reader cut-off; the per-token limit; the
+ * end of a stream whose token is revoked or expires while it runs; and the end of
+ * every stream when the service shuts down.
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Errors } from '../../src/http/errors.js';
+import { issueToken } from '../../src/tokens/token-service.js';
 import { listen } from '../client/servers.js';
 import { testBackends } from '../support/backends.js';
 import { createHarness, type Harness } from '../support/harness.js';
@@ -143,6 +145,61 @@ for (const backend of testBackends()) describe(`GET /events [${backend.name}]`, 
     const closing = stream.messages.at(-1);
     assert.equal(closing?.event, 'stream.shutdown');
     assert.equal((JSON.parse(closing?.data ?? '{}') as { lastEventId: string }).lastEventId, '2');
+  });
+});
+
+for (const backend of testBackends()) describe(`GET /events and its token [${backend.name}]`, () => {
+  let h: Harness;
+  let url: string;
+  beforeEach(async () => {
+    h = await createHarness({ backend, env: { TOKEN_CACHE_TTL_MS: '100', EVENTS_HEARTBEAT_MS: '200' } });
+    url = await listen(h);
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  const create = async (id: number) => {
+    const response = await fetch(`${url}/plants`, { method: 'POST', headers: { authorization: `Bearer ${h.tokens.write}`, 'content-type': 'application/json' }, body: `{"id":${id},"name":"plant ${id}"}` });
+    assert.equal(response.status, 200);
+  };
+  /** The stream's closing message, once the server has ended it; fails after `withinMs`. */
+  const closingOf = async (stream: Awaited<ReturnType<typeof openStream>>, withinMs: number) => {
+    const ended = await Promise.race([stream.ended.then(() => true), sleep(withinMs).then(() => false)]);
+    assert.ok(ended, `the stream still runs ${withinMs} ms later`);
+    const closing = stream.messages.at(-1);
+    return { event: closing?.event, data: JSON.parse(closing?.data ?? '{}') as { reason: string; lastEventId: string } };
+  };
+
+  it('ends the streams of a token revoked while they run with stream.unauthorized and where to resume; other tokens\' streams go on', async () => {
+    const issued = await issueToken(h.store.tokens, { name: 'watcher', scopes: ['plants:read'] });
+    const [first, second, other] = [
+      await openStream(`${url}/events`, issued.secret),
+      await openStream(`${url}/events`, issued.secret),
+      await openStream(`${url}/events`, h.tokens.read),
+    ];
+    await create(1);
+    await first.waitFor(1, isChange);
+    await h.store.tokens.revokeToken('watcher', new Date());
+    for (const stream of [first, second]) {
+      assert.deepEqual(await closingOf(stream, 3000), {
+        event: 'stream.unauthorized',
+        data: { reason: 'the bearer token has been revoked: reconnect with a valid token to resume from lastEventId', lastEventId: '1' },
+      });
+    }
+    assert.equal((await openStream(`${url}/events`, issued.secret)).status, 401);
+    await create(2);
+    assert.deepEqual((await other.waitFor(2, isChange)).map((m) => m.id), ['1', '2']);
+    other.close();
+  });
+
+  it('ends a stream when its token expires', async () => {
+    const issued = await issueToken(h.store.tokens, { name: 'brief', scopes: ['plants:read'], expiresInMs: 1000 });
+    const stream = await openStream(`${url}/events`, issued.secret);
+    assert.equal(stream.status, 200);
+    const { event, data } = await closingOf(stream, 4000);
+    assert.equal(event, 'stream.unauthorized');
+    assert.match(data.reason, /^the bearer token has expired/);
   });
 });
 
