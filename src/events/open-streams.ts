@@ -21,23 +21,41 @@ export class OpenStreams {
   /** A check under way: a slow store must not pile checks up. */
   private checking = false;
 
-  /** Streams the token holds open now. */
+  /** Streams the token holds open, or is opening, now. */
   count(tokenId: string): number {
     return this.perToken.get(tokenId) ?? 0;
   }
 
-  add(stream: ChangeStream, holder: Holder): void {
-    this.holders.set(stream, holder);
-    this.perToken.set(holder.tokenId, this.count(holder.tokenId) + 1);
+  /**
+   * Takes one of the token's `limit` places for a stream about to open; false when
+   * all are taken. Taken at once, before the request waits for anything, so streams
+   * that open at the same moment cannot all pass the limit.
+   */
+  reserve(tokenId: string, limit: number): boolean {
+    const count = this.count(tokenId);
+    if (count >= limit) return false;
+    this.perToken.set(tokenId, count + 1);
+    return true;
   }
 
+  /** Gives a reserved place back (the stream did not open). */
+  release(tokenId: string): void {
+    const left = this.count(tokenId) - 1;
+    if (left <= 0) this.perToken.delete(tokenId);
+    else this.perToken.set(tokenId, left);
+  }
+
+  /** The stream that took the place `holder.tokenId` reserved. */
+  attach(stream: ChangeStream, holder: Holder): void {
+    this.holders.set(stream, holder);
+  }
+
+  /** The stream ended: its place is free. */
   remove(stream: ChangeStream): void {
     const holder = this.holders.get(stream);
     if (holder === undefined) return;
     this.holders.delete(stream);
-    const left = this.count(holder.tokenId) - 1;
-    if (left <= 0) this.perToken.delete(holder.tokenId);
-    else this.perToken.set(holder.tokenId, left);
+    this.release(holder.tokenId);
   }
 
   /**

@@ -4,7 +4,7 @@
  * reconnect, or ?after=); a position older than the change log keeps is refused
  * before the stream starts (410), never answered with a silent gap.
  */
-import { Readable } from 'node:stream';
+import { finished, Readable } from 'node:stream';
 import { EVENT_TYPES, isEventType, type EventType } from '../domain/events.js';
 import { failure } from '../http/errors.js';
 import { parseInt64Text } from '../http/int64.js';
@@ -106,10 +106,16 @@ export function eventRoutes(options: EventRoutesOptions): TypedRoutes {
       const header = request.headers['last-event-id'];
       const resumeAfter = header !== undefined && header !== '' ? positionOf(header, 'Last-Event-ID') : after === undefined ? undefined : positionOf(after, 'after');
       const holder = { tokenId: request.token?.id ?? '', secret: bearerSecret(request) ?? '' };
-      const open = options.open.count(holder.tokenId);
-      if (open >= options.maxStreamsPerToken) throw failure('TOO_MANY_STREAMS', [open]);
-      const hub = await options.hub();
-      const start = await startOf(app.store.changes, hub, resumeAfter, options.retentionHours);
+      if (!options.open.reserve(holder.tokenId, options.maxStreamsPerToken)) throw failure('TOO_MANY_STREAMS', [options.open.count(holder.tokenId)]);
+      let hub: ChangeHub;
+      let start: bigint;
+      try {
+        hub = await options.hub();
+        start = await startOf(app.store.changes, hub, resumeAfter, options.retentionHours);
+      } catch (error) {
+        options.open.release(holder.tokenId);
+        throw error;
+      }
       const filter: StreamFilter = {
         ...(types === undefined ? {} : { types: new Set(types.split(',').filter(isEventType) as EventType[]) }),
         ...(tag === undefined ? {} : { tag }),
@@ -123,8 +129,10 @@ export function eventRoutes(options: EventRoutesOptions): TypedRoutes {
         hub.remove(stream);
         options.open.remove(stream);
       });
-      options.open.add(stream, holder);
-      raw.once('close', () => stream.end());
+      options.open.attach(stream, holder);
+      // The stream ends with the connection, also when the client went away while it was being set up:
+      // finished() reports a response already closed too, where a 'close' listener added now never fires.
+      finished(raw, () => stream.end());
       // The start as an id-only message: a client that loses the connection before the first change
       // still resumes from here (EventSource sends it back as Last-Event-ID), not from a later "now".
       out.push(retryAdvice(RETRY_MS) + positionMessage(start) + comment(`streaming changes after ${start}`));

@@ -7,6 +7,8 @@
  * every stream when the service shuts down.
  */
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Errors } from '../../src/http/errors.js';
 import { issueToken } from '../../src/tokens/token-service.js';
@@ -225,6 +227,26 @@ for (const backend of testBackends()) describe(`GET /events limits [${backend.na
     const again = await openStream(`${url}/events`, h.tokens.read);
     assert.equal(again.status, 200);
     for (const s of [b, again]) s.close();
+  });
+
+  it('holds a token to EVENTS_MAX_STREAMS_PER_TOKEN when its streams open at once', async () => {
+    const streams = await Promise.all(Array.from({ length: 8 }, () => openStream(`${url}/events`, h.tokens.read)));
+    assert.deepEqual(streams.map((s) => s.status).sort(), [200, 200, 429, 429, 429, 429, 429, 429]);
+    for (const s of streams) s.close();
+  });
+
+  it('frees the place of a stream whose client went away while it was being opened', async () => {
+    const { port } = new URL(url);
+    for (let i = 0; i < 20; i++) {
+      // The request, then the connection closed at once: gone while the service looks up where to resume.
+      const socket = connect(Number(port), '127.0.0.1');
+      socket.write(`GET /events?after=0 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${h.tokens.read}\r\n\r\n`, () => socket.destroy());
+      await once(socket, 'close');
+    }
+    await sleep(300);
+    const streams = [await openStream(`${url}/events`, h.tokens.read), await openStream(`${url}/events`, h.tokens.read)];
+    assert.deepEqual(streams.map((s) => s.status), [200, 200]);
+    for (const s of streams) s.close();
   });
 
   it('cuts off a reader that stops reading, with stream.overflow naming the last id it was sent', async () => {
