@@ -2,10 +2,14 @@
  * Imports cut short, over real sockets: a client that disconnects mid-upload, and a
  * service killed with SIGKILL mid-upload, leave no plant of the import behind (all
  * or nothing), and the store takes the next import as usual. And an export to a
- * client that stops reading stops reading the store: backpressure, not buffering.
+ * client that stops reading stops reading the store: backpressure, not buffering; and
+ * one whose client left before it started gives back the connection it held.
  */
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { readdirSync } from 'node:fs';
 import { request, type ClientRequest } from 'node:http';
+import { connect } from 'node:net';
 import { describe, it } from 'node:test';
 import type { Store } from '../../src/store/types.js';
 import { issueToken } from '../../src/tokens/token-service.js';
@@ -76,6 +80,35 @@ for (const backend of testBackends()) describe(`imports cut short [${backend.nam
       }
     } finally {
       await opened.cleanup();
+    }
+  });
+});
+
+for (const backend of testBackends()) describe(`exports cut short [${backend.name}]`, () => {
+  it('an export whose client leaves before its first bytes lets its snapshot go (a connection: SQLite\'s own, or one of the PostgreSQL pool)', async () => {
+    const h = await createHarness({ backend });
+    try {
+      const url = await listen(h);
+      await postImport(url, h.tokens.write, line(1) + line(2));
+      const { port } = new URL(url);
+      const openFiles = () => readdirSync('/proc/self/fd').length;
+      const before = openFiles();
+      for (let i = 0; i < 20; i++) {
+        // The request, then the connection closed at once: gone while the service opens the export's snapshot.
+        const socket = connect(Number(port), '127.0.0.1');
+        socket.write(`GET /plants/export HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${h.tokens.read}\r\n\r\n`, () => socket.destroy());
+        await once(socket, 'close');
+      }
+      await sleep(300);
+      // Each export left behind held a connection (its database file, or its socket) open.
+      assert.ok(openFiles() - before < 10, `${openFiles() - before} more files open than before the 20 exports`);
+      for (let i = 0; i < 3; i++) {
+        const response = await fetch(`${url}/plants/export`, { headers: { authorization: `Bearer ${h.tokens.read}` } });
+        assert.equal(response.status, 200);
+        assert.equal((await response.text()).split('\n').length, 3);
+      }
+    } finally {
+      await h.close();
     }
   });
 });

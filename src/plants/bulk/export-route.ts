@@ -31,12 +31,8 @@ function formatOf(format: ExportFormat | undefined, request: FastifyRequest): Ex
 
 /** The export's text, chunk by chunk; ending it early (the client left) ends the store's snapshot. */
 async function* exportText(format: ExportFormat, chunks: AsyncIterator<ExportChunk>, first: IteratorResult<ExportChunk>): AsyncGenerator<string> {
-  try {
-    yield exportHeader(format);
-    for (let next = first; next.done !== true; next = await chunks.next()) yield formatChunk(format, next.value);
-  } finally {
-    await chunks.return?.();
-  }
+  yield exportHeader(format);
+  for (let next = first; next.done !== true; next = await chunks.next()) yield formatChunk(format, next.value);
 }
 
 export const plantExportRoutes: TypedRoutes = async (app) => {
@@ -67,7 +63,14 @@ export const plantExportRoutes: TypedRoutes = async (app) => {
     const chunks = app.store.plants.exportPlants(filter)[Symbol.asyncIterator]();
     // The first chunk before the headers: a store that cannot serve the export gets its Error record, not a cut stream.
     const first = await chunks.next();
+    const body = Readable.from(exportText(chosen, chunks, first), { objectMode: false });
+    // The store's export (its snapshot; on PostgreSQL a connection of the pool) is let go when the body closes, however
+    // it closes: read to the end, the client gone mid-way, or gone before the first byte. In that last case Fastify
+    // destroys a body that never started, and a `finally` in exportText would never run.
+    body.once('close', () => {
+      Promise.resolve(chunks.return?.()).catch((error: unknown) => request.log.warn({ err: error }, 'export: letting the snapshot go failed'));
+    });
     void reply.header('content-type', EXPORT_MEDIA_TYPES[chosen]).header('content-disposition', `attachment; filename="plants.${chosen}"`);
-    return reply.send(Readable.from(exportText(chosen, chunks, first), { objectMode: false }));
+    return reply.send(body);
   });
 };
