@@ -29,7 +29,7 @@ function formatOf(format: ExportFormat | undefined, request: FastifyRequest): Ex
   return /(^|,)\s*text\/csv\b/i.test(request.headers.accept ?? '') ? 'csv' : 'ndjson';
 }
 
-/** The export's text, chunk by chunk; ending it early (the client left) ends the store's snapshot. */
+/** The export's text, chunk by chunk. (The route lets the store's snapshot go when the body closes.) */
 async function* exportText(format: ExportFormat, chunks: AsyncIterator<ExportChunk>, first: IteratorResult<ExportChunk>): AsyncGenerator<string> {
   yield exportHeader(format);
   for (let next = first; next.done !== true; next = await chunks.next()) yield formatChunk(format, next.value);
