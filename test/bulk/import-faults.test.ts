@@ -7,7 +7,6 @@
  */
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { readdirSync } from 'node:fs';
 import { request, type ClientRequest } from 'node:http';
 import { connect } from 'node:net';
 import { describe, it } from 'node:test';
@@ -85,14 +84,14 @@ for (const backend of testBackends()) describe(`imports cut short [${backend.nam
 });
 
 for (const backend of testBackends()) describe(`exports cut short [${backend.name}]`, () => {
-  it('an export whose client leaves before its first bytes lets its snapshot go (a connection: SQLite\'s own, or one of the PostgreSQL pool)', async () => {
+  // Left behind, each such export kept its snapshot (on PostgreSQL a pool connection and a bulk slot): the exports after
+  // them were refused as the store being busy, and closing the service waited for the connections (hence the timeout).
+  it('an export whose client leaves before its first bytes lets its snapshot go (a connection: SQLite\'s own, or one of the PostgreSQL pool)', { timeout: 30_000 }, async () => {
     const h = await createHarness({ backend });
     try {
       const url = await listen(h);
       await postImport(url, h.tokens.write, line(1) + line(2));
       const { port } = new URL(url);
-      const openFiles = () => readdirSync('/proc/self/fd').length;
-      const before = openFiles();
       for (let i = 0; i < 20; i++) {
         // The request, then the connection closed at once: gone while the service opens the export's snapshot.
         const socket = connect(Number(port), '127.0.0.1');
@@ -100,8 +99,6 @@ for (const backend of testBackends()) describe(`exports cut short [${backend.nam
         await once(socket, 'close');
       }
       await sleep(300);
-      // Each export left behind held a connection (its database file, or its socket) open.
-      assert.ok(openFiles() - before < 10, `${openFiles() - before} more files open than before the 20 exports`);
       for (let i = 0; i < 3; i++) {
         const response = await fetch(`${url}/plants/export`, { headers: { authorization: `Bearer ${h.tokens.read}` } });
         assert.equal(response.status, 200);
