@@ -145,6 +145,25 @@ for (const backend of testBackends()) describe(`import and export [${backend.nam
     }
   });
 
+  it('answers HEAD with the export\'s headers, without reading the plants', async () => {
+    assert.equal((await importBody(ndjson('{"id":1,"name":"one"}', '{"id":2,"name":"two"}'))).statusCode, 200);
+    const plants = h.store.plants;
+    const exportPlants = plants.exportPlants.bind(plants);
+    let exports = 0;
+    plants.exportPlants = (filter) => {
+      exports += 1;
+      return exportPlants(filter);
+    };
+    const head = await h.request({ method: 'HEAD', url: '/plants/export?format=csv', headers: bearer(h.tokens.read) });
+    assert.equal(head.statusCode, 200);
+    assert.match(String(head.headers['content-type']), /^text\/csv/);
+    assert.equal(head.headers['content-disposition'], 'attachment; filename="plants.csv"');
+    assert.equal(head.body, '');
+    assert.equal(exports, 0, 'HEAD opened an export');
+    assert.equal((await exportText()).body.split('\n').length, 3);
+    assert.equal(exports, 1);
+  });
+
   it('writes a plant.created event for every plant it creates, and none for unchanged lines', async () => {
     await h.store.webhooks.insertSubscription({ id: 'whk_import', url: 'https://example.com/hook', eventTypes: ['plant.created'], secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', createdAt: new Date() });
     assert.equal((await importBody('{"id":1,"name":"one"}')).statusCode, 200);

@@ -44,7 +44,7 @@ export const plantExportRoutes: TypedRoutes = async (app) => {
         'Every plant, or those `q` and `tag` find (as on `GET /plants`), in id order: NDJSON, one `{"id","name","tag"}` per line, or CSV ' +
         'with an `id,name,tag` header (RFC 4180; no tag is an empty cell). The whole export is one consistent snapshot of the store: plants ' +
         'created, changed or deleted while it streams are not in it. It is streamed, at the pace the client reads. ' +
-        '`POST /plants/import` reads it back.',
+        '`POST /plants/import` reads it back. `HEAD` answers the headers without reading the plants.',
       tags: ['plants'],
       security: bearerAuth('plants:read'),
       querystring: ExportQuery,
@@ -60,6 +60,13 @@ export const plantExportRoutes: TypedRoutes = async (app) => {
     const { format, q, tag: tags } = request.query;
     const filter: PlantFilter = { tags, terms: termsOf(q) };
     const chosen = formatOf(format, request);
+    const headers = { 'content-type': EXPORT_MEDIA_TYPES[chosen], 'content-disposition': `attachment; filename="plants.${chosen}"` };
+    if (request.method === 'HEAD') {
+      // Fastify's HEAD route runs this handler and would read a streamed body to its end, to drop it: the headers
+      // alone, and whether the store can answer, without a snapshot.
+      await app.store.ping();
+      return reply.headers(headers).send();
+    }
     const chunks = app.store.plants.exportPlants(filter)[Symbol.asyncIterator]();
     // The first chunk before the headers: a store that cannot serve the export gets its Error record, not a cut stream.
     const first = await chunks.next();
@@ -70,7 +77,6 @@ export const plantExportRoutes: TypedRoutes = async (app) => {
     body.once('close', () => {
       Promise.resolve(chunks.return?.()).catch((error: unknown) => request.log.warn({ err: error }, 'export: letting the snapshot go failed'));
     });
-    void reply.header('content-type', EXPORT_MEDIA_TYPES[chosen]).header('content-disposition', `attachment; filename="plants.${chosen}"`);
-    return reply.send(body);
+    return reply.headers(headers).send(body);
   });
 };
