@@ -8,7 +8,7 @@ import type {
 import { createBatcher, type CreateBatchDatabase } from './create-batcher.js';
 import type { BatchStats, KeyedBatcher } from './keyed-batcher.js';
 import { guarded } from './errors.js';
-import { BulkSlots } from './bulk-slots.js';
+import { BulkSlots } from '../core/bulk-slots.js';
 import { exportPostgresPlants } from './plant-export.js';
 import { PostgresPlantImport } from './plant-import.js';
 import { countStatement, estimateStatement, pageStatement, plannedRows, toPage, type PageRow } from './plant-page.js';

@@ -20,7 +20,7 @@ import { migrate } from './migrator.js';
 import { migrationsOf } from '../migrations.js';
 import { PostgresPlantStore } from './plant-store.js';
 import { PostgresChangeLog } from './change-log.js';
-import { BulkSlots, bulkSlotsFor } from './bulk-slots.js';
+import { BulkSlots, bulkSlotsFor } from '../core/bulk-slots.js';
 import { createPool, DEFAULT_POSTGRES_SETTINGS, type PostgresConnectionSettings } from './pool.js';
 import { readBatchesInFlightFor, type ReadBatchStats } from './read-batcher.js';
 import { PostgresTokenStore } from './token-store.js';

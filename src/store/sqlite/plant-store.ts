@@ -8,12 +8,16 @@ import type {
   ExportChunk, ImportMode, ImportOutcome, ImportRow, PlantImport,
   CreatePlantOutcome, DeletePlantOutcome, ExpectedVersion, ListPlantsQuery, PlantChange, PlantCount, PlantFilter, PlantPage, PlantRecord, PlantStore, UpdatePlantOutcome, VersionedPlant,
 } from '../types.js';
+import { BulkSlots } from '../core/bulk-slots.js';
 import { guarded } from './errors.js';
 import type { GroupCommitWriter } from './group-commit.js';
 import { SqlitePlantFinder } from './plant-find.js';
 import { exportSqlitePlants } from './plant-export.js';
 import type { ChangeSignal } from './change-log.js';
 import type { PlantState, PlantWriteResult } from './writer-protocol.js';
+
+/** Imports and exports at once (bulk-slots.ts): an export's connection caches up to 8 MB of pages, so four bound that to 32 MB. */
+const BULK_AT_ONCE = 4;
 
 function versioned(id: bigint, { name, tag, version }: PlantState): VersionedPlant {
   return tag === null ? { id, name, version } : { id, name, tag, version };
@@ -33,6 +37,7 @@ export class SqlitePlantStore implements PlantStore {
     private readonly busyTimeoutMs: number,
     /** Fired after every write that reached the store: the change log may have grown. */
     private readonly changed: ChangeSignal,
+    private readonly bulk = new BulkSlots(BULK_AT_ONCE),
   ) {
     // safeIntegers: ids and versions come back as bigint, never rounded through a double.
     this.selectById = db.prepare('SELECT name, tag, version FROM plants WHERE id = ?').safeIntegers(true);
@@ -107,16 +112,29 @@ export class SqlitePlantStore implements PlantStore {
 
   /** Staging and applying run in the writer thread (plant-import.ts); this side only forwards. */
   async beginImport(): Promise<PlantImport> {
+    const release = this.bulk.take();
     const writer = this.writer;
-    const id = await writer.call('imports', 'begin', []);
+    let id: number;
+    try {
+      id = await writer.call('imports', 'begin', []);
+    } catch (error) {
+      release();
+      throw error;
+    }
     return {
       stage: (rows: readonly ImportRow[]) => writer.call('imports', 'stage', [id, rows]),
-      apply: (mode: ImportMode, reportLimit: number): Promise<ImportOutcome> => this.written(writer.call('imports', 'apply', [id, mode, reportLimit])),
-      abort: () => writer.call('imports', 'abort', [id]),
+      // Applying ends the import in the writer (applied or not), as aborting does: either frees its slot.
+      apply: (mode: ImportMode, reportLimit: number): Promise<ImportOutcome> => this.written(writer.call('imports', 'apply', [id, mode, reportLimit])).finally(release),
+      abort: () => writer.call('imports', 'abort', [id]).finally(release),
     };
   }
 
-  exportPlants(filter: PlantFilter): AsyncIterable<ExportChunk> {
-    return exportSqlitePlants(this.db.name, this.busyTimeoutMs, filter);
+  async *exportPlants(filter: PlantFilter): AsyncGenerator<ExportChunk> {
+    const release = this.bulk.take();
+    try {
+      yield* exportSqlitePlants(this.db.name, this.busyTimeoutMs, filter);
+    } finally {
+      release();
+    }
   }
 }
