@@ -302,7 +302,6 @@ describe('plantstore copy', () => {
       count: (table) => real.count(table),
       pendingDeliveries: () => real.pendingDeliveries(),
       versionCounter: () => real.versionCounter(),
-      schemaVersion: () => real.schemaVersion(),
       insert: <T extends CopyTable>(table: T, rows: readonly CopyRows[T][]) => real.insert(table, table === 'plants' ? rows.slice(0, -1) : rows),
       clear: () => real.clear(),
       raiseVersionCounter: (last) => real.raiseVersionCounter(last),

@@ -85,8 +85,6 @@ async function emptyTarget(target: CopyTarget, replace: boolean): Promise<TableC
 export async function copyBetween(source: CopySource, target: CopyTarget, options: CopyOptions = {}): Promise<CopyReport> {
   const chunkSize = options.chunkSize ?? DEFAULT_CHUNK_SIZE;
   const onProgress = options.onProgress ?? (() => {});
-  const [from, to] = [await source.schemaVersion(), await target.schemaVersion()];
-  if (from !== to) throw new CopyError(`the stores are at different schema versions (${source.label}: ${from}, ${target.label}: ${to}); run the same Plant Store release on both`);
   const replaced = await emptyTarget(target, options.replace === true);
 
   const totals = await countRows(source);

@@ -23,8 +23,6 @@ export interface CopyReader {
   pendingDeliveries(): Promise<number>;
   /** The last plant version the store handed out (a new change gets a higher one). */
   versionCounter(): Promise<bigint>;
-  /** The highest migration applied (both dialects share one numbering). */
-  schemaVersion(): Promise<number>;
 }
 
 export interface CopySource extends CopyReader {

@@ -117,10 +117,6 @@ export class PostgresCopyReader implements CopyReader {
     return rows[0]?.value ?? 0n;
   }
 
-  async schemaVersion(): Promise<number> {
-    return this.number('SELECT coalesce(max(version), 0) AS value FROM schema_migrations');
-  }
-
   private async number(sql: string): Promise<number> {
     const { rows } = await this.client.query<{ value: bigint | number }>(sql);
     return Number(rows[0]?.value ?? 0);

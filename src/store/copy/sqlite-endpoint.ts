@@ -89,7 +89,9 @@ class SqliteTarget extends SqliteCopyReader implements CopyTarget {
     guarded(() => this.writer.raiseVersionCounter(last));
   }
 
-  async finish(): Promise<void> {}
+  async finish(): Promise<void> {
+    guarded(() => this.writer.indexSearch());
+  }
 
   async commit(): Promise<void> {
     guarded(() => this.db.exec('COMMIT'));

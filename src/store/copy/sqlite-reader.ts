@@ -118,10 +118,6 @@ export class SqliteCopyReader implements CopyReader {
     return this.statement('SELECT last FROM plant_version_counter').pluck().get() as bigint;
   }
 
-  async schemaVersion(): Promise<number> {
-    return Number(this.statement('SELECT max(version) FROM schema_migrations').pluck().get());
-  }
-
   protected statement(sql: string): Database.Statement {
     let statement = this.statements.get(sql);
     if (statement === undefined) {

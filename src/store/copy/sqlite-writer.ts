@@ -4,7 +4,8 @@
  * about a microsecond; the commit is what costs, and there is one).
  *
  * Plants get their find columns from findColumns, as every plant write does; the
- * json column and the search index (triggers) SQLite fills itself. Subscriptions
+ * json column SQLite fills itself, and the search index is rebuilt from the copied
+ * rows at the end (indexSearch), as one statement rather than one per plant. Subscriptions
  * and deliveries get their rowid from the row's seq, so lists keep their order.
  */
 import type Database from 'better-sqlite3';
@@ -79,6 +80,12 @@ export class SqliteCopyWriter {
 
   clear(): void {
     for (const table of CLEAR_ORDER) this.db.prepare(`DELETE FROM ${table}`).run();
+    this.db.prepare("INSERT INTO plants_search (plants_search) VALUES ('delete-all')").run();
+  }
+
+  /** The search index from the plants as copied: call it once, after the last plant. */
+  indexSearch(): void {
+    this.db.prepare("INSERT INTO plants_search (plants_search) VALUES ('rebuild')").run();
   }
 
   raiseVersionCounter(last: bigint): void {

@@ -12,22 +12,31 @@
  * Every change takes the next number of the store's version counter (read once per
  * batch, written back once), and writes its webhook event in the same transaction
  * (the outbox), so a change and its event are committed together or not at all.
+ * The search index gets the batch's changes at its end, in two statements
+ * (search-index.ts says why not one per write).
  */
 import type Database from 'better-sqlite3';
 import { samePlant } from '../../domain/same-plant.js';
 import { findColumns } from '../../domain/search-text.js';
 import { changed, versionMatches, type PlantRecord } from '../../domain/plant.js';
+import { SearchIndex, SearchIndexChanges, type IndexedWords } from './search-index.js';
 import { SqliteWebhookOutbox } from './webhook-store.js';
 import type { PlantState, PlantWrite, PlantWriteResult } from './writer-protocol.js';
 
 const asPlant = (id: bigint, { name, tag }: { name: string; tag: string | null }): PlantRecord => (tag === null ? { id, name } : { id, name, tag });
 
-/** What one batch's writes share: its time, the subscribed event types, the version counter. */
+/** What one batch's writes share: its time, the subscribed event types, the version counter, the search index's changes. */
 interface BatchContext {
   readonly now: number;
   readonly outbox: ReturnType<SqliteWebhookOutbox['forBatch']>;
+  readonly search: SearchIndexChanges;
   version: bigint;
 }
+
+/** A plant's row: its state and the words the search index holds for it. */
+type StoredRow = PlantState & IndexedWords;
+
+const stateOf = ({ name, tag, version }: StoredRow): PlantState => ({ name, tag, version });
 
 export class BatchWriter {
   private readonly insert: Database.Statement;
@@ -39,6 +48,7 @@ export class BatchWriter {
   private readonly readCounter: Database.Statement;
   private readonly writeCounter: Database.Statement;
   private readonly outbox: SqliteWebhookOutbox;
+  private readonly searchIndex: SearchIndex;
   private readonly applyAll: Database.Transaction<(writes: readonly PlantWrite[]) => PlantWriteResult[]>;
 
   constructor(db: Database.Database) {
@@ -46,22 +56,23 @@ export class BatchWriter {
     const prepare = (sql: string) => db.prepare(sql).safeIntegers(true);
     this.insert = prepare(`INSERT INTO plants (id, name, tag, created_at, version, name_key, name_words, tag_words)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`);
-    this.selectById = prepare('SELECT name, tag, version FROM plants WHERE id = ?');
+    this.selectById = prepare('SELECT name, tag, version, name_words AS nameWords, tag_words AS tagWords FROM plants WHERE id = ?');
     // SQLite rewrites an index entry for every column an UPDATE sets, changed or not:
-    // a rename that set the tag too would rewrite its plants_tag_id entry (and its
-    // search index entry, through the trigger on the words) for nothing.
+    // a rename that set the tag too would rewrite its plants_tag_id entry for nothing.
     this.updateName = prepare('UPDATE plants SET name = ?, name_key = ?, name_words = ?, version = ? WHERE id = ?');
     this.updateTag = prepare('UPDATE plants SET tag = ?, tag_words = ?, version = ? WHERE id = ?');
     this.updateNameAndTag = prepare('UPDATE plants SET name = ?, name_key = ?, name_words = ?, tag = ?, tag_words = ?, version = ? WHERE id = ?');
-    this.deleteById = prepare('DELETE FROM plants WHERE id = ?');
+    this.deleteById = prepare('DELETE FROM plants WHERE id = ? RETURNING name_words AS nameWords, tag_words AS tagWords');
     this.readCounter = prepare('SELECT last FROM plant_version_counter').pluck();
     this.writeCounter = prepare('UPDATE plant_version_counter SET last = ?');
     this.outbox = new SqliteWebhookOutbox(db);
+    this.searchIndex = new SearchIndex(db);
     this.applyAll = db.transaction((writes: readonly PlantWrite[]) => {
       const first = this.readCounter.get() as bigint;
-      const batch: BatchContext = { now: Date.now(), outbox: this.outbox.forBatch(), version: first };
+      const batch: BatchContext = { now: Date.now(), outbox: this.outbox.forBatch(), search: new SearchIndexChanges(), version: first };
       const results = writes.map((write) => this.applyOne(write, batch));
       if (batch.version !== first) this.writeCounter.run(batch.version);
+      this.searchIndex.apply(batch.search);
       return results;
     });
   }
@@ -71,8 +82,8 @@ export class BatchWriter {
     return this.applyAll.immediate(writes);
   }
 
-  private stored(id: bigint): PlantState | undefined {
-    return this.selectById.get(id) as PlantState | undefined;
+  private stored(id: bigint): StoredRow | undefined {
+    return this.selectById.get(id) as StoredRow | undefined;
   }
 
   private applyOne(write: PlantWrite, batch: BatchContext): PlantWriteResult {
@@ -95,15 +106,17 @@ export class BatchWriter {
     if (this.insert.run(write.id, write.name, write.tag, batch.now, version, find.nameKey, find.nameWords, find.tagWords).changes === 1) {
       batch.version = version;
       batch.outbox.created(plant);
+      batch.search.added(write.id, find);
       return { kind: 'created', version };
     }
-    const state = this.stored(write.id) as PlantState;
+    const state = stateOf(this.stored(write.id) as StoredRow);
     return samePlant(asPlant(write.id, state), plant) ? { kind: 'replayed', state } : { kind: 'conflict', state };
   }
 
   private update(write: PlantWrite & { op: 'update' }, batch: BatchContext): PlantWriteResult {
-    const state = this.stored(write.id);
-    if (state === undefined) return { kind: 'not-found' };
+    const row = this.stored(write.id);
+    if (row === undefined) return { kind: 'not-found' };
+    const state = stateOf(row);
     if (!versionMatches(write.expected, state.version)) return { kind: 'precondition-failed', state };
     const before = asPlant(write.id, state);
     const after = changed(before, write);
@@ -114,17 +127,22 @@ export class BatchWriter {
     if (after.tag === before.tag) this.updateName.run(after.name, find.nameKey, find.nameWords, version, write.id);
     else if (after.name === before.name) this.updateTag.run(tag, find.tagWords, version, write.id);
     else this.updateNameAndTag.run(after.name, find.nameKey, find.nameWords, tag, find.tagWords, version, write.id);
+    // The words of the unchanged part are the row's: the index holds those.
+    const words = { nameWords: after.name === before.name ? row.nameWords : find.nameWords, tagWords: after.tag === before.tag ? row.tagWords : find.tagWords };
+    batch.search.changed(write.id, row, words);
     batch.outbox.updated(after);
     return { kind: 'updated', state: { name: after.name, tag, version } };
   }
 
   private delete(write: PlantWrite & { op: 'delete' }, batch: BatchContext): PlantWriteResult {
     if (write.expected !== undefined) {
-      const state = this.stored(write.id);
-      if (state === undefined) return { kind: 'not-found' };
-      if (!versionMatches(write.expected, state.version)) return { kind: 'precondition-failed', state };
+      const row = this.stored(write.id);
+      if (row === undefined) return { kind: 'not-found' };
+      if (!versionMatches(write.expected, row.version)) return { kind: 'precondition-failed', state: stateOf(row) };
     }
-    if (this.deleteById.run(write.id).changes === 0) return { kind: 'not-found' };
+    const words = this.deleteById.get(write.id) as IndexedWords | undefined;
+    if (words === undefined) return { kind: 'not-found' };
+    batch.search.removed(write.id, words);
     batch.outbox.deleted(write.id);
     return { kind: 'deleted' };
   }

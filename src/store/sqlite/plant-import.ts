@@ -11,6 +11,8 @@
  *
  * The rows go in ordered by id: the table and its indexes then grow mostly at one
  * end instead of being written all over (bench/README.md, "Import and export").
+ * The created plants' words go into the search index in one more statement, in the
+ * same order (search-index.ts).
  */
 import type Database from 'better-sqlite3';
 import { PLANT_CREATED } from '../../domain/events.js';
@@ -114,9 +116,20 @@ export class SqlitePlantImports {
     if (mode === 'all' && conflictCount > 0) throw new Rejected({ kind: 'rejected', conflicts, conflictCount });
     if (created > 0) {
       this.writeCounter.run(base + BigInt(staging.lastLine));
+      this.indexCreated(staging, base, created);
       this.emitCreated(staging, base, now);
     }
     return { kind: 'applied', created, unchanged: staging.rows - created - conflictCount, conflicts, conflictCount };
+  }
+
+  /** The created plants' words into the search index: every staged line's when each created its plant, else those whose plant got that line's version. */
+  private indexCreated(staging: Staging, base: bigint, created: number): void {
+    const into = 'INSERT INTO plants_search (rowid, name_words, tag_words)';
+    if (created === staging.rows) {
+      this.db.prepare(`${into} SELECT id, name_words, tag_words FROM ${staging.table} ORDER BY id`).run();
+    } else {
+      this.db.prepare(`${into} SELECT s.id, s.name_words, s.tag_words FROM ${staging.table} s JOIN plants p ON p.id = s.id AND p.version = ? + s.line ORDER BY s.id`).run(base);
+    }
   }
 
   /** Lines whose id now holds another name or tag: stored before, or created by an earlier line. */

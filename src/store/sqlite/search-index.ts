@@ -1,0 +1,87 @@
+/**
+ * Keeping the search index (plants_search, FTS5 over the plants' words; migration
+ * 0008) in step with a transaction's plant writes: the writes note what they
+ * indexed and unindexed, and the index gets them in two statements at the end.
+ *
+ * Not triggers (which migration 0010 dropped): FTS5 writes its pending terms to
+ * disk at every statement savepoint, and a statement whose trigger writes the index
+ * takes one. A trigger therefore made every plant write its own one-row segment of
+ * the index, plus the merging of those segments, the most of what a write cost
+ * (bench/README.md, "One write, one segment"). Here a batch of writes is one
+ * segment of removals and one of additions.
+ *
+ * An external-content FTS5 index is told which words to remove: exactly those it
+ * was given. So a removal names the words stored in the plant's row, never words
+ * folded again from its name (the folding may differ between releases).
+ */
+import type Database from 'better-sqlite3';
+
+/** A plant's words as its row stores them (src/domain/search-text.ts). */
+export interface IndexedWords {
+  readonly nameWords: string;
+  readonly tagWords: string;
+}
+
+/** What one transaction changes in the index, per plant: the words indexed before it and after it (null: none). */
+export class SearchIndexChanges {
+  private readonly before = new Map<bigint, IndexedWords | null>();
+  private readonly after = new Map<bigint, IndexedWords | null>();
+
+  /** A plant created with these words. */
+  added(id: bigint, words: IndexedWords): void {
+    if (!this.before.has(id)) this.before.set(id, null);
+    this.after.set(id, words);
+  }
+
+  /** A plant deleted; `words` are those its row held. */
+  removed(id: bigint, words: IndexedWords): void {
+    if (!this.before.has(id)) this.before.set(id, words);
+    this.after.set(id, null);
+  }
+
+  /** A plant whose words changed from `from` (its row's) to `to`. */
+  changed(id: bigint, from: IndexedWords, to: IndexedWords): void {
+    this.removed(id, from);
+    this.added(id, to);
+  }
+
+  /** The net change, each list in id order (FTS5 writes a segment at once when ids go backwards). */
+  net(): { readonly removals: [bigint, IndexedWords][]; readonly additions: [bigint, IndexedWords][] } {
+    const removals: [bigint, IndexedWords][] = [];
+    const additions: [bigint, IndexedWords][] = [];
+    for (const [id, from] of this.before) {
+      const to = this.after.get(id) ?? null;
+      if (from !== null && to !== null && sameWords(from, to)) continue;
+      if (from !== null) removals.push([id, from]);
+      if (to !== null) additions.push([id, to]);
+    }
+    const byId = ([a]: [bigint, IndexedWords], [b]: [bigint, IndexedWords]) => (a < b ? -1 : a > b ? 1 : 0);
+    return { removals: removals.sort(byId), additions: additions.sort(byId) };
+  }
+}
+
+const sameWords = (a: IndexedWords, b: IndexedWords) => a.nameWords === b.nameWords && a.tagWords === b.tagWords;
+
+/** The rows as one JSON array for json_each: ids written as digits, so an int64 keeps every one. */
+function rowsJson(rows: readonly [bigint, IndexedWords][]): string {
+  return `[${rows.map(([id, words]) => `[${id},${JSON.stringify(words.nameWords)},${JSON.stringify(words.tagWords)}]`).join(',')}]`;
+}
+
+export class SearchIndex {
+  private readonly remove: Database.Statement;
+  private readonly add: Database.Statement;
+
+  constructor(db: Database.Database) {
+    this.remove = db.prepare(`INSERT INTO plants_search (plants_search, rowid, name_words, tag_words)
+      SELECT 'delete', value ->> 0, value ->> 1, value ->> 2 FROM json_each(?)`);
+    this.add = db.prepare(`INSERT INTO plants_search (rowid, name_words, tag_words)
+      SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(?)`);
+  }
+
+  /** Writes a transaction's changes; call it inside that transaction, after its plant writes. */
+  apply(changes: SearchIndexChanges): void {
+    const { removals, additions } = changes.net();
+    if (removals.length > 0) this.remove.run(rowsJson(removals));
+    if (additions.length > 0) this.add.run(rowsJson(additions));
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * SQLite's search index (plants_search, FTS5) in step with the plants after every
+ * kind of write: batches that create, change and delete one plant several times
+ * over, imports, copies. The service writes the index itself (search-index.ts), so
+ * nothing but these paths keeps it right. FTS5's integrity-check with rank 1
+ * compares the whole index with the words in the plants' rows: a plant missing, a
+ * word left behind, or words removed that were never indexed fail it.
+ */
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { copyBetween } from '../../src/store/copy/copy-store.js';
+import { openSource, openTarget } from '../../src/store/copy/open-endpoints.js';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { tempDir } from '../support/temp.js';
+
+/** Throws (SQLITE_CORRUPT_VTAB or a checksum mismatch) unless the index holds exactly the rows' words. */
+function checkIndex(path: string): void {
+  const db = new Database(path);
+  try {
+    db.exec("INSERT INTO plants_search (plants_search, rank) VALUES ('integrity-check', 1)");
+  } finally {
+    db.close();
+  }
+}
+
+function idsMatching(path: string, query: string): bigint[] {
+  const db = new Database(path, { readonly: true });
+  try {
+    return db.prepare('SELECT rowid FROM plants_search WHERE plants_search MATCH ? ORDER BY rowid').pluck().safeIntegers(true).all(query) as bigint[];
+  } finally {
+    db.close();
+  }
+}
+
+const MAX = 2n ** 63n - 1n;
+const MIN = -(2n ** 63n);
+
+describe('SQLite search index', () => {
+  let dir: string;
+  before(() => {
+    dir = tempDir();
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('follows batches that create, change and delete the same plants several times over', async () => {
+    const path = join(dir, 'batches.db');
+    const store = SqliteStore.open({ path });
+    try {
+      // Stored before: changed and deleted in the batches below.
+      for (const id of [1n, 2n, 3n, MAX]) await store.plants.createPlant({ id, name: `Old fern ${id}`, tag: 'old' });
+      // Sent together, so the writer takes them in few batches, each id's writes in order.
+      const writes: Promise<unknown>[] = [];
+      for (let round = 0; round < 3; round++) {
+        for (const id of [1n, 2n, 3n, MAX, MIN, 10n, 11n]) {
+          writes.push(store.plants.createPlant({ id, name: `Fern ${id} ${round}`, tag: 'new' }));
+          writes.push(store.plants.updatePlant({ id, name: `Moss ${id} ${round}` }));
+          writes.push(store.plants.updatePlant({ id, tag: null }));
+          writes.push(store.plants.updatePlant({ id, name: `MOSS ${id} ${round}` })); // the same words: the index is left alone
+          writes.push(store.plants.updatePlant({ id, tag: `tag${round}` }));
+          if (id === 2n || id === 10n) writes.push(store.plants.deletePlant(id));
+        }
+      }
+      writes.push(store.plants.deletePlant(3n, 'any'));
+      await Promise.all(writes);
+      const batches = store.groupCommitStats().batches;
+      assert.ok(batches < writes.length / 2, `${writes.length} writes took ${batches} batches: too few shared one`);
+    } finally {
+      await store.close();
+    }
+    checkIndex(path);
+    // 1, 11, MAX and MIN remain (2 and 10 are deleted each round, 3 at the end), renamed in round 2.
+    assert.deepEqual(idsMatching(path, 'moss'), [MIN, 1n, 11n, MAX]);
+    assert.deepEqual(idsMatching(path, 'tag2'), [MIN, 1n, 11n, MAX]);
+    assert.deepEqual(idsMatching(path, 'old OR fern OR new'), []);
+  });
+
+  it('holds what imports create, and nothing of the lines they leave out', async () => {
+    const path = join(dir, 'imports.db');
+    const store = SqliteStore.open({ path });
+    try {
+      await store.plants.createPlant({ id: 5n, name: 'Stored fern' });
+      const runs: { rows: { id: bigint; name: string; tag: string | null }[]; mode: 'all' | 'skip' }[] = [
+        // Every line new: indexed without looking the plants up.
+        { rows: [{ id: MAX, name: 'Ivy max', tag: 'climber' }, { id: MIN, name: 'Ivy min', tag: null }, { id: 7n, name: 'Ivy seven', tag: 'climber' }], mode: 'all' },
+        // An unchanged line (the stored plant), a line repeating an earlier one, a conflict (skipped).
+        { rows: [{ id: 5n, name: 'Stored fern', tag: null }, { id: 8n, name: 'Sage', tag: null }, { id: 8n, name: 'Sage', tag: null }, { id: 7n, name: 'Not ivy', tag: null }, { id: 9n, name: 'Sage two', tag: 'herb' }], mode: 'skip' },
+        // Rejected whole: nothing of it may reach the index.
+        { rows: [{ id: 20n, name: 'Thyme', tag: null }, { id: 5n, name: 'Other fern', tag: null }], mode: 'all' },
+      ];
+      for (const { rows, mode } of runs) {
+        const plantImport = await store.plants.beginImport();
+        await plantImport.stage(rows.map((row, index) => ({ line: index + 1, ...row })));
+        await plantImport.apply(mode, 10);
+        await plantImport.abort();
+      }
+    } finally {
+      await store.close();
+    }
+    checkIndex(path);
+    assert.deepEqual(idsMatching(path, 'ivy'), [MIN, 7n, MAX]);
+    assert.deepEqual(idsMatching(path, 'sage'), [8n, 9n]);
+    assert.deepEqual(idsMatching(path, 'thyme OR other'), []);
+    assert.deepEqual(idsMatching(path, 'fern'), [5n]);
+  });
+
+  it('is rebuilt on a copy, also one that replaces a target holding other plants', async () => {
+    const [from, to] = [join(dir, 'copy-from.db'), join(dir, 'copy-to.db')];
+    for (const [path, name] of [[from, 'Rose'], [to, 'Tulip']] as const) {
+      const store = SqliteStore.open({ path });
+      try {
+        for (let id = 1n; id <= 30n; id++) await store.plants.createPlant(id % 2n === 0n ? { id: id * 3n, name: `${name} ${id}`, tag: 'even' } : { id: id * 3n, name: `${name} ${id}` });
+      } finally {
+        await store.close();
+      }
+    }
+    const [source, target] = [await openSource(`sqlite:${from}`), await openTarget(`sqlite:${to}`)];
+    try {
+      assert.equal((await copyBetween(source, target, { replace: true, chunkSize: 7 })).committed, true);
+    } finally {
+      await target.close();
+      await source.close();
+    }
+    checkIndex(to);
+    assert.equal(idsMatching(to, 'rose').length, 30);
+    assert.deepEqual(idsMatching(to, 'tulip'), []);
+    assert.equal(idsMatching(to, 'even').length, 15);
+  });
+});
