@@ -77,6 +77,22 @@ describe('SQLite search index', () => {
     assert.deepEqual(idsMatching(path, 'old OR fern OR new'), []);
   });
 
+  it('holds words of every script and escape exactly as the rows do', async () => {
+    const path = join(dir, 'scripts.db');
+    const names = ['Café "au lait" \\ fern', 'Ёлка ель', '盆栽 松', 'Rose 🌹 𝔉𝔢𝔯𝔫', 'Line\u2028sep a\u0301b', 'שושן צחור', 'Æsir ﬁg straße'];
+    const store = SqliteStore.open({ path });
+    try {
+      await Promise.all(names.map((name, i) => store.plants.createPlant({ id: BigInt(i + 1), name, tag: `t${name.slice(0, 3)}` })));
+      await Promise.all(names.map((name, i) => store.plants.updatePlant({ id: BigInt(i + 1), name: `${name} ${name.slice(1)}`, tag: null })));
+      await Promise.all(names.slice(0, 3).map((_, i) => store.plants.deletePlant(BigInt(i + 1))));
+    } finally {
+      await store.close();
+    }
+    checkIndex(path);
+    assert.deepEqual(idsMatching(path, '"松"'), []);
+    assert.deepEqual(idsMatching(path, 'rose'), [4n]);
+  });
+
   it('holds what imports create, and nothing of the lines they leave out', async () => {
     const path = join(dir, 'imports.db');
     const store = SqliteStore.open({ path });
