@@ -21,6 +21,12 @@ export interface Config {
   readonly bodyLimitBytes: number;
   /** The largest body of POST /plants/import (which streams it: BODY_LIMIT is for bodies read whole). */
   readonly importLimitBytes: number;
+  /**
+   * The longest a GET /plants/export may run. Its snapshot holds back SQLite's WAL
+   * checkpoints and PostgreSQL's vacuum for as long as it runs, and the client sets
+   * the pace: this bounds what a reader too slow, on purpose or not, can hold back.
+   */
+  readonly exportTimeoutMs: number;
   /** How long a token lookup is cached: the bound on how late a revocation takes effect. */
   readonly tokenCacheTtlMs: number;
   /** How long SIGTERM waits for in-flight requests before closing anyway. */
@@ -119,6 +125,7 @@ export function loadConfig(env: Source = process.env, overrides: Source = {}): C
     logLevel: logLevel(source),
     bodyLimitBytes: integer(source, 'BODY_LIMIT', 64 * 1024, 1024, 64 * 1024 * 1024),
     importLimitBytes: integer(source, 'IMPORT_LIMIT', 1024 * 1024 * 1024, 1024, 2 ** 40),
+    exportTimeoutMs: integer(source, 'EXPORT_TIMEOUT_MS', 3_600_000, 1000, 86_400_000),
     tokenCacheTtlMs: integer(source, 'TOKEN_CACHE_TTL_MS', 2000, 0, 60_000),
     shutdownTimeoutMs: integer(source, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     logFormat: oneOf(source, 'LOG_FORMAT', ['auto', 'json', 'pretty'], 'auto'),

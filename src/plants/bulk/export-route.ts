@@ -2,7 +2,9 @@
  * GET /plants/export: every plant (or those `q` and `tag` find), in id order, as
  * NDJSON or CSV, from one snapshot of the store, streamed. The store reads a chunk
  * only when the client has taken the previous one (Readable.from pulls on demand),
- * so a slow reader holds one chunk in memory, never the export.
+ * so a slow reader holds one chunk in memory, never the export. It runs at most
+ * EXPORT_TIMEOUT_MS: the reader sets the pace, and the snapshot holds back the
+ * store's cleanup (config/index.ts) for as long as it runs.
  */
 import { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
@@ -29,6 +31,14 @@ function formatOf(format: ExportFormat | undefined, request: FastifyRequest): Ex
   return /(^|,)\s*text\/csv\b/i.test(request.headers.accept ?? '') ? 'csv' : 'ndjson';
 }
 
+/** Ends an export that ran longer than EXPORT_TIMEOUT_MS: the response is cut, so the client sees an incomplete body, not a short export. */
+class ExportTimeoutError extends Error {
+  constructor(timeoutMs: number) {
+    super(`the export ran longer than EXPORT_TIMEOUT_MS (${timeoutMs} ms) and was ended`);
+    this.name = 'ExportTimeoutError';
+  }
+}
+
 /** The export's text, chunk by chunk. (The route lets the store's snapshot go when the body closes.) */
 async function* exportText(format: ExportFormat, chunks: AsyncIterator<ExportChunk>, first: IteratorResult<ExportChunk>): AsyncGenerator<string> {
   yield exportHeader(format);
@@ -43,7 +53,8 @@ export const plantExportRoutes: TypedRoutes = async (app) => {
       description:
         'Every plant, or those `q` and `tag` find (as on `GET /plants`), in id order: NDJSON, one `{"id","name","tag"}` per line, or CSV ' +
         'with an `id,name,tag` header (RFC 4180; no tag is an empty cell). The whole export is one consistent snapshot of the store: plants ' +
-        'created, changed or deleted while it streams are not in it. It is streamed, at the pace the client reads. ' +
+        'created, changed or deleted while it streams are not in it. It is streamed, at the pace the client reads, for at most ' +
+        '`EXPORT_TIMEOUT_MS` (an hour by default); an export still running then is cut off, its body incomplete. ' +
         '`POST /plants/import` reads it back. `HEAD` answers the headers without reading the plants.',
       tags: ['plants'],
       security: bearerAuth('plants:read'),
@@ -71,10 +82,16 @@ export const plantExportRoutes: TypedRoutes = async (app) => {
     // The first chunk before the headers: a store that cannot serve the export gets its Error record, not a cut stream.
     const first = await chunks.next();
     const body = Readable.from(exportText(chosen, chunks, first), { objectMode: false });
+    const timeoutMs = app.config.exportTimeoutMs;
+    const timeout = setTimeout(() => {
+      request.log.warn({ timeoutMs }, 'export: cut off, it ran longer than EXPORT_TIMEOUT_MS');
+      body.destroy(new ExportTimeoutError(timeoutMs));
+    }, timeoutMs);
     // The store's export (its snapshot; on PostgreSQL a connection of the pool) is let go when the body closes, however
     // it closes: read to the end, the client gone mid-way, or gone before the first byte. In that last case Fastify
     // destroys a body that never started, and a `finally` in exportText would never run.
     body.once('close', () => {
+      clearTimeout(timeout);
       Promise.resolve(chunks.return?.()).catch((error: unknown) => request.log.warn({ err: error }, 'export: letting the snapshot go failed'));
     });
     return reply.headers(headers).send(body);
