@@ -440,7 +440,7 @@ export interface components {
              * @description Numeric error value, from the error catalogue (see the API description): stable, never reused.
              * @enum {integer}
              */
-            error: 40000 | 40001 | 40002 | 40003 | 40004 | 40005 | 40006 | 40007 | 40101 | 40102 | 40301 | 40401 | 40402 | 40403 | 40404 | 40501 | 40801 | 40901 | 40902 | 41001 | 41201 | 41301 | 41501 | 42801 | 42901 | 42902 | 43101 | 50001 | 50301;
+            error: 40000 | 40001 | 40002 | 40003 | 40004 | 40005 | 40006 | 40007 | 40101 | 40102 | 40301 | 40401 | 40402 | 40403 | 40404 | 40501 | 40801 | 40901 | 40902 | 41001 | 41201 | 41301 | 41501 | 42801 | 42901 | 42902 | 42903 | 43101 | 50001 | 50301;
             /** @description Text describing the error: which field or header, and why. */
             message: string;
         };
@@ -2324,7 +2324,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description - `42901` RATE_LIMITED: Too many requests for this token (or, without a valid token, this client address) in the current minute; retry after the Retry-After delay. */
+            /**
+             * @description - `42903` TOO_MANY_BULK: This token runs as many imports and exports on this instance as one token may (BULK_MAX_PER_TOKEN); retry when one has ended.
+             *     - `42901` RATE_LIMITED: Too many requests for this token (or, without a valid token, this client address) in the current minute; retry after the Retry-After delay.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2342,8 +2345,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": 42901,
-                     *       "message": "Too many requests for this token (or, without a valid token, this client address) in the current minute; retry after the Retry-After delay."
+                     *       "error": 42903,
+                     *       "message": "This token runs as many imports and exports on this instance as one token may (BULK_MAX_PER_TOKEN); retry when one has ended."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2502,7 +2505,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description - `42901` RATE_LIMITED: Too many requests for this token (or, without a valid token, this client address) in the current minute; retry after the Retry-After delay. */
+            /**
+             * @description - `42903` TOO_MANY_BULK: This token runs as many imports and exports on this instance as one token may (BULK_MAX_PER_TOKEN); retry when one has ended.
+             *     - `42901` RATE_LIMITED: Too many requests for this token (or, without a valid token, this client address) in the current minute; retry after the Retry-After delay.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2520,8 +2526,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": 42901,
-                     *       "message": "Too many requests for this token (or, without a valid token, this client address) in the current minute; retry after the Retry-After delay."
+                     *       "error": 42903,
+                     *       "message": "This token runs as many imports and exports on this instance as one token may (BULK_MAX_PER_TOKEN); retry when one has ended."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

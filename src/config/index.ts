@@ -27,6 +27,8 @@ export interface Config {
    * the pace: this bounds what a reader too slow, on purpose or not, can hold back.
    */
   readonly exportTimeoutMs: number;
+  /** Imports and exports one token may run at once on an instance (429 beyond), so one client cannot hold every slot the store has. */
+  readonly bulkMaxPerToken: number;
   /** How long a token lookup is cached: the bound on how late a revocation takes effect. */
   readonly tokenCacheTtlMs: number;
   /** How long SIGTERM waits for in-flight requests before closing anyway. */
@@ -126,6 +128,7 @@ export function loadConfig(env: Source = process.env, overrides: Source = {}): C
     bodyLimitBytes: integer(source, 'BODY_LIMIT', 64 * 1024, 1024, 64 * 1024 * 1024),
     importLimitBytes: integer(source, 'IMPORT_LIMIT', 1024 * 1024 * 1024, 1024, 2 ** 40),
     exportTimeoutMs: integer(source, 'EXPORT_TIMEOUT_MS', 3_600_000, 1000, 86_400_000),
+    bulkMaxPerToken: integer(source, 'BULK_MAX_PER_TOKEN', 2, 1, 1000),
     tokenCacheTtlMs: integer(source, 'TOKEN_CACHE_TTL_MS', 2000, 0, 60_000),
     shutdownTimeoutMs: integer(source, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     logFormat: oneOf(source, 'LOG_FORMAT', ['auto', 'json', 'pretty'], 'auto'),

@@ -1,6 +1,7 @@
 /** The plant feature: its shared schemas (components of the OpenAPI document), its routes, those that change plants, and bulk import and export. */
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { BulkPerToken } from './bulk/bulk-per-token.js';
 import { plantExportRoutes } from './bulk/export-route.js';
 import { plantImportRoutes } from './bulk/import-route.js';
 import { plantChangeRoutes } from './change-routes.js';
@@ -13,6 +14,8 @@ export const plantsPlugin = fp(async (app: FastifyInstance) => {
   await app.register(plantRoutes);
   await app.register(plantListRoutes);
   await app.register(plantChangeRoutes);
-  await app.register(plantImportRoutes);
-  await app.register(plantExportRoutes);
+  // Imports and exports share one count per token.
+  const bulk = new BulkPerToken(app.config.bulkMaxPerToken);
+  await app.register(plantImportRoutes(bulk));
+  await app.register(plantExportRoutes(bulk));
 }, { name: 'plants', dependencies: ['store', 'auth'] });

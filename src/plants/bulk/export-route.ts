@@ -12,6 +12,7 @@ import { streamedText, type TypedRoutes } from '../../http/type-provider.js';
 import type { ExportChunk, PlantFilter } from '../../store/types.js';
 import { bearerAuth } from '../../tokens/auth.js';
 import { FindQueryProperties, termsOf } from '../find-parameters.js';
+import type { BulkPerToken } from './bulk-per-token.js';
 import { EXPORT_MEDIA_TYPES, exportHeader, formatChunk, type ExportFormat } from './export-format.js';
 
 const ExportQuery = {
@@ -45,7 +46,7 @@ async function* exportText(format: ExportFormat, chunks: AsyncIterator<ExportChu
   for (let next = first; next.done !== true; next = await chunks.next()) yield formatChunk(format, next.value);
 }
 
-export const plantExportRoutes: TypedRoutes = async (app) => {
+export const plantExportRoutes = (bulk: BulkPerToken): TypedRoutes => async (app) => {
   app.get('/plants/export', {
     schema: {
       operationId: 'exportPlants',
@@ -66,7 +67,7 @@ export const plantExportRoutes: TypedRoutes = async (app) => {
         }),
       },
     },
-    config: { failures: ['STORE_UNAVAILABLE'] },
+    config: { failures: ['TOO_MANY_BULK', 'STORE_UNAVAILABLE'] },
   }, async (request, reply) => {
     const { format, q, tag: tags } = request.query;
     const filter: PlantFilter = { tags, terms: termsOf(q) };
@@ -78,9 +79,16 @@ export const plantExportRoutes: TypedRoutes = async (app) => {
       await app.store.ping();
       return reply.headers(headers).send();
     }
+    const release = bulk.take(request.token?.id ?? '');
     const chunks = app.store.plants.exportPlants(filter)[Symbol.asyncIterator]();
-    // The first chunk before the headers: a store that cannot serve the export gets its Error record, not a cut stream.
-    const first = await chunks.next();
+    let first: IteratorResult<ExportChunk>;
+    try {
+      // The first chunk before the headers: a store that cannot serve the export gets its Error record, not a cut stream.
+      first = await chunks.next();
+    } catch (error) {
+      release();
+      throw error;
+    }
     const body = Readable.from(exportText(chosen, chunks, first), { objectMode: false });
     const timeoutMs = app.config.exportTimeoutMs;
     const timeout = setTimeout(() => {
@@ -92,6 +100,7 @@ export const plantExportRoutes: TypedRoutes = async (app) => {
     // destroys a body that never started, and a `finally` in exportText would never run.
     body.once('close', () => {
       clearTimeout(timeout);
+      release();
       Promise.resolve(chunks.return?.()).catch((error: unknown) => request.log.warn({ err: error }, 'export: letting the snapshot go failed'));
     });
     return reply.headers(headers).send(body);

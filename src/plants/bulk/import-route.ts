@@ -16,6 +16,7 @@ import { streamedText, type TypedRoutes } from '../../http/type-provider.js';
 import type { ImportMode, ImportOutcome, ImportRow, PlantImport } from '../../store/types.js';
 import { bearerAuth } from '../../tokens/auth.js';
 import { Errors } from '../../http/errors.js';
+import type { BulkPerToken } from './bulk-per-token.js';
 import { csvRows, ndjsonRows, type ImportProblem, type LineResult } from './import-rows.js';
 import { linesOf, type Line } from './lines.js';
 
@@ -116,7 +117,7 @@ async function stageLines(body: AsyncIterable<Uint8Array>, limit: number, read: 
   return { problems, problemCount };
 }
 
-export const plantImportRoutes: TypedRoutes = async (app) => {
+export const plantImportRoutes = (bulk: BulkPerToken): TypedRoutes => async (app) => {
   const limit = app.config.importLimitBytes;
   // In this route's context only: the body is handed over as the stream it is.
   app.removeAllContentTypeParsers();
@@ -162,12 +163,19 @@ export const plantImportRoutes: TypedRoutes = async (app) => {
       }),
       response: { 200: { ...ImportSummary, description: 'The import is committed.' } },
     },
-    config: { failures: ['IMPORT_INVALID', 'IMPORT_CONFLICT', 'BODY_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'STORE_UNAVAILABLE'] },
+    config: { failures: ['IMPORT_INVALID', 'IMPORT_CONFLICT', 'BODY_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'TOO_MANY_BULK', 'STORE_UNAVAILABLE'] },
   }, async (request) => {
     const { mode } = request.query;
     const body: unknown = request.body;
     const lines: AsyncIterable<Uint8Array> = isByteStream(body) ? body : emptyStream();
-    const staging = await app.store.plants.beginImport();
+    const release = bulk.take(request.token?.id ?? '');
+    let staging: PlantImport;
+    try {
+      staging = await app.store.plants.beginImport();
+    } catch (error) {
+      release();
+      throw error;
+    }
     try {
       const { problems, problemCount } = await stageLines(lines, limit, readerFor(request), staging, mode).catch((error: unknown) => {
         // The client went away mid-upload: nothing was stored, and nobody is left to tell.
@@ -181,6 +189,7 @@ export const plantImportRoutes: TypedRoutes = async (app) => {
       return { created: outcome.created, unchanged: outcome.unchanged, skipped: problemCount + outcome.conflictCount, problems: reported };
     } finally {
       await staging.abort().catch(() => {});
+      release();
     }
   });
 };
