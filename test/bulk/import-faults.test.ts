@@ -154,12 +154,13 @@ describe('an export to a client that stops reading', () => {
 });
 
 for (const backend of testBackends()) describe(`an export that runs longer than EXPORT_TIMEOUT_MS [${backend.name}]`, () => {
-  it('is cut off, its body incomplete, and its snapshot let go', { timeout: 60_000 }, async () => {
+  it('is cut off, its body incomplete, and its snapshot let go', { timeout: 120_000 }, async () => {
     const h = await createHarness({ backend, env: { EXPORT_TIMEOUT_MS: '1000' } });
     try {
       const url = await listen(h);
       let body = '';
-      for (let id = 0; id < 100_000; id++) body += line(id);
+      // More text than the sockets' buffers hold (several MB on loopback), so a paused export cannot be written out whole.
+      for (let id = 0; id < 400_000; id++) body += line(id);
       assert.equal((await postImport(url, h.tokens.write, body)).status, 200);
       // Twice as many as the store runs at once: a snapshot kept after the cut would show as a 503 or a hang.
       for (let round = 0; round < 8; round++) {
@@ -179,12 +180,12 @@ for (const backend of testBackends()) describe(`an export that runs longer than 
           }
         })();
         assert.match(ended, /^cut: /, `round ${round}: the export ran past its limit and ended with ${lines} lines`);
-        assert.ok(lines < 100_000, `round ${round}: ${lines} lines`);
+        assert.ok(lines < 400_000, `round ${round}: ${lines} lines`);
       }
       // A reader that keeps up gets the whole export within the limit.
       const whole = await fetch(`${url}/plants/export`, { headers: { authorization: `Bearer ${h.tokens.read}` } });
       assert.equal(whole.status, 200);
-      assert.equal((await whole.text()).split('\n').length - 1, 100_000);
+      assert.equal((await whole.text()).split('\n').length - 1, 400_000);
     } finally {
       await h.close();
     }
