@@ -40,19 +40,10 @@ class ExportTimeoutError extends Error {
   }
 }
 
-/**
- * The text is written in pieces of this many plants, not one string per chunk the
- * store reads: one such string per chunk made a large export grow the heap far more
- * (bench/README.md, "Import memory, sampled").
- */
-const PLANTS_PER_PIECE = 250;
-
-/** The export's text, piece by piece. (The route lets the store's snapshot go when the body closes.) */
+/** The export's text, chunk by chunk. (The route lets the store's snapshot go when the body closes.) */
 async function* exportText(format: ExportFormat, chunks: AsyncIterator<ExportChunk>, first: IteratorResult<ExportChunk>): AsyncGenerator<string> {
   yield exportHeader(format);
-  for (let next = first; next.done !== true; next = await chunks.next()) {
-    for (let from = 0; from < next.value.length; from += PLANTS_PER_PIECE) yield formatChunk(format, next.value.slice(from, from + PLANTS_PER_PIECE));
-  }
+  for (let next = first; next.done !== true; next = await chunks.next()) yield formatChunk(format, next.value);
 }
 
 export const plantExportRoutes = (bulk: BulkPerToken): TypedRoutes => async (app) => {
