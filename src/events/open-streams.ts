@@ -8,44 +8,34 @@
 import { TOKEN_REFUSALS } from '../tokens/auth.js';
 import type { TokenAuthenticator } from '../tokens/authenticator.js';
 import type { ChangeStream } from './change-stream.js';
+import { PerTokenPlaces } from '../tokens/per-token-places.js';
 
 interface Holder {
-  readonly tokenId: string;
   /** The secret the stream was opened with, to ask the authenticator about again. */
   readonly secret: string;
+  /** Gives the token's place back. */
+  readonly release: () => void;
 }
 
 export class OpenStreams {
   private readonly holders = new Map<ChangeStream, Holder>();
-  private readonly perToken = new Map<string, number>();
+  private readonly places: PerTokenPlaces;
   /** A check under way: a slow store must not pile checks up. */
   private checking = false;
 
-  /** Streams the token holds open, or is opening, now. */
-  count(tokenId: string): number {
-    return this.perToken.get(tokenId) ?? 0;
+  constructor(maxStreamsPerToken: number) {
+    this.places = new PerTokenPlaces(maxStreamsPerToken);
   }
 
   /**
-   * Takes one of the token's `limit` places for a stream about to open; false when
-   * all are taken. Taken at once, before the request waits for anything, so streams
-   * that open at the same moment cannot all pass the limit.
+   * Takes one of the token's places for a stream about to open, or throws
+   * `refusal(held)`; the returned function gives it back if the stream does not open.
    */
-  reserve(tokenId: string, limit: number): boolean {
-    const count = this.count(tokenId);
-    if (count >= limit) return false;
-    this.perToken.set(tokenId, count + 1);
-    return true;
+  reserve(tokenId: string, refusal: (held: number) => Error): () => void {
+    return this.places.take(tokenId, refusal);
   }
 
-  /** Gives a reserved place back (the stream did not open). */
-  release(tokenId: string): void {
-    const left = this.count(tokenId) - 1;
-    if (left <= 0) this.perToken.delete(tokenId);
-    else this.perToken.set(tokenId, left);
-  }
-
-  /** The stream that took the place `holder.tokenId` reserved. */
+  /** The stream that took the place `holder.release` gives back. */
   attach(stream: ChangeStream, holder: Holder): void {
     this.holders.set(stream, holder);
   }
@@ -55,7 +45,7 @@ export class OpenStreams {
     const holder = this.holders.get(stream);
     if (holder === undefined) return;
     this.holders.delete(stream);
-    this.release(holder.tokenId);
+    holder.release();
   }
 
   /**

@@ -34,7 +34,7 @@ export const eventsPlugin = fp(async (app: FastifyInstance) => {
     });
   }, settings.heartbeatMs);
   heartbeat.unref();
-  const open = new OpenStreams();
+  const open = new OpenStreams(settings.maxStreamsPerToken);
   const tokenCheck = setInterval(() => {
     open.endUnauthorized(app.authenticator).catch((error: unknown) => logger.warn({ err: error }, 'change stream: checking the tokens of open streams failed'));
   }, TOKEN_CHECK_MS);

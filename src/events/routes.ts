@@ -25,7 +25,6 @@ export interface EventRoutesOptions {
   readonly open: OpenStreams;
   readonly heartbeatMs: number;
   readonly retentionHours: number;
-  readonly maxStreamsPerToken: number;
   readonly maxBacklogBytes: number;
 }
 
@@ -105,15 +104,14 @@ export function eventRoutes(options: EventRoutesOptions): TypedRoutes {
       const { after, types, tag } = request.query;
       const header = request.headers['last-event-id'];
       const resumeAfter = header !== undefined && header !== '' ? positionOf(header, 'Last-Event-ID') : after === undefined ? undefined : positionOf(after, 'after');
-      const holder = { tokenId: request.token?.id ?? '', secret: bearerSecret(request) ?? '' };
-      if (!options.open.reserve(holder.tokenId, options.maxStreamsPerToken)) throw failure('TOO_MANY_STREAMS', [options.open.count(holder.tokenId)]);
+      const release = options.open.reserve(request.token?.id ?? '', (held) => failure('TOO_MANY_STREAMS', [held]));
       let hub: ChangeHub;
       let start: bigint;
       try {
         hub = await options.hub();
         start = await startOf(app.store.changes, hub, resumeAfter, options.retentionHours);
       } catch (error) {
-        options.open.release(holder.tokenId);
+        release();
         throw error;
       }
       const filter: StreamFilter = {
@@ -129,7 +127,7 @@ export function eventRoutes(options: EventRoutesOptions): TypedRoutes {
         hub.remove(stream);
         options.open.remove(stream);
       });
-      options.open.attach(stream, holder);
+      options.open.attach(stream, { secret: bearerSecret(request) ?? '', release });
       // The stream ends with the connection, also when the client went away while it was being set up:
       // finished() reports a response already closed too, where a 'close' listener added now never fires.
       finished(raw, () => stream.end());

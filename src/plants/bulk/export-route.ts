@@ -8,11 +8,12 @@
  */
 import { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
+import { failure } from '../../http/errors.js';
 import { streamedText, type TypedRoutes } from '../../http/type-provider.js';
 import type { ExportChunk, PlantFilter } from '../../store/types.js';
 import { bearerAuth } from '../../tokens/auth.js';
+import type { PerTokenPlaces } from '../../tokens/per-token-places.js';
 import { FindQueryProperties, termsOf } from '../find-parameters.js';
-import type { BulkPerToken } from './bulk-per-token.js';
 import { EXPORT_MEDIA_TYPES, exportHeader, formatChunk, type ExportFormat } from './export-format.js';
 
 const ExportQuery = {
@@ -46,7 +47,7 @@ async function* exportText(format: ExportFormat, chunks: AsyncIterator<ExportChu
   for (let next = first; next.done !== true; next = await chunks.next()) yield formatChunk(format, next.value);
 }
 
-export const plantExportRoutes = (bulk: BulkPerToken): TypedRoutes => async (app) => {
+export const plantExportRoutes = (bulk: PerTokenPlaces): TypedRoutes => async (app) => {
   app.get('/plants/export', {
     schema: {
       operationId: 'exportPlants',
@@ -79,7 +80,7 @@ export const plantExportRoutes = (bulk: BulkPerToken): TypedRoutes => async (app
       await app.store.ping();
       return reply.headers(headers).send();
     }
-    const release = bulk.take(request.token?.id ?? '');
+    const release = bulk.take(request.token?.id ?? '', (held) => failure('TOO_MANY_BULK', [held]));
     const chunks = app.store.plants.exportPlants(filter)[Symbol.asyncIterator]();
     let first: IteratorResult<ExportChunk>;
     try {

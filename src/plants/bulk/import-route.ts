@@ -15,8 +15,8 @@ import { assertNoCodings, assertUtf8Charset } from '../../http/json-body.js';
 import { streamedText, type TypedRoutes } from '../../http/type-provider.js';
 import type { ImportMode, ImportOutcome, ImportRow, PlantImport } from '../../store/types.js';
 import { bearerAuth } from '../../tokens/auth.js';
+import type { PerTokenPlaces } from '../../tokens/per-token-places.js';
 import { Errors } from '../../http/errors.js';
-import type { BulkPerToken } from './bulk-per-token.js';
 import { csvRows, ndjsonRows, type ImportProblem, type LineResult } from './import-rows.js';
 import { linesOf, type Line } from './lines.js';
 
@@ -117,7 +117,21 @@ async function stageLines(body: AsyncIterable<Uint8Array>, limit: number, read: 
   return { problems, problemCount };
 }
 
-export const plantImportRoutes = (bulk: BulkPerToken): TypedRoutes => async (app) => {
+/** Stages every line, then commits the import: the 200's summary, or the 400 or 409 naming the first problems. */
+async function importLines(lines: AsyncIterable<Uint8Array>, limit: number, read: (line: Line) => LineResult, staging: PlantImport, mode: ImportMode, request: FastifyRequest) {
+  const { problems, problemCount } = await stageLines(lines, limit, read, staging, mode).catch((error: unknown) => {
+    // The client went away mid-upload: nothing was stored, and nobody is left to tell.
+    if (request.raw.destroyed && !request.raw.complete) throw failure('BAD_REQUEST', ['the upload was cut off; nothing was imported']);
+    throw error;
+  });
+  if (mode === 'all' && problemCount > 0) throw failure('IMPORT_INVALID', [summary(problems, problemCount)]);
+  const outcome = await staging.apply(mode, REPORTED_PROBLEMS);
+  if (outcome.kind === 'rejected') throw failure('IMPORT_CONFLICT', [summary(conflictProblems(outcome), outcome.conflictCount)]);
+  const reported = [...problems, ...conflictProblems(outcome)].sort((a, b) => a.line - b.line).slice(0, REPORTED_PROBLEMS);
+  return { created: outcome.created, unchanged: outcome.unchanged, skipped: problemCount + outcome.conflictCount, problems: reported };
+}
+
+export const plantImportRoutes = (bulk: PerTokenPlaces): TypedRoutes => async (app) => {
   const limit = app.config.importLimitBytes;
   // In this route's context only: the body is handed over as the stream it is.
   app.removeAllContentTypeParsers();
@@ -168,27 +182,15 @@ export const plantImportRoutes = (bulk: BulkPerToken): TypedRoutes => async (app
     const { mode } = request.query;
     const body: unknown = request.body;
     const lines: AsyncIterable<Uint8Array> = isByteStream(body) ? body : emptyStream();
-    const release = bulk.take(request.token?.id ?? '');
-    let staging: PlantImport;
+    const release = bulk.take(request.token?.id ?? '', (held) => failure('TOO_MANY_BULK', [held]));
     try {
-      staging = await app.store.plants.beginImport();
-    } catch (error) {
-      release();
-      throw error;
-    }
-    try {
-      const { problems, problemCount } = await stageLines(lines, limit, readerFor(request), staging, mode).catch((error: unknown) => {
-        // The client went away mid-upload: nothing was stored, and nobody is left to tell.
-        if (request.raw.destroyed && !request.raw.complete) throw failure('BAD_REQUEST', ['the upload was cut off; nothing was imported']);
-        throw error;
-      });
-      if (mode === 'all' && problemCount > 0) throw failure('IMPORT_INVALID', [summary(problems, problemCount)]);
-      const outcome = await staging.apply(mode, REPORTED_PROBLEMS);
-      if (outcome.kind === 'rejected') throw failure('IMPORT_CONFLICT', [summary(conflictProblems(outcome), outcome.conflictCount)]);
-      const reported = [...problems, ...conflictProblems(outcome)].sort((a, b) => a.line - b.line).slice(0, REPORTED_PROBLEMS);
-      return { created: outcome.created, unchanged: outcome.unchanged, skipped: problemCount + outcome.conflictCount, problems: reported };
+      const staging = await app.store.plants.beginImport();
+      try {
+        return await importLines(lines, limit, readerFor(request), staging, mode, request);
+      } finally {
+        await staging.abort().catch(() => {});
+      }
     } finally {
-      await staging.abort().catch(() => {});
       release();
     }
   });

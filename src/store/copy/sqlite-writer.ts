@@ -78,12 +78,12 @@ export class SqliteCopyWriter {
     for (const row of rows) statement.run(write.values(row));
   }
 
+  /** The search index is left as it is: indexSearch() rebuilds it, in the same transaction. */
   clear(): void {
     for (const table of CLEAR_ORDER) this.db.prepare(`DELETE FROM ${table}`).run();
-    this.db.prepare("INSERT INTO plants_search (plants_search) VALUES ('delete-all')").run();
   }
 
-  /** The search index from the plants as copied: call it once, after the last plant. */
+  /** The search index from the plants as copied (and only them): call it once, after the last plant. */
   indexSearch(): void {
     this.db.prepare("INSERT INTO plants_search (plants_search) VALUES ('rebuild')").run();
   }

@@ -22,41 +22,49 @@ export interface IndexedWords {
   readonly tagWords: string;
 }
 
-/** What one transaction changes in the index, per plant: the words indexed before it and after it (null: none). */
+/** A plant's words in the index before a transaction and after it (null: none). */
+interface WordsChange {
+  readonly before: IndexedWords | null;
+  after: IndexedWords | null;
+}
+
+/** What one transaction changes in the index, per plant. */
 export class SearchIndexChanges {
-  private readonly before = new Map<bigint, IndexedWords | null>();
-  private readonly after = new Map<bigint, IndexedWords | null>();
+  private readonly byId = new Map<bigint, WordsChange>();
 
   /** A plant created with these words. */
   added(id: bigint, words: IndexedWords): void {
-    if (!this.before.has(id)) this.before.set(id, null);
-    this.after.set(id, words);
+    this.noteAfter(id, null, words);
   }
 
   /** A plant deleted; `words` are those its row held. */
   removed(id: bigint, words: IndexedWords): void {
-    if (!this.before.has(id)) this.before.set(id, words);
-    this.after.set(id, null);
+    this.noteAfter(id, words, null);
   }
 
   /** A plant whose words changed from `from` (its row's) to `to`. */
   changed(id: bigint, from: IndexedWords, to: IndexedWords): void {
-    this.removed(id, from);
-    this.added(id, to);
+    this.noteAfter(id, from, to);
   }
 
   /** The net change, each list in id order (FTS5 writes a segment at once when ids go backwards). */
   net(): { readonly removals: [bigint, IndexedWords][]; readonly additions: [bigint, IndexedWords][] } {
     const removals: [bigint, IndexedWords][] = [];
     const additions: [bigint, IndexedWords][] = [];
-    for (const [id, from] of this.before) {
-      const to = this.after.get(id) ?? null;
-      if (from !== null && to !== null && sameWords(from, to)) continue;
-      if (from !== null) removals.push([id, from]);
-      if (to !== null) additions.push([id, to]);
+    for (const [id, { before, after }] of this.byId) {
+      if (before !== null && after !== null && sameWords(before, after)) continue;
+      if (before !== null) removals.push([id, before]);
+      if (after !== null) additions.push([id, after]);
     }
     const byId = ([a]: [bigint, IndexedWords], [b]: [bigint, IndexedWords]) => (a < b ? -1 : a > b ? 1 : 0);
     return { removals: removals.sort(byId), additions: additions.sort(byId) };
+  }
+
+  /** The plant's words after this write; `before` counts only for its first write in the transaction. */
+  private noteAfter(id: bigint, before: IndexedWords | null, after: IndexedWords | null): void {
+    const change = this.byId.get(id);
+    if (change === undefined) this.byId.set(id, { before, after });
+    else change.after = after;
   }
 }
 
