@@ -14,14 +14,28 @@ import { openConnection } from './connection.js';
 import { guarded } from './errors.js';
 import { exportChunkStatement } from './plant-find.js';
 
-/** Plants per chunk: large enough that a chunk's overhead is small, small enough to stay a few hundred KB. */
-const CHUNK = 2000;
+/**
+ * Plants per chunk. A chunk's overhead here is one index seek, so small chunks cost
+ * little, and they keep the export's memory flat: a chunk's plants are alive while
+ * the route writes them, and with 2,000 per chunk V8 sometimes judged them
+ * long-lived and allocated every later one straight into the old generation, where
+ * a million plants' garbage waited for a full collection (bench/README.md, "Export
+ * memory").
+ */
+const CHUNK = 500;
+/**
+ * The export connection's page cache, in KiB: it reads each page of the table once,
+ * in id order, so a larger cache would only hold pages it has passed (the usual
+ * 8 MB filled up during a large export, in the service's memory).
+ */
+const EXPORT_CACHE_KIB = 1024;
 
 type Row = [id: bigint, name: string, tag: string | null];
 
 export async function* exportSqlitePlants(path: string, busyTimeoutMs: number, filter: PlantFilter): AsyncGenerator<ExportChunk> {
   const db = guarded(() => openConnection(path, busyTimeoutMs));
   try {
+    db.pragma(`cache_size = -${EXPORT_CACHE_KIB}`);
     // Two shapes: the first chunk's, and the rest's (after the last id).
     const statements = new Map<string, ReturnType<typeof db.prepare>>();
     db.exec('BEGIN');

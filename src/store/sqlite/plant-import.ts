@@ -21,6 +21,14 @@ import type { ImportConflict, ImportMode, ImportOutcome, ImportRow } from '../ty
 import { SqliteWebhookOutbox } from './webhook-store.js';
 
 const TEMP_CACHE_KIB = 2048;
+/**
+ * The writer's page cache while an import is applied. Its two sorts by id (rows
+ * into plants, words into the search index) each hold as much in memory as the
+ * page cache may before spilling to temp files, so with the usual 8 MB the apply
+ * added both to the writer thread's memory; it took no longer with 2 MB
+ * (bench/README.md, "Import memory").
+ */
+const APPLY_CACHE_KIB = 2048;
 
 interface Staging {
   readonly table: string;
@@ -80,12 +88,15 @@ export class SqlitePlantImports {
 
   apply(importId: number, mode: ImportMode, reportLimit: number): ImportOutcome {
     const staging = this.staging(importId);
+    const cacheSize = this.db.pragma('cache_size', { simple: true }) as number;
+    this.db.pragma(`cache_size = -${APPLY_CACHE_KIB}`);
     try {
       return this.db.transaction(() => this.applyStaged(staging, mode, reportLimit)).immediate();
     } catch (error) {
       if (error instanceof Rejected) return error.outcome;
       throw error;
     } finally {
+      this.db.pragma(`cache_size = ${cacheSize}`);
       this.abort(importId);
     }
   }
