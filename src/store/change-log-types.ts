@@ -1,7 +1,8 @@
 /**
  * What the live change stream (src/events/) needs from a store: the change log,
- * written by the database in each change's own transaction (migration 0009), read
- * by position, and a signal when changes commit.
+ * written in each change's own transaction (migration 0009; by triggers on
+ * PostgreSQL, by the writes on SQLite), read by position, and a signal when changes
+ * commit.
  *
  * Positions are consecutive, in commit order, on both stores: a reader that has
  * seen position N has seen every position below it, and the next one it sees is

@@ -90,7 +90,7 @@ class SqliteTarget extends SqliteCopyReader implements CopyTarget {
   }
 
   async finish(): Promise<void> {
-    guarded(() => this.writer.indexSearch());
+    guarded(() => this.writer.finish());
   }
 
   async commit(): Promise<void> {

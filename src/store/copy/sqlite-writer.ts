@@ -5,10 +5,13 @@
  *
  * Plants get their find columns from findColumns, as every plant write does; the
  * json column SQLite fills itself, and the search index is rebuilt from the copied
- * rows at the end (indexSearch), as one statement rather than one per plant. Subscriptions
+ * rows at the end (finish), as one statement rather than one per plant, as is the
+ * change log's plant.created entry of each copied plant. Subscriptions
  * and deliveries get their rowid from the row's seq, so lists keep their order.
  */
 import type Database from 'better-sqlite3';
+import { PLANT_CREATED, PLANT_DELETED } from '../../domain/events.js';
+import { APPEND_CHANGES } from '../sqlite/change-log-writes.js';
 import { findColumns } from '../../domain/search-text.js';
 import type { CopyRows, CopyTable } from './rows.js';
 
@@ -78,14 +81,20 @@ export class SqliteCopyWriter {
     for (const row of rows) statement.run(write.values(row));
   }
 
-  /** The search index is left as it is: indexSearch() rebuilds it, in the same transaction. */
+  /**
+   * The plants it deletes go into the change log as deleted, as a DELETE of each would have them
+   * (their payload the id alone, as domain/events.ts writes it). The search index is left as it is:
+   * finish() rebuilds it, in the same transaction.
+   */
   clear(): void {
+    this.db.prepare(`${APPEND_CHANGES} SELECT '${PLANT_DELETED}', id, tag, '{"id":' || id || '}', ? FROM plants ORDER BY id`).run(Date.now());
     for (const table of CLEAR_ORDER) this.db.prepare(`DELETE FROM ${table}`).run();
   }
 
-  /** The search index from the plants as copied (and only them): call it once, after the last plant. */
-  indexSearch(): void {
+  /** The search index and the change log's entries for the plants as copied (and only them): call it once, after the last plant. */
+  finish(): void {
     this.db.prepare("INSERT INTO plants_search (plants_search) VALUES ('rebuild')").run();
+    this.db.prepare(`${APPEND_CHANGES} SELECT '${PLANT_CREATED}', id, tag, json, ? FROM plants ORDER BY id`).run(Date.now());
   }
 
   raiseVersionCounter(last: bigint): void {

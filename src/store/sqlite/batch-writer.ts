@@ -12,24 +12,27 @@
  * Every change takes the next number of the store's version counter (read once per
  * batch, written back once), and writes its webhook event in the same transaction
  * (the outbox), so a change and its event are committed together or not at all.
- * The search index gets the batch's changes at its end, in two statements
- * (search-index.ts says why not one per write).
+ * The search index and the change log get the batch's changes at its end, in two
+ * statements and one (search-index.ts and change-log-writes.ts say why not one per
+ * write, by triggers).
  */
 import type Database from 'better-sqlite3';
 import { samePlant } from '../../domain/same-plant.js';
 import { findColumns } from '../../domain/search-text.js';
 import { changed, versionMatches, type PlantRecord } from '../../domain/plant.js';
+import { ChangeLogEntries, ChangeLogWriter } from './change-log-writes.js';
 import { SearchIndex, SearchIndexChanges, type IndexedWords } from './search-index.js';
 import { SqliteWebhookOutbox } from './webhook-store.js';
 import type { PlantState, PlantWrite, PlantWriteResult } from './writer-protocol.js';
 
 const asPlant = (id: bigint, { name, tag }: { name: string; tag: string | null }): PlantRecord => (tag === null ? { id, name } : { id, name, tag });
 
-/** What one batch's writes share: its time, the subscribed event types, the version counter, the search index's changes. */
+/** What one batch's writes share: its time, the subscribed event types, the version counter, the search index's and the change log's changes. */
 interface BatchContext {
   readonly now: number;
   readonly outbox: ReturnType<SqliteWebhookOutbox['forBatch']>;
   readonly search: SearchIndexChanges;
+  readonly changes: ChangeLogEntries;
   version: bigint;
 }
 
@@ -49,6 +52,7 @@ export class BatchWriter {
   private readonly writeCounter: Database.Statement;
   private readonly outbox: SqliteWebhookOutbox;
   private readonly searchIndex: SearchIndex;
+  private readonly changeLog: ChangeLogWriter;
   private readonly applyAll: Database.Transaction<(writes: readonly PlantWrite[]) => PlantWriteResult[]>;
 
   constructor(db: Database.Database) {
@@ -62,17 +66,19 @@ export class BatchWriter {
     this.updateName = prepare('UPDATE plants SET name = ?, name_key = ?, name_words = ?, version = ? WHERE id = ?');
     this.updateTag = prepare('UPDATE plants SET tag = ?, tag_words = ?, version = ? WHERE id = ?');
     this.updateNameAndTag = prepare('UPDATE plants SET name = ?, name_key = ?, name_words = ?, tag = ?, tag_words = ?, version = ? WHERE id = ?');
-    this.deleteById = prepare('DELETE FROM plants WHERE id = ? RETURNING name_words AS nameWords, tag_words AS tagWords');
+    this.deleteById = prepare('DELETE FROM plants WHERE id = ? RETURNING tag, name_words AS nameWords, tag_words AS tagWords');
     this.readCounter = prepare('SELECT last FROM plant_version_counter').pluck();
     this.writeCounter = prepare('UPDATE plant_version_counter SET last = ?');
     this.outbox = new SqliteWebhookOutbox(db);
     this.searchIndex = new SearchIndex(db);
+    this.changeLog = new ChangeLogWriter(db);
     this.applyAll = db.transaction((writes: readonly PlantWrite[]) => {
       const first = this.readCounter.get() as bigint;
-      const batch: BatchContext = { now: Date.now(), outbox: this.outbox.forBatch(), search: new SearchIndexChanges(), version: first };
+      const batch: BatchContext = { now: Date.now(), outbox: this.outbox.forBatch(), search: new SearchIndexChanges(), changes: new ChangeLogEntries(), version: first };
       const results = writes.map((write) => this.applyOne(write, batch));
       if (batch.version !== first) this.writeCounter.run(batch.version);
       this.searchIndex.apply(batch.search);
+      this.changeLog.write(batch.changes, batch.now);
       return results;
     });
   }
@@ -106,6 +112,7 @@ export class BatchWriter {
     if (this.insert.run(write.id, write.name, write.tag, batch.now, version, find.nameKey, find.nameWords, find.tagWords).changes === 1) {
       batch.version = version;
       batch.outbox.created(plant);
+      batch.changes.created(plant);
       batch.search.added(write.id, find);
       return { kind: 'created', version };
     }
@@ -131,6 +138,7 @@ export class BatchWriter {
     const words = { nameWords: after.name === before.name ? row.nameWords : find.nameWords, tagWords: after.tag === before.tag ? row.tagWords : find.tagWords };
     batch.search.changed(write.id, row, words);
     batch.outbox.updated(after);
+    batch.changes.updated(after);
     return { kind: 'updated', state: { name: after.name, tag, version } };
   }
 
@@ -140,10 +148,11 @@ export class BatchWriter {
       if (row === undefined) return { kind: 'not-found' };
       if (!versionMatches(write.expected, row.version)) return { kind: 'precondition-failed', state: stateOf(row) };
     }
-    const words = this.deleteById.get(write.id) as IndexedWords | undefined;
-    if (words === undefined) return { kind: 'not-found' };
-    batch.search.removed(write.id, words);
+    const row = this.deleteById.get(write.id) as (IndexedWords & { tag: string | null }) | undefined;
+    if (row === undefined) return { kind: 'not-found' };
+    batch.search.removed(write.id, row);
     batch.outbox.deleted(write.id);
+    batch.changes.deleted(write.id, row.tag);
     return { kind: 'deleted' };
   }
 }

@@ -12,12 +12,14 @@
  * The rows go in ordered by id: the table and its indexes then grow mostly at one
  * end instead of being written all over (bench/README.md, "Import and export").
  * The created plants' words go into the search index in one more statement, in the
- * same order (search-index.ts).
+ * same order (search-index.ts), and their plant.created entries into the change log
+ * in another, in line order (change-log-writes.ts).
  */
 import type Database from 'better-sqlite3';
 import { PLANT_CREATED } from '../../domain/events.js';
 import { findColumns } from '../../domain/search-text.js';
 import type { ImportConflict, ImportMode, ImportOutcome, ImportRow } from '../types.js';
+import { APPEND_CHANGES } from './change-log-writes.js';
 import { SqliteWebhookOutbox } from './webhook-store.js';
 
 const TEMP_CACHE_KIB = 2048;
@@ -128,6 +130,7 @@ export class SqlitePlantImports {
     if (created > 0) {
       this.writeCounter.run(base + BigInt(staging.lastLine));
       this.indexCreated(staging, base, created);
+      this.logCreated(staging, base, now);
       this.emitCreated(staging, base, now);
     }
     return { kind: 'applied', created, unchanged: staging.rows - created - conflictCount, conflicts, conflictCount };
@@ -141,6 +144,13 @@ export class SqlitePlantImports {
     } else {
       this.db.prepare(`${into} SELECT s.id, s.name_words, s.tag_words FROM ${staging.table} s JOIN plants p ON p.id = s.id AND p.version = ? + s.line ORDER BY s.id`).run(base);
     }
+  }
+
+  /** A plant.created entry in the change log for each line that created its plant (its plant has that line's version), in line order. */
+  private logCreated(staging: Staging, base: bigint, now: number): void {
+    this.db
+      .prepare(`${APPEND_CHANGES} SELECT '${PLANT_CREATED}', p.id, p.tag, p.json, ? FROM ${staging.table} s JOIN plants p ON p.id = s.id AND p.version = ? + s.line ORDER BY s.line`)
+      .run(now, base);
   }
 
   /** Lines whose id now holds another name or tag: stored before, or created by an earlier line. */
