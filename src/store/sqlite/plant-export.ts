@@ -19,7 +19,7 @@ import { exportChunkStatement } from './plant-find.js';
  * little, and they keep the export's memory flat: a chunk's plants are alive while
  * the route writes them, and with 2,000 per chunk V8 sometimes judged them
  * long-lived and allocated every later one straight into the old generation, where
- * a million plants' garbage waited for a full collection (bench/README.md, "Export
+ * a million plants' garbage waited for a full collection (bench/README.md, "Import and export
  * memory").
  */
 const CHUNK = 500;

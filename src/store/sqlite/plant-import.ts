@@ -28,7 +28,7 @@ const TEMP_CACHE_KIB = 2048;
  * into plants, words into the search index) each hold as much in memory as the
  * page cache may before spilling to temp files, so with the usual 8 MB the apply
  * added both to the writer thread's memory; it took no longer with 2 MB
- * (bench/README.md, "Import memory").
+ * (bench/README.md, "Import and export memory").
  */
 const APPLY_CACHE_KIB = 2048;
 
