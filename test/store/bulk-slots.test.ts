@@ -43,7 +43,8 @@ for (const backend of testBackends()) describe(`imports and exports at once [${b
       await assert.rejects(store.plants.exportPlants({})[Symbol.asyncIterator]().next(), StoreUnavailableError);
       await held.shift()?.abort();
       const exporting = store.plants.exportPlants({})[Symbol.asyncIterator]();
-      assert.equal((await exporting.next()).value?.length, 2000);
+      const first = (await exporting.next()).value ?? [];
+      assert.ok(first.length > 0 && first.length < 3000, `an export under way: its first chunk has ${first.length} of the 3000 plants`);
       await assert.rejects(store.plants.beginImport(), StoreUnavailableError, 'the export holds the freed slot');
       await exporting.return?.(undefined);
       held.push(await store.plants.beginImport());
