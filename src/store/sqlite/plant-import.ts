@@ -27,7 +27,8 @@ const TEMP_CACHE_KIB = 2048;
  * The writer's page cache while an import is applied. Its two sorts by id (rows
  * into plants, words into the search index) each hold as much in memory as the
  * page cache may before spilling to temp files, so with the usual 8 MB the apply
- * added both to the writer thread's memory; it took no longer with 2 MB
+ * added both to the writer thread's memory; 2 MB takes 13 MB off an import's
+ * peak, at a cost in time within the noise of the runs that measured it
  * (bench/README.md, "Import and export memory").
  */
 const APPLY_CACHE_KIB = 2048;
