@@ -67,7 +67,12 @@ export function plantUpdatedEvent(plant: PlantRecord): PlantEvent {
   return { id: newEventId(), type: PLANT_UPDATED, payload: newPlantJson(plant) };
 }
 
+/** The payload of a plant's deletion: its id alone. */
+export function deletedPlantJson(id: bigint): string {
+  return `{"id":${id.toString()}}`;
+}
+
 /** A plant was deleted: its id. */
 export function plantDeletedEvent(id: bigint): PlantEvent {
-  return { id: newEventId(), type: PLANT_DELETED, payload: `{"id":${id.toString()}}` };
+  return { id: newEventId(), type: PLANT_DELETED, payload: deletedPlantJson(id) };
 }

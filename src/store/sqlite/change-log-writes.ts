@@ -16,7 +16,7 @@
  * allow no control characters, so JSON.stringify and json_quote agree).
  */
 import type Database from 'better-sqlite3';
-import { newPlantJson, PLANT_CREATED, PLANT_DELETED, PLANT_UPDATED, type EventType } from '../../domain/events.js';
+import { deletedPlantJson, newPlantJson, PLANT_CREATED, PLANT_DELETED, PLANT_UPDATED, type EventType } from '../../domain/events.js';
 import type { PlantRecord } from '../../domain/plant.js';
 
 type Entry = readonly [type: EventType, plantId: bigint, tag: string | null, payload: string];
@@ -35,7 +35,7 @@ export class ChangeLogEntries {
 
   /** `tag`: the one the plant had, for the stream's tag filter. */
   deleted(id: bigint, tag: string | null): void {
-    this.entries.push([PLANT_DELETED, id, tag, `{"id":${id}}`]);
+    this.entries.push([PLANT_DELETED, id, tag, deletedPlantJson(id)]);
   }
 
   get size(): number {
