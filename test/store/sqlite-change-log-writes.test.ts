@@ -9,10 +9,9 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { copyBetween } from '../../src/store/copy/copy-store.js';
-import { openSource, openTarget } from '../../src/store/copy/open-endpoints.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { PlantChangeEntry } from '../../src/store/types.js';
+import { copySqliteStore, withSqliteStore } from '../support/sqlite-stores.js';
 import { tempDir } from '../support/temp.js';
 
 const MAX = 2n ** 63n - 1n;
@@ -110,20 +109,11 @@ describe('SQLite change log, written by the writes', () => {
   it("logs a copy: the replaced target's plants deleted, then every copied plant created, in id order", async () => {
     const [from, to] = [join(dir, 'copy-from.db'), join(dir, 'copy-to.db')];
     for (const [path, ids] of [[from, [5n, -2n, MAX]], [to, [9n, 3n]]] as const) {
-      const store = SqliteStore.open({ path });
-      try {
+      await withSqliteStore(path, async (store) => {
         for (const id of ids) await store.plants.createPlant({ id, name: `Plant ${id}`, tag: path === from ? 'copied' : 'old' });
-      } finally {
-        await store.close();
-      }
+      });
     }
-    const [source, target] = [await openSource(`sqlite:${from}`), await openTarget(`sqlite:${to}`)];
-    try {
-      assert.equal((await copyBetween(source, target, { replace: true, chunkSize: 2 })).committed, true);
-    } finally {
-      await target.close();
-      await source.close();
-    }
+    assert.equal((await copySqliteStore(from, to, { replace: true, chunkSize: 2 })).committed, true);
     const store = SqliteStore.open({ path: to });
     try {
       const entries = await store.changes.after(0n, 100);

@@ -11,9 +11,8 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { copyBetween } from '../../src/store/copy/copy-store.js';
-import { openSource, openTarget } from '../../src/store/copy/open-endpoints.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { copySqliteStore, withSqliteStore } from '../support/sqlite-stores.js';
 import { tempDir } from '../support/temp.js';
 
 /** Throws (SQLITE_CORRUPT_VTAB or a checksum mismatch) unless the index holds exactly the rows' words. */
@@ -125,20 +124,11 @@ describe('SQLite search index', () => {
   it('is rebuilt on a copy, also one that replaces a target holding other plants', async () => {
     const [from, to] = [join(dir, 'copy-from.db'), join(dir, 'copy-to.db')];
     for (const [path, name] of [[from, 'Rose'], [to, 'Tulip']] as const) {
-      const store = SqliteStore.open({ path });
-      try {
+      await withSqliteStore(path, async (store) => {
         for (let id = 1n; id <= 30n; id++) await store.plants.createPlant(id % 2n === 0n ? { id: id * 3n, name: `${name} ${id}`, tag: 'even' } : { id: id * 3n, name: `${name} ${id}` });
-      } finally {
-        await store.close();
-      }
+      });
     }
-    const [source, target] = [await openSource(`sqlite:${from}`), await openTarget(`sqlite:${to}`)];
-    try {
-      assert.equal((await copyBetween(source, target, { replace: true, chunkSize: 7 })).committed, true);
-    } finally {
-      await target.close();
-      await source.close();
-    }
+    assert.equal((await copySqliteStore(from, to, { replace: true, chunkSize: 7 })).committed, true);
     checkIndex(to);
     assert.equal(idsMatching(to, 'rose').length, 30);
     assert.deepEqual(idsMatching(to, 'tulip'), []);
