@@ -19,7 +19,11 @@
  *
  * A build is a directory holding a build of the service (like dist/), optionally
  * followed by `:NAME=value,...` environment for its process; `floor` is the bare-Fastify
- * floor server. `--rate <req/s>` offers a fixed load instead of running closed-loop.
+ * floor server. `NODE_FLAGS=--flag --other=1` in a build's environment is taken as the
+ * node flags to start it with instead of those of `npm start` (V8's flags cannot go
+ * through NODE_OPTIONS), so two runtime settings of one build compare:
+ * `dist 'dist:NODE_FLAGS=--max-semi-space-size=8 --heap-growing-percent=50'`.
+ * `--rate <req/s>` offers a fixed load instead of running closed-loop.
  * `--store postgres` runs the builds on PostgreSQL (BENCH_POSTGRES_URL, as for
  * npm run bench) instead of a SQLite file.
  */
@@ -34,6 +38,8 @@ interface Build {
   readonly label: string;
   readonly directory: string | 'floor';
   readonly env: Record<string, string>;
+  /** Instead of npm start's. */
+  readonly nodeFlags?: readonly string[];
 }
 
 function parseBuild(spec: string): Build {
@@ -47,7 +53,9 @@ function parseBuild(spec: string): Build {
       env[pair.slice(0, equals)] = pair.slice(equals + 1);
     }
   }
-  return { label: spec, directory: directory === 'floor' ? 'floor' : isAbsolute(directory) ? directory : join(process.cwd(), directory), env };
+  const { NODE_FLAGS: flags, ...rest } = env;
+  const nodeFlags = flags === undefined ? undefined : flags.split(' ').filter(Boolean);
+  return { label: spec, directory: directory === 'floor' ? 'floor' : isAbsolute(directory) ? directory : join(process.cwd(), directory), env: rest, nodeFlags };
 }
 
 function parseArguments(argv: readonly string[]) {
@@ -80,7 +88,7 @@ function parseArguments(argv: readonly string[]) {
 function startBuild(build: Build, databaseUrl: string): Promise<Running> {
   const logFile = join(tmpdir(), 'plantstore-ab.log');
   if (build.directory === 'floor') return startFloor(logFile);
-  return startService({ databaseUrl, logLevel: 'info', logFile, buildDir: build.directory, env: build.env });
+  return startService({ databaseUrl, logLevel: 'info', logFile, buildDir: build.directory, env: build.env, nodeFlags: build.nodeFlags });
 }
 
 const { kase, store: storeName, rounds, rate, duration, builds } = parseArguments(process.argv.slice(2));
