@@ -121,6 +121,39 @@ describe('SQLite search index', () => {
     assert.deepEqual(idsMatching(path, 'fern'), [5n]);
   });
 
+  it('holds what imports in id order create (read back without a sort), and imports whose order breaks in a later chunk', async () => {
+    const path = join(dir, 'imports-in-order.db');
+    const store = SqliteStore.open({ path });
+    const chunks = {
+      inOrder: [[{ id: MIN, name: 'Aloe min', tag: 'succulent' }, { id: 1n, name: 'Aloe one', tag: null }], [{ id: 2n, name: 'Aloe two', tag: null }], [{ id: MAX, name: 'Aloe max', tag: 'succulent' }]],
+      broken: [[{ id: 30n, name: 'Cactus thirty', tag: null }, { id: 31n, name: 'Cactus thirty-one', tag: null }], [{ id: 29n, name: 'Cactus twenty-nine', tag: 'spiny' }, { id: 32n, name: 'Cactus thirty-two', tag: null }]],
+    };
+    try {
+      for (const staged of Object.values(chunks)) {
+        const plantImport = await store.plants.beginImport();
+        let line = 0;
+        for (const rows of staged) await plantImport.stage(rows.map((row) => ({ line: ++line, ...row })));
+        assert.equal((await plantImport.apply('all', 10)).kind, 'applied');
+        await plantImport.abort();
+      }
+    } finally {
+      await store.close();
+    }
+    checkIndex(path);
+    assert.deepEqual(idsMatching(path, 'aloe'), [MIN, 1n, 2n, MAX]);
+    assert.deepEqual(idsMatching(path, 'succulent'), [MIN, MAX]);
+    assert.deepEqual(idsMatching(path, 'cactus'), [29n, 30n, 31n, 32n]);
+    assert.deepEqual(idsMatching(path, 'spiny'), [29n]);
+    // Each plant's version is the import's base plus its line, whichever way the rows were read.
+    const db = new Database(path, { readonly: true });
+    try {
+      const byVersion = db.prepare('SELECT id FROM plants ORDER BY version').pluck().safeIntegers(true).all() as bigint[];
+      assert.deepEqual(byVersion, [MIN, 1n, 2n, MAX, 30n, 31n, 29n, 32n]);
+    } finally {
+      db.close();
+    }
+  });
+
   it('is rebuilt on a copy, also one that replaces a target holding other plants', async () => {
     const [from, to] = [join(dir, 'copy-from.db'), join(dir, 'copy-to.db')];
     for (const [path, name] of [[from, 'Rose'], [to, 'Tulip']] as const) {
