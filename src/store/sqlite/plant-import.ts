@@ -10,7 +10,8 @@
  * tag is unchanged, with another name or tag a conflict.
  *
  * The rows go in ordered by id: the table and its indexes then grow mostly at one
- * end instead of being written all over (bench/README.md, "Import and export").
+ * end instead of being written all over (bench/README.md, "Import and export");
+ * lines that came in id order are read in line order, which is the same, unsorted.
  * The created plants' words go into the search index in one more statement, in the
  * same order (search-index.ts), and their plant.created entries into the change log
  * in another, in line order (change-log-writes.ts).

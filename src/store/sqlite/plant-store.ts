@@ -16,7 +16,7 @@ import { exportSqlitePlants } from './plant-export.js';
 import type { ChangeSignal } from './change-log.js';
 import type { PlantState, PlantWriteResult } from './writer-protocol.js';
 
-/** Imports and exports at once (bulk-slots.ts): an export's connection caches up to 8 MB of pages, so four bound that to 32 MB. */
+/** Imports and exports at once (bulk-slots.ts): an export holds a connection and a read snapshot, an import a temp table in the writer; four bound what slow clients can hold. */
 const BULK_AT_ONCE = 4;
 
 function versioned(id: bigint, { name, tag, version }: PlantState): VersionedPlant {
