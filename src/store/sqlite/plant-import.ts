@@ -26,7 +26,7 @@ import { SqliteWebhookOutbox } from './webhook-store.js';
 const TEMP_CACHE_KIB = 2048;
 /**
  * The writer's page cache while an import is applied. Its two sorts by id (rows
- * into plants, words into the search index) each hold as much in memory as the
+ * into plants, words into the search index; none when the lines came in id order) each hold as much in memory as the
  * page cache may before spilling to temp files, so with the usual 8 MB the apply
  * added both to the writer thread's memory; 2 MB takes 13 MB off an import's
  * peak, at a cost in time within the noise of the runs that measured it
@@ -53,6 +53,15 @@ interface Staging {
  */
 function idOrder(staging: Staging): string {
   return staging.inIdOrder ? 'line' : 'id, line';
+}
+
+/**
+ * The staged lines that created their plant, as `s`, each with that plant as `p`:
+ * the line whose version (the import's base, the one parameter, plus its line) the
+ * plant has. Lines that were unchanged or conflicted have none.
+ */
+function createdLines(staging: Staging): string {
+  return `FROM ${staging.table} s JOIN plants p ON p.id = s.id AND p.version = ? + s.line`;
 }
 
 /** Thrown inside the apply transaction to roll it back with its report. */
@@ -162,14 +171,14 @@ export class SqlitePlantImports {
     if (created === staging.rows) {
       this.db.prepare(`${into} SELECT id, name_words, tag_words FROM ${staging.table} ORDER BY ${idOrder(staging)}`).run();
     } else {
-      this.db.prepare(`${into} SELECT s.id, s.name_words, s.tag_words FROM ${staging.table} s JOIN plants p ON p.id = s.id AND p.version = ? + s.line ORDER BY s.id`).run(base);
+      this.db.prepare(`${into} SELECT s.id, s.name_words, s.tag_words ${createdLines(staging)} ORDER BY s.id`).run(base);
     }
   }
 
   /** A plant.created entry in the change log for each line that created its plant (its plant has that line's version), in line order. */
   private logCreated(staging: Staging, base: bigint, now: number): void {
     this.db
-      .prepare(`${APPEND_CHANGES} SELECT '${PLANT_CREATED}', p.id, p.tag, p.json, ? FROM ${staging.table} s JOIN plants p ON p.id = s.id AND p.version = ? + s.line ORDER BY s.line`)
+      .prepare(`${APPEND_CHANGES} SELECT '${PLANT_CREATED}', p.id, p.tag, p.json, ? ${createdLines(staging)} ORDER BY s.line`)
       .run(now, base);
   }
 
@@ -190,8 +199,7 @@ export class SqlitePlantImports {
     const outbox = this.outbox.forBatch(now);
     if (!outbox.wants(PLANT_CREATED)) return;
     const chunk = this.db
-      .prepare(`SELECT s.line, s.id, s.name, s.tag FROM ${staging.table} s JOIN plants p ON p.id = s.id AND p.version = ? + s.line
-        WHERE s.line > ? ORDER BY s.line LIMIT 5000`)
+      .prepare(`SELECT s.line, s.id, s.name, s.tag ${createdLines(staging)} WHERE s.line > ? ORDER BY s.line LIMIT 5000`)
       .safeIntegers(true);
     let after = 0n;
     for (;;) {
