@@ -11,6 +11,7 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Config } from './config/index.js';
 import { openApiOptions } from './docs/openapi.js';
 import { docsPage } from './docs/routes.js';
+import { connectionDraining } from './http/connection-draining.js';
 import { corsPolicy } from './http/cors.js';
 import { errorRecords } from './http/error-handler.js';
 import { securityHeaders } from './http/helmet.js';
@@ -89,6 +90,8 @@ async function register(app: FastifyInstance, config: Config, dependencies: AppD
   // Host, duplicate headers, pipelining order, Expect, CONNECT (node-protocol.ts):
   // before every hook that acts on a request.
   await app.register(protocolEdges, { continueFromRoutes: true });
+  // Closing waits only for requests being answered (connection-draining.ts).
+  await app.register(connectionDraining);
   // One log line per request, after the response, with its id.
   app.addHook('onResponse', (request, reply, done) => {
     request.log.info(

@@ -29,17 +29,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   const host = ['0.0.0.0', '::', ''].includes(config.host) ? '127.0.0.1' : config.host;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  const stop = async () => {
-    // Node closes idle keep-alive connections only at the moment close() is called; one
-    // whose request was still in flight becomes idle later and would hold close() open
-    // until its keep-alive timeout (72 s). Keep closing idle ones until the server is closed.
-    const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
-    try {
-      await app.close();
-    } finally {
-      clearInterval(sweep);
-    }
-  };
+  // Ends the connections with no request in progress as it goes (http/connection-draining.ts).
+  const stop = () => app.close();
   return { app, url, bootstrapToken, stop };
 }
 

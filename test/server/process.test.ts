@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { connect, type Socket } from 'node:net';
 import { describe, it } from 'node:test';
 import { issueToken } from '../../src/tokens/token-service.js';
 import { testBackends } from '../support/backends.js';
@@ -118,6 +119,32 @@ for (const backend of testBackends()) describe(`the service process [${backend.n
       assert.equal(Array.from({ length: burst }, (_, i) => `burst-${i}`).filter((id) => !logged.has(id)).length, 0, 'request lines missing');
       assert.equal(lines.at(-1)?.msg, 'stopped', 'the last line is the shutdown message');
     } finally {
+      await opened.cleanup();
+    }
+  });
+
+  it('exits 0 on SIGTERM while connections that never finished a request head are open (they used to hold it to SHUTDOWN_TIMEOUT_MS, exit 1)', async () => {
+    const opened = await backend.open();
+    const sockets: Socket[] = [];
+    try {
+      const service = await startServiceProcess({ DATABASE_URL: opened.databaseUrl });
+      const { hostname, port } = new URL(service.url);
+      const open = async (firstBytes: string) => {
+        const socket = connect(Number(port), hostname);
+        sockets.push(socket);
+        socket.on('error', () => {});
+        await new Promise((resolve) => socket.once('connect', resolve));
+        socket.write(firstBytes);
+        return { closed: new Promise<void>((resolve) => socket.once('close', () => resolve())) };
+      };
+      // One opened ahead of need, as browsers and load balancers do; one a slow client's, half a head sent.
+      const closed = [await open(''), await open('GET /healthz HTTP/1.1\r\nHo')];
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      assert.equal(await service.stop(), 0, service.output());
+      assert.doesNotMatch(service.output(), /shutdown timed out/);
+      await Promise.all(closed.map((socket) => socket.closed));
+    } finally {
+      for (const socket of sockets) socket.destroy();
       await opened.cleanup();
     }
   });
