@@ -17,6 +17,10 @@ export const POSTGRES_TEST_URL = process.env.PLANTSTORE_TEST_DATABASE_URL || 'po
 const SCHEMA_PREFIX = 'plantstore_test_';
 /** Schemas left behind by runs that were killed are dropped once this old. */
 const STALE_SCHEMA_AGE_MS = 24 * 3600 * 1000;
+/** How long dropping a stale schema waits for another session's lock before leaving it for a later run. */
+const STALE_SCHEMA_LOCK_TIMEOUT = '2s';
+/** How long dropping a test's own schema waits for a lock: far above any test's own work, below the suite's file timeout. */
+const DROP_LOCK_TIMEOUT = '60s';
 
 /** A URL with its password hidden, for messages. */
 export function redactUrl(url: string): string {
@@ -99,12 +103,16 @@ async function dropStaleSchemas(client: pg.Client): Promise<void> {
   if (housekeepingDone) return;
   housekeepingDone = true;
   const { rows } = await client.query<{ nspname: string }>('SELECT nspname FROM pg_namespace WHERE nspname LIKE $1', [`${SCHEMA_PREFIX}%`]);
+  // A stale schema may still be in use by a process outside this run (a service left
+  // running, an open transaction): its drop must give up, not wait for it forever.
+  await client.query(`SET lock_timeout = '${STALE_SCHEMA_LOCK_TIMEOUT}'`);
   for (const { nspname } of rows) {
     const createdAt = Number.parseInt(nspname.slice(SCHEMA_PREFIX.length).split('_')[0] ?? '', 36);
     if (Number.isFinite(createdAt) && Date.now() - createdAt > STALE_SCHEMA_AGE_MS) {
       await client.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(nspname)} CASCADE`).catch(() => {});
     }
   }
+  await client.query('RESET lock_timeout');
 }
 
 export interface TestSchema {
@@ -124,7 +132,14 @@ export async function createTestSchema(): Promise<TestSchema> {
   return {
     name,
     url: urlWithSchema(POSTGRES_TEST_URL, name),
-    drop: () => withAdminClient(async (client) => void (await client.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(name)} CASCADE`))),
+    drop: () =>
+      withAdminClient(async (client) => {
+        // A connection the test left holding a lock would make the drop wait forever: fail instead, naming it.
+        await client.query(`SET lock_timeout = '${DROP_LOCK_TIMEOUT}'`);
+        await client.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(name)} CASCADE`).catch((error: unknown) => {
+          throw new Error(`dropping test schema ${name}: ${String(error)}`);
+        });
+      }),
   };
 }
 
