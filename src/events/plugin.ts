@@ -11,6 +11,7 @@ import { ChangeHub } from './change-hub.js';
 import { OpenStreams } from './open-streams.js';
 import { ChangeLogRetention } from './retention.js';
 import { eventRoutes } from './routes.js';
+import { SHUTDOWN_DETAIL } from './sse.js';
 
 /** How often the tokens of open streams are checked again (through the token cache, so a revocation shows within TOKEN_CACHE_TTL_MS more). */
 const TOKEN_CHECK_MS = 1000;
@@ -41,13 +42,17 @@ export const eventsPlugin = fp(async (app: FastifyInstance) => {
   tokenCheck.unref();
 
   app.addHook('onReady', async () => retention.start());
+  // Set once closing starts: a stream asked for from then on is ended as soon as it is set up
+  // (the ones open now are ended below), so none outlives the shutdown.
+  let closing = false;
   app.addHook('preClose', async () => {
+    closing = true;
     clearInterval(heartbeat);
     clearInterval(tokenCheck);
     const started = await hub?.catch(() => undefined);
-    for (const stream of started?.all() ?? []) stream.close('shutdown', 'the server is shutting down; reconnect to resume from lastEventId');
+    for (const stream of started?.all() ?? []) stream.close('shutdown', SHUTDOWN_DETAIL);
     started?.stop();
   });
   app.addHook('onClose', async () => retention.stop());
-  await app.register(eventRoutes({ hub: startedHub, open, ...settings }));
+  await app.register(eventRoutes({ hub: startedHub, closing: () => closing, open, ...settings }));
 }, { name: 'events', dependencies: ['store', 'auth'] });

@@ -5,6 +5,7 @@
  * before the stream starts (410), never answered with a silent gap.
  */
 import { finished, Readable } from 'node:stream';
+import type { FastifyReply } from 'fastify';
 import { EVENT_TYPES, isEventType, type EventType } from '../domain/events.js';
 import { failure } from '../http/errors.js';
 import { parseInt64Text } from '../http/int64.js';
@@ -15,13 +16,15 @@ import { bearerAuth, bearerSecret } from '../tokens/auth.js';
 import type { ChangeHub } from './change-hub.js';
 import { ChangeStream, type StreamFilter } from './change-stream.js';
 import type { OpenStreams } from './open-streams.js';
-import { comment, positionMessage, retryAdvice, SSE_MEDIA_TYPE } from './sse.js';
+import { closingMessage, comment, positionMessage, retryAdvice, SHUTDOWN_DETAIL, SSE_MEDIA_TYPE } from './sse.js';
 
 /** How long EventSource should wait before reconnecting. */
 export const RETRY_MS = 2000;
 
 export interface EventRoutesOptions {
   readonly hub: () => Promise<ChangeHub>;
+  /** True once the app is closing: a stream is then ended as soon as it starts, with stream.shutdown. */
+  readonly closing: () => boolean;
   readonly open: OpenStreams;
   readonly heartbeatMs: number;
   readonly retentionHours: number;
@@ -56,9 +59,17 @@ function positionOf(text: string, name: string): bigint {
   return position;
 }
 
-/** Where the stream starts; refuses a position the log no longer covers, or one it never reached. */
-async function startOf(log: ChangeLog, hub: ChangeHub, resumeAfter: bigint | undefined, retentionHours: number): Promise<bigint> {
-  if (resumeAfter === undefined) return hub.position;
+function asEventStream<R extends FastifyReply>(reply: R): R {
+  return reply
+    .header('content-type', `${SSE_MEDIA_TYPE}; charset=utf-8`)
+    .header('cache-control', 'no-cache, no-transform')
+    // nginx would otherwise hold the stream in its buffer.
+    .header('x-accel-buffering', 'no') as R;
+}
+
+/** Where the stream starts (`now` without resumeAfter); refuses a position the log no longer covers, or one it never reached. */
+async function startOf(log: ChangeLog, now: () => bigint | Promise<bigint>, resumeAfter: bigint | undefined, retentionHours: number): Promise<bigint> {
+  if (resumeAfter === undefined) return now();
   const { last, oldest } = await log.bounds();
   if (resumeAfter > last) throw failure('INVALID_PARAMETER', [`Last-Event-ID/after ${resumeAfter} is past the last change (${last}): not a position of this store`]);
   if (resumeAfter < last && (oldest === undefined || oldest > resumeAfter + 1n)) {
@@ -104,12 +115,17 @@ export function eventRoutes(options: EventRoutesOptions): TypedRoutes {
       const { after, types, tag } = request.query;
       const header = request.headers['last-event-id'];
       const resumeAfter = header !== undefined && header !== '' ? positionOf(header, 'Last-Event-ID') : after === undefined ? undefined : positionOf(after, 'after');
+      if (options.closing()) {
+        // Shutting down: no hub is started now, and the stream ends at once, saying where to resume.
+        const start = await startOf(app.store.changes, async () => (await app.store.changes.bounds()).last, resumeAfter, options.retentionHours);
+        return asEventStream(reply).send(retryAdvice(RETRY_MS) + positionMessage(start) + closingMessage('shutdown', start, SHUTDOWN_DETAIL));
+      }
       const release = options.open.reserve(request.token?.id ?? '', (held) => failure('TOO_MANY_STREAMS', [held]));
       let hub: ChangeHub;
       let start: bigint;
       try {
         hub = await options.hub();
-        start = await startOf(app.store.changes, hub, resumeAfter, options.retentionHours);
+        start = await startOf(app.store.changes, () => hub.position, resumeAfter, options.retentionHours);
       } catch (error) {
         release();
         throw error;
@@ -134,17 +150,16 @@ export function eventRoutes(options: EventRoutesOptions): TypedRoutes {
       // The start as an id-only message: a client that loses the connection before the first change
       // still resumes from here (EventSource sends it back as Last-Event-ID), not from a later "now".
       out.push(retryAdvice(RETRY_MS) + positionMessage(start) + comment(`streaming changes after ${start}`));
-      hub.add(stream);
-      stream.catchUp(app.store.changes, hub.position).catch((error: unknown) => {
-        request.log.warn({ err: error }, 'change stream: catching up failed; the stream ends and the client resumes');
-        stream.end();
-      });
-      void reply
-        .header('content-type', `${SSE_MEDIA_TYPE}; charset=utf-8`)
-        .header('cache-control', 'no-cache, no-transform')
-        // nginx would otherwise hold the stream in its buffer.
-        .header('x-accel-buffering', 'no');
-      return reply.send(out);
+      // Closing began while the stream was being set up, after the open streams were ended: end this one too.
+      if (options.closing()) stream.close('shutdown', SHUTDOWN_DETAIL);
+      else {
+        hub.add(stream);
+        stream.catchUp(app.store.changes, hub.position).catch((error: unknown) => {
+          request.log.warn({ err: error }, 'change stream: catching up failed; the stream ends and the client resumes');
+          stream.end();
+        });
+      }
+      return asEventStream(reply).send(out);
     });
   };
 }

@@ -27,6 +27,9 @@ export function comment(text: string): string {
   return `: ${text}\n\n`;
 }
 
+/** What a stream ended by a shutting-down server says (stream.shutdown). */
+export const SHUTDOWN_DETAIL = 'the server is shutting down; reconnect to resume from lastEventId';
+
 /** The last message of a stream the server ends: why, and where to resume. */
 export function closingMessage(reason: 'overflow' | 'shutdown' | 'unauthorized', lastEventId: bigint, detail: string): string {
   return `event: stream.${reason}\ndata: ${JSON.stringify({ reason: detail, lastEventId: lastEventId.toString() })}\n\n`;

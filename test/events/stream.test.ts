@@ -11,6 +11,7 @@ import { once } from 'node:events';
 import { connect } from 'node:net';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Errors } from '../../src/http/errors.js';
+import type { Store } from '../../src/store/types.js';
 import { issueToken } from '../../src/tokens/token-service.js';
 import { listen } from '../client/servers.js';
 import { testBackends } from '../support/backends.js';
@@ -266,5 +267,59 @@ for (const backend of testBackends()) describe(`GET /events limits [${backend.na
     const sent = slow.messages.filter(isChange);
     assert.equal(lastEventId, sent.at(-1)?.id);
     assert.ok(sent.length < 60_000, `${sent.length} messages were sent before the cut-off`);
+  });
+});
+
+for (const backend of testBackends()) describe(`GET /events while the service shuts down [${backend.name}]`, () => {
+  it('ends a stream asked for once closing has begun, and one still being set up, with stream.shutdown; the close completes', async () => {
+    // The first read of the change log's bounds (the hub starting for the first stream) waits
+    // for `release`, so closing begins while that stream is still being set up.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let entered = () => {};
+    const holding = new Promise<void>((resolve) => (entered = resolve));
+    let first = true;
+    const h = await createHarness({
+      backend,
+      wrapStore: (store) => {
+        const bounds = store.changes.bounds.bind(store.changes);
+        const changes = Object.assign(Object.create(store.changes) as Store['changes'], {
+          bounds: async () => {
+            if (first) {
+              first = false;
+              entered();
+              await held;
+            }
+            return bounds();
+          },
+        });
+        return Object.assign(Object.create(store) as Store, { changes });
+      },
+    });
+    try {
+      const url = await listen(h);
+      await h.request({ method: 'POST', url: '/plants', headers: { authorization: `Bearer ${h.tokens.write}`, 'content-type': 'application/json' }, payload: '{"id":1,"name":"a"}' });
+      const settingUp = openStream(`${url}/events`, h.tokens.read);
+      await holding;
+      const closed = h.app.close();
+      // Closing has begun (it waits for the hub that stream is starting); the server still accepts.
+      await sleep(100);
+      const late = await openStream(`${url}/events?after=0`, h.tokens.read);
+      await late.ended;
+      assert.equal(late.status, 200);
+      assert.deepEqual(late.messages.map((m) => m.event ?? `id ${m.id}`), ['id 0', 'stream.shutdown']);
+      assert.equal((JSON.parse(late.messages[1]?.data ?? '{}') as { lastEventId: string }).lastEventId, '0');
+
+      release();
+      const stream = await settingUp;
+      const outcome = await Promise.race([closed.then(() => 'closed'), sleep(5000).then(() => 'still closing after 5 s')]);
+      assert.equal(outcome, 'closed');
+      await stream.ended;
+      assert.equal(stream.messages.at(-1)?.event, 'stream.shutdown');
+      assert.equal((JSON.parse(stream.messages.at(-1)?.data ?? '{}') as { lastEventId: string }).lastEventId, '1');
+    } finally {
+      release();
+      await h.close();
+    }
   });
 });
