@@ -12,9 +12,10 @@
  *   of need (browsers, HTTP clients and load balancers do) or a slow client's. Node
  *   counts it as busy, and stops enforcing the headers timeout once closing; it would
  *   wait for the client.
- * So from the first close hook until the server has closed, both are ended every
- * SWEEP_INTERVAL_MS. A request whose head has arrived is never cut: it is answered
- * (with Connection: close, Fastify's doing while closing), then its connection is idle.
+ * So from the moment the server stops accepting until it has closed, both are ended
+ * every SWEEP_INTERVAL_MS. A request whose head has arrived is never cut: it is
+ * answered (with Connection: close, Fastify's doing while closing), then its
+ * connection is idle.
  */
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
@@ -35,12 +36,13 @@ export const connectionDraining = fp(
     server.on('request', (request: IncomingMessage) => awaitingRequest.delete(request.socket));
 
     const endConnectionsWithoutRequest = () => {
+      // Not while the close hooks run: the server still accepts then, and serves what comes.
+      if (server.listening) return;
       server.closeIdleConnections();
       for (const socket of awaitingRequest) socket.destroy();
     };
     app.addHook('preClose', (done) => {
       if (server.listening) {
-        endConnectionsWithoutRequest();
         const sweep = setInterval(endConnectionsWithoutRequest, SWEEP_INTERVAL_MS).unref();
         server.once('close', () => clearInterval(sweep));
       }
