@@ -59,12 +59,13 @@ function positionOf(text: string, name: string): bigint {
   return position;
 }
 
-function asEventStream<R extends FastifyReply>(reply: R): R {
-  return reply
+/** The headers of an answer that is an event stream: set just before it is sent, so an Error record thrown earlier keeps its own. */
+function markEventStream(reply: FastifyReply): void {
+  void reply
     .header('content-type', `${SSE_MEDIA_TYPE}; charset=utf-8`)
     .header('cache-control', 'no-cache, no-transform')
     // nginx would otherwise hold the stream in its buffer.
-    .header('x-accel-buffering', 'no') as R;
+    .header('x-accel-buffering', 'no');
 }
 
 /** Where the stream starts (`now` without resumeAfter); refuses a position the log no longer covers, or one it never reached. */
@@ -118,7 +119,8 @@ export function eventRoutes(options: EventRoutesOptions): TypedRoutes {
       if (options.closing()) {
         // Shutting down: no hub is started now, and the stream ends at once, saying where to resume.
         const start = await startOf(app.store.changes, async () => (await app.store.changes.bounds()).last, resumeAfter, options.retentionHours);
-        return asEventStream(reply).send(retryAdvice(RETRY_MS) + positionMessage(start) + closingMessage('shutdown', start, SHUTDOWN_DETAIL));
+        markEventStream(reply);
+        return reply.send(retryAdvice(RETRY_MS) + positionMessage(start) + closingMessage('shutdown', start, SHUTDOWN_DETAIL));
       }
       const release = options.open.reserve(request.token?.id ?? '', (held) => failure('TOO_MANY_STREAMS', [held]));
       let hub: ChangeHub;
@@ -159,7 +161,8 @@ export function eventRoutes(options: EventRoutesOptions): TypedRoutes {
           stream.end();
         });
       }
-      return asEventStream(reply).send(out);
+      markEventStream(reply);
+      return reply.send(out);
     });
   };
 }

@@ -15,7 +15,8 @@
  * So from the moment the server stops accepting until it has closed, both are ended
  * every SWEEP_INTERVAL_MS. A request whose head has arrived is never cut: it is
  * answered (with Connection: close, Fastify's doing while closing), then its
- * connection is idle.
+ * connection is idle. (Fastify's `forceCloseConnections: true` would end every
+ * connection at close, cutting the requests in flight too.)
  */
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
