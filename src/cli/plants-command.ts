@@ -227,6 +227,8 @@ export function registerPlantsCommands(program: Command): void {
       .option('--if-match <etag>', 'change it only if it is still at this version (an ETag, e.g. \'"3"\'); else fail, changing nothing'),
   ).action(async (id: bigint, options: ConnectionOptions & { name?: string; tag?: string | false; ifMatch?: string }) =>
     run(async () => {
+      // An empty merge patch is a valid no-op for the API; from a terminal it is a forgotten option.
+      if (options.name === undefined && options.tag === undefined) throw new ConfigError('nothing to change: give --name, --tag or --no-tag');
       const change = {
         ...(options.name === undefined ? {} : { name: options.name }),
         ...(options.tag === undefined ? {} : { tag: options.tag === false ? null : options.tag }),

@@ -42,7 +42,7 @@ describe('plantstore plants', () => {
     assert.equal(removed.stdout, 'deleted plant 9223372036854775807\n');
   });
 
-  it('update changes the name or tag (--no-tag removes it), prints the new ETag, and fails with --if-match on a stale version', async () => {
+  it('update changes the name or tag (--no-tag removes it), prints the new ETag, fails with --if-match on a stale version, and refuses an update with nothing to change', async () => {
     assert.equal((await cli(['plants', 'add', '9223372036854775806', 'Fern', '--tag', 'shade', '--url', url], env)).code, 0);
     const renamed = await cli(['plants', 'update', '9223372036854775806', '--name', 'Fern 2', '--url', url], env);
     assert.equal(renamed.code, 0, renamed.stderr);
@@ -57,6 +57,9 @@ describe('plantstore plants', () => {
     const stale = await cli(['plants', 'update', '9223372036854775806', '--tag', 'x', '--if-match', etag, '--url', url], env);
     assert.equal(stale.code, 1);
     assert.match(stale.stderr, /is at version/);
+    const nothing = await cli(['plants', 'update', '9223372036854775806', '--url', url], env);
+    assert.equal(nothing.code, 2);
+    assert.match(nothing.stderr, /nothing to change: give --name, --tag or --no-tag/);
     const refused = await cli(['plants', 'rm', '9223372036854775806', '--if-match', etag, '--url', url], env);
     assert.equal(refused.code, 1);
     assert.equal((await cli(['plants', 'rm', '9223372036854775806', '--if-match', body.etag, '--url', url], env)).code, 0);
