@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { connect, type Socket } from 'node:net';
+import { connect, Socket } from 'node:net';
 import { describe, it } from 'node:test';
 import { issueToken } from '../../src/tokens/token-service.js';
 import { testBackends } from '../support/backends.js';
@@ -151,6 +151,37 @@ for (const backend of testBackends()) describe(`the service process [${backend.n
       await Promise.all(closed.map((socket) => socket.closed));
     } finally {
       for (const socket of sockets) socket.destroy();
+      await opened.cleanup();
+    }
+  });
+
+  it('on SIGTERM answers a request whose head came before it, though its body comes after, and stores it', async () => {
+    const opened = await backend.open();
+    const { secret } = await issueToken(opened.store.tokens, { name: 'writer', scopes: ['plants:read', 'plants:write'] });
+    const socket = new Socket();
+    try {
+      const service = await startServiceProcess({ DATABASE_URL: opened.databaseUrl });
+      const { hostname, port } = new URL(service.url);
+      let answer = '';
+      socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+      socket.on('error', () => {});
+      const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+      await new Promise((resolve) => socket.connect(Number(port), hostname, () => resolve(undefined)));
+      const body = '{"id": 77, "name": "late body"}';
+      socket.write(`POST /plants HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: Bearer ${secret}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const exitCode = service.stop('SIGTERM');
+      // Several of the draining's sweeps pass while the request is still in progress.
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      socket.write(body.slice(10));
+      await closed;
+      assert.match(answer, /^HTTP\/1\.1 200 /, answer);
+      assert.equal(await exitCode, 0, service.output());
+      const restarted = await startServiceProcess({ DATABASE_URL: opened.databaseUrl });
+      assert.equal(await readPlant(restarted.url, secret, '77'), '200 {"id":77,"name":"late body"}');
+      await restarted.stop();
+    } finally {
+      socket.destroy();
       await opened.cleanup();
     }
   });
