@@ -19,6 +19,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { benchBulk, floorBulk, formatBulk, writeImportFile, type BulkFigures } from './bulk.js';
 import { probeFsync } from './fsync-probe.js';
+import { probeMachine } from './machine-probe.js';
 import type { LoadResult, LoadSpec } from './load-runner.js';
 import { parseOptions, type BenchOptions, type CaseName, type StoreName } from './options.js';
 import { cpuMs, peakRss, ROOT, runLoadProcess, startFloor, startService, stop, type Running } from './processes.js';
@@ -207,6 +208,15 @@ function noteFsync(when: string): void {
   notes.push(`fsync of a 4 KB write on this disk, ${when}: p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms, max ${max.toFixed(2)} ms`);
 }
 
+/** This machine's speed now (machine-probe.ts): absolute figures compare across runs only with it alongside. */
+async function noteMachine(when: string): Promise<void> {
+  const { loopMs, writeNs, roundTripUs } = await probeMachine();
+  notes.push(
+    `this machine, ${when}: a fixed JavaScript loop ${loopMs.toFixed(0)} ms, a 64-byte write to /dev/null ${writeNs.toFixed(0)} ns, ` +
+      `a loopback TCP round trip ${roundTripUs.toFixed(1)} µs (bench/README.md, "A shared machine")`,
+  );
+}
+
 /** Issue 21's targets: import at least 150,000 plants/s on SQLite and 50,000/s on PostgreSQL, export 500,000/s, peak RSS under 150 MB. */
 async function bulk(floor: Running): Promise<void> {
   log(`bulk: writing ${options.bulkSize} plants as NDJSON`);
@@ -242,6 +252,7 @@ async function streams(): Promise<void> {
 async function main(): Promise<void> {
   if (!options.noBuild) build();
   noteFsync('before the runs');
+  await noteMachine('before the runs');
   const floor = await startFloor(join(logDir, 'floor.log'));
   try {
     const sizes = options.scale ? [options.storeSize, options.scaleSize] : [options.storeSize];
@@ -255,6 +266,7 @@ async function main(): Promise<void> {
     await stop(floor);
   }
   noteFsync('after the runs');
+  await noteMachine('after the runs');
   const setup = `${options.connections} connections, ${options.duration} s per run, median of ${options.repeats} runs, ` +
     `${cpus().length} CPUs, node ${process.version}, service LOG_LEVEL=${options.logLevel}`;
   const bulkTable = bulkRows.length === 0 ? '' : `${formatBulk(bulkRows)}\n\n`;
