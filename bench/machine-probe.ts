@@ -10,6 +10,7 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { once } from 'node:events';
 import { connect, createServer, type AddressInfo } from 'node:net';
+import { median } from './report.js';
 
 export interface MachineSpeed {
   /** Milliseconds for LOOP_ITERATIONS turns of the loop. */
@@ -24,10 +25,6 @@ const LOOP_ITERATIONS = 100_000_000;
 const WRITES = 200_000;
 const ROUND_TRIPS = 10_000;
 const ROUNDS = 3;
-
-function median(values: number[]): number {
-  return values.sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
-}
 
 function loopMs(): number {
   const started = performance.now();

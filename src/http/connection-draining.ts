@@ -17,8 +17,9 @@
  * response not yet done), and from the moment the server stops accepting until it
  * has closed, every SWEEP_INTERVAL_MS it ends the connections with none. A request
  * whose head has arrived is never cut: it is answered (with Connection: close,
- * Fastify's doing while closing), then its connection has none in progress. (Fastify's `forceCloseConnections: true` would end every
- * connection at close, cutting the requests in flight too.)
+ * Fastify's doing while closing), then its connection has none in progress.
+ * (Fastify's `forceCloseConnections: true` would end every connection at close,
+ * cutting the requests in flight too.)
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
