@@ -8,7 +8,11 @@
  * takes one. A trigger therefore made every plant write its own one-row segment of
  * the index, plus the merging of those segments, the most of what a write cost
  * (bench/README.md, "One write, one segment"). Here a batch of writes is one
- * segment of removals and one of additions.
+ * statement, so one segment: its removals and additions in id order, a plant's
+ * removal before its addition. FTS5 starts a new segment whenever an id goes
+ * backwards, but takes an addition right after the same id's removal in the same one
+ * (so a removal statement then an addition statement made two segments a batch, and
+ * twice the merging).
  *
  * An external-content FTS5 index is told which words to remove: exactly those it
  * was given. So a removal names the words stored in the plant's row, never words
@@ -26,6 +30,13 @@ export interface IndexedWords {
 interface WordsChange {
   readonly before: IndexedWords | null;
   after: IndexedWords | null;
+}
+
+/** One row the index is told to remove or to add. */
+interface IndexOperation {
+  readonly id: bigint;
+  readonly remove: boolean;
+  readonly words: IndexedWords;
 }
 
 /** What one transaction changes in the index, per plant. */
@@ -47,17 +58,16 @@ export class SearchIndexChanges {
     this.noteAfter(id, from, to);
   }
 
-  /** The net change, each list in id order (FTS5 writes a segment at once when ids go backwards). */
-  net(): { readonly removals: [bigint, IndexedWords][]; readonly additions: [bigint, IndexedWords][] } {
-    const removals: [bigint, IndexedWords][] = [];
-    const additions: [bigint, IndexedWords][] = [];
+  /** The net change in id order, a plant's removal before its addition. */
+  net(): IndexOperation[] {
+    const operations: IndexOperation[] = [];
     for (const [id, { before, after }] of this.byId) {
       if (before !== null && after !== null && sameWords(before, after)) continue;
-      if (before !== null) removals.push([id, before]);
-      if (after !== null) additions.push([id, after]);
+      if (before !== null) operations.push({ id, remove: true, words: before });
+      if (after !== null) operations.push({ id, remove: false, words: after });
     }
-    const byId = ([a]: [bigint, IndexedWords], [b]: [bigint, IndexedWords]) => (a < b ? -1 : a > b ? 1 : 0);
-    return { removals: removals.sort(byId), additions: additions.sort(byId) };
+    // Stable: a plant's removal, noted first, stays before its addition.
+    return operations.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
   /** The plant's words after this write; `before` counts only for its first write in the transaction. */
@@ -70,26 +80,26 @@ export class SearchIndexChanges {
 
 const sameWords = (a: IndexedWords, b: IndexedWords) => a.nameWords === b.nameWords && a.tagWords === b.tagWords;
 
-/** The rows as one JSON array for json_each: ids written as digits, so an int64 keeps every one. */
-function rowsJson(rows: readonly [bigint, IndexedWords][]): string {
-  return `[${rows.map(([id, words]) => `[${id},${JSON.stringify(words.nameWords)},${JSON.stringify(words.tagWords)}]`).join(',')}]`;
+/**
+ * The operations as one JSON array for json_each: ids written as digits, so an int64
+ * keeps every one; the command column is 'delete' for a removal, null for an addition.
+ */
+function operationsJson(operations: readonly IndexOperation[]): string {
+  const rows = operations.map(({ id, remove, words }) => `[${remove ? '"delete"' : 'null'},${id},${JSON.stringify(words.nameWords)},${JSON.stringify(words.tagWords)}]`);
+  return `[${rows.join(',')}]`;
 }
 
 export class SearchIndex {
-  private readonly remove: Database.Statement;
-  private readonly add: Database.Statement;
+  private readonly write: Database.Statement;
 
   constructor(db: Database.Database) {
-    this.remove = db.prepare(`INSERT INTO plants_search (plants_search, rowid, name_words, tag_words)
-      SELECT 'delete', value ->> 0, value ->> 1, value ->> 2 FROM json_each(?)`);
-    this.add = db.prepare(`INSERT INTO plants_search (rowid, name_words, tag_words)
-      SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(?)`);
+    this.write = db.prepare(`INSERT INTO plants_search (plants_search, rowid, name_words, tag_words)
+      SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?) ORDER BY key`);
   }
 
   /** Writes a transaction's changes; call it inside that transaction, after its plant writes. */
   apply(changes: SearchIndexChanges): void {
-    const { removals, additions } = changes.net();
-    if (removals.length > 0) this.remove.run(rowsJson(removals));
-    if (additions.length > 0) this.add.run(rowsJson(additions));
+    const operations = changes.net();
+    if (operations.length > 0) this.write.run(operationsJson(operations));
   }
 }
