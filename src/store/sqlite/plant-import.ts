@@ -88,6 +88,11 @@ export class SqlitePlantImports {
     this.writeCounter = db.prepare('UPDATE plant_version_counter SET last = ?');
   }
 
+  /** How many imports have begun and are neither applied nor aborted. */
+  get inProgress(): number {
+    return this.imports.size;
+  }
+
   /** Starts an import; its number names it in the calls that follow. */
   begin(): number {
     const id = this.nextId++;

@@ -8,15 +8,9 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { StoreUnavailableError } from '../errors.js';
-import { BatchWriter } from './batch-writer.js';
-import { openConnection } from './connection.js';
 import { translateError } from './errors.js';
-import { SqliteMaintenance } from './maintenance.js';
-import { SqlitePlantImports } from './plant-import.js';
-import { SqliteChangeLogPruner } from './change-log.js';
-import { SqliteTokenStore } from './token-store.js';
-import { SqliteWebhookStore } from './webhook-store.js';
-import type { DelegatedMethod, DelegatedStore, WriteHandlers, WriterReply, WriterRequest } from './writer-protocol.js';
+import { WriterConnection } from './writer-connection.js';
+import type { DelegatedMethod, DelegatedStore, WriterReply, WriterRequest } from './writer-protocol.js';
 
 export interface WriterWorkerData {
   readonly path: string;
@@ -26,14 +20,11 @@ export interface WriterWorkerData {
 const port = parentPort;
 if (port === null) throw new Error('writer-worker must run as a worker thread');
 const { path, busyTimeoutMs } = workerData as WriterWorkerData;
-const db = openConnection(path, busyTimeoutMs);
-const plants = new BatchWriter(db);
-/** The writer thread's side of DelegatedWrites: the compiler checks it provides each one. */
-const writes: WriteHandlers = { maintenance: new SqliteMaintenance(db), imports: new SqlitePlantImports(db), changes: new SqliteChangeLogPruner(db), tokens: new SqliteTokenStore(db), webhooks: new SqliteWebhookStore(db) };
+const connection = new WriterConnection(path, busyTimeoutMs);
 
 async function run<S extends DelegatedStore, M extends DelegatedMethod<S>>(request: Exclude<WriterRequest<S, M>, { kind: 'close' }>): Promise<unknown> {
-  if (request.kind === 'plants') return plants.apply(request.writes);
-  return writes[request.store][request.method](...request.args);
+  if (request.kind === 'plants') return connection.applyPlantWrites(request.writes);
+  return connection.call(request.store, request.method, request.args);
 }
 
 // Requests are handled strictly one after another: the store methods run their SQL
@@ -42,7 +33,7 @@ async function run<S extends DelegatedStore, M extends DelegatedMethod<S>>(reque
 // on the main thread is typed from the same declaration).
 port.on('message', <S extends DelegatedStore, M extends DelegatedMethod<S>>(request: WriterRequest<S, M>) => {
   if (request.kind === 'close') {
-    db.close();
+    connection.close();
     port.close();
     return;
   }

@@ -1,0 +1,88 @@
+/**
+ * The writer thread's connection to the store, and the writers prepared on it.
+ *
+ * Renewed after imports. FTS5 gathers the words a transaction adds in a hash table
+ * that belongs to the connection: it grows with the largest transaction's words and
+ * is never shrunk, and every later flush of the index (one per batch of plant
+ * writes) sorts and clears all of its slots. So after a large import every batch
+ * paid for the import's table, for as long as the process lived (bench/README.md,
+ * "A connection that remembers its largest import"). Only closing the connection
+ * frees it, and SQLite offers no call to shrink it. An import stages its rows in a
+ * temp table of this connection, so the connection is renewed once an import has
+ * been applied and none is still staging.
+ */
+import type Database from 'better-sqlite3';
+import { BatchWriter } from './batch-writer.js';
+import { SqliteChangeLogPruner } from './change-log.js';
+import { openConnection } from './connection.js';
+import { SqliteMaintenance } from './maintenance.js';
+import { SqlitePlantImports } from './plant-import.js';
+import { SqliteTokenStore } from './token-store.js';
+import { SqliteWebhookStore } from './webhook-store.js';
+import type { DelegatedMethod, DelegatedStore, PlantWrite, PlantWriteResult, WriteArgs, WriteHandlers } from './writer-protocol.js';
+
+/** One opening of the file: the connection and what was prepared on it. */
+interface Opened {
+  readonly db: Database.Database;
+  readonly plants: BatchWriter;
+  readonly imports: SqlitePlantImports;
+  readonly handlers: WriteHandlers;
+}
+
+function open(path: string, busyTimeoutMs: number): Opened {
+  const db = openConnection(path, busyTimeoutMs);
+  const imports = new SqlitePlantImports(db);
+  // The compiler checks this provides each of the DelegatedWrites.
+  const handlers: WriteHandlers = { maintenance: new SqliteMaintenance(db), imports, changes: new SqliteChangeLogPruner(db), tokens: new SqliteTokenStore(db), webhooks: new SqliteWebhookStore(db) };
+  return { db, plants: new BatchWriter(db), imports, handlers };
+}
+
+export class WriterConnection {
+  private opened: Opened;
+  private renewalDue = false;
+  /** How many times the connection was closed and opened again. */
+  renewals = 0;
+
+  constructor(
+    private readonly path: string,
+    private readonly busyTimeoutMs: number,
+  ) {
+    this.opened = open(path, busyTimeoutMs);
+  }
+
+  /** One batch of plant writes, one transaction (batch-writer.ts). */
+  applyPlantWrites(writes: readonly PlantWrite[]): PlantWriteResult[] {
+    return this.opened.plants.apply(writes);
+  }
+
+  /** One delegated write, `store.method(...args)`. */
+  async call<S extends DelegatedStore, M extends DelegatedMethod<S>>(store: S, method: M, args: WriteArgs<S, M>): Promise<unknown> {
+    const handlers = this.opened.handlers[store] as Record<M, (...args: WriteArgs<S, M>) => unknown>;
+    try {
+      return await handlers[method](...args);
+    } finally {
+      if (store === 'imports') this.afterImportCall(method as DelegatedMethod<'imports'>);
+    }
+  }
+
+  close(): void {
+    this.opened.db.close();
+  }
+
+  private afterImportCall(method: DelegatedMethod<'imports'>): void {
+    if (method === 'apply') this.renewalDue = true;
+    if (!this.renewalDue || this.opened.imports.inProgress > 0) return;
+    let renewed: Opened;
+    try {
+      renewed = open(this.path, this.busyTimeoutMs);
+    } catch {
+      // Renewing only saves work: the open connection still serves, and the next
+      // import's end tries again.
+      return;
+    }
+    this.opened.db.close();
+    this.opened = renewed;
+    this.renewalDue = false;
+    this.renewals += 1;
+  }
+}

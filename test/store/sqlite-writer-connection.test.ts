@@ -1,0 +1,101 @@
+/**
+ * The writer thread's connection (writer-connection.ts) is closed and opened again
+ * after imports, to free what FTS5 keeps per connection after a large transaction
+ * (the search index's hash of pending words, never shrunk). These tests pin when:
+ * after an import is applied, once no import is still staging (each stages in a
+ * temp table of the connection), and never for other writes; and that the writes
+ * on either side of a renewal all land.
+ */
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { WriterConnection } from '../../src/store/sqlite/writer-connection.js';
+import { tempDir } from '../support/temp.js';
+
+const rows = (from: number, count: number) => Array.from({ length: count }, (_, i) => ({ line: i + 1, id: BigInt(from + i), name: `Fern ${from + i}`, tag: null }));
+
+function idsOnDisk(path: string): bigint[] {
+  const db = new Database(path, { readonly: true });
+  try {
+    return db.prepare('SELECT id FROM plants ORDER BY id').pluck().safeIntegers(true).all() as bigint[];
+  } finally {
+    db.close();
+  }
+}
+
+describe('SQLite writer connection', () => {
+  let dir: string;
+  let count = 0;
+  before(() => {
+    dir = tempDir();
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** A migrated store file of its own and a writer connection on it. */
+  async function newConnection(): Promise<{ path: string; connection: WriterConnection }> {
+    const path = join(dir, `store-${++count}.db`);
+    await SqliteStore.open({ path }).close();
+    return { path, connection: new WriterConnection(path, 1000) };
+  }
+
+  it('is renewed after an import is applied, and writes go on after it', async () => {
+    const { path, connection } = await newConnection();
+    try {
+      connection.applyPlantWrites([{ op: 'create', id: 1n, name: 'Before', tag: null }]);
+      const id = (await connection.call('imports', 'begin', [])) as number;
+      await connection.call('imports', 'stage', [id, rows(100, 50)]);
+      assert.equal(connection.renewals, 0, 'staging renews nothing');
+      assert.equal(((await connection.call('imports', 'apply', [id, 'all', 10])) as { kind: string }).kind, 'applied');
+      assert.equal(connection.renewals, 1);
+      assert.equal(connection.applyPlantWrites([{ op: 'create', id: 2n, name: 'After', tag: null }])[0]?.kind, 'created');
+    } finally {
+      connection.close();
+    }
+    assert.deepEqual(idsOnDisk(path), [1n, 2n, ...rows(100, 50).map((row) => row.id)]);
+  });
+
+  it('waits until no import is staging, whether the last one is applied or aborted', async () => {
+    const { path, connection } = await newConnection();
+    try {
+      const begin = async () => (await connection.call('imports', 'begin', [])) as number;
+      const a = await begin();
+      const b = await begin();
+      await connection.call('imports', 'stage', [a, rows(10, 5)]);
+      await connection.call('imports', 'stage', [b, rows(20, 5)]);
+      await connection.call('imports', 'apply', [a, 'all', 10]);
+      assert.equal(connection.renewals, 0, 'import b still has rows staged on the connection');
+      // b's staged rows survived a's apply: renewing then would have dropped its temp table.
+      assert.equal(((await connection.call('imports', 'apply', [b, 'all', 10])) as { kind: string }).kind, 'applied');
+      assert.equal(connection.renewals, 1);
+
+      const c = await begin();
+      const d = await begin();
+      await connection.call('imports', 'stage', [c, rows(30, 5)]);
+      await connection.call('imports', 'apply', [c, 'all', 10]);
+      assert.equal(connection.renewals, 1, 'import d has begun');
+      await connection.call('imports', 'abort', [d]);
+      assert.equal(connection.renewals, 2);
+    } finally {
+      connection.close();
+    }
+    assert.equal(idsOnDisk(path).length, 15);
+  });
+
+  it('is not renewed by other writes, nor by an import that is only aborted', async () => {
+    const { connection } = await newConnection();
+    try {
+      connection.applyPlantWrites(rows(1, 20).map(({ id, name }) => ({ op: 'create', id, name, tag: null })));
+      await connection.call('maintenance', 'probeWrite', []);
+      await connection.call('tokens', 'insertToken', [{ id: 't1', name: 'one', secretHash: 'x'.repeat(64), scopes: ['plants:read'], createdAt: new Date(), expiresAt: null }]);
+      const id = (await connection.call('imports', 'begin', [])) as number;
+      await connection.call('imports', 'stage', [id, rows(100, 5)]);
+      await connection.call('imports', 'abort', [id]);
+      assert.equal(connection.renewals, 0);
+    } finally {
+      connection.close();
+    }
+  });
+});
