@@ -216,9 +216,14 @@ export function registerPlantsCommands(program: Command): void {
     }),
   );
 
+  const update = plants.command('update');
+  // Commander keeps one value for --tag and --no-tag, the last given: note each as it
+  // is parsed, to refuse both rather than let the order decide.
+  const tagOptionsGiven = new Set<string>();
+  update.on('option:tag', () => tagOptionsGiven.add('--tag'));
+  update.on('option:no-tag', () => tagOptionsGiven.add('--no-tag'));
   withConnectionOptions(
-    plants
-      .command('update')
+    update
       .description('Change a plant\'s name or tag (what is not given is kept); prints the plant and, on stderr, its new ETag.')
       .argument('<id>', 'the plant id', parseId)
       .option('--name <name>', 'a new name, 1 to 200 characters')
@@ -229,6 +234,7 @@ export function registerPlantsCommands(program: Command): void {
     run(async () => {
       // An empty merge patch is a valid no-op for the API; from a terminal it is a forgotten option.
       if (options.name === undefined && options.tag === undefined) throw new ConfigError('nothing to change: give --name, --tag or --no-tag');
+      if (tagOptionsGiven.size > 1) throw new ConfigError('give --tag or --no-tag, not both');
       const change = {
         ...(options.name === undefined ? {} : { name: options.name }),
         ...(options.tag === undefined ? {} : { tag: options.tag === false ? null : options.tag }),

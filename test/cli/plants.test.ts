@@ -42,7 +42,7 @@ describe('plantstore plants', () => {
     assert.equal(removed.stdout, 'deleted plant 9223372036854775807\n');
   });
 
-  it('update changes the name or tag (--no-tag removes it), prints the new ETag, fails with --if-match on a stale version, and refuses an update with nothing to change', async () => {
+  it('update changes the name or tag (--no-tag removes it), prints the new ETag, fails with --if-match on a stale version, and refuses an update with nothing to change or with both --tag and --no-tag', async () => {
     assert.equal((await cli(['plants', 'add', '9223372036854775806', 'Fern', '--tag', 'shade', '--url', url], env)).code, 0);
     const renamed = await cli(['plants', 'update', '9223372036854775806', '--name', 'Fern 2', '--url', url], env);
     assert.equal(renamed.code, 0, renamed.stderr);
@@ -60,6 +60,12 @@ describe('plantstore plants', () => {
     const nothing = await cli(['plants', 'update', '9223372036854775806', '--url', url], env);
     assert.equal(nothing.code, 2);
     assert.match(nothing.stderr, /nothing to change: give --name, --tag or --no-tag/);
+    // Both, in either order: refused rather than the last one silently winning.
+    for (const both of [['--tag', 'x', '--no-tag'], ['--no-tag', '--tag', 'x']]) {
+      const conflicting = await cli(['plants', 'update', '9223372036854775806', ...both, '--url', url], env);
+      assert.equal(conflicting.code, 2, conflicting.stderr);
+      assert.match(conflicting.stderr, /give --tag or --no-tag, not both/);
+    }
     const refused = await cli(['plants', 'rm', '9223372036854775806', '--if-match', etag, '--url', url], env);
     assert.equal(refused.code, 1);
     assert.equal((await cli(['plants', 'rm', '9223372036854775806', '--if-match', body.etag, '--url', url], env)).code, 0);
