@@ -13,7 +13,13 @@ import type { ExportChunk, PlantFilter } from '../types.js';
 import { guarded } from './errors.js';
 import { exportChunkStatement } from './plant-page.js';
 
-const CHUNK = 2000;
+/**
+ * Plants per chunk. Each chunk's rows and text outlive a few young collections while
+ * the client reads them; at 2,000 a chunk, what that promoted sometimes pushed the
+ * service past its memory target, at 1,000 it did not (bench/README.md,
+ * "PostgreSQL's export memory").
+ */
+const CHUNK = 1000;
 const EXPORT_IDLE_LIMIT = '10min';
 
 type Row = [id: bigint, name: string, tag: string | null];
