@@ -1,18 +1,21 @@
 /**
- * The writer thread's connection (writer-connection.ts) is closed and opened again
- * after imports, to free what FTS5 keeps per connection after a large transaction
- * (the search index's hash of pending words, never shrunk). These tests pin when:
- * after an import is applied, once no import is still staging (each stages in a
- * temp table of the connection), and never for other writes; and that the writes
- * on either side of a renewal all land.
+ * The upkeep the writer thread's connection (writer-connection.ts) does after an
+ * import, once the import's answer is sent: a checkpoint (the import's commit does
+ * none, so its answer does not wait for one), and a new connection, to free what
+ * FTS5 keeps per connection after a large transaction (the search index's hash of
+ * pending words, never shrunk). These tests pin when: after an import is applied,
+ * the renewal once no import is still staging (each stages in a temp table of the
+ * connection), and neither for other writes; and that the writes on either side of
+ * a renewal all land. The worker calls afterReply() after each answer; so do they.
  */
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
+import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { WriterConnection } from '../../src/store/sqlite/writer-connection.js';
+import type { DelegatedMethod, DelegatedStore, WriteArgs } from '../../src/store/sqlite/writer-protocol.js';
 import { tempDir } from '../support/temp.js';
 
 const rows = (from: number, count: number) => Array.from({ length: count }, (_, i) => ({ line: i + 1, id: BigInt(from + i), name: `Fern ${from + i}`, tag: null }));
@@ -34,6 +37,15 @@ describe('SQLite writer connection', () => {
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
+  /** A write as the worker makes it: the call, then the upkeep after its answer. */
+  async function call<S extends DelegatedStore, M extends DelegatedMethod<S>>(connection: WriterConnection, store: S, method: M, args: WriteArgs<S, M>): Promise<unknown> {
+    try {
+      return await connection.call(store, method, args);
+    } finally {
+      connection.afterReply();
+    }
+  }
+
   /** A migrated store file of its own and a writer connection on it. */
   async function newConnection(): Promise<{ path: string; connection: WriterConnection }> {
     const path = join(dir, `store-${++count}.db`);
@@ -45,10 +57,10 @@ describe('SQLite writer connection', () => {
     const { path, connection } = await newConnection();
     try {
       connection.applyPlantWrites([{ op: 'create', id: 1n, name: 'Before', tag: null }]);
-      const id = (await connection.call('imports', 'begin', [])) as number;
-      await connection.call('imports', 'stage', [id, rows(100, 50)]);
+      const id = (await call(connection, 'imports', 'begin', [])) as number;
+      await call(connection, 'imports', 'stage', [id, rows(100, 50)]);
       assert.equal(connection.renewals, 0, 'staging renews nothing');
-      assert.equal(((await connection.call('imports', 'apply', [id, 'all', 10])) as { kind: string }).kind, 'applied');
+      assert.equal(((await call(connection, 'imports', 'apply', [id, 'all', 10])) as { kind: string }).kind, 'applied');
       assert.equal(connection.renewals, 1);
       assert.equal(connection.applyPlantWrites([{ op: 'create', id: 2n, name: 'After', tag: null }])[0]?.kind, 'created');
     } finally {
@@ -60,23 +72,23 @@ describe('SQLite writer connection', () => {
   it('waits until no import is staging, whether the last one is applied or aborted', async () => {
     const { path, connection } = await newConnection();
     try {
-      const begin = async () => (await connection.call('imports', 'begin', [])) as number;
+      const begin = async () => (await call(connection, 'imports', 'begin', [])) as number;
       const a = await begin();
       const b = await begin();
-      await connection.call('imports', 'stage', [a, rows(10, 5)]);
-      await connection.call('imports', 'stage', [b, rows(20, 5)]);
-      await connection.call('imports', 'apply', [a, 'all', 10]);
+      await call(connection, 'imports', 'stage', [a, rows(10, 5)]);
+      await call(connection, 'imports', 'stage', [b, rows(20, 5)]);
+      await call(connection, 'imports', 'apply', [a, 'all', 10]);
       assert.equal(connection.renewals, 0, 'import b still has rows staged on the connection');
       // b's staged rows survived a's apply: renewing then would have dropped its temp table.
-      assert.equal(((await connection.call('imports', 'apply', [b, 'all', 10])) as { kind: string }).kind, 'applied');
+      assert.equal(((await call(connection, 'imports', 'apply', [b, 'all', 10])) as { kind: string }).kind, 'applied');
       assert.equal(connection.renewals, 1);
 
       const c = await begin();
       const d = await begin();
-      await connection.call('imports', 'stage', [c, rows(30, 5)]);
-      await connection.call('imports', 'apply', [c, 'all', 10]);
+      await call(connection, 'imports', 'stage', [c, rows(30, 5)]);
+      await call(connection, 'imports', 'apply', [c, 'all', 10]);
       assert.equal(connection.renewals, 1, 'import d has begun');
-      await connection.call('imports', 'abort', [d]);
+      await call(connection, 'imports', 'abort', [d]);
       assert.equal(connection.renewals, 2);
     } finally {
       connection.close();
@@ -84,18 +96,50 @@ describe('SQLite writer connection', () => {
     assert.equal(idsOnDisk(path).length, 15);
   });
 
+  it('answers an import before copying its pages into the database file, and copies them right after', async () => {
+    const { path, connection } = await newConnection();
+    try {
+      const sizeBefore = statSync(path).size;
+      const id = (await call(connection, 'imports', 'begin', [])) as number;
+      await call(connection, 'imports', 'stage', [id, rows(1000, 20_000)]);
+      assert.equal(((await connection.call('imports', 'apply', [id, 'all', 10])) as { kind: string }).kind, 'applied');
+      // Committed (in the WAL, fsync'd), not yet checkpointed: the file is as it was.
+      assert.equal(statSync(path).size, sizeBefore);
+      connection.afterReply();
+      assert.ok(statSync(path).size > sizeBefore + 1_000_000, `the file is ${statSync(path).size} bytes after the checkpoint, ${sizeBefore} before`);
+    } finally {
+      connection.close();
+    }
+    assert.equal(idsOnDisk(path).length, 20_000);
+  });
+
   it('is not renewed by other writes, nor by an import that is only aborted', async () => {
     const { connection } = await newConnection();
     try {
       connection.applyPlantWrites(rows(1, 20).map(({ id, name }) => ({ op: 'create', id, name, tag: null })));
-      await connection.call('maintenance', 'probeWrite', []);
-      await connection.call('tokens', 'insertToken', [{ id: 't1', name: 'one', secretHash: 'x'.repeat(64), scopes: ['plants:read'], createdAt: new Date(), expiresAt: null }]);
-      const id = (await connection.call('imports', 'begin', [])) as number;
-      await connection.call('imports', 'stage', [id, rows(100, 5)]);
-      await connection.call('imports', 'abort', [id]);
+      connection.afterReply();
+      await call(connection, 'maintenance', 'probeWrite', []);
+      await call(connection, 'tokens', 'insertToken', [{ id: 't1', name: 'one', secretHash: 'x'.repeat(64), scopes: ['plants:read'], createdAt: new Date(), expiresAt: null }]);
+      const id = (await call(connection, 'imports', 'begin', [])) as number;
+      await call(connection, 'imports', 'stage', [id, rows(100, 5)]);
+      await call(connection, 'imports', 'abort', [id]);
       assert.equal(connection.renewals, 0);
     } finally {
       connection.close();
     }
+  });
+
+  it('lets an applied import end without a call to the writer (which would wait behind that upkeep)', async () => {
+    const path = join(dir, `store-${++count}.db`);
+    const store = SqliteStore.open({ path });
+    const plantImport = await store.plants.beginImport();
+    try {
+      await plantImport.stage(rows(1, 10));
+      assert.equal((await plantImport.apply('all', 10)).kind, 'applied');
+    } finally {
+      await store.close();
+    }
+    // The import route ends every import so; with the writer gone, a call would fail.
+    await plantImport.abort();
   });
 });

@@ -122,10 +122,18 @@ export class SqlitePlantImports {
     staging.lastLine = Math.max(staging.lastLine, rows.at(-1)?.line ?? 0);
   }
 
+  /**
+   * Applies the import in one transaction. Its commit does not checkpoint: copying an
+   * import's pages from the WAL into the database file took as long again as the
+   * commit itself, and durability needs only the WAL's fsync. The writer checkpoints
+   * once the answer is on its way (writer-connection.ts).
+   */
   apply(importId: number, mode: ImportMode, reportLimit: number): ImportOutcome {
     const staging = this.staging(importId);
     const cacheSize = this.db.pragma('cache_size', { simple: true }) as number;
+    const autocheckpoint = this.db.pragma('wal_autocheckpoint', { simple: true }) as number;
     this.db.pragma(`cache_size = -${APPLY_CACHE_KIB}`);
+    this.db.pragma('wal_autocheckpoint = 0');
     try {
       return this.db.transaction(() => this.applyStaged(staging, mode, reportLimit)).immediate();
     } catch (error) {
@@ -133,6 +141,7 @@ export class SqlitePlantImports {
       throw error;
     } finally {
       this.db.pragma(`cache_size = ${cacheSize}`);
+      this.db.pragma(`wal_autocheckpoint = ${autocheckpoint}`);
       this.abort(importId);
     }
   }

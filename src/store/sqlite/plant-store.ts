@@ -121,11 +121,19 @@ export class SqlitePlantStore implements PlantStore {
       release();
       throw error;
     }
+    let applied = false;
     return {
       stage: (rows: readonly ImportRow[]) => writer.call('imports', 'stage', [id, rows]),
       // Applying ends the import in the writer (applied or not), as aborting does: either frees its slot.
-      apply: (mode: ImportMode, reportLimit: number): Promise<ImportOutcome> => this.written(writer.call('imports', 'apply', [id, mode, reportLimit])).finally(release),
-      abort: () => writer.call('imports', 'abort', [id]).finally(release),
+      apply: (mode: ImportMode, reportLimit: number): Promise<ImportOutcome> => {
+        applied = true;
+        return this.written(writer.call('imports', 'apply', [id, mode, reportLimit])).finally(release);
+      },
+      // After an apply there is nothing left to end: no call, which would wait behind the
+      // upkeep the writer does after an import (writer-connection.ts).
+      abort: async () => {
+        if (!applied) await writer.call('imports', 'abort', [id]).finally(release);
+      },
     };
   }
 

@@ -1,15 +1,19 @@
 /**
- * The writer thread's connection to the store, and the writers prepared on it.
+ * The writer thread's connection to the store, and the writers prepared on it, with
+ * the upkeep an import leaves behind, done after its answer (`afterReply`):
  *
- * Renewed after imports. FTS5 gathers the words a transaction adds in a hash table
- * that belongs to the connection: it grows with the largest transaction's words and
- * is never shrunk, and every later flush of the index (one per batch of plant
- * writes) sorts and clears all of its slots. So after a large import every batch
- * paid for the import's table, for as long as the process lived (bench/README.md,
- * "A connection that remembers its largest import"). Only closing the connection
- * frees it, and SQLite offers no call to shrink it. An import stages its rows in a
- * temp table of this connection, so the connection is renewed once an import has
- * been applied and none is still staging.
+ * - A checkpoint. An import's commit does not checkpoint (plant-import.ts), so the
+ *   answer does not wait for its pages to be copied from the WAL into the database
+ *   file; the writer does that next, before it takes the following write.
+ * - A new connection. FTS5 gathers the words a transaction adds to the index in a
+ *   hash table that belongs to the connection: it grows with the largest
+ *   transaction's words and is never shrunk, and every later flush of the index
+ *   (one per batch of plant writes) sorts and clears all of its slots. So after a
+ *   large import every batch paid for the import's table, for as long as the
+ *   process lived (bench/README.md, "A connection that remembers its largest
+ *   import"). Only closing the connection frees it; SQLite offers no call to shrink
+ *   it. An import stages its rows in a temp table of this connection, so the
+ *   connection is renewed once none is staging.
  */
 import type Database from 'better-sqlite3';
 import { BatchWriter } from './batch-writer.js';
@@ -39,15 +43,20 @@ function open(path: string, busyTimeoutMs: number): Opened {
 
 export class WriterConnection {
   private opened: Opened;
+  private checkpointDue = false;
   private renewalDue = false;
-  /** How many times the connection was closed and opened again. */
-  renewals = 0;
+  private renewed = 0;
 
   constructor(
     private readonly path: string,
     private readonly busyTimeoutMs: number,
   ) {
     this.opened = open(path, busyTimeoutMs);
+  }
+
+  /** How many times the connection was closed and opened again. */
+  get renewals(): number {
+    return this.renewed;
   }
 
   /** One batch of plant writes, one transaction (batch-writer.ts). */
@@ -61,28 +70,43 @@ export class WriterConnection {
     try {
       return await handlers[method](...args);
     } finally {
-      if (store === 'imports') this.afterImportCall(method as DelegatedMethod<'imports'>);
+      // Applied or refused, the import's words went through FTS5's table.
+      if (store === 'imports' && method === 'apply') this.checkpointDue = this.renewalDue = true;
     }
+  }
+
+  /**
+   * The upkeep a write left behind, once its answer has been sent. Failures are left
+   * for later: an automatic checkpoint follows the next commits, and the next
+   * import's end tries the renewal again.
+   */
+  afterReply(): void {
+    if (this.checkpointDue) {
+      this.checkpointDue = false;
+      try {
+        this.opened.db.pragma('wal_checkpoint(PASSIVE)');
+      } catch {
+        // Left to the automatic checkpoints.
+      }
+    }
+    if (this.renewalDue && this.opened.imports.inProgress === 0) this.renew();
   }
 
   close(): void {
     this.opened.db.close();
   }
 
-  private afterImportCall(method: DelegatedMethod<'imports'>): void {
-    if (method === 'apply') this.renewalDue = true;
-    if (!this.renewalDue || this.opened.imports.inProgress > 0) return;
+  private renew(): void {
     let renewed: Opened;
     try {
       renewed = open(this.path, this.busyTimeoutMs);
     } catch {
-      // Renewing only saves work: the open connection still serves, and the next
-      // import's end tries again.
+      // Renewing only saves work: the open connection still serves.
       return;
     }
     this.opened.db.close();
     this.opened = renewed;
     this.renewalDue = false;
-    this.renewals += 1;
+    this.renewed += 1;
   }
 }

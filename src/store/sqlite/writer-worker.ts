@@ -10,7 +10,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { StoreUnavailableError } from '../errors.js';
 import { translateError } from './errors.js';
 import { WriterConnection } from './writer-connection.js';
-import type { DelegatedMethod, DelegatedStore, WriterReply, WriterRequest } from './writer-protocol.js';
+import type { DelegatedMethod, DelegatedStore, WriteFailure, WriterReply, WriterRequest } from './writer-protocol.js';
 
 export interface WriterWorkerData {
   readonly path: string;
@@ -27,6 +27,17 @@ async function run<S extends DelegatedStore, M extends DelegatedMethod<S>>(reque
   return connection.call(request.store, request.method, request.args);
 }
 
+/** A failed write as the main thread rebuilds it (WriteFailure). */
+function failureOf(error: unknown): WriteFailure {
+  const translated = translateError(error);
+  const code = (error as { code?: unknown }).code;
+  return {
+    message: String((translated as Error).message),
+    unavailable: translated instanceof StoreUnavailableError,
+    ...(typeof code === 'string' ? { code } : {}),
+  };
+}
+
 // Requests are handled strictly one after another: the store methods run their SQL
 // synchronously, so each one's promise has settled before the next message arrives.
 // Generic: whatever write S.M a call names, its arguments are those of S.M (call()
@@ -37,17 +48,11 @@ port.on('message', <S extends DelegatedStore, M extends DelegatedMethod<S>>(requ
     port.close();
     return;
   }
-  run(request).then(
-    (value) => port.postMessage({ unit: request.unit, ok: true, value } satisfies WriterReply),
-    (error: unknown) => {
-      const translated = translateError(error);
-      const code = (error as { code?: unknown }).code;
-      const failure = {
-        message: String((translated as Error).message),
-        unavailable: translated instanceof StoreUnavailableError,
-        ...(typeof code === 'string' ? { code } : {}),
-      };
-      port.postMessage({ unit: request.unit, ok: false, failure } satisfies WriterReply);
-    },
-  );
+  run(request)
+    .then(
+      (value) => port.postMessage({ unit: request.unit, ok: true, value } satisfies WriterReply),
+      (error: unknown) => port.postMessage({ unit: request.unit, ok: false, failure: failureOf(error) } satisfies WriterReply),
+    )
+    // Still before the next message: the upkeep a write left (an import's), its answer sent.
+    .finally(() => connection.afterReply());
 });
