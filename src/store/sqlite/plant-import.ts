@@ -124,9 +124,10 @@ export class SqlitePlantImports {
 
   /**
    * Applies the import in one transaction. Its commit does not checkpoint: copying an
-   * import's pages from the WAL into the database file took as long again as the
-   * commit itself, and durability needs only the WAL's fsync. The writer checkpoints
-   * once the answer is on its way (writer-connection.ts).
+   * import's pages from the WAL into the database file took longer than the commit
+   * itself (bench/README.md, "An import's answer without its checkpoint"), and
+   * durability needs only the WAL's fsync. The writer checkpoints once the answer is
+   * on its way (writer-connection.ts).
    */
   apply(importId: number, mode: ImportMode, reportLimit: number): ImportOutcome {
     const staging = this.staging(importId);
