@@ -58,15 +58,16 @@ describe('SQLite writer connection', () => {
     try {
       connection.applyPlantWrites([{ op: 'create', id: 1n, name: 'Before', tag: null }]);
       const id = (await call(connection, 'imports', 'begin', [])) as number;
-      await call(connection, 'imports', 'stage', [id, rows(100, 50)]);
+      await call(connection, 'imports', 'stage', [id, rows(100, 53)]);
       assert.equal(connection.renewals, 0, 'staging renews nothing');
+      // 53 lines: five statements of ten rows, then three of one (plant-import.ts stages so).
       assert.equal(((await call(connection, 'imports', 'apply', [id, 'all', 10])) as { kind: string }).kind, 'applied');
       assert.equal(connection.renewals, 1);
       assert.equal(connection.applyPlantWrites([{ op: 'create', id: 2n, name: 'After', tag: null }])[0]?.kind, 'created');
     } finally {
       connection.close();
     }
-    assert.deepEqual(idsOnDisk(path), [1n, 2n, ...rows(100, 50).map((row) => row.id)]);
+    assert.deepEqual(idsOnDisk(path), [1n, 2n, ...rows(100, 53).map((row) => row.id)]);
   });
 
   it('waits until no import is staging, whether the last one is applied or aborted', async () => {
