@@ -111,9 +111,9 @@ export class SqlitePlantImports {
     // line is the rowid: rows arrive in line order, so staging appends.
     this.db.exec(`CREATE TABLE ${table} (line INTEGER PRIMARY KEY, id INTEGER NOT NULL, name TEXT NOT NULL, tag TEXT,
       name_key TEXT NOT NULL, name_words TEXT NOT NULL, tag_words TEXT NOT NULL)`);
-    const values = (rows: number) => Array.from({ length: rows }, () => `(${Array.from({ length: STAGED_COLUMNS }, () => '?').join(', ')})`).join(', ');
-    const insertOne = this.db.prepare(`INSERT INTO ${table} VALUES ${values(1)}`);
-    const insertMany = this.db.prepare(`INSERT INTO ${table} VALUES ${values(ROWS_PER_INSERT)}`);
+    const row = `(${Array(STAGED_COLUMNS).fill('?').join(', ')})`;
+    const insertOne = this.db.prepare(`INSERT INTO ${table} VALUES ${row}`);
+    const insertMany = this.db.prepare(`INSERT INTO ${table} VALUES ${Array(ROWS_PER_INSERT).fill(row).join(', ')}`);
     this.imports.set(id, { table, insertOne, insertMany, rows: 0, lastLine: 0, lastId: undefined, inIdOrder: true });
     return id;
   }
