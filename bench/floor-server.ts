@@ -4,17 +4,46 @@
  * validation, no logging and no storage. The service's req/s are quoted as a
  * ratio to this server's, measured in the same bench run.
  *
+ * Its GET /events is the change stream's floor: every create's plant.created
+ * message, in the service's format, written to every open stream in one chunk per
+ * STREAM_BATCH_MS (the most often the service's hub reads its change log), with no
+ * change log, filters, backlog or heartbeat.
+ *
  * Usage: node --import tsx bench/floor-server.ts <port>
  */
 import { createReadStream } from 'node:fs';
+import type { ServerResponse } from 'node:http';
 import Fastify from 'fastify';
 import { LIST_PAGE, seededPlant } from './workload.js';
 
 const port = Number(process.argv[2] ?? 0);
 const app = Fastify({ logger: false });
 
+/** src/events/change-hub.ts's READ_EVERY_MS: the streams get what was created in the last batch, in one write each. */
+const STREAM_BATCH_MS = 10;
+const streams = new Set<ServerResponse>();
+let pendingMessages: string[] = [];
+let lastPosition = 0;
+
+function handOut(): void {
+  if (pendingMessages.length === 0) return;
+  const chunk = Buffer.from(pendingMessages.join(''));
+  pendingMessages = [];
+  for (const stream of streams) stream.write(chunk);
+}
+setInterval(handOut, STREAM_BATCH_MS).unref();
+
+app.get('/events', (request, reply) => {
+  reply.hijack();
+  reply.raw.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store' });
+  reply.raw.flushHeaders();
+  streams.add(reply.raw);
+  reply.raw.on('close', () => streams.delete(reply.raw));
+});
+
 app.post('/plants', async (request) => {
-  const body = request.body as { name: string; tag?: string };
+  const body = request.body as { id: number; name: string; tag?: string };
+  if (streams.size > 0) pendingMessages.push(`id: ${++lastPosition}\nevent: plant.created\ndata: ${JSON.stringify(body)}\n\n`);
   return body.tag === undefined ? { name: body.name } : { name: body.name, tag: body.tag };
 });
 

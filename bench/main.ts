@@ -25,7 +25,7 @@ import { parseOptions, type BenchOptions, type CaseName, type StoreName } from '
 import { cpuMs, peakRss, ROOT, runLoadProcess, startFloor, startService, stop, type Running } from './processes.js';
 import { formatTable, median, summarise, writeResults, type Row } from './report.js';
 import { prepareStore, type PreparedStore } from './stores.js';
-import { benchStreams, formatStreams, streamNotes, type StreamFigures } from './streams.js';
+import { benchStreams, benchStreamsFloor, formatStreams, streamNotes, type StreamFigures } from './streams.js';
 
 const options = parseOptions(process.argv.slice(2), process.env);
 const rows: Row[] = [];
@@ -236,7 +236,11 @@ async function bulk(floor: Running): Promise<void> {
 }
 
 /** The change stream's targets, with --streams (1,000) open on one instance: a create's message on every stream within 50 ms (p99) of its 200, creates at 0.8x the rate with none, the idle streams under 50 MB of RSS. */
-async function streams(): Promise<void> {
+async function streams(floor: Running): Promise<void> {
+  log(`streams: ${options.streams} streams on the floor`);
+  const floorFigures = await benchStreamsFloor(floor, options);
+  streamRows.push(floorFigures);
+  notes.push(...streamNotes(floorFigures));
   for (const store of options.stores) {
     log(`streams: ${options.streams} streams on ${store}`);
     const profileDir = options.profile ? join(ROOT, 'bench', 'results', 'profiles') : undefined;
@@ -245,6 +249,7 @@ async function streams(): Promise<void> {
     else {
       streamRows.push(figures);
       notes.push(...streamNotes(figures));
+      notes.push(`streams, ${store}: create req/s with the streams open ${(figures.createRps.streams / floorFigures.createRps.streams).toFixed(2)}x the floor's with the same streams open`);
     }
   }
 }
@@ -258,7 +263,7 @@ async function main(): Promise<void> {
     const sizes = options.scale ? [options.storeSize, options.scaleSize] : [options.storeSize];
     for (const store of options.stores) await benchStore(store, sizes, floor);
     if (options.bulkSize > 0) await bulk(floor);
-    if (options.streams > 0) await streams();
+    if (options.streams > 0) await streams(floor);
     updateComparison();
     findComparison();
     if (options.scale) scaleComparison();

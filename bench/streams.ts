@@ -11,6 +11,10 @@
  *
  * Issue targets: the p99 of 3 under 50 ms, the ratio of 4 at least 0.8, the idle
  * streams under 50 MB of RSS in all.
+ *
+ * The same steps run first against the floor (floor-server.ts: the messages in the
+ * service's format and batches, with no store), so that the service's ratio of 4 is
+ * read beside what the protocol itself leaves of this machine's create rate.
  */
 import type { ChildProcess } from 'node:child_process';
 import type { LoadResult } from './load-runner.js';
@@ -43,10 +47,10 @@ export interface StreamSettings {
 }
 
 export interface StreamFigures {
-  readonly store: StoreName;
+  readonly store: StoreName | 'floor';
   readonly streams: number;
   readonly openSeconds: number;
-  /** VmRSS of the service: just started, before the streams opened (after the creates of step 1), with them open and idle. */
+  /** VmRSS of the server: as the phase began, before the streams opened (after the creates of step 1), with them open and idle. */
   readonly rssMb: { readonly started: number; readonly before: number; readonly idle: number };
   /** Median create req/s (and the service's CPU µs per create) with no stream open and with the streams open. */
   readonly createRps: { readonly none: number; readonly streams: number };
@@ -102,36 +106,37 @@ async function settledRss(pid: number): Promise<number> {
   return median(samples);
 }
 
-export async function benchStreams(store: StoreName, settings: StreamSettings, logFile: string): Promise<StreamFigures | string> {
-  const prepared = await prepareStore(store, STORE_SIZE, settings.postgresUrl, settings.buildDir);
-  if ('skipped' in prepared) return `${store}: streams skipped: ${prepared.skipped}`;
-  const env = { EVENTS_MAX_STREAMS_PER_TOKEN: String(settings.streams) };
-  let service: Running | undefined;
-  let clients: StreamClients | undefined;
-  try {
-    service = await startService({ databaseUrl: prepared.databaseUrl, logLevel: settings.logLevel, logFile, env, buildDir: settings.buildDir, profileDir: settings.profileDir });
-    const pid = service.child.pid as number;
-    const started = currentRss(pid);
-    let run = 0;
-    const creates = async (duration: number): Promise<LoadResult> => {
-      const cpuBefore = cpuMs(pid);
-      const result = await runLoadProcess({
-        url: (service as Running).url, case: 'create', token: prepared.token, run: run++, storeSize: prepared.size, connections: settings.connections, duration,
-      });
-      if (Object.keys(result.statuses).some((status) => status !== '200') || result.errors > 0) {
-        throw new Error(`${store}: streams phase creates answered ${JSON.stringify(result.statuses)}, ${result.errors} errors`);
-      }
-      return { ...result, cpuMicrosPerRequest: ((cpuMs(pid) - cpuBefore) * 1000) / result.requests };
-    };
-    await creates(1);
-    const none: LoadResult[] = [];
-    for (let i = 0; i < settings.repeats; i++) none.push(await creates(settings.duration));
+/** What the phase measures: a running server, its process, a token for it and the plants its store holds. */
+interface StreamTarget {
+  readonly url: string;
+  readonly pid: number;
+  readonly token: string;
+  readonly size: number;
+}
 
-    const before = await settledRss(pid);
-    clients = new StreamClients();
-    const opened = await clients.ask({ cmd: 'open', url: service.url, token: prepared.token, streams: settings.streams }, 'opened');
+/** Steps 1-4 against one server (the service on a store, or the floor). */
+async function measureStreams(name: StreamFigures['store'], target: StreamTarget, settings: StreamSettings): Promise<StreamFigures> {
+  const { pid } = target;
+  const started = currentRss(pid);
+  let run = 0;
+  const creates = async (duration: number): Promise<LoadResult> => {
+    const cpuBefore = cpuMs(pid);
+    const result = await runLoadProcess({ url: target.url, case: 'create', token: target.token, run: run++, storeSize: target.size, connections: settings.connections, duration });
+    if (Object.keys(result.statuses).some((status) => status !== '200') || result.errors > 0) {
+      throw new Error(`${name}: streams phase creates answered ${JSON.stringify(result.statuses)}, ${result.errors} errors`);
+    }
+    return { ...result, cpuMicrosPerRequest: ((cpuMs(pid) - cpuBefore) * 1000) / result.requests };
+  };
+  await creates(1);
+  const none: LoadResult[] = [];
+  for (let i = 0; i < settings.repeats; i++) none.push(await creates(settings.duration));
+
+  const before = await settledRss(pid);
+  const clients = new StreamClients();
+  try {
+    const opened = await clients.ask({ cmd: 'open', url: target.url, token: target.token, streams: settings.streams }, 'opened');
     if (opened.failures.length > 0 || opened.streams !== settings.streams) {
-      throw new Error(`${store}: ${opened.streams} of ${settings.streams} streams opened: ${opened.failures.join('; ')}`);
+      throw new Error(`${name}: ${opened.streams} of ${settings.streams} streams opened: ${opened.failures.join('; ')}`);
     }
     const idle = await settledRss(pid);
 
@@ -149,7 +154,7 @@ export async function benchStreams(store: StoreName, settings: StreamSettings, l
     const rps = (runs: readonly LoadResult[]) => median(runs.map((r) => r.rps));
     const cpu = (runs: readonly LoadResult[]) => median(runs.map((r) => r.cpuMicrosPerRequest ?? Number.NaN));
     return {
-      store,
+      store: name,
       streams: settings.streams,
       openSeconds: opened.seconds,
       rssMb: { started, before, idle },
@@ -162,10 +167,27 @@ export async function benchStreams(store: StoreName, settings: StreamSettings, l
       runs: { none, streams: withStreams },
     };
   } finally {
-    await clients?.close();
+    await clients.close();
+  }
+}
+
+export async function benchStreams(store: StoreName, settings: StreamSettings, logFile: string): Promise<StreamFigures | string> {
+  const prepared = await prepareStore(store, STORE_SIZE, settings.postgresUrl, settings.buildDir);
+  if ('skipped' in prepared) return `${store}: streams skipped: ${prepared.skipped}`;
+  const env = { EVENTS_MAX_STREAMS_PER_TOKEN: String(settings.streams) };
+  let service: Running | undefined;
+  try {
+    service = await startService({ databaseUrl: prepared.databaseUrl, logLevel: settings.logLevel, logFile, env, buildDir: settings.buildDir, profileDir: settings.profileDir });
+    return await measureStreams(store, { url: service.url, pid: service.child.pid as number, token: prepared.token, size: prepared.size }, settings);
+  } finally {
     if (service !== undefined) await stop(service);
     await prepared.cleanup();
   }
+}
+
+/** The same steps against the floor (floor-server.ts): what this machine gives the protocol itself, with no store. */
+export function benchStreamsFloor(floor: Running, settings: StreamSettings): Promise<StreamFigures> {
+  return measureStreams('floor', { url: floor.url, pid: floor.child.pid as number, token: 'floor', size: STORE_SIZE }, settings);
 }
 
 const ms = (value: number) => value.toFixed(1);
@@ -188,9 +210,20 @@ export function formatStreams(rows: readonly StreamFigures[]): string {
   return lines.join('\n');
 }
 
+/** The floor's figures, the bound the service's are read against. */
+function floorNotes(row: StreamFigures): string[] {
+  const { latency: l } = row;
+  return [
+    `streams, floor (a bare server writing each 10 ms batch to every stream, no store): create req/s with ${row.streams} streams open ` +
+      `${Math.round(row.createRps.streams)} against ${Math.round(row.createRps.none)} with none: ${row.ratio.toFixed(2)}x; CPU µs/create ${row.createCpuMicros.streams.toFixed(0)} against ` +
+      `${row.createCpuMicros.none.toFixed(0)}; at ${Math.round(l.achievedRate)} creates/s, 200 -> last stream p99 ${ms(l.lastStream.p99)} ms`,
+  ];
+}
+
 /** The notes main.ts prints under the tables: each figure against its target, and anything that makes a figure doubtful. */
 export function streamNotes(row: StreamFigures): string[] {
   const { latency: l, duringLoad: d } = row;
+  if (row.store === 'floor') return [...floorNotes(row), ...integrityNotes(row)];
   const notes = [
     `streams, ${row.store}: ${row.streams} streams, a create's message on the last stream p99 ${ms(l.lastStream.p99)} ms after its 200 ` +
       `(p50 ${ms(l.lastStream.p50)}, max ${ms(l.lastStream.max)}; target p99 < 50 ms) at ${Math.round(l.achievedRate)} creates/s for ${LATENCY_SECONDS} s; ` +
@@ -202,7 +235,15 @@ export function streamNotes(row: StreamFigures): string[] {
       `${(row.runs.streams.reduce((sum, r) => sum + r.requests, 0) / d.readsPerStream).toFixed(1)} messages per read on a stream; the clients' process used ${d.clientCpuCores.toFixed(2)} cores`,
     `streams, ${row.store}: ${row.streams} idle streams cost ${(row.rssMb.idle - row.rssMb.before).toFixed(1)} MB of RSS in all ` +
       `(${row.rssMb.before.toFixed(0)} -> ${row.rssMb.idle.toFixed(0)} MB; ${row.rssMb.started.toFixed(0)} MB just started; target < 50 MB); opened in ${row.openSeconds.toFixed(2)} s`,
+    ...integrityNotes(row),
   ];
+  return notes;
+}
+
+/** What makes a row's figures doubtful: creates that failed, messages that never came, streams that ended or fell apart. */
+function integrityNotes(row: StreamFigures): string[] {
+  const { latency: l, duringLoad: d } = row;
+  const notes: string[] = [];
   if (l.missing > 0 || Object.keys(l.statuses).some((status) => status !== '200')) {
     notes.push(`streams, ${row.store}: the paced creates answered ${JSON.stringify(l.statuses)}; ${l.missing} messages (create x stream) never arrived`);
   }
