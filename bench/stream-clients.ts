@@ -80,6 +80,8 @@ export type StreamReply =
 
 /** Streams opened at a time: the listen backlog would drop a thousand SYNs at once. */
 const OPENING_AT_ONCE = 100;
+/** How long a stream's response head may take: a server that never sends one fails the run rather than hanging it. */
+const HEAD_TIMEOUT_MS = 10_000;
 /** Bytes of each stream's end to find the last id in. */
 const TAIL = 512;
 const EMPTY = Buffer.alloc(0);
@@ -176,10 +178,15 @@ function openOne(target: URL, token: string, index: number): Promise<string | un
     socket.setNoDelay(true);
     socket.write(`GET /events HTTP/1.1\r\nHost: ${target.host}\r\nAccept: text/event-stream\r\nAuthorization: Bearer ${token}\r\n\r\n`);
     let head = EMPTY;
+    const noHead = setTimeout(() => {
+      socket.destroy();
+      resolve(`stream ${index}: no response head within ${HEAD_TIMEOUT_MS} ms`);
+    }, HEAD_TIMEOUT_MS);
     const onHead = (chunk: Buffer) => {
       head = Buffer.concat([head, chunk]);
       const end = head.indexOf('\r\n\r\n');
       if (end === -1) return;
+      clearTimeout(noHead);
       socket.off('data', onHead);
       const status = head.subarray(0, head.indexOf('\r\n')).toString('latin1');
       if (!/^HTTP\/1\.1 200 /.test(status)) {
@@ -203,7 +210,10 @@ function openOne(target: URL, token: string, index: number): Promise<string | un
       resolve(undefined);
     };
     socket.on('data', onHead);
-    socket.on('error', (error) => resolve(`stream ${index}: ${error.message}`));
+    socket.on('error', (error) => {
+      clearTimeout(noHead);
+      resolve(`stream ${index}: ${error.message}`);
+    });
   });
 }
 
