@@ -23,8 +23,17 @@ export interface StartOptions {
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const app = await buildApp(config, { logStream: options.logStream });
-  const bootstrapToken = await issueBootstrapToken(app.store.tokens);
-  await app.listen({ host: config.host, port: config.port });
+  let bootstrapToken: IssuedToken | undefined;
+  try {
+    bootstrapToken = await issueBootstrapToken(app.store.tokens);
+    await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    // Closed before the caller sees the error: the CLI exits at once on it, and an
+    // exit while the store's writer thread is still loading SQLite kills the process
+    // with a fatal error rather than the exit status that names the problem.
+    await app.close().catch((closeError: unknown) => app.log.error({ err: closeError }, 'closing the store after a failed start'));
+    throw error;
+  }
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   const host = ['0.0.0.0', '::', ''].includes(config.host) ? '127.0.0.1' : config.host;
