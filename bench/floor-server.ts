@@ -6,7 +6,7 @@
  *
  * Its GET /events is the change stream's floor: every create's plant.created
  * message, in the service's format, written to every open stream in one chunk per
- * STREAM_BATCH_MS (the most often the service's hub reads its change log), with no
+ * READ_EVERY_MS (the most often the service's hub reads its change log), with no
  * change log, filters, backlog or heartbeat.
  *
  * Usage: node --import tsx bench/floor-server.ts <port>
@@ -14,13 +14,12 @@
 import { createReadStream } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import Fastify from 'fastify';
+import { READ_EVERY_MS } from '../src/events/change-hub.js';
 import { LIST_PAGE, seededPlant } from './workload.js';
 
 const port = Number(process.argv[2] ?? 0);
 const app = Fastify({ logger: false });
 
-/** src/events/change-hub.ts's READ_EVERY_MS: the streams get what was created in the last batch, in one write each. */
-const STREAM_BATCH_MS = 10;
 const streams = new Set<ServerResponse>();
 let pendingMessages: string[] = [];
 let lastPosition = 0;
@@ -31,7 +30,8 @@ function handOut(): void {
   pendingMessages = [];
   for (const stream of streams) stream.write(chunk);
 }
-setInterval(handOut, STREAM_BATCH_MS).unref();
+// The streams get what was created since the last hand-out, in one write each.
+setInterval(handOut, READ_EVERY_MS).unref();
 
 app.get('/events', (request, reply) => {
   reply.hijack();

@@ -17,6 +17,7 @@
  * read beside what the protocol itself leaves of this machine's create rate.
  */
 import type { ChildProcess } from 'node:child_process';
+import { READ_EVERY_MS } from '../src/events/change-hub.js';
 import type { LoadResult } from './load-runner.js';
 import type { StoreName } from './options.js';
 import { cpuMs, currentRss, runLoadProcess, spawnBenchScript, startService, stop, type Running } from './processes.js';
@@ -214,7 +215,7 @@ export function formatStreams(rows: readonly StreamFigures[]): string {
 function floorNotes(row: StreamFigures): string[] {
   const { latency: l } = row;
   return [
-    `streams, floor (a bare server writing each 10 ms batch to every stream, no store): create req/s with ${row.streams} streams open ` +
+    `streams, floor (a bare server writing each ${READ_EVERY_MS} ms batch to every stream, no store): create req/s with ${row.streams} streams open ` +
       `${Math.round(row.createRps.streams)} against ${Math.round(row.createRps.none)} with none: ${row.ratio.toFixed(2)}x; CPU µs/create ${row.createCpuMicros.streams.toFixed(0)} against ` +
       `${row.createCpuMicros.none.toFixed(0)}; at ${Math.round(l.achievedRate)} creates/s, 200 -> last stream p99 ${ms(l.lastStream.p99)} ms`,
   ];

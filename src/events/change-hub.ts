@@ -14,7 +14,7 @@ import type { ChangeStream } from './change-stream.js';
 const PAGE = 1000;
 const SAFETY_POLL_MS = 1000;
 /** The most often the log is read: the longest a change waits for its batch (bench/README.md, "Streams"). */
-const READ_EVERY_MS = 10;
+export const READ_EVERY_MS = 10;
 
 export class ChangeHub {
   private readonly streams = new Set<ChangeStream>();
