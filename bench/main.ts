@@ -82,10 +82,6 @@ function caseGroups(cases: readonly CaseName[]): CaseName[][] {
   return groups;
 }
 
-/** Each round's req/s, per case, store and size: compared cases pair up round by round. */
-const roundRps = new Map<string, number[]>();
-const roundKey = (kase: CaseName, store: string, plants: number) => `${kase}/${store}/${plants}`;
-
 /**
  * Some cases on the floor and every target, all their runs interleaved (the order
  * rotates each round), so drift in the machine hits all of them alike.
@@ -122,7 +118,6 @@ async function benchCases(cases: readonly CaseName[], targets: readonly Target[]
     const serviceRows: Row[] = [];
     for (const [t, target] of targets.entries()) {
       const { store, size } = target.prepared;
-      roundRps.set(roundKey(kase, store, size), caseRuns(t + 1).map((run) => run.rps));
       const row = summarise(kase, store, size, caseRuns(t + 1));
       let halfLoad: Row['halfLoad'];
       if (o.paced) {
@@ -195,10 +190,11 @@ async function benchStore(store: StoreName, sizes: readonly number[], floor: Run
  */
 function updateComparison(): void {
   for (const store of options.stores) {
-    const creates = roundRps.get(roundKey('create', store, options.storeSize));
-    const updates = roundRps.get(roundKey('update', store, options.storeSize));
-    if (creates === undefined || updates === undefined) continue;
-    const ratios = creates.map((create, round) => (updates[round] as number) / create);
+    // A row's runs are in round order, so the i-th runs of the two cases shared a round.
+    const at = (kase: CaseName) => rows.find((r) => r.case === kase && r.store === store && r.plants === options.storeSize);
+    const [create, update] = [at('create'), at('update')];
+    if (create === undefined || update === undefined) continue;
+    const ratios = create.runs.map((run, round) => (update.runs[round] as LoadResult).rps / run.rps);
     notes.push(
       `${store}: update req/s is ${median(ratios).toFixed(2)}x create's (median of ${ratios.length} rounds' ratios, ` +
         `${ratios.map((ratio) => ratio.toFixed(2)).join(', ')}; each round measures both)`,
