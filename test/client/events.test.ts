@@ -7,7 +7,6 @@
  */
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
@@ -15,6 +14,7 @@ import { createPlantStoreClient, PlantStoreError, type PlantChangeEvent, type Pl
 import { openStream } from '../events/sse-client.js';
 import { issueToken } from '../../src/tokens/token-service.js';
 import { bearer, createHarness, json, type Harness } from '../support/harness.js';
+import { discardedLog } from '../support/log-streams.js';
 import { listen } from './servers.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -173,7 +173,7 @@ describe('typed client: watchChanges', () => {
     await h.app.close();
     // Made while no service runs: the resumed stream reads them from the change log.
     for (let id = 3n; id <= 4n; id++) await h.store.plants.createPlant({ id, name: `offline ${id}` });
-    restarted = await buildApp(h.config, { store: h.store, logStream: new Writable({ write: (_chunk, _encoding, done) => done() }) });
+    restarted = await buildApp(h.config, { store: h.store, logStream: discardedLog() });
     await restarted.listen({ port, host: '127.0.0.1' });
     await restarted.inject({ method: 'POST', url: '/plants', headers: { ...bearer(h.tokens.write), ...json }, payload: '{"id":5,"name":"back"}' });
     const changes = await w.until(5);

@@ -8,7 +8,6 @@
  */
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
@@ -17,13 +16,13 @@ import { openStore } from '../../src/store/open-store.js';
 import type { Store } from '../../src/store/types.js';
 import { issueToken } from '../../src/tokens/token-service.js';
 import { postgresAvailable, postgresBackend, type OpenedTestStore } from '../support/backends.js';
+import { discardedLog } from '../support/log-streams.js';
 import { lastId, openStream, type SseMessage } from './sse-client.js';
 
 const isChange = (message: SseMessage) => message.event?.startsWith('plant.') === true;
-const quiet = () => new Writable({ write: (_chunk, _encoding, done) => done() });
 
 async function instance(databaseUrl: string, store: Store): Promise<{ app: FastifyInstance; url: string }> {
-  const app = await buildApp(loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', EVENTS_HEARTBEAT_MS: '300' }), { store, logStream: quiet() });
+  const app = await buildApp(loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', EVENTS_HEARTBEAT_MS: '300' }), { store, logStream: discardedLog() });
   await app.listen({ host: '127.0.0.1', port: 0 });
   return { app, url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}` };
 }

@@ -6,13 +6,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Writable } from 'node:stream';
 import pg from 'pg';
 import { loadConfig } from '../../src/config/index.js';
 import { startServer } from '../../src/server.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { issueToken } from '../../src/tokens/token-service.js';
 import { postgresAvailable } from '../support/backends.js';
+import { discardedLog } from '../support/log-streams.js';
 import { createTestSchema, type TestSchema } from '../support/postgres.js';
 import { createPlant, readPlant } from './client.js';
 
@@ -28,7 +28,7 @@ describe('stopping while a request waits in the database', { skip: !postgresAvai
   after(() => schema?.drop());
 
   it('finishes the request with 200, then stops without waiting for the idle keep-alive connection', async () => {
-    const silent = new Writable({ write: (_chunk, _encoding, done) => done() });
+    const silent = discardedLog();
     const server = await startServer(loadConfig({ DATABASE_URL: schema.url, PORT: '0', LOG_LEVEL: 'silent' }), { logStream: silent });
     const locker = new pg.Client({ connectionString: schema.url });
     await locker.connect();

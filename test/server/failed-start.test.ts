@@ -14,12 +14,10 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../../src/config/index.js';
 import { startServer } from '../../src/server.js';
-
-const silent = new Writable({ write: (_chunk, _encoding, done) => done() });
+import { discardedLog } from '../support/log-streams.js';
 
 describe('a start that fails to listen', () => {
   let dir: string;
@@ -43,7 +41,7 @@ describe('a start that fails to listen', () => {
     it(`closes the store before rejecting: ${what}`, async () => {
       const path = join(dir, `${what.replaceAll(' ', '-')}.db`);
       const config = loadConfig({ DATABASE_URL: `sqlite:${path}`, LOG_LEVEL: 'silent', ...env() });
-      await assert.rejects(startServer(config, { logStream: silent }), (error: NodeJS.ErrnoException) => ['EADDRINUSE', 'ENOTFOUND', 'EAI_AGAIN'].includes(String(error.code)));
+      await assert.rejects(startServer(config, { logStream: discardedLog() }), (error: NodeJS.ErrnoException) => ['EADDRINUSE', 'ENOTFOUND', 'EAI_AGAIN'].includes(String(error.code)));
       assert.ok(existsSync(path), 'the store was created');
       assert.equal(existsSync(`${path}-wal`), false, 'a -wal file is left: a connection to the store is still open');
     });
