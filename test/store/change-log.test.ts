@@ -58,6 +58,28 @@ for (const backend of testBackends()) describe(`change log [${backend.name}]`, (
     assert.equal(await changes.prune(new Date(Date.now() - 60_000), 100), 0);
   });
 
+  it('reads an import\'s entries among other writers\' in pages from any position, and prunes them oldest first', async () => {
+    const { plants, changes } = opened.store;
+    const start = (await changes.bounds()).last;
+    await plants.createPlant({ id: 1_000n, name: 'before' });
+    const staging = await plants.beginImport();
+    await staging.stage(Array.from({ length: 2500 }, (_, i) => ({ line: i + 1, id: BigInt(2_000 + i), name: `imported ${i}`, tag: null })));
+    await staging.apply('all', 10);
+    await plants.createPlant({ id: 1_001n, name: 'after' });
+    const positions: bigint[] = [];
+    for (let after = start + 700n, page = await changes.after(after, 1000); page.length > 0; page = await changes.after(after, 1000)) {
+      positions.push(...page.map((e) => e.position));
+      after = page.at(-1)?.position ?? after;
+    }
+    const expected = Array.from({ length: 2502 - 700 }, (_, i) => start + 701n + BigInt(i));
+    assert.deepEqual(positions, expected, 'every position once, in order, from the middle of the import on');
+    assert.equal((await changes.after(start + 2501n, 10))[0]?.payload, '{"id":1001,"name":"after"}');
+    const oldest = (await changes.bounds()).oldest ?? 0n;
+    const pruned = await changes.prune(new Date(Date.now() + 60_000), Number(start - oldest) + 1 + 100);
+    assert.equal(pruned, Number(start - oldest) + 1 + 100);
+    assert.deepEqual(await changes.bounds(), { last: start + 2502n, oldest: start + 101n }, 'the import\'s first 99 entries went');
+  });
+
   it('signals committed changes to a watcher', async () => {
     const { plants, changes } = opened.store;
     let calls = 0;

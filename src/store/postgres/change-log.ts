@@ -14,17 +14,58 @@ import { clientConfig, type PostgresConnectionSettings } from './pool.js';
 const CHANNEL = 'plant_changes';
 const RECONNECT_AFTER_MS = 1000;
 
+/**
+ * The log is plant_changes (one row per entry, written by the triggers) and the
+ * imports' spans (migration 0014: the entry numbered k of a span is at position
+ * first_position + k - 1): each part is read in position order, then merged.
+ */
 const ENTRIES_AFTER = {
   name: 'changes.after',
-  text: 'SELECT position, type, plant_id AS "plantId", tag, payload FROM plant_changes WHERE position > $1::int8 ORDER BY position LIMIT $2',
+  text: `
+    SELECT * FROM (
+      (SELECT position, type, plant_id AS "plantId", tag, payload FROM plant_changes WHERE position > $1::int8 ORDER BY position LIMIT $2)
+      UNION ALL
+      (SELECT s.first_position + e.k - 1, e.type, e.plant_id, e.tag, e.payload
+        FROM (SELECT span, first_position FROM plant_change_spans WHERE last_position > $1::int8 ORDER BY first_position LIMIT $2) s
+        CROSS JOIN LATERAL (
+          SELECT k, type, plant_id, tag, payload FROM plant_change_span_entries
+          WHERE span = s.span AND k > $1::int8 - s.first_position + 1 ORDER BY k LIMIT $2
+        ) e
+        ORDER BY s.first_position, e.k LIMIT $2)
+    ) entries ORDER BY position LIMIT $2`,
 };
 const BOUNDS = {
   name: 'changes.bounds',
-  text: 'SELECT (SELECT last FROM plant_change_counter) AS last, (SELECT min(position) FROM plant_changes) AS oldest',
+  text: `SELECT (SELECT last FROM plant_change_counter) AS last, least(
+      (SELECT min(position) FROM plant_changes),
+      (SELECT min(s.first_position + (SELECT min(k) FROM plant_change_span_entries e WHERE e.span = s.span) - 1) FROM plant_change_spans s)
+    ) AS oldest`,
 };
-const PRUNE = {
-  name: 'changes.prune',
-  text: 'DELETE FROM plant_changes WHERE position IN (SELECT position FROM plant_changes WHERE created_at < $1 ORDER BY position LIMIT $2)',
+/** The first position written at or after a time (so not to be pruned before it), if any. */
+const FIRST_YOUNG = {
+  name: 'changes.first-young',
+  text: `SELECT least(
+      (SELECT min(position) FROM plant_changes WHERE created_at >= $1),
+      (SELECT min(first_position) FROM plant_change_spans WHERE created_at >= $1)
+    ) AS position`,
+};
+/**
+ * Deletes every entry up to a position, in one statement, so that the log stays a
+ * run of consecutive positions (a reader never finds a later entry gone and an
+ * earlier one kept); a span goes once none of its entries is left.
+ */
+const PRUNE_THROUGH = {
+  name: 'changes.prune-through',
+  text: `
+    WITH plain AS (
+      DELETE FROM plant_changes WHERE position <= $1::int8 RETURNING 1
+    ), spanned AS (
+      DELETE FROM plant_change_span_entries e USING plant_change_spans s
+      WHERE e.span = s.span AND s.first_position <= $1::int8 AND e.k <= $1::int8 - s.first_position + 1 RETURNING 1
+    ), spans AS (
+      DELETE FROM plant_change_spans WHERE last_position <= $1::int8
+    )
+    SELECT (SELECT count(*) FROM plain) + (SELECT count(*) FROM spanned) AS deleted`,
 };
 
 export class PostgresChangeLog implements ChangeLog {
@@ -48,8 +89,22 @@ export class PostgresChangeLog implements ChangeLog {
     return { last: row?.last ?? 0n, oldest: row?.oldest ?? undefined };
   }
 
+  /**
+   * The oldest entries, up to `limit`, while they are older than `before`: positions
+   * are taken at commit, but an entry's time is its transaction's start, so an import
+   * can be older than entries before it; pruning stops at the first younger entry.
+   */
   async prune(before: Date, limit: number): Promise<number> {
-    return guarded(async () => (await this.pool.query({ ...PRUNE, values: [before, limit] })).rowCount ?? 0);
+    return guarded(async () => {
+      const { oldest } = await this.bounds();
+      if (oldest === undefined) return 0;
+      const young = (await this.pool.query<{ position: bigint | null }>({ ...FIRST_YOUNG, values: [before] })).rows[0]?.position ?? null;
+      const old = (await this.after(oldest - 1n, limit)).filter((entry) => young === null || entry.position < young);
+      const through = old.at(-1)?.position;
+      if (through === undefined) return 0;
+      const { rows } = await this.pool.query<{ deleted: bigint }>({ ...PRUNE_THROUGH, values: [through.toString()] });
+      return Number(rows[0]?.deleted ?? 0n);
+    });
   }
 
   watch(listener: () => void): () => void {

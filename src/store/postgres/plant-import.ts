@@ -1,15 +1,18 @@
 /**
  * Imports on PostgreSQL: one connection of the pool and ONE transaction for the
- * whole import, each chunk inserted as it arrives (while the next is read), with
- * the same rules as a batch of creates. Nothing is visible to others until the
- * commit at the end, and a client that goes away, or a service that dies, leaves
- * nothing: the transaction never commits (the connection is closed, not returned
- * to the pool, whenever the import does not end in a commit).
+ * whole import. Chunks are staged as they arrive (while the next is read) in a
+ * temporary table of that transaction, which no other session sees or waits for.
+ * Once the body has arrived, apply inserts the staged plants in one statement (with
+ * their change-log entries, as one span: migration 0014), finds the lines that
+ * conflict, and takes the span's positions last, right before COMMIT: the change
+ * counter every writer needs is held only for that one-row step, and a stored id
+ * only from the insert to the commit. Nothing is
+ * visible to others until the commit, and a client that goes away, or a service that
+ * dies, leaves nothing: the transaction never commits (the connection is closed, not
+ * returned to the pool, whenever the import does not end in a commit).
  *
- * Holding the transaction while the body streams in costs other writers little on
- * PostgreSQL: they are blocked only on the ids the import has inserted, until it
- * commits. A client that stalls for longer than IDLE_LIMIT between two chunks loses
- * its import (the server ends the idle transaction).
+ * A client that stalls for longer than IDLE_LIMIT between two chunks loses its
+ * import (the server ends the idle transaction).
  */
 import type pg from 'pg';
 import { PLANT_CREATED } from '../../domain/events.js';
@@ -20,41 +23,67 @@ import { deliveriesOfEvent, PLANT_JSON_SQL } from './webhook-store.js';
 
 /** One statement (a chunk, the commit) may take longer than the pool's limit for a request. */
 const STATEMENT_LIMIT_MS = 3_600_000;
-/** Conflicts kept for the report (apply asks for its first few; the route, 1,000): the rest are only counted. */
-const KEPT_CONFLICTS = 10_000;
 /** How long the import waits for its client's next chunk. */
 const IDLE_LIMIT = '60s';
 
 /** A Standard Webhooks message id, msg_ + 128 bits in base64url, as newEventId makes in JS. */
 const MESSAGE_ID_SQL = "'msg_' || rtrim(translate(encode(uuid_send(gen_random_uuid()), 'base64'), '+/', '-_'), '=')";
 
-const INPUT = `SELECT * FROM unnest($1::int8[], $2::int8[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
-  AS i(line, id, name, tag, name_key, name_words, tag_words)`;
+/** Dropped at the end of the transaction, whichever way it ends (and with the session, if that goes first). */
+const CREATE_STAGING = `
+  CREATE TEMP TABLE import_rows (
+    line int8 NOT NULL, id int8 NOT NULL, name text NOT NULL, tag text, name_key text NOT NULL, name_words text NOT NULL, tag_words text NOT NULL
+  ) ON COMMIT DROP`;
+
+const STAGE_CHUNK = `
+  INSERT INTO import_rows
+  SELECT * FROM unnest($1::int8[], $2::int8[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])`;
 
 /**
- * A chunk's insert: the first line of an id wins (ORDER BY id, line; DO NOTHING
- * skips an id inserted before, by this import or anyone); versions come from the
- * column's sequence; events are written for exactly the inserted rows, when
- * somebody subscribed, as create's insert does.
+ * The staged plants, as create's batches insert them: the first line of an id wins
+ * (ORDER BY id, line; DO NOTHING skips an id stored before, by this import or
+ * anyone), in id order, so concurrent imports and create batches lock overlapping ids
+ * in one order; versions come from the column's sequence; events are written for
+ * exactly the inserted rows, when somebody subscribed. Their change-log entries go
+ * into the import's span ($2), numbered in id order; the insert trigger is skipped
+ * (plantstore.change_log, set by apply), and TAKE_POSITIONS places the span.
  */
-const INSERT_CHUNK = `
-  WITH input AS (${INPUT}), inserted AS (
+const INSERT_STAGED = `
+  WITH inserted AS (
     INSERT INTO plants (id, name, tag, name_key, name_words, tag_words)
-    SELECT id, name, tag, name_key, name_words, tag_words FROM input ORDER BY id, line
+    SELECT id, name, tag, name_key, name_words, tag_words FROM import_rows ORDER BY id, line
     ON CONFLICT (id) DO NOTHING RETURNING id, name, tag
+  ), logged AS (
+    INSERT INTO plant_change_span_entries (span, k, type, plant_id, tag, payload)
+    SELECT $2::int8, row_number() OVER (ORDER BY id), '${PLANT_CREATED}', id, tag, ${PLANT_JSON_SQL} FROM inserted
   ), event AS (
     INSERT INTO webhook_events (id, type, payload, created_at)
-    SELECT ${MESSAGE_ID_SQL}, '${PLANT_CREATED}', ${PLANT_JSON_SQL}, $8::timestamptz FROM inserted
+    SELECT ${MESSAGE_ID_SQL}, '${PLANT_CREATED}', ${PLANT_JSON_SQL}, $1::timestamptz FROM inserted
     WHERE EXISTS (SELECT 1 FROM webhook_subscriptions WHERE '${PLANT_CREATED}' = ANY(event_types))
     RETURNING id
-  ), ${deliveriesOfEvent(PLANT_CREATED, '$8')}
+  ), ${deliveriesOfEvent(PLANT_CREATED, '$1')}
   SELECT count(*)::int AS created FROM inserted`;
 
-/** The chunk's lines whose id now holds another name or tag: stored before, or created by an earlier line. */
-const CHUNK_CONFLICTS = `
-  WITH input AS (${INPUT})
-  SELECT input.line, input.id FROM input JOIN plants p ON p.id = input.id
-  WHERE p.name <> input.name OR p.tag IS DISTINCT FROM input.tag ORDER BY input.line`;
+/**
+ * The first lines (by line) whose id now holds another name or tag: stored before, or
+ * created by an earlier line; each row also carries how many there are in all.
+ */
+const CONFLICTS = `
+  SELECT i.line, i.id, count(*) OVER () AS total FROM import_rows i JOIN plants p ON p.id = i.id
+  WHERE p.name <> i.name OR p.tag IS DISTINCT FROM i.tag ORDER BY i.line LIMIT $1`;
+
+/**
+ * The span's $2 positions, after the last one taken: the counter's row lock, held
+ * from here to COMMIT, orders positions by commit as the trigger's do (migration
+ * 0009), and the notification tells every instance's streams at commit.
+ */
+const TAKE_POSITIONS = `
+  WITH counter AS (
+    UPDATE plant_change_counter SET last = last + $2::int8 RETURNING last
+  ), span AS (
+    INSERT INTO plant_change_spans (span, first_position, last_position) SELECT $1::int8, last - $2::int8 + 1, last FROM counter
+  )
+  SELECT pg_notify('plant_changes', last::text) FROM counter`;
 
 type Columns = [lines: string[], ids: string[], names: string[], tags: (string | null)[], nameKeys: string[], nameWords: string[], tagWords: string[]];
 
@@ -75,10 +104,6 @@ function columnsOf(rows: readonly ImportRow[]): Columns {
 
 export class PostgresPlantImport implements PlantImport {
   private staged = 0;
-  private created = 0;
-  private conflictCount = 0;
-  /** The first conflicts, by line (chunks come in line order): as many as apply will report. */
-  private readonly conflicts: ImportConflict[] = [];
   private ended = false;
 
   private constructor(
@@ -94,6 +119,7 @@ export class PostgresPlantImport implements PlantImport {
       await started.query('BEGIN');
       await started.query(`SET LOCAL idle_in_transaction_session_timeout = '${IDLE_LIMIT}'`);
       await started.query(`SET LOCAL statement_timeout = ${STATEMENT_LIMIT_MS}`);
+      await started.query(CREATE_STAGING);
     } catch (error) {
       await started.abort();
       throw error;
@@ -102,28 +128,27 @@ export class PostgresPlantImport implements PlantImport {
   }
 
   async stage(rows: readonly ImportRow[]): Promise<void> {
-    const columns = columnsOf(rows);
-    const { rows: result } = await this.query<{ created: number }>(INSERT_CHUNK, [...columns, new Date()]);
-    const created = result[0]?.created ?? 0;
+    await this.query(STAGE_CHUNK, columnsOf(rows));
     this.staged += rows.length;
-    this.created += created;
-    if (created === rows.length) return;
-    const { rows: conflicts } = await this.query<{ line: bigint; id: bigint }>(CHUNK_CONFLICTS, columns);
-    this.conflictCount += conflicts.length;
-    for (const { line, id } of conflicts.slice(0, KEPT_CONFLICTS - this.conflicts.length)) this.conflicts.push({ line: Number(line), id });
   }
 
   async apply(mode: ImportMode, reportLimit: number): Promise<ImportOutcome> {
-    const conflicts = this.conflicts.slice(0, reportLimit);
-    if (mode === 'all' && this.conflictCount > 0) {
+    await this.query("SET LOCAL plantstore.change_log = 'span'");
+    const { rows: spans } = await this.query<{ span: bigint }>("SELECT nextval('plant_change_span_ids') AS span");
+    const span = spans[0]?.span ?? 0n;
+    const { rows: inserted } = await this.query<{ created: number }>(INSERT_STAGED, [new Date(), span.toString()]);
+    const created = inserted[0]?.created ?? 0;
+    const { conflicts, conflictCount } = await this.conflicts(reportLimit);
+    if (mode === 'all' && conflictCount > 0) {
       await this.abort();
-      return { kind: 'rejected', conflicts, conflictCount: this.conflictCount };
+      return { kind: 'rejected', conflicts, conflictCount };
     }
+    if (created > 0) await this.query(TAKE_POSITIONS, [span.toString(), created]);
     await this.query('COMMIT');
     this.ended = true;
     this.client.release();
     this.onEnd();
-    return { kind: 'applied', created: this.created, unchanged: this.staged - this.created - this.conflictCount, conflicts, conflictCount: this.conflictCount };
+    return { kind: 'applied', created, unchanged: this.staged - created - conflictCount, conflicts, conflictCount };
   }
 
   async abort(): Promise<void> {
@@ -132,6 +157,13 @@ export class PostgresPlantImport implements PlantImport {
     // Closing the session rolls back whatever is open, whatever state it is in.
     this.client.release(true);
     this.onEnd();
+  }
+
+  /** The first `limit` conflicts, and their count (read with at least one row, which carries it). */
+  private async conflicts(limit: number): Promise<{ conflicts: ImportConflict[]; conflictCount: number }> {
+    const { rows } = await this.query<{ line: bigint; id: bigint; total: bigint }>(CONFLICTS, [Math.max(limit, 1)]);
+    const conflicts = rows.slice(0, limit).map(({ line, id }) => ({ line: Number(line), id }));
+    return { conflicts, conflictCount: Number(rows[0]?.total ?? 0n) };
   }
 
   private query<R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<pg.QueryResult<R>> {
