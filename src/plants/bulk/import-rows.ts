@@ -56,23 +56,29 @@ export function ndjsonRows(): (line: Line) => LineResult {
   };
 }
 
+function isPlantColumn(name: string): boolean {
+  return (CSV_COLUMNS as readonly string[]).includes(name);
+}
+
 /** The header's column positions, or why it is not a usable header. */
 function headerOf(text: string): Map<string, number> | string {
   const parsed = parseCsvRecord(text);
   if ('problem' in parsed) return parsed.problem;
   const columns = new Map<string, number>();
-  parsed.fields.forEach((field, i) => {
+  for (const [i, field] of parsed.fields.entries()) {
     const name = field.trim().toLowerCase();
+    // Two cells for one of the plant's fields: which one is meant cannot be told, so neither is guessed.
+    if (columns.has(name) && isPlantColumn(name)) return `names the column ${name} twice`;
     if (!columns.has(name)) columns.set(name, i);
-  });
+  }
   if (!columns.has('id') || !columns.has('name')) return `must name the columns ${CSV_COLUMNS.join(',')} (tag optional, in any order); got '${text.slice(0, 100)}'`;
   return columns;
 }
 
 /**
  * Reads CSV with a header row. The header's first line decides the columns: `id`
- * and `name` are required, `tag` optional, others ignored (as unknown properties
- * are on create). An empty tag cell means no tag.
+ * and `name` are required, `tag` optional, each at most once; others are ignored
+ * (as unknown properties are on create). An empty tag cell means no tag.
  */
 export function csvRows(): (line: Line) => LineResult {
   let columns: Map<string, number> | undefined;
