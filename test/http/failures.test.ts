@@ -59,7 +59,8 @@ for (const backend of testBackends()) describe(`failure responses [${backend.nam
   it('a field of several types names them in words: "a string or null", not Ajv\'s "string,null"', async () => {
     assert.equal((await post(json, '{"id": 900, "name": "a"}')).statusCode, 200);
     const patched = await h.request({
-      method: 'PATCH', url: '/plants/900', headers: { ...bearer(h.tokens.write), 'content-type': 'application/merge-patch+json' }, payload: '{"tag": 5}',
+      method: 'PATCH', url: '/plants/900', payload: '{"tag": 5}',
+      headers: { ...bearer(h.tokens.write), 'content-type': 'application/merge-patch+json' },
     });
     assertError(patched, Errors.INVALID_FIELD);
     assert.equal(patched.json().message, 'tag must be a string or null');

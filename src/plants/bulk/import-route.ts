@@ -180,7 +180,9 @@ export const plantImportRoutes = (bulk: PerTokenPlaces): TypedRoutes => async (a
           schema: lineDescription(
             'RFC 4180 CSV with a header row naming the columns `id`, `name` and optionally `tag`, each once, in any order (others are ' +
               'ignored; a header without `id` or `name`, or naming one of the three twice, refuses the import: 400 naming line 1); an empty ' +
-              '`tag` cell means no tag; fields with a comma or a double quote are quoted, quotes doubled. One record per line,',
+              '`tag` cell means no tag; fields with a comma or a double quote are quoted, quotes doubled; a name or tag ' +
+              'cell starting with a single quote followed by `=`, `+`, `-`, `@`, a tab, a CR or a single quote loses that ' +
+              'first quote (the export\'s formula escape). One record per line,',
           ),
         },
       }),

@@ -9,7 +9,7 @@ import { parseJsonOrFail } from '../../http/json-body.js';
 import { createAjv, toRuntimeSchema, validationFailure } from '../../http/validation.js';
 import type { ImportRow } from '../../store/types.js';
 import { NewPlant } from '../schemas.js';
-import { CSV_COLUMNS, parseCsvRecord } from './csv.js';
+import { CSV_COLUMNS, cellText, parseCsvRecord } from './csv.js';
 import type { Line } from './lines.js';
 
 /** What a line gave: a plant, a problem with it (its catalogue code and message), or nothing (blank). */
@@ -99,8 +99,11 @@ export function csvRows(): (line: Line) => LineResult {
       return index === undefined ? undefined : parsed.fields[index];
     };
     const idText = cell('id');
-    const name = cell('name');
-    const tag = cell('tag');
+    const nameCell = cell('name');
+    const tagCell = cell('tag');
+    // A name or tag as the export wrote it behind a single quote (no formula for spreadsheets) is read back exactly.
+    const name = nameCell === undefined ? undefined : cellText(nameCell);
+    const tag = tagCell === undefined ? undefined : cellText(tagCell);
     if (idText === undefined || name === undefined) return problemOf(line.number, failure('INVALID_FIELD', [`the record has ${parsed.fields.length} fields, fewer than its header names`]));
     // A cell is text: an id that is not plain decimal digits stays text, and the schema says why it is refused.
     const plant = { id: parseInt64Text(idText) ?? idText, name, ...(tag === undefined || tag === '' ? {} : { tag }) };

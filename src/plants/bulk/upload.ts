@@ -20,7 +20,8 @@ export async function* uploadedBytes(body: AsyncIterable<Uint8Array>): AsyncGene
   try {
     for await (const chunk of body) yield chunk;
   } catch (error) {
-    // Only the stream's own failures reach here: a consumer that stops early returns from the yield, never throws into it.
+    // Only the stream's own failures reach here: a consumer that stops early returns from the yield, never throws
+    // into it.
     throw new UploadCutOff(error);
   }
 }
