@@ -8,6 +8,8 @@
  * conflicting line, and nothing is stored); with mode=skip the valid lines are
  * stored and the others reported. A 200 means the import is durably committed. A
  * client that goes away mid-upload leaves nothing behind (the staging is dropped).
+ * Lines are read in short turns (turns.ts), so that no body, however fast it comes
+ * and whatever its lines hold, keeps the event loop from other requests.
  */
 import type { FastifyRequest } from 'fastify';
 import { failure } from '../../http/errors.js';
@@ -19,6 +21,7 @@ import type { PerTokenPlaces } from '../../tokens/per-token-places.js';
 import { Errors } from '../../http/errors.js';
 import { csvRows, ndjsonRows, type ImportProblem, type LineResult } from './import-rows.js';
 import { linesOf, type Line } from './lines.js';
+import { turns } from './turns.js';
 import { UploadCutOff, uploadedBytes } from './upload.js';
 
 export const NDJSON = 'application/x-ndjson';
@@ -106,7 +109,10 @@ async function stageLines(body: AsyncIterable<Uint8Array>, limit: number, read: 
     staged.catch(() => {}); // awaited below; this keeps it from being reported unhandled meanwhile
     chunk = [];
   };
+  // Every line takes its share of a turn, plant or not: a body of lines that give no plant must not hold the event loop.
+  const turn = turns();
   for await (const line of linesOf(body, limit)) {
+    if (turn.due()) await turn.next();
     const result = read(line);
     if (result === undefined) continue;
     if ('problem' in result) {
