@@ -99,7 +99,7 @@ export interface paths {
         };
         /**
          * Export plants (NDJSON or CSV)
-         * @description Every plant, or those `q` and `tag` find (as on `GET /plants`), in id order: NDJSON, one `{"id","name","tag"}` per line, or CSV with an `id,name,tag` header (RFC 4180; no tag is an empty cell). The whole export is one consistent snapshot of the store: plants created, changed or deleted while it streams are not in it. It is streamed, at the pace the client reads, for at most `EXPORT_TIMEOUT_MS` (an hour by default); an export still running then is cut off, its body incomplete. `POST /plants/import` reads it back. `HEAD` answers the headers without reading the plants.
+         * @description Every plant, or those `q` and `tag` find (as on `GET /plants`), in id order: NDJSON, one `{"id","name","tag"}` per line, or CSV with an `id,name,tag` header (RFC 4180; no tag is an empty cell; a name or tag starting with `=`, `+`, `-`, `@`, a tab, a CR or a single quote is written quoted behind a single quote, so that no spreadsheet runs it as a formula). The whole export is one consistent snapshot of the store: plants created, changed or deleted while it streams are not in it. It is streamed, at the pace the client reads, for at most `EXPORT_TIMEOUT_MS` (an hour by default); an export still running then is cut off, its body incomplete. `POST /plants/import` reads it back. `HEAD` answers the headers without reading the plants.
          */
         get: operations["exportPlants"];
         put?: never;

@@ -49,10 +49,11 @@ export function parseJsonOrFail(text: string): unknown {
 
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]+)"?/i;
 
-export function assertUtf8Charset(request: FastifyRequest): void {
+/** Refuses a charset other than UTF-8; `format` names what the body should be (JSON, or an import's CSV or NDJSON). */
+export function assertUtf8Charset(request: FastifyRequest, format = 'JSON'): void {
   const charset = CHARSET.exec(request.headers['content-type'] ?? '')?.[1];
   if (charset !== undefined && charset.toLowerCase() !== 'utf-8' && charset.toLowerCase() !== 'utf8') {
-    throw failure('UNSUPPORTED_MEDIA_TYPE', [`charset ${charset} is not supported: send UTF-8 JSON`]);
+    throw failure('UNSUPPORTED_MEDIA_TYPE', [`charset ${charset} is not supported: send UTF-8 ${format}`]);
   }
 }
 

@@ -155,8 +155,10 @@ function describe(error: FastifySchemaValidationError, part: string): string {
     case 'minLength':
       return params.limit === 1 ? 'must not be empty' : `must be at least ${params.limit} characters long`;
     case 'type': {
-      const type = (error.params as { type?: string }).type ?? 'valid';
-      return `must be ${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
+      // A list of types (`type: ['string', 'null']`) is said in words: "a string or null", not "a string,null".
+      const type = (error.params as { type?: string | string[] }).type ?? 'valid';
+      const types = Array.isArray(type) ? type : [type];
+      return `must be ${types.map((one) => (one === 'null' ? one : `${/^[aeiou]/.test(one) ? 'an' : 'a'} ${one}`)).join(' or ')}`;
     }
     case 'pattern':
       return describePattern((error.params as { pattern?: string }).pattern);

@@ -56,6 +56,16 @@ for (const backend of testBackends()) describe(`failure responses [${backend.nam
     assert.equal((await post({ 'content-type': 'application/json; charset=UTF-8' }, '{"id": 7, "name": "a"}')).statusCode, 200);
   });
 
+  it('a field of several types names them in words: "a string or null", not Ajv\'s "string,null"', async () => {
+    assert.equal((await post(json, '{"id": 900, "name": "a"}')).statusCode, 200);
+    const patched = await h.request({
+      method: 'PATCH', url: '/plants/900', payload: '{"tag": 5}',
+      headers: { ...bearer(h.tokens.write), 'content-type': 'application/merge-patch+json' },
+    });
+    assertError(patched, Errors.INVALID_FIELD);
+    assert.equal(patched.json().message, 'tag must be a string or null');
+  });
+
   it('a body over the documented limit -> 413', async () => {
     const body = JSON.stringify({ id: 1, name: 'a', padding: 'x'.repeat(h.config.bodyLimitBytes) });
     assertError(await post(json, body), Errors.BODY_TOO_LARGE, String(h.config.bodyLimitBytes));

@@ -41,11 +41,36 @@ export function parseCsvRecord(line: string): { fields: string[] } | { problem: 
   }
 }
 
-function csvField(value: string): string {
+/** A cell as RFC 4180 writes it: quoted when it holds a comma or a double quote. */
+export function csvField(value: string): string {
   return /[",]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
 }
 
-/** One record, with the CRLF RFC 4180 ends records with. */
-export function csvRecord(fields: readonly string[]): string {
-  return `${fields.map(csvField).join(',')}\r\n`;
+/**
+ * Spreadsheets run a cell that starts with =, +, -, @, a tab or a CR as a formula
+ * (CSV injection). A text cell starting with one of them is written behind a single
+ * quote, which they read as "this is text", and quoted, as OWASP's guidance says.
+ * A cell starting with a single quote gets one more, so that the import can undo
+ * the escape exactly: it drops the first quote only before one of these.
+ */
+const FORMULA_START = /^[=+\-@\t\r']/;
+const ESCAPED_START = /^'[=+\-@\t\r']/;
+
+/** A name or tag as a CSV cell that no spreadsheet runs. */
+export function textCell(value: string): string {
+  return FORMULA_START.test(value) ? `"'${value.replaceAll('"', '""')}"` : csvField(value);
 }
+
+/** A name or tag read from a CSV cell: the export's escape undone; any other cell as it is written. */
+export function cellText(cell: string): string {
+  return ESCAPED_START.test(cell) ? cell.slice(1) : cell;
+}
+
+/** One record of cells as they are to be written (csvField or textCell), with the CRLF RFC 4180 ends records with. */
+export function csvRecord(cells: readonly string[]): string {
+  return `${cells.join(',')}\r\n`;
+}
+
+/** The header row. */
+export const CSV_HEADER = csvRecord(CSV_COLUMNS);
+

@@ -5,7 +5,7 @@
  */
 import { newPlantJson } from '../../domain/events.js';
 import type { ExportChunk } from '../../store/types.js';
-import { CSV_COLUMNS, csvRecord } from './csv.js';
+import { CSV_HEADER, csvRecord, textCell } from './csv.js';
 
 export type ExportFormat = 'ndjson' | 'csv';
 
@@ -15,12 +15,15 @@ export const EXPORT_MEDIA_TYPES: Readonly<Record<ExportFormat, string>> = {
 };
 
 export function exportHeader(format: ExportFormat): string {
-  return format === 'csv' ? csvRecord(CSV_COLUMNS) : '';
+  return format === 'csv' ? CSV_HEADER : '';
 }
 
 export function formatChunk(format: ExportFormat, plants: ExportChunk): string {
   let text = '';
-  if (format === 'csv') for (const plant of plants) text += csvRecord([plant.id.toString(), plant.name, plant.tag ?? '']);
+  // An id is a number, written as it is; a name or tag is text that no spreadsheet may run as a formula (csv.ts).
+  if (format === 'csv') {
+    for (const plant of plants) text += csvRecord([plant.id.toString(), textCell(plant.name), textCell(plant.tag ?? '')]);
+  }
   else for (const plant of plants) text += `${newPlantJson(plant)}\n`;
   return text;
 }

@@ -8,6 +8,8 @@
  * conflicting line, and nothing is stored); with mode=skip the valid lines are
  * stored and the others reported. A 200 means the import is durably committed. A
  * client that goes away mid-upload leaves nothing behind (the staging is dropped).
+ * Lines are read in short turns (turns.ts), so that no body, however fast it comes
+ * and whatever its lines hold, keeps the event loop from other requests.
  */
 import type { FastifyRequest } from 'fastify';
 import { failure } from '../../http/errors.js';
@@ -19,6 +21,8 @@ import type { PerTokenPlaces } from '../../tokens/per-token-places.js';
 import { Errors } from '../../http/errors.js';
 import { csvRows, ndjsonRows, type ImportProblem, type LineResult } from './import-rows.js';
 import { linesOf, type Line } from './lines.js';
+import { turns } from './turns.js';
+import { UploadCutOff, uploadedBytes } from './upload.js';
 
 export const NDJSON = 'application/x-ndjson';
 export const CSV = 'text/csv';
@@ -68,11 +72,17 @@ const ImportSummary = {
 } as const;
 
 const lineDescription = (what: string) => ({
-  description: `${what} UTF-8; a line is at most 16 KiB; blank lines are skipped. The whole body is at most IMPORT_LIMIT bytes.`,
+  description:
+    `${what} UTF-8 (a byte order mark starting the body is dropped; one starting a later line is that line's text); a line is at ` +
+    'most 16 KiB; blank lines are skipped. The whole body is at most IMPORT_LIMIT bytes.',
 });
 
+function isCsv(request: FastifyRequest): boolean {
+  return (request.headers['content-type'] ?? '').toLowerCase().startsWith(CSV);
+}
+
 function readerFor(request: FastifyRequest): (line: Line) => LineResult {
-  return (request.headers['content-type'] ?? '').toLowerCase().startsWith(CSV) ? csvRows() : ndjsonRows();
+  return isCsv(request) ? csvRows() : ndjsonRows();
 }
 
 /** The message of a 400/409: the first problems, and how many there are. */
@@ -99,7 +109,10 @@ async function stageLines(body: AsyncIterable<Uint8Array>, limit: number, read: 
     staged.catch(() => {}); // awaited below; this keeps it from being reported unhandled meanwhile
     chunk = [];
   };
+  // Every line takes its share of a turn, plant or not: a body of lines that give no plant must not hold the event loop.
+  const turn = turns();
   for await (const line of linesOf(body, limit)) {
+    if (turn.due()) await turn.next();
     const result = read(line);
     if (result === undefined) continue;
     if ('problem' in result) {
@@ -118,10 +131,11 @@ async function stageLines(body: AsyncIterable<Uint8Array>, limit: number, read: 
 }
 
 /** Stages every line, then commits the import: the 200's summary, or the 400 or 409 naming the first problems. */
-async function importLines(lines: AsyncIterable<Uint8Array>, limit: number, read: (line: Line) => LineResult, staging: PlantImport, mode: ImportMode, request: FastifyRequest) {
-  const { problems, problemCount } = await stageLines(lines, limit, read, staging, mode).catch((error: unknown) => {
-    // The client went away mid-upload: nothing was stored, and nobody is left to tell.
-    if (request.raw.destroyed && !request.raw.complete) throw failure('BAD_REQUEST', ['the upload was cut off; nothing was imported']);
+async function importLines(lines: AsyncIterable<Uint8Array>, limit: number, read: (line: Line) => LineResult, staging: PlantImport, mode: ImportMode) {
+  const { problems, problemCount } = await stageLines(uploadedBytes(lines), limit, read, staging, mode).catch((error: unknown) => {
+    // The client went away mid-upload: nothing was stored, and nobody is left to tell. (The import's own refusals,
+    // met before the body's end, are answered as themselves.)
+    if (error instanceof UploadCutOff) throw failure('BAD_REQUEST', ['the upload was cut off; nothing was imported']);
     throw error;
   });
   if (mode === 'all' && problemCount > 0) throw failure('IMPORT_INVALID', [summary(problems, problemCount)]);
@@ -138,7 +152,7 @@ export const plantImportRoutes = (bulk: PerTokenPlaces): TypedRoutes => async (a
   app.addContentTypeParser([NDJSON, CSV], (request, payload, done) => {
     try {
       assertNoCodings(request);
-      assertUtf8Charset(request);
+      assertUtf8Charset(request, isCsv(request) ? 'CSV' : 'NDJSON');
       done(null, payload);
     } catch (error) {
       done(error as Error, undefined);
@@ -170,8 +184,11 @@ export const plantImportRoutes = (bulk: PerTokenPlaces): TypedRoutes => async (a
         [NDJSON]: { schema: lineDescription('One NewPlant JSON object per line (`{"id":1,"name":"Monstera","tag":"houseplant"}`),') },
         [CSV]: {
           schema: lineDescription(
-            'RFC 4180 CSV with a header row naming the columns `id`, `name` and optionally `tag`, in any order (others are ignored); an empty ' +
-              '`tag` cell means no tag; fields with a comma or a double quote are quoted, quotes doubled. One record per line,',
+            'RFC 4180 CSV with a header row naming the columns `id`, `name` and optionally `tag`, each once, in any order (others are ' +
+              'ignored; a header without `id` or `name`, or naming one of the three twice, refuses the import: 400 naming line 1); an empty ' +
+              '`tag` cell means no tag; fields with a comma or a double quote are quoted, quotes doubled; a name or tag ' +
+              'cell starting with a single quote followed by `=`, `+`, `-`, `@`, a tab, a CR or a single quote loses that ' +
+              'first quote (the export\'s formula escape). One record per line,',
           ),
         },
       }),
@@ -186,7 +203,7 @@ export const plantImportRoutes = (bulk: PerTokenPlaces): TypedRoutes => async (a
     try {
       const staging = await app.store.plants.beginImport();
       try {
-        return await importLines(lines, limit, readerFor(request), staging, mode, request);
+        return await importLines(lines, limit, readerFor(request), staging, mode);
       } finally {
         await staging.abort().catch(() => {});
       }

@@ -9,7 +9,7 @@ import { parseJsonOrFail } from '../../http/json-body.js';
 import { createAjv, toRuntimeSchema, validationFailure } from '../../http/validation.js';
 import type { ImportRow } from '../../store/types.js';
 import { NewPlant } from '../schemas.js';
-import { CSV_COLUMNS, parseCsvRecord } from './csv.js';
+import { CSV_COLUMNS, cellText, parseCsvRecord } from './csv.js';
 import type { Line } from './lines.js';
 
 /** What a line gave: a plant, a problem with it (its catalogue code and message), or nothing (blank). */
@@ -56,23 +56,29 @@ export function ndjsonRows(): (line: Line) => LineResult {
   };
 }
 
+function isPlantColumn(name: string): boolean {
+  return (CSV_COLUMNS as readonly string[]).includes(name);
+}
+
 /** The header's column positions, or why it is not a usable header. */
 function headerOf(text: string): Map<string, number> | string {
   const parsed = parseCsvRecord(text);
   if ('problem' in parsed) return parsed.problem;
   const columns = new Map<string, number>();
-  parsed.fields.forEach((field, i) => {
+  for (const [i, field] of parsed.fields.entries()) {
     const name = field.trim().toLowerCase();
+    // Two cells for one of the plant's fields: which one is meant cannot be told, so neither is guessed.
+    if (columns.has(name) && isPlantColumn(name)) return `names the column ${name} twice`;
     if (!columns.has(name)) columns.set(name, i);
-  });
+  }
   if (!columns.has('id') || !columns.has('name')) return `must name the columns ${CSV_COLUMNS.join(',')} (tag optional, in any order); got '${text.slice(0, 100)}'`;
   return columns;
 }
 
 /**
  * Reads CSV with a header row. The header's first line decides the columns: `id`
- * and `name` are required, `tag` optional, others ignored (as unknown properties
- * are on create). An empty tag cell means no tag.
+ * and `name` are required, `tag` optional, each at most once; others are ignored
+ * (as unknown properties are on create). An empty tag cell means no tag.
  */
 export function csvRows(): (line: Line) => LineResult {
   let columns: Map<string, number> | undefined;
@@ -93,8 +99,11 @@ export function csvRows(): (line: Line) => LineResult {
       return index === undefined ? undefined : parsed.fields[index];
     };
     const idText = cell('id');
-    const name = cell('name');
-    const tag = cell('tag');
+    const nameCell = cell('name');
+    const tagCell = cell('tag');
+    // A name or tag as the export wrote it behind a single quote (no formula for spreadsheets) is read back exactly.
+    const name = nameCell === undefined ? undefined : cellText(nameCell);
+    const tag = tagCell === undefined ? undefined : cellText(tagCell);
     if (idText === undefined || name === undefined) return problemOf(line.number, failure('INVALID_FIELD', [`the record has ${parsed.fields.length} fields, fewer than its header names`]));
     // A cell is text: an id that is not plain decimal digits stays text, and the schema says why it is refused.
     const plant = { id: parseInt64Text(idText) ?? idText, name, ...(tag === undefined || tag === '' ? {} : { tag }) };

@@ -16,13 +16,21 @@ export type Line =
 
 const LF = 0x0a;
 const CR = 0x0d;
-const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+const BOM = [0xef, 0xbb, 0xbf] as const;
+// ignoreBOM true: the decoder keeps a mark as text; only the body's first one is dropped, by lineOf.
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+function startsWithBom(bytes: Uint8Array): boolean {
+  return bytes.length >= 3 && bytes[0] === BOM[0] && bytes[1] === BOM[1] && bytes[2] === BOM[2];
+}
 
 function lineOf(number: number, bytes: Uint8Array): Line {
   const end = bytes.length > 0 && bytes[bytes.length - 1] === CR ? bytes.length - 1 : bytes.length;
+  // A byte order mark starting the body (spreadsheets write one at the start of a file) is not text. One starting a
+  // later line is the line's own: a name may begin with U+FEFF, and dropping it would alter the plant silently.
+  const start = number === 1 && startsWithBom(bytes) ? BOM.length : 0;
   try {
-    // ignoreBOM false: a byte order mark starting the line (spreadsheets write one at the start of a file) is dropped, not read as text.
-    return { number, text: utf8.decode(bytes.subarray(0, end)) };
+    return { number, text: utf8.decode(bytes.subarray(start, end)) };
   } catch {
     return { number, problem: 'is not valid UTF-8' };
   }
