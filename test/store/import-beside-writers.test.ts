@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { setTimeout } from 'node:timers/promises';
+import pg from 'pg';
 import type { CreatePlantOutcome, ImportRow, PlantImport, PlantStore, Store } from '../../src/store/types.js';
 import { postgresAvailable, testBackends, type OpenedTestStore } from '../support/backends.js';
 import { twoInstancesOnNewSchema, withinBound } from '../support/postgres.js';
@@ -114,5 +115,27 @@ describe('an import beside other writers [postgres, two instances]', { skip: !po
   importBesideWriters(async () => {
     const instances = await twoInstancesOnNewSchema();
     return { store: instances.store, others: [instances.other], close: () => instances.close() };
+  });
+});
+
+describe('a batch of creates beside a transaction inserting one of its ids [postgres]', { skip: !postgresAvailable() }, () => {
+  it('only the create of that id waits for it; its batch-mates commit at once', async () => {
+    const instances = await twoInstancesOnNewSchema();
+    const holder = new pg.Client({ connectionString: instances.schema.url });
+    await holder.connect();
+    try {
+      // What an import being applied does to an id: inserted, not yet committed (its change-log entries go in its span).
+      await holder.query('BEGIN');
+      await holder.query("SET LOCAL plantstore.change_log = 'span'");
+      await holder.query("INSERT INTO plants (id, name, name_key, name_words) VALUES (60005, 'held', 'held', 'held')");
+      const held = instances.store.plants.createPlant({ id: 60_005n, name: 'held' });
+      const mates = createAll(instances.store.plants, [...range(60_001, 4), ...range(60_006, 5)]);
+      assertCreated(await withinBound('the batch-mates', mates), 'the batch-mates, while the id is held');
+      await holder.query('COMMIT');
+      assert.equal((await withinBound('the held id', held)).kind, 'replayed');
+    } finally {
+      await holder.end();
+      await instances.close();
+    }
   });
 });

@@ -78,11 +78,13 @@ export async function guarded<T>(operation: () => Promise<T>): Promise<T> {
 }
 
 /**
- * Whether a statement lost a deadlock (40P01) or a serialization conflict (40001):
+ * Whether a statement lost a deadlock (40P01) or a serialization conflict (40001), or
+ * gave up waiting for a row another transaction holds (55P03, a lock_timeout):
  * PostgreSQL rolled it back whole, and the same writes sent again, each in a
- * statement of its own, cannot be part of such a cycle.
+ * statement of its own, cannot be part of such a cycle, and only the write of the
+ * held row waits for it.
  */
 export function isWriteConflict(error: unknown): boolean {
   const code = (error instanceof StoreUnavailableError ? error.cause : error) as { code?: unknown } | undefined;
-  return code?.code === '40P01' || code?.code === '40001';
+  return code?.code === '40P01' || code?.code === '40001' || code?.code === '55P03';
 }

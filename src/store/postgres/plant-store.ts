@@ -189,6 +189,8 @@ export class PostgresPlantStore implements PlantStore {
     readBatchesInFlight = 1,
     /** Imports and exports at once (bulk-slots.ts). */
     private readonly bulk = new BulkSlots(1),
+    /** Where batches of several creates go: a pool whose statements wait for a held row only briefly (see insertBatch). */
+    private readonly createBatchPool: pg.Pool = pool,
   ) {
     const database: CreateBatchDatabase = {
       insert: (plants) => guarded(() => this.insertBatch(plants)),
@@ -246,15 +248,19 @@ export class PostgresPlantStore implements PlantStore {
    * itself, in its own snapshot, whether events are written.
    */
   private async insertBatch(plants: readonly PlantRecord[]): Promise<ReadonlyMap<bigint, bigint>> {
+    // A batch that meets an id another transaction is inserting (an import being applied, or another instance's batch)
+    // gives up after a short wait (55P03) and goes again one create per statement (keyed-batcher.ts), so only the create
+    // of that id waits for it; a create alone waits on the main pool, as long as the statement timeout allows.
+    const pool = plants.length > 1 ? this.createBatchPool : this.pool;
     if (performance.now() >= this.withEventsUntil) {
-      const { rows } = await this.pool.query<{ subscribed: boolean; id: bigint | null; version: bigint | null }>({
+      const { rows } = await pool.query<{ subscribed: boolean; id: bigint | null; version: bigint | null }>({
         ...INSERT_PLANTS_UNLESS_SUBSCRIBED,
         values: insertPlantsOnlyValues(plants),
       });
       if (rows[0]?.subscribed === false) return new Map(rows.flatMap((row) => (row.id === null || row.version === null ? [] : [[row.id, row.version] as const])));
       this.withEventsUntil = performance.now() + SUBSCRIBER_SEEN_MS;
     }
-    const { rows } = await this.pool.query<{ id: bigint; version: bigint }>({ ...INSERT_PLANTS_WITH_OUTBOX, values: insertPlantsValues(plants) });
+    const { rows } = await pool.query<{ id: bigint; version: bigint }>({ ...INSERT_PLANTS_WITH_OUTBOX, values: insertPlantsValues(plants) });
     return new Map(rows.map((row) => [row.id, row.version]));
   }
 

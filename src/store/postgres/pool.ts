@@ -1,8 +1,9 @@
 /**
  * The connection pool and the settings every PostgreSQL connection gets.
  *
- * - Bounded: at most `poolSize` connections per process, so N instances use at most
- *   N x poolSize of the server's max_connections.
+ * - Bounded: at most `poolSize` connections per pool (an instance has two: requests',
+ *   and its create batches', see postgres-store.ts), so N instances use a known
+ *   share of the server's max_connections.
  * - Fails fast: `connectTimeoutMs` bounds both opening a connection and waiting for a
  *   free one; `statementTimeoutMs` bounds each statement on the server, and a
  *   slightly longer client-side read timeout catches a server that went silent
@@ -57,9 +58,15 @@ export function clientConfig(settings: PostgresConnectionSettings): pg.ClientCon
   };
 }
 
-export function createPool(settings: PostgresConnectionSettings, onError: (error: Error) => void): pg.Pool {
+/**
+ * `lockTimeoutMs`: how long a statement of this pool waits for a lock another
+ * transaction holds before it fails with SQLSTATE 55P03 (none by default: until the
+ * statement timeout).
+ */
+export function createPool(settings: PostgresConnectionSettings, onError: (error: Error) => void, lockTimeoutMs?: number): pg.Pool {
   const pool = new pg.Pool({
     ...clientConfig(settings),
+    ...(lockTimeoutMs === undefined ? {} : { lock_timeout: lockTimeoutMs }),
     max: settings.poolSize,
     idleTimeoutMillis: settings.idleTimeoutMs,
     statement_timeout: settings.statementTimeoutMs,

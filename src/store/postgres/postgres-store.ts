@@ -26,6 +26,13 @@ import { readBatchesInFlightFor, type ReadBatchStats } from './read-batcher.js';
 import { PostgresTokenStore } from './token-store.js';
 import { PostgresWebhookStore } from './webhook-store.js';
 
+/**
+ * How long a batch of creates waits for a row another transaction holds before it
+ * goes again one create per statement: far above a batch's own commit, far below the
+ * statement timeout.
+ */
+const CREATE_BATCH_LOCK_WAIT_MS = 200;
+
 export interface PostgresStoreOptions extends Partial<Omit<PostgresConnectionSettings, 'url'>> {
   readonly url: string;
   /** Told about connections that broke while idle (the pool has replaced them already). */
@@ -39,13 +46,18 @@ export class PostgresStore implements Store {
   readonly webhooks: PostgresWebhookStore;
   readonly changes: PostgresChangeLog;
   private readonly pool: pg.Pool;
+  /** Batches of several creates (see PostgresPlantStore's insertBatch): one connection per create batch in flight. */
+  private readonly createBatchPool: pg.Pool;
   private closed = false;
 
   private constructor(private readonly settings: PostgresConnectionSettings, onBackgroundError: (error: Error) => void) {
-    this.pool = createPool(settings, onBackgroundError);
     // Creates and changes each get this many batches in flight; reads what is left.
     const writeBatches = batchesInFlightFor(settings.poolSize);
-    this.plants = new PostgresPlantStore(this.pool, writeBatches, readBatchesInFlightFor(settings.poolSize, 2 * writeBatches), new BulkSlots(bulkSlotsFor(settings.poolSize)));
+    this.pool = createPool(settings, onBackgroundError);
+    this.createBatchPool = createPool({ ...settings, poolSize: writeBatches }, onBackgroundError, CREATE_BATCH_LOCK_WAIT_MS);
+    this.plants = new PostgresPlantStore(
+      this.pool, writeBatches, readBatchesInFlightFor(settings.poolSize, 2 * writeBatches), new BulkSlots(bulkSlotsFor(settings.poolSize)), this.createBatchPool,
+    );
     this.tokens = new PostgresTokenStore(this.pool);
     this.webhooks = new PostgresWebhookStore(this.pool);
     this.changes = new PostgresChangeLog(this.pool, settings, onBackgroundError);
@@ -88,7 +100,9 @@ export class PostgresStore implements Store {
 
   /** Pool usage, read by the metrics endpoint when it is scraped. */
   poolStats(): { total: number; idle: number; waiting: number } {
-    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount };
+    const pools = [this.pool, this.createBatchPool];
+    const sum = (count: (pool: pg.Pool) => number) => pools.reduce((total, pool) => total + count(pool), 0);
+    return { total: sum((pool) => pool.totalCount), idle: sum((pool) => pool.idleCount), waiting: sum((pool) => pool.waitingCount) };
   }
 
   /** How creates are being grouped into batch statements (see create-batcher.ts). */
@@ -125,6 +139,6 @@ export class PostgresStore implements Store {
     // Synchronously, so a write made right after close() is refused.
     this.changes.close();
     await Promise.all([this.plants.closeWrites(), this.plants.closeReads()]);
-    await this.pool.end();
+    await Promise.all([this.pool.end(), this.createBatchPool.end()]);
   }
 }
