@@ -15,6 +15,7 @@ import { connectionDraining } from './http/connection-draining.js';
 import { corsPolicy } from './http/cors.js';
 import { errorRecords } from './http/error-handler.js';
 import { securityHeaders } from './http/helmet.js';
+import { idleConnections } from './http/idle-connections.js';
 import { jsonBodies } from './http/json-body.js';
 import { answerOtherMethods, collectRoutes } from './http/method-not-allowed.js';
 import { protocolEdges } from './http/node-protocol.js';
@@ -92,6 +93,8 @@ async function register(app: FastifyInstance, config: Config, dependencies: AppD
   await app.register(protocolEdges, { continueFromRoutes: true });
   // Closing waits only for requests being answered (connection-draining.ts).
   await app.register(connectionDraining);
+  // CONNECTION_TIMEOUT_MS counts the client's silence, not the service's work (idle-connections.ts).
+  await app.register(idleConnections);
   // One log line per request, after the response, with its id.
   app.addHook('onResponse', (request, reply, done) => {
     request.log.info(
