@@ -15,7 +15,9 @@ import { connectionDraining } from './http/connection-draining.js';
 import { corsPolicy } from './http/cors.js';
 import { errorRecords } from './http/error-handler.js';
 import { securityHeaders } from './http/helmet.js';
+import { idleConnections } from './http/idle-connections.js';
 import { jsonBodies } from './http/json-body.js';
+import { lingeringClose } from './http/lingering-close.js';
 import { answerOtherMethods, collectRoutes } from './http/method-not-allowed.js';
 import { protocolEdges } from './http/node-protocol.js';
 import { queryStringRules } from './http/query-string.js';
@@ -92,6 +94,10 @@ async function register(app: FastifyInstance, config: Config, dependencies: AppD
   await app.register(protocolEdges, { continueFromRoutes: true });
   // Closing waits only for requests being answered (connection-draining.ts).
   await app.register(connectionDraining);
+  // CONNECTION_TIMEOUT_MS counts the client's silence, not the service's work (idle-connections.ts).
+  await app.register(idleConnections);
+  // An answer sent before the body has all arrived reaches a client still sending it (lingering-close.ts).
+  await app.register(lingeringClose, config.limits);
   // One log line per request, after the response, with its id.
   app.addHook('onResponse', (request, reply, done) => {
     request.log.info(

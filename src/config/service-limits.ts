@@ -24,6 +24,13 @@ export interface ServiceLimits {
   readonly keepAliveTimeoutMs: number;
   /** A socket with no traffic in either direction for this long is closed (0: never). */
   readonly connectionTimeoutMs: number;
+  /**
+   * After an answer sent before its request's body had all arrived (a 413, a 401...),
+   * the rest of the body is read and discarded, up to this many bytes and for at
+   * most lingerTimeoutMs, so the client can read the answer (0: not at all).
+   */
+  readonly lingerLimitBytes: number;
+  readonly lingerTimeoutMs: number;
   /** Largest request head (request line and headers) in bytes; 431 above. */
   readonly maxHeaderSizeBytes: number;
   /** Origins allowed to call the API from a browser; empty: CORS off. */
@@ -89,6 +96,8 @@ export function loadServiceLimits(source: Source): ServiceLimits {
     requestTimeoutMs,
     keepAliveTimeoutMs: integer(source, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 1000, 3_600_000),
     connectionTimeoutMs: integer(source, 'CONNECTION_TIMEOUT_MS', 120_000, 0, 3_600_000),
+    lingerLimitBytes: integer(source, 'LINGER_LIMIT', 16 * 1024 * 1024, 0, 2 ** 40),
+    lingerTimeoutMs: integer(source, 'LINGER_TIMEOUT_MS', 5000, 0, 3_600_000),
     maxHeaderSizeBytes: integer(source, 'MAX_HEADER_SIZE', 16 * 1024, 1024, 1024 * 1024),
     corsOrigins: corsOrigins(source),
     hstsMaxAgeSeconds: integer(source, 'HSTS_MAX_AGE', 0, 0, 2 * 365 * 86_400),

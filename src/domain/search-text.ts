@@ -8,9 +8,12 @@
  * computed beside the plant (name_key, name_words, tag_words): the stores only
  * compare the stored text bytewise, which both do the same way.
  *
- * Folding: lower case (Unicode's default mapping), then compatibility decomposition
- * (NFKD) with every combining mark dropped: "Café" and "CAFE" both become "cafe",
- * "ﬁcus" becomes "ficus". Letters that do not decompose stay as they are ("ß", "æ").
+ * Folding: compatibility decomposition (NFKD) with every combining mark dropped,
+ * then lower case (Unicode's default mapping): "Café" and "CAFE" both become "cafe",
+ * "ﬁcus" becomes "ficus", "Zen™" "zentm", "ℌ" and "𝐁" "h" and "b". Lower case comes
+ * second because some characters decompose to capitals (™ to "TM"): folded first,
+ * they kept them, and each store's search then treated the capitals its own way.
+ * Letters that do not decompose stay as they are ("ß", "æ").
  *
  * Words: runs of letters and digits (Unicode categories L and N) of the folded text;
  * everything else separates them. A search term matches a plant when it is the start
@@ -26,7 +29,7 @@ const COMBINING_MARKS = /\p{M}/gu;
 const WORD_SEPARATORS = /[^\p{L}\p{N}]+/u;
 
 function folded(text: string): string {
-  return text.toLowerCase().normalize('NFKD').replace(COMBINING_MARKS, '');
+  return text.normalize('NFKD').replace(COMBINING_MARKS, '').toLowerCase();
 }
 
 /** The first `max` code points of `text`. */

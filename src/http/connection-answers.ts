@@ -39,7 +39,7 @@ function isDone(response: ServerResponse): boolean {
 /**
  * Calls `answer` once every request received in full on this connection has been
  * answered. Calls `cannot` instead if the response to a request still arriving has
- * begun (the answer's bytes would land inside it), or if the owed answers take
+ * begun (the answer's bytes would land inside it, or follow it unasked), or if the owed answers take
  * longer than `limitMs`.
  */
 export function afterOwedAnswers(socket: Socket, limitMs: number, answer: () => void, cannot: () => void): void {
@@ -51,8 +51,10 @@ export function afterOwedAnswers(socket: Socket, limitMs: number, answer: () => 
   const { lastRequest, lastResponse } = recent;
   const owed = lastRequest.complete ? lastResponse : recent.previousResponse;
   const onTurn = () => {
-    const midWrite = !lastRequest.complete && lastResponse.headersSent && !isDone(lastResponse);
-    (midWrite ? cannot : answer)();
+    // A request still arriving whose answer has begun (or was sent early, its body
+    // being discarded: lingering-close.ts) gets no second answer.
+    const answered = !lastRequest.complete && lastResponse.headersSent;
+    (answered ? cannot : answer)();
   };
   if (owed === undefined || isDone(owed)) {
     onTurn();

@@ -16,7 +16,7 @@ const REQUEST_TIMEOUT_MS = 2000;
 describe('protocol-level attacks', () => {
   let h: ListeningHarness;
   before(async () => {
-    h = await listeningHarness({ env: { HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS), REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS) } });
+    h = await listeningHarness({ env: { HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS), REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), LINGER_TIMEOUT_MS: '1000' } });
   });
   after(() => h.close());
 
@@ -36,7 +36,7 @@ describe('protocol-level attacks', () => {
     assert.ok(Date.now() - started < 3000, `took ${Date.now() - started} ms`);
   });
 
-  it('a chunked body that grows past the limit gets 413 and the connection is closed', async () => {
+  it('a chunked body that grows past the limit gets 413, and the connection is closed once LINGER_TIMEOUT_MS has passed without its end', async () => {
     const connection = await RawConnection.open(h.url);
     await connection.write(postHead({ 'transfer-encoding': 'chunked' }));
     const chunk = `4000\r\n${'a'.repeat(0x4000)}\r\n`; // 16 KiB per chunk, the limit is 64 KiB
@@ -45,7 +45,7 @@ describe('protocol-level attacks', () => {
     }
     const response = await connection.response(5000);
     assertErrorRecord(response, Errors.BODY_TOO_LARGE);
-    await connection.closedWithin(2000);
+    await connection.closedWithin(3000);
   });
 
   it('10,000 headers get 431 HEADERS_TOO_LARGE (an Error record, not a bare status)', async () => {

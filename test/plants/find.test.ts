@@ -81,6 +81,28 @@ for (const backend of testBackends()) describe(`finding plants over HTTP [${back
     assert.deepEqual(await names('onstera'), [], 'a word is matched from its start');
   });
 
+  it('finds and orders letters that decompose to capitals (™, ℌ, 𝐁) by their lower-case letters, as every store does', async () => {
+    const own = await createHarness({ backend });
+    try {
+      for (const [id, name] of [[1n, 'Zen™ Bonsai'], [2n, 'ℌoya carnosa'], [3n, 'Hoya kerrii'], [4n, '𝐁egonia rex'], [5n, 'Aloe ™']] as const) {
+        assert.equal((await own.store.plants.createPlant({ id, name })).kind, 'created');
+      }
+      const names = async (query: string) => (JSON.parse((await get(`/plants?limit=100&${query}`, {}, own)).body) as { name: string }[]).map((p) => p.name);
+      const found = async (q: string) => names(`sort=name&q=${encodeURIComponent(q)}`);
+      assert.deepEqual(await found('zentm'), ['Zen™ Bonsai']);
+      assert.deepEqual(await found('ZenT'), ['Zen™ Bonsai']);
+      assert.deepEqual(await found('tm'), ['Aloe ™']);
+      assert.deepEqual(await found('ho'), ['ℌoya carnosa', 'Hoya kerrii']);
+      assert.deepEqual(await found('ℌoy'), ['ℌoya carnosa', 'Hoya kerrii']);
+      assert.deepEqual(await found('b'), ['𝐁egonia rex', 'Zen™ Bonsai']);
+      assert.deepEqual(await found('𝐁EGO'), ['𝐁egonia rex']);
+      assert.deepEqual(await names('sort=name'), ['Aloe ™', '𝐁egonia rex', 'ℌoya carnosa', 'Hoya kerrii', 'Zen™ Bonsai']);
+      assert.deepEqual(await names('sort=-name'), ['Zen™ Bonsai', 'Hoya kerrii', 'ℌoya carnosa', '𝐁egonia rex', 'Aloe ™']);
+    } finally {
+      await own.close();
+    }
+  });
+
   it('answers any of several tags, and combines tag, q and sort', async () => {
     const tagged = JSON.parse((await get('/plants?limit=1000&tag=outdoor&tag=succulent&tag=none')).body) as { tag: string }[];
     assert.equal(tagged.length, 160);

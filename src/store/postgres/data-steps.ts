@@ -5,6 +5,11 @@
  * 7 (find columns): each plant's name key and words, folded by src/domain/search-text.ts
  * exactly as plant writes fold them. Read and written back by id in chunks, so memory
  * stays flat at any store size; the indexes over them come after, in 0008.
+ *
+ * 12 (refold find columns): the same columns folded again, the folding having changed
+ * (lower case after the decomposition). Read by id in chunks; the rows whose columns
+ * change are gathered in the temp table 0012 made, then written back in one UPDATE, so
+ * a store where no name changes is only read.
  */
 import type pg from 'pg';
 import { findColumns } from '../../domain/search-text.js';
@@ -40,4 +45,48 @@ async function fillFindColumns(client: pg.Client): Promise<void> {
   }
 }
 
-export const POSTGRES_DATA_STEPS: ReadonlyMap<number, DataStep> = new Map([[7, fillFindColumns]]);
+interface StoredColumns {
+  readonly id_text: string;
+  readonly name: string;
+  readonly tag: string | null;
+  readonly name_key: string;
+  readonly name_words: string;
+  readonly tag_words: string;
+}
+
+async function refoldFindColumns(client: pg.Client): Promise<void> {
+  let after: string | null = null;
+  for (;;) {
+    const { rows }: pg.QueryResult<StoredColumns> = await client.query<StoredColumns>(
+      `SELECT id::text AS id_text, name, tag, name_key, name_words, tag_words FROM plants
+        WHERE $1::int8 IS NULL OR id > $1::int8 ORDER BY id LIMIT $2`,
+      [after, CHUNK],
+    );
+    if (rows.length === 0) break;
+    const ids: string[] = [], keys: string[] = [], nameWords: string[] = [], tagWords: string[] = [];
+    for (const row of rows) {
+      const columns = findColumns(row.name, row.tag);
+      if (columns.nameKey === row.name_key && columns.nameWords === row.name_words && columns.tagWords === row.tag_words) continue;
+      ids.push(row.id_text);
+      keys.push(columns.nameKey);
+      nameWords.push(columns.nameWords);
+      tagWords.push(columns.tagWords);
+    }
+    if (ids.length > 0) {
+      await client.query(
+        'INSERT INTO refolded_plants SELECT * FROM unnest($1::int8[], $2::text[], $3::text[], $4::text[])',
+        [ids, keys, nameWords, tagWords],
+      );
+    }
+    after = rows[rows.length - 1]?.id_text ?? null;
+  }
+  await client.query(
+    `UPDATE plants SET name_key = r.name_key, name_words = r.name_words, tag_words = r.tag_words
+      FROM refolded_plants AS r WHERE plants.id = r.id`,
+  );
+}
+
+export const POSTGRES_DATA_STEPS: ReadonlyMap<number, DataStep> = new Map([
+  [7, fillFindColumns],
+  [12, refoldFindColumns],
+]);
