@@ -27,7 +27,9 @@ function parseTypes(value: string): EventType[] {
 function parseEventId(value: string): string {
   const match = /^(?:[0-9a-f]{16}-)?(0|[1-9][0-9]{0,18})$/.exec(value);
   if (match === null || BigInt(match[1] ?? '') > 2n ** 63n - 1n) {
-    throw new InvalidArgumentError('must be an event id: the first column of a line printed before (<history>-<position>), or 0 for the oldest change kept');
+    throw new InvalidArgumentError(
+      'must be an event id: the first column of a line printed before (<history>-<position>), or 0 for the oldest change kept',
+    );
   }
   return value;
 }
@@ -35,7 +37,8 @@ function parseEventId(value: string): string {
 function lineOf(change: PlantChangeEvent, json: boolean): string {
   if (json) {
     const previous = change.type === 'plant.updated' && change.previousTag !== undefined ? { previousTag: change.previousTag } : {};
-    return `${stringifyJson({ id: change.id, position: change.position.toString(), type: change.type, plant: change.plant, ...previous })}\n`;
+    const object = { id: change.id, position: change.position.toString(), type: change.type, plant: change.plant, ...previous };
+    return `${stringifyJson(object)}\n`;
   }
   const named = change.type === 'plant.deleted' ? ['', ''] : [change.plant.name, change.plant.tag ?? ''];
   const fields = [change.id, change.type, change.plant.id.toString(), ...named];
@@ -56,8 +59,9 @@ export function registerPlantsWatchCommand(plants: Command, { withConnectionOpti
       .description('Print every change of a plant as it happens, until Ctrl-C; reconnects and carries on where it was by itself.')
       .option('--types <types>', 'only these, comma-separated: plant.created, plant.updated, plant.deleted', parseTypes)
       .option('--tag <tag>', 'only changes of plants with this tag, or that had it (for a deletion, the tag it had)')
-      .option('--from <id>', 'start right after this event (the first column of a line printed before) instead of now', parseEventId),
-    'print one JSON object per line: {"id":"<history>-12","position":"12","type":"plant.created","plant":{"id":...,"name":...,"tag":...}} ' +
+      .option('--from <id>', 'start right after this event (the first column of a line printed before), not now', parseEventId),
+    'print one JSON object per line: ' +
+      '{"id":"<history>-12","position":"12","type":"plant.created","plant":{"id":...,"name":...,"tag":...}} ' +
       '(ids as exact numbers; a change of the tag adds "previousTag")',
   ).action(async (options: WatchOptions) =>
     run(async () => {

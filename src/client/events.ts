@@ -27,7 +27,7 @@ type Plant = components['schemas']['StoredPlant'];
 
 export type EventType = 'plant.created' | 'plant.updated' | 'plant.deleted';
 
-/** Where a change is: its event id (pass it as `after` to resume right after it) and its position in the change log's history. */
+/** Where a change is: its event id (pass it as `after` to resume right after it) and its position in the log. */
 interface ChangeAt {
   /** `<history>-<position>`: what `after` takes. */
   readonly id: string;
@@ -48,11 +48,14 @@ export interface Reconnection {
 }
 
 export interface WatchOptions {
-  /** Start right after this event (a change's `id`; `0` for the oldest change kept); without it, with the changes from now on. */
+  /** Start right after this event (a change's `id`; `0`: the oldest change kept); without it, from now on. */
   readonly after?: string;
   /** Only these types (all when left out or empty). */
   readonly types?: readonly EventType[];
-  /** Only changes of plants with this tag, or that had it (a change that took the plant out of it has `previousTag`; a deletion, the tag it had). */
+  /**
+   * Only changes of plants with this tag, or that had it (a change that took the plant out of
+   * it has `previousTag`; a deletion, the tag it had).
+   */
   readonly tag?: string;
   /** Ends the iteration: the loop finishes normally and the connection is closed. */
   readonly signal?: AbortSignal;
@@ -126,10 +129,13 @@ function changeOf(message: SseMessage): PlantChangeEvent | undefined {
   if (message.event === undefined || !CHANGE_TYPES.has(message.event)) return undefined;
   const at = idOf(message.id ?? '');
   // Without its id a change could be neither resumed after nor told apart from a repeat.
-  if (at === undefined || message.data === undefined) throw new Error(`the service sent a ${message.event} event without a valid id or data`);
+  if (at === undefined || message.data === undefined) {
+    throw new Error(`the service sent a ${message.event} event without a valid id or data`);
+  }
   // The service sends its documented payloads (the plant; {"id"} for a deletion): trusted, as its responses are.
   const { previousTag, ...plant } = parseJson(message.data) as { previousTag?: string | null };
-  return { ...at, type: message.event, plant, ...(previousTag === undefined ? {} : { previousTag }) } as PlantChangeEvent;
+  const previous = previousTag === undefined ? {} : { previousTag };
+  return { ...at, type: message.event, plant, ...previous } as PlantChangeEvent;
 }
 
 const CLOSING_EVENTS = new Set(['stream.overflow', 'stream.shutdown', 'stream.unauthorized']);
@@ -142,7 +148,8 @@ function closingOf(message: SseMessage): { reason: string; lastEventId: string |
   if (message.event === undefined || !CLOSING_EVENTS.has(message.event)) return undefined;
   const body = parseJson(message.data ?? '{}') as { reason?: unknown; lastEventId?: unknown };
   const reason = typeof body.reason === 'string' ? body.reason : message.event;
-  return { reason: `${message.event}: ${reason}`, lastEventId: typeof body.lastEventId === 'string' ? idOf(body.lastEventId)?.id : undefined };
+  const lastEventId = typeof body.lastEventId === 'string' ? idOf(body.lastEventId)?.id : undefined;
+  return { reason: `${message.event}: ${reason}`, lastEventId };
 }
 
 // ---- waiting ------------------------------------------------------------------
@@ -180,7 +187,9 @@ function describe(error: unknown): string {
 
 function startId(after: string): string {
   const at = idOf(after.trim());
-  if (at === undefined) throw new RangeError(`after must be an event id as the stream sent it (<history>-<position>, or 0); got '${after}'`);
+  if (at === undefined) {
+    throw new RangeError(`after must be an event id as the stream sent it (<history>-<position>, or 0); got '${after}'`);
+  }
   return at.id;
 }
 
@@ -188,7 +197,11 @@ function startId(after: string): string {
 
 export function eventOperations(api: Client<paths>, baseUrl: string, timeoutMs: number): EventOperations {
   /** Opens a stream after `position` (now when undefined); refusals throw PlantStoreError, no answer PlantStoreConnectionError. */
-  async function open(query: { types?: string; tag?: string }, lastId: string | undefined, signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {
+  async function open(
+    query: { types?: string; tag?: string },
+    lastId: string | undefined,
+    signal: AbortSignal,
+  ): Promise<ReadableStream<Uint8Array>> {
     // A timer rather than AbortSignal.timeout: it bounds the wait for the answer, and must not cut off the stream after it.
     const timer = new AbortController();
     const timeout = setTimeout(() => timer.abort(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);

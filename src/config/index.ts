@@ -73,7 +73,7 @@ export interface EventStreamSettings {
   readonly heartbeatMs: number;
   /** Open streams one token may hold at once (429 beyond). */
   readonly maxStreamsPerToken: number;
-  /** Bytes a stream may have waiting for its reader; beyond, it reads the log at the reader's pace instead of taking live batches. */
+  /** Bytes a stream may have waiting for its reader; beyond, it reads the log at the reader's pace, not live batches. */
   readonly maxBacklogBytes: number;
   /** How long a stream's reader may take nothing of what waits for it before the stream is cut off (it can resume). */
   readonly stallMs: number;

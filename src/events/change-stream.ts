@@ -26,7 +26,10 @@ import { closingMessage, comment, positionMessage } from './sse.js';
 export interface StreamFilter {
   /** Only these types; all when undefined. */
   readonly types?: ReadonlySet<EventType>;
-  /** Only changes of plants with this tag, or that had it: a change that takes a plant out of the tag passes too (a deleted plant's last tag). */
+  /**
+   * Only changes of plants with this tag, or that had it: a change that takes a plant out of
+   * the tag passes too (for a deletion, the plant's last tag).
+   */
   readonly tag?: string;
 }
 
@@ -39,7 +42,7 @@ export interface StreamSource {
 }
 
 export interface StreamLimits {
-  /** Bytes that may wait for the reader before the stream stops taking live batches (and reads the log at the reader's pace). */
+  /** Bytes that may wait for the reader before the stream stops taking live batches (and reads the log at its pace). */
   readonly maxBacklogBytes: number;
   /** How long the reader may take nothing of what waits for it before the stream is cut off. */
   readonly stallMs: number;
@@ -177,7 +180,8 @@ export class ChangeStream {
     if (this.ended) return Promise.resolve(false);
     if (this.pending <= limit) return Promise.resolve(true);
     return new Promise((resolve) => {
-      this.wait = { limit, resolve, waiting: this.pending, timer: setTimeout(() => this.stalled(), this.limits.stallMs) };
+      const timer = setTimeout(() => this.stalled(), this.limits.stallMs);
+      this.wait = { limit, resolve, waiting: this.pending, timer };
     });
   }
 
@@ -190,7 +194,8 @@ export class ChangeStream {
       wait.timer = setTimeout(() => this.stalled(), this.limits.stallMs);
       return;
     }
-    const detail = `the client read nothing for ${this.limits.stallMs} ms while ${this.pending} bytes waited for it; resume from lastEventId`;
+    const detail =
+      `the client read nothing for ${this.limits.stallMs} ms while ${this.pending} bytes waited for it; resume from lastEventId`;
     this.body.push(closingMessage('overflow', this.source.history, this.told, detail));
     this.end();
   }

@@ -32,7 +32,7 @@ export interface EventRoutesOptions {
   readonly stallMs: number;
 }
 
-/** An event id as the stream sends it, `<history>-<position>`; a bare position is what clients of earlier releases kept. */
+/** An event id as the stream sends it, `<history>-<position>`; a bare position is what earlier releases' clients kept. */
 const EVENT_ID = '^([0-9a-f]{16}-)?(0|[1-9][0-9]{0,18})$';
 
 const EventsQuery = {
@@ -81,7 +81,8 @@ function resumePointOf(raw: string, name: string): ResumePoint {
   const match = new RegExp(EVENT_ID).exec(text);
   const position = match === null ? undefined : parseInt64Text(match[2] ?? '');
   if (match === null || position === undefined) {
-    throw failure('INVALID_PARAMETER', [`${name} must be an event id as the stream sent it (<history>-<position>); got '${text.slice(0, 40)}'`]);
+    const problem = `${name} must be an event id as the stream sent it (<history>-<position>); got '${text.slice(0, 40)}'`;
+    throw failure('INVALID_PARAMETER', [problem]);
   }
   return { name, text, history: match[1]?.slice(0, -1), position };
 }
@@ -112,13 +113,18 @@ async function startOf(
   const resumeAfter = resume.position;
   const other = resume.history === undefined ? resumeAfter !== 0n : resume.history !== history;
   if (other) {
-    const which = resume.history === undefined ? 'is a bare position, without the history it belongs to' : `belongs to another history of this store (now ${history})`;
+    const which =
+      resume.history === undefined
+        ? 'is a bare position, without the history it belongs to'
+        : `belongs to another history of this store (now ${history})`;
     throw failure('EVENTS_HISTORY_CHANGED', [
       `${resume.name} ${resume.text} ${which}: the store was restored from a backup or replaced by a copy since, ` +
         'so its positions may be handed out again. Read the plants afresh, then stream from now, without Last-Event-ID',
     ]);
   }
-  if (resumeAfter > last) throw failure('INVALID_PARAMETER', [`${resume.name} ${resume.text} is past the last change (${last}): not a position of this store`]);
+  if (resumeAfter > last) {
+    throw failure('INVALID_PARAMETER', [`${resume.name} ${resume.text} is past the last change (${last}): not a position of this store`]);
+  }
   if (resumeAfter < last && (oldest === undefined || oldest > resumeAfter + 1n)) {
     throw failure('EVENTS_EXPIRED', [
       `the changes after ${resumeAfter} are no longer kept (the change log keeps ${retentionHours} h; its oldest is ${oldest ?? 'none'}): ` +
@@ -167,7 +173,12 @@ export function eventRoutes(options: EventRoutesOptions): TypedRoutes {
     }, async (request, reply) => {
       const { after, types, tag } = request.query;
       const header = request.headers['last-event-id'];
-      const resume = header !== undefined && header !== '' ? resumePointOf(header, 'Last-Event-ID') : after === undefined ? undefined : resumePointOf(after, 'after');
+      const resume =
+        header !== undefined && header !== ''
+          ? resumePointOf(header, 'Last-Event-ID')
+          : after === undefined
+            ? undefined
+            : resumePointOf(after, 'after');
       if (options.closing()) {
         // Shutting down: no hub is started now, and the stream ends at once, saying where to resume.
         const now = async () => {
@@ -176,14 +187,16 @@ export function eventRoutes(options: EventRoutesOptions): TypedRoutes {
         };
         const { position, history } = await startOf(app.store.changes, now, resume, options.retentionHours);
         markEventStream(reply);
-        return reply.send(retryAdvice(RETRY_MS) + positionMessage(history, position) + closingMessage('shutdown', history, position, SHUTDOWN_DETAIL));
+        const closing = closingMessage('shutdown', history, position, SHUTDOWN_DETAIL);
+        return reply.send(retryAdvice(RETRY_MS) + positionMessage(history, position) + closing);
       }
       const release = options.open.reserve(request.token?.id ?? '', (held) => failure('TOO_MANY_STREAMS', [held]));
       let hub: ChangeHub;
       let start: bigint;
       try {
         hub = await options.hub();
-        const begin = await startOf(app.store.changes, () => ({ position: hub.position, history: hub.history }), resume, options.retentionHours);
+        const now = () => ({ position: hub.position, history: hub.history });
+        const begin = await startOf(app.store.changes, now, resume, options.retentionHours);
         hub.noteHistory(begin.history);
         start = begin.position;
       } catch (error) {
@@ -212,7 +225,7 @@ export function eventRoutes(options: EventRoutesOptions): TypedRoutes {
       finished(raw, () => stream.end());
       // The start as an id-only message: a client that loses the connection before the first change
       // still resumes from here (EventSource sends it back as Last-Event-ID), not from a later "now".
-      out.push(retryAdvice(RETRY_MS) + positionMessage(hub.history, start) + comment(`streaming changes after ${start}`));
+      out.push(`${retryAdvice(RETRY_MS)}${positionMessage(hub.history, start)}${comment(`streaming changes after ${start}`)}`);
       // Closing began while the stream was being set up, after the open streams were ended: end this one too.
       if (options.closing()) stream.close('shutdown', SHUTDOWN_DETAIL);
       else {

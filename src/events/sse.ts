@@ -45,6 +45,12 @@ export function comment(text: string): string {
 export const SHUTDOWN_DETAIL = 'the server is shutting down; reconnect to resume from lastEventId';
 
 /** The last message of a stream the server ends: why, and where to resume. */
-export function closingMessage(reason: 'overflow' | 'shutdown' | 'unauthorized', history: string, lastPosition: bigint, detail: string): string {
-  return `event: stream.${reason}\ndata: ${JSON.stringify({ reason: detail, lastEventId: eventId(history, lastPosition) })}\n\n`;
+export function closingMessage(
+  reason: 'overflow' | 'shutdown' | 'unauthorized',
+  history: string,
+  lastPosition: bigint,
+  detail: string,
+): string {
+  const data = JSON.stringify({ reason: detail, lastEventId: eventId(history, lastPosition) });
+  return `event: stream.${reason}\ndata: ${data}\n\n`;
 }

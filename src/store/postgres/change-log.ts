@@ -16,20 +16,23 @@ const RECONNECT_AFTER_MS = 1000;
 
 const ENTRIES_AFTER = {
   name: 'changes.after',
-  text: `SELECT position, type, plant_id AS "plantId", tag, payload, CASE WHEN tag_changed THEN previous_tag END AS "previousTag", tag_changed AS "tagChanged"
+  text: `SELECT position, type, plant_id AS "plantId", tag, payload,
+           CASE WHEN tag_changed THEN previous_tag END AS "previousTag", tag_changed AS "tagChanged"
          FROM plant_changes WHERE position > $1::int8 ORDER BY position LIMIT $2`,
 };
 const BOUNDS = {
   name: 'changes.bounds',
   // The history id mixes in the table's OID, which a pg_restore changes (migration 0012).
   text: `SELECT (SELECT last FROM plant_change_counter) AS last, (SELECT min(position) FROM plant_changes) AS oldest,
-           (SELECT left(md5(history || ':' || 'plant_change_history'::regclass::oid::text), 16) FROM plant_change_history) AS history`,
+           (SELECT left(md5(history || ':' || 'plant_change_history'::regclass::oid::text), 16)
+            FROM plant_change_history) AS history`,
 };
 const PRUNE = {
   name: 'changes.prune',
   text: 'DELETE FROM plant_changes WHERE position IN (SELECT position FROM plant_changes WHERE created_at < $1 ORDER BY position LIMIT $2)',
 };
 
+/** A row as read: previousTag counts only where tagChanged. */
 type EntryRow = Omit<PlantChangeEntry, 'previousTag'> & { readonly previousTag: string | null; readonly tagChanged: boolean };
 
 export class PostgresChangeLog implements ChangeLog {
@@ -45,12 +48,14 @@ export class PostgresChangeLog implements ChangeLog {
   ) {}
 
   async after(position: bigint, limit: number): Promise<PlantChangeEntry[]> {
-    const rows = await guarded(async () => (await this.pool.query<EntryRow>({ ...ENTRIES_AFTER, values: [position.toString(), limit] })).rows);
+    const query = { ...ENTRIES_AFTER, values: [position.toString(), limit] };
+    const rows = await guarded(async () => (await this.pool.query<EntryRow>(query)).rows);
     return rows.map(({ tagChanged, previousTag, ...entry }) => (tagChanged ? { ...entry, previousTag } : entry));
   }
 
   async bounds(): Promise<ChangeLogBounds> {
-    const row = await guarded(async () => (await this.pool.query<{ last: bigint; oldest: bigint | null; history: string }>(BOUNDS)).rows[0]);
+    type Row = { last: bigint; oldest: bigint | null; history: string };
+    const row = await guarded(async () => (await this.pool.query<Row>(BOUNDS)).rows[0]);
     return { history: row?.history ?? '', last: row?.last ?? 0n, oldest: row?.oldest ?? undefined };
   }
 

@@ -85,6 +85,7 @@ export async function backupSqlite(sourcePath: string, targetPath: string, optio
   if (!existsSync(source)) throw new SqliteBackupError(`no SQLite store at ${source} (a relative path starts from the current folder)`);
   if (!existsSync(dirname(target))) throw new SqliteBackupError(`the folder ${dirname(target)} for the backup does not exist`);
   refuseSameFile(source, target, 'the backup cannot be written over the store it copies');
+  // A backup is the store as it was, history included: only a restore starts a new one.
   const { facts, replaced } = await copyInto(source, target, options.force === true, `the backup of ${source}`, () => {});
   return report(source, target, facts, replaced, started);
 }
@@ -105,7 +106,8 @@ export async function restoreSqlite(backupPath: string, targetPath: string, opti
   refuseSameFile(backup, target, 'the backup is the store itself');
   // Also checked before copying, for a quick answer. The check that counts is the one at the swap.
   if (existsSync(target) && options.force === true) lockUnused(target).close();
-  const { facts, replaced } = await copyInto(backup, target, options.force === true, `the restored copy of ${backup}`, renewChangeLogHistory);
+  const label = `the restored copy of ${backup}`;
+  const { facts, replaced } = await copyInto(backup, target, options.force === true, label, renewChangeLogHistory);
   return report(backup, target, facts, replaced, started);
 }
 
@@ -203,7 +205,12 @@ function lockUnused(target: string): Database.Database {
  * read-write, the file is also switched to journal_mode=DELETE, so it stands alone,
  * and `adjust` may change it.
  */
-function readFacts(path: string, label: string, how: { readonly: boolean; refuseNewer: boolean }, adjust?: (db: Database.Database) => void): StoreFacts {
+function readFacts(
+  path: string,
+  label: string,
+  how: { readonly: boolean; refuseNewer: boolean },
+  adjust?: (db: Database.Database) => void,
+): StoreFacts {
   const db = new Database(path, { readonly: how.readonly, fileMustExist: true, timeout: DEFAULT_BUSY_TIMEOUT_MS });
   try {
     return readable(label, () => {

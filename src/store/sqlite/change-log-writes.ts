@@ -19,7 +19,7 @@ import type Database from 'better-sqlite3';
 import { deletedPlantJson, newPlantJson, PLANT_CREATED, PLANT_DELETED, PLANT_UPDATED, type EventType } from '../../domain/events.js';
 import type { PlantRecord } from '../../domain/plant.js';
 
-/** previousTag: the tag an update changed (null for none); undefined when it kept the tag, and for creates and deletes. */
+/** previousTag: the tag an update replaced (null for none); undefined when it kept it, and for creates and deletes. */
 type Entry = readonly [type: EventType, plantId: bigint, tag: string | null, payload: string, previousTag?: string | null];
 
 /** One transaction's changes, in the order they happened. */
@@ -33,7 +33,8 @@ export class ChangeLogEntries {
   updated(before: PlantRecord, after: PlantRecord): void {
     const tag = after.tag ?? null;
     const previous = before.tag ?? null;
-    this.entries.push(previous === tag ? [PLANT_UPDATED, after.id, tag, newPlantJson(after)] : [PLANT_UPDATED, after.id, tag, newPlantJson(after), previous]);
+    const payload = newPlantJson(after);
+    this.entries.push(previous === tag ? [PLANT_UPDATED, after.id, tag, payload] : [PLANT_UPDATED, after.id, tag, payload, previous]);
   }
 
   /** `tag`: the one the plant had, for the stream's tag filter. */

@@ -23,7 +23,15 @@ export class ChangeSignal {
   }
 }
 
-type EntryRow = [position: bigint, type: PlantChangeEntry['type'], plantId: bigint, tag: string | null, payload: string, tagChanged: bigint, previousTag: string | null];
+type EntryRow = [
+  position: bigint,
+  type: PlantChangeEntry['type'],
+  plantId: bigint,
+  tag: string | null,
+  payload: string,
+  tagChanged: bigint,
+  previousTag: string | null,
+];
 
 export class SqliteChangeLog implements ChangeLog {
   private readonly entriesAfter: Database.Statement;
@@ -36,7 +44,10 @@ export class SqliteChangeLog implements ChangeLog {
     private readonly writer: GroupCommitWriter,
     private readonly signal: ChangeSignal,
   ) {
-    this.entriesAfter = db.prepare('SELECT position, type, plant_id, tag, payload, tag_changed, previous_tag FROM plant_changes WHERE position > ? ORDER BY position LIMIT ?').safeIntegers(true).raw(true);
+    this.entriesAfter = db
+      .prepare('SELECT position, type, plant_id, tag, payload, tag_changed, previous_tag FROM plant_changes WHERE position > ? ORDER BY position LIMIT ?')
+      .safeIntegers(true)
+      .raw(true);
     // AUTOINCREMENT's counter: the last position taken, even when retention has pruned it.
     this.last = db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'plant_changes'").pluck().safeIntegers(true);
     this.oldest = db.prepare('SELECT min(position) FROM plant_changes').pluck().safeIntegers(true);
@@ -46,7 +57,8 @@ export class SqliteChangeLog implements ChangeLog {
   async after(position: bigint, limit: number): Promise<PlantChangeEntry[]> {
     const rows = guarded(() => this.entriesAfter.all(position, limit)) as EntryRow[];
     return rows.map(([at, type, plantId, tag, payload, tagChanged, previousTag]) =>
-      tagChanged === 0n ? { position: at, type, plantId, tag, payload } : { position: at, type, plantId, tag, payload, previousTag });
+      tagChanged === 0n ? { position: at, type, plantId, tag, payload } : { position: at, type, plantId, tag, payload, previousTag },
+    );
   }
 
   async bounds(): Promise<ChangeLogBounds> {
