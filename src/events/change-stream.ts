@@ -109,8 +109,7 @@ export class ChangeStream {
     // Catching up: the log has this batch, and the catching up reads it.
     if (this.ended || !this.live) return;
     if (this.pending > this.limits.maxBacklogBytes) {
-      this.live = false;
-      this.catchUp().catch(() => this.end());
+      this.fallBehind();
       return;
     }
     this.write(batch);
@@ -125,6 +124,8 @@ export class ChangeStream {
       this.told = this.position;
     }
     this.body.push(text);
+    // A reader that stopped while nothing changes: what waits for it grows by the heartbeats alone.
+    if (this.live && this.pending > this.limits.maxBacklogBytes) this.fallBehind();
   }
 
   /** Ends the stream with its closing message: the server is shutting down, or the stream's token is no longer valid. */
@@ -156,6 +157,12 @@ export class ChangeStream {
     wait.resolve(true);
   }
 
+  /** Too much waits for a live reader: leave the hub's batches to the log, and read it at the reader's pace. */
+  private fallBehind(): void {
+    this.live = false;
+    this.catchUp().catch(() => this.end());
+  }
+
   /**
    * Reads the log page by page from the stream's position, each page once the reader has
    * room for it, until it reaches the hub's position; then goes live. The check that it
@@ -163,8 +170,9 @@ export class ChangeStream {
    * batches from then on follow on from what was written.
    */
   private async catchUp(): Promise<void> {
-    while (!this.ended && this.position < this.source.livePosition()) {
+    for (;;) {
       if (!(await this.room(this.limits.maxBacklogBytes / 2))) return;
+      if (this.position >= this.source.livePosition()) break;
       const entries = await this.source.log.after(this.position, CATCH_UP_PAGE);
       if (entries.length === 0) break;
       this.write(new ChangeBatch(entries, this.source.history));
