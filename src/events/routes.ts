@@ -113,13 +113,14 @@ async function startOf(
   const resumeAfter = resume.position;
   const other = resume.history === undefined ? resumeAfter !== 0n : resume.history !== history;
   if (other) {
-    const which =
+    const why =
       resume.history === undefined
-        ? 'is a bare position, without the history it belongs to'
-        : `belongs to another history of this store (now ${history})`;
+        ? 'is a bare position, without the history it belongs to (ids are <history>-<position>): it cannot be told from ' +
+          'a position of a history this store no longer has'
+        : `belongs to another history of this store (now ${history}): the store was restored from a backup or replaced ` +
+          'by a copy since, and its positions are handed out again';
     throw failure('EVENTS_HISTORY_CHANGED', [
-      `${resume.name} ${resume.text} ${which}: the store was restored from a backup or replaced by a copy since, ` +
-        'so its positions may be handed out again. Read the plants afresh, then stream from now, without Last-Event-ID',
+      `${resume.name} ${resume.text} ${why}. Read the plants afresh, then stream from now, without Last-Event-ID`,
     ]);
   }
   if (resumeAfter > last) {

@@ -298,7 +298,7 @@ for (const backend of testBackends()) describe(`GET /events limits [${backend.na
 });
 
 for (const backend of testBackends()) describe(`GET /events, readers far behind [${backend.name}]`, () => {
-  const CHANGES = 20_000;
+  const CHANGES = 10_000;
   let h: Harness;
   let url: string;
   beforeEach(async () => {
