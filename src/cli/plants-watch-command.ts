@@ -3,10 +3,10 @@
  * (GET /events through the client's watchChanges, which reconnects and resumes by
  * itself), until Ctrl-C.
  *
- * Lines: position, type, id, name, tag; two spaces apart on a terminal, tab-separated
+ * Lines: event id, type, plant id, name, tag; two spaces apart on a terminal, tab-separated
  * otherwise (a deletion leaves name and tag empty, so every line has five fields for
- * cut/awk); --json one object per line, ids as exact numbers. The position is what
- * --from takes to carry on after that line.
+ * cut/awk); --json one object per line, ids as exact numbers. The event id
+ * (`<history>-<position>`) is what --from takes to carry on after that line.
  */
 import { once } from 'node:events';
 import { InvalidArgumentError, type Command } from 'commander';
@@ -24,15 +24,24 @@ function parseTypes(value: string): EventType[] {
   });
 }
 
-function parsePosition(value: string): bigint {
-  if (!/^(0|[1-9][0-9]{0,18})$/.test(value) || BigInt(value) > 2n ** 63n - 1n) throw new InvalidArgumentError('must be a position: an integer from 0 (the first column of a line)');
-  return BigInt(value);
+function parseEventId(value: string): string {
+  const match = /^(?:[0-9a-f]{16}-)?(0|[1-9][0-9]{0,18})$/.exec(value);
+  if (match === null || BigInt(match[1] ?? '') > 2n ** 63n - 1n) {
+    throw new InvalidArgumentError(
+      'must be an event id: the first column of a line printed before (<history>-<position>), or 0 for the oldest change kept',
+    );
+  }
+  return value;
 }
 
 function lineOf(change: PlantChangeEvent, json: boolean): string {
-  if (json) return `${stringifyJson({ position: change.position.toString(), type: change.type, plant: change.plant })}\n`;
+  if (json) {
+    const previous = change.type === 'plant.updated' && change.previousTag !== undefined ? { previousTag: change.previousTag } : {};
+    const object = { id: change.id, position: change.position.toString(), type: change.type, plant: change.plant, ...previous };
+    return `${stringifyJson(object)}\n`;
+  }
   const named = change.type === 'plant.deleted' ? ['', ''] : [change.plant.name, change.plant.tag ?? ''];
-  const fields = [change.position.toString(), change.type, change.plant.id.toString(), ...named];
+  const fields = [change.id, change.type, change.plant.id.toString(), ...named];
   // Names and tags hold no control characters, so tabs separate fields unambiguously.
   return process.stdout.isTTY === true ? `${fields.join('  ').trimEnd()}\n` : `${fields.join('\t')}\n`;
 }
@@ -40,7 +49,7 @@ function lineOf(change: PlantChangeEvent, json: boolean): string {
 interface WatchOptions extends ConnectionOptions {
   types?: EventType[];
   tag?: string;
-  from?: bigint;
+  from?: string;
 }
 
 export function registerPlantsWatchCommand(plants: Command, { withConnectionOptions, clientFor, run }: PlantsCommandKit): void {
@@ -49,9 +58,11 @@ export function registerPlantsWatchCommand(plants: Command, { withConnectionOpti
       .command('watch')
       .description('Print every change of a plant as it happens, until Ctrl-C; reconnects and carries on where it was by itself.')
       .option('--types <types>', 'only these, comma-separated: plant.created, plant.updated, plant.deleted', parseTypes)
-      .option('--tag <tag>', 'only changes of plants with this tag (for a deletion, the tag it had)')
-      .option('--from <position>', 'start right after this position (the first column of a line printed before) instead of now', parsePosition),
-    'print one JSON object per line: {"position":"12","type":"plant.created","plant":{"id":...,"name":...,"tag":...}} (ids as exact numbers)',
+      .option('--tag <tag>', 'only changes of plants with this tag, or that had it (for a deletion, the tag it had)')
+      .option('--from <id>', 'start right after this event (the first column of a line printed before), not now', parseEventId),
+    'print one JSON object per line: ' +
+      '{"id":"<history>-12","position":"12","type":"plant.created","plant":{"id":...,"name":...,"tag":...}} ' +
+      '(ids as exact numbers; a change of the tag adds "previousTag")',
   ).action(async (options: WatchOptions) =>
     run(async () => {
       const client = clientFor(options);

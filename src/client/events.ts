@@ -8,12 +8,13 @@
  * rather than with EventSource: Node has none, and it could neither send the bearer
  * token nor keep an int64 id exact.
  *
- * Resuming is the point. Every `id` the stream carries is remembered (a change's,
+ * Resuming is the point. Every `id` the stream carries (`<history>-<position>`) is remembered (a change's,
  * an id-only message's that moves past changes a filter skipped, the `lastEventId`
  * of a closing stream.overflow, stream.shutdown or stream.unauthorized), and whenever the stream ends or
  * the connection drops the watcher reconnects with it as Last-Event-ID: the
  * iteration goes on with no gap and no repeat. A refusal a retry cannot change
- * (400, 401, 403, 410 when the position is no longer kept) is thrown as a
+ * (400, 401, 403, 410 when the position is no longer kept or belongs to another history of the
+ * store, restored or replaced since) is thrown as a
  * PlantStoreError; 408, 429, 5xx and an unreachable service are retried, waiting
  * longer each time.
  */
@@ -26,10 +27,19 @@ type Plant = components['schemas']['StoredPlant'];
 
 export type EventType = 'plant.created' | 'plant.updated' | 'plant.deleted';
 
-/** One change, at its position in the store's change log (pass it as `after` to resume right after it). */
+/** Where a change is: its event id (pass it as `after` to resume right after it) and its position in the log. */
+interface ChangeAt {
+  /** `<history>-<position>`: what `after` takes. */
+  readonly id: string;
+  readonly position: bigint;
+}
+
+/** One change, at its place in the store's change log. */
 export type PlantChangeEvent =
-  | { readonly position: bigint; readonly type: 'plant.created' | 'plant.updated'; readonly plant: Plant }
-  | { readonly position: bigint; readonly type: 'plant.deleted'; readonly plant: { readonly id: bigint } };
+  | (ChangeAt & { readonly type: 'plant.created'; readonly plant: Plant })
+  /** previousTag: on a change of the plant's tag, the tag it had (null for none). */
+  | (ChangeAt & { readonly type: 'plant.updated'; readonly plant: Plant; readonly previousTag?: string | null })
+  | (ChangeAt & { readonly type: 'plant.deleted'; readonly plant: { readonly id: bigint } });
 
 export interface Reconnection {
   /** Why: the service ended the stream (and its reason), or the error that broke or refused the connection. */
@@ -38,11 +48,14 @@ export interface Reconnection {
 }
 
 export interface WatchOptions {
-  /** Start right after this position (a change's `position`); without it, with the changes from now on. */
-  readonly after?: bigint | string;
+  /** Start right after this event (a change's `id`; `0`: the oldest change kept); without it, from now on. */
+  readonly after?: string;
   /** Only these types (all when left out or empty). */
   readonly types?: readonly EventType[];
-  /** Only changes of plants with this tag (for a deletion, the tag the plant had). */
+  /**
+   * Only changes of plants with this tag, or that had it (a change that took the plant out of
+   * it has `previousTag`; a deletion, the tag it had).
+   */
   readonly tag?: string;
   /** Ends the iteration: the loop finishes normally and the connection is closed. */
   readonly signal?: AbortSignal;
@@ -63,6 +76,8 @@ const MAX_RETRY_MS = 30_000;
 /** The service sends a heartbeat every 15 s by default: four missed ones mean a dead connection (a half-open TCP one never errors). */
 const SILENCE_LIMIT_MS = 60_000;
 const INT64_MAX = 2n ** 63n - 1n;
+/** An event id: `<history>-<position>`; a bare `0` is the start of any history. */
+const EVENT_ID = /^(?:[0-9a-f]{16}-)?(0|[1-9][0-9]{0,18})$/;
 const CHANGE_TYPES: ReadonlySet<string> = new Set<EventType>(['plant.created', 'plant.updated', 'plant.deleted']);
 
 // ---- the stream format --------------------------------------------------------
@@ -102,19 +117,25 @@ async function* sseMessages(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<S
   }
 }
 
-function positionOf(text: string): bigint | undefined {
-  const position = /^(0|[1-9][0-9]{0,18})$/.test(text) ? BigInt(text) : undefined;
-  return position !== undefined && position <= INT64_MAX ? position : undefined;
+/** The event id, and the position in it, if `text` is one. */
+function idOf(text: string): { id: string; position: bigint } | undefined {
+  const match = EVENT_ID.exec(text);
+  const position = match === null ? undefined : BigInt(match[1] ?? '');
+  return position !== undefined && position <= INT64_MAX ? { id: text, position } : undefined;
 }
 
 /** The change a message carries, if it is one. */
 function changeOf(message: SseMessage): PlantChangeEvent | undefined {
   if (message.event === undefined || !CHANGE_TYPES.has(message.event)) return undefined;
-  const position = positionOf(message.id ?? '');
-  // Without its position a change could be neither resumed after nor told apart from a repeat.
-  if (position === undefined || message.data === undefined) throw new Error(`the service sent a ${message.event} event without a valid id or data`);
+  const at = idOf(message.id ?? '');
+  // Without its id a change could be neither resumed after nor told apart from a repeat.
+  if (at === undefined || message.data === undefined) {
+    throw new Error(`the service sent a ${message.event} event without a valid id or data`);
+  }
   // The service sends its documented payloads (the plant; {"id"} for a deletion): trusted, as its responses are.
-  return { position, type: message.event, plant: parseJson(message.data) } as PlantChangeEvent;
+  const { previousTag, ...plant } = parseJson(message.data) as { previousTag?: string | null };
+  const previous = previousTag === undefined ? {} : { previousTag };
+  return { ...at, type: message.event, plant, ...previous } as PlantChangeEvent;
 }
 
 const CLOSING_EVENTS = new Set(['stream.overflow', 'stream.shutdown', 'stream.unauthorized']);
@@ -123,11 +144,12 @@ const CLOSING_EVENTS = new Set(['stream.overflow', 'stream.shutdown', 'stream.un
  * stream.overflow, stream.shutdown or stream.unauthorized: the service is ending the stream, saying why and
  * where to resume. (After stream.unauthorized the reconnection is refused with 401, which ends the iteration.)
  */
-function closingOf(message: SseMessage): { reason: string; lastEventId: bigint | undefined } | undefined {
+function closingOf(message: SseMessage): { reason: string; lastEventId: string | undefined } | undefined {
   if (message.event === undefined || !CLOSING_EVENTS.has(message.event)) return undefined;
   const body = parseJson(message.data ?? '{}') as { reason?: unknown; lastEventId?: unknown };
   const reason = typeof body.reason === 'string' ? body.reason : message.event;
-  return { reason: `${message.event}: ${reason}`, lastEventId: typeof body.lastEventId === 'string' ? positionOf(body.lastEventId) : undefined };
+  const lastEventId = typeof body.lastEventId === 'string' ? idOf(body.lastEventId)?.id : undefined;
+  return { reason: `${message.event}: ${reason}`, lastEventId };
 }
 
 // ---- waiting ------------------------------------------------------------------
@@ -163,23 +185,29 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-function startPosition(after: bigint | string): bigint {
-  const position = typeof after === 'bigint' ? after : positionOf(after.trim());
-  if (position === undefined || position < 0n || position > INT64_MAX) throw new RangeError(`after must be a position (an integer from 0 to 2^63-1); got '${after}'`);
-  return position;
+function startId(after: string): string {
+  const at = idOf(after.trim());
+  if (at === undefined) {
+    throw new RangeError(`after must be an event id as the stream sent it (<history>-<position>, or 0); got '${after}'`);
+  }
+  return at.id;
 }
 
 // ---- the operation ------------------------------------------------------------
 
 export function eventOperations(api: Client<paths>, baseUrl: string, timeoutMs: number): EventOperations {
   /** Opens a stream after `position` (now when undefined); refusals throw PlantStoreError, no answer PlantStoreConnectionError. */
-  async function open(query: { types?: string; tag?: string }, position: bigint | undefined, signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {
+  async function open(
+    query: { types?: string; tag?: string },
+    lastId: string | undefined,
+    signal: AbortSignal,
+  ): Promise<ReadableStream<Uint8Array>> {
     // A timer rather than AbortSignal.timeout: it bounds the wait for the answer, and must not cut off the stream after it.
     const timer = new AbortController();
     const timeout = setTimeout(() => timer.abort(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);
     try {
       const outcome = await api.GET('/events', {
-        params: { query, header: position === undefined ? {} : { 'last-event-id': position.toString() } },
+        params: { query, header: lastId === undefined ? {} : { 'last-event-id': lastId } },
         headers: { accept: 'text/event-stream' },
         parseAs: 'stream',
         signal: AbortSignal.any([timer.signal, signal]),
@@ -212,12 +240,12 @@ export function eventOperations(api: Client<paths>, baseUrl: string, timeoutMs: 
     }
   }
 
-  async function* changes(options: WatchOptions, after: bigint | undefined): AsyncGenerator<PlantChangeEvent> {
+  async function* changes(options: WatchOptions, after: string | undefined): AsyncGenerator<PlantChangeEvent> {
     const query = {
       ...(options.types === undefined || options.types.length === 0 ? {} : { types: options.types.join(',') }),
       ...(options.tag === undefined ? {} : { tag: options.tag }),
     };
-    let position = after;
+    let lastId = after;
     let advisedMs = DEFAULT_RETRY_MS;
     let failures = 0;
     // Aborted by the caller's signal, or when the loop stops early (this generator's finally).
@@ -233,16 +261,17 @@ export function eventOperations(api: Client<paths>, baseUrl: string, timeoutMs: 
         let backoffMs: number | undefined;
         let opened = false;
         try {
-          const body = await open(query, position, AbortSignal.any([stop.signal, connection.signal]));
+          const body = await open(query, lastId, AbortSignal.any([stop.signal, connection.signal]));
           opened = true;
           failures = 0;
           for await (const message of sseMessages(chunksOf(body, connection, stop.signal))) {
             if (message.retry !== undefined) advisedMs = message.retry;
             const change = changeOf(message);
             const closing = closingOf(message);
-            // Id-only messages count too: they move past changes a filter skipped.
-            position = positionOf(message.id ?? '') ?? position;
-            if (closing?.lastEventId !== undefined && (position === undefined || closing.lastEventId > position)) position = closing.lastEventId;
+            // Id-only messages count too: they move past changes a filter skipped. A closing message's
+            // lastEventId is never behind what the stream sent: the server names the last id it told.
+            lastId = idOf(message.id ?? '')?.id ?? lastId;
+            if (closing?.lastEventId !== undefined) lastId = closing.lastEventId;
             if (closing !== undefined) reason = closing.reason;
             if (change !== undefined) yield change;
           }
@@ -269,7 +298,7 @@ export function eventOperations(api: Client<paths>, baseUrl: string, timeoutMs: 
   return {
     watchChanges(options = {}) {
       // Checked now, not at the first step of the loop.
-      return changes(options, options.after === undefined ? undefined : startPosition(options.after));
+      return changes(options, options.after === undefined ? undefined : startId(options.after));
     },
   };
 }

@@ -229,9 +229,11 @@ export interface paths {
          * Stream every change (Server-Sent Events)
          * @description A live stream of every change of a plant, in order, as Server-Sent Events (`text/event-stream`): each message has `id:` (its position in the store's change log), `event:` (`plant.created`, `plant.updated` or `plant.deleted`) and `data:` (the JSON webhooks carry: the plant, or for a deletion `{"id"}`; int64 ids exact). Changes made on any instance reach every stream within about a second.
          *
-         *     **Resuming.** Send the last `id` received as `Last-Event-ID` (EventSource does so when it reconnects) or as `?after=`: the stream continues right after it, with no gap and no repeat. A position older than the change log keeps (`EVENTS_RETENTION_HOURS`) gets 410 `EVENTS_EXPIRED` before the stream starts. Without either, the stream starts now.
+         *     **Resuming.** Send the last `id` received as `Last-Event-ID` (EventSource does so when it reconnects) or as `?after=`: the stream continues right after it, with no gap and no repeat. A position older than the change log keeps (`EVENTS_RETENTION_HOURS`) gets 410 `EVENTS_EXPIRED` before the stream starts. An id is `<history>-<position>`: a store restored from a backup or replaced by a copy starts a new history, and an id of another one (or a bare position, except `0`) gets 410 `EVENTS_HISTORY_CHANGED`. Without either, the stream starts now.
          *
-         *     **Keeping it open.** A comment line (`: heartbeat`) comes every `EVENTS_HEARTBEAT_MS` (15 s by default), with an id-only message when a filter skipped changes, so a resume does not re-read them; `retry: 2000` advises the reconnect delay. A client that reads too slowly (more than `EVENTS_MAX_BACKLOG_BYTES` waiting) gets a `stream.overflow` event naming `lastEventId` and the stream ends; a server that shuts down ends streams with `stream.shutdown`. Reconnect and resume from `lastEventId` either way. A stream whose token is revoked or expires while it runs ends with `stream.unauthorized` within about `TOKEN_CACHE_TTL_MS` and a second. One token may hold `EVENTS_MAX_STREAMS_PER_TOKEN` streams (429 beyond).
+         *     **Tag filter.** With `tag`, a change that takes a plant out of the tag passes too: a change of the tag adds `previousTag` to its data (the tag the plant had, `null` for none), so a reader keeping a tag's set sees plants leave it.
+         *
+         *     **Keeping it open.** A comment line (`: heartbeat`) comes every `EVENTS_HEARTBEAT_MS` (15 s by default), with an id-only message when a filter skipped changes, so a resume does not re-read them; `retry: 2000` advises the reconnect delay. A client far behind (a resume, a large import) gets every change on the one connection, at its own pace: the stream reads the log as the client takes what it was sent, holding at most about `EVENTS_MAX_BACKLOG_BYTES` for it. A client that takes nothing for `EVENTS_STALL_MS` (30 s by default) while changes wait for it gets a `stream.overflow` event naming `lastEventId` and the stream ends; a server that shuts down ends streams with `stream.shutdown`. Reconnect and resume from `lastEventId` either way. A stream whose token is revoked or expires while it runs ends with `stream.unauthorized` within about `TOKEN_CACHE_TTL_MS` and a second. One token may hold `EVENTS_MAX_STREAMS_PER_TOKEN` streams (429 beyond).
          */
         get: operations["streamEvents"];
         put?: never;
@@ -440,7 +442,7 @@ export interface components {
              * @description Numeric error value, from the error catalogue (see the API description): stable, never reused.
              * @enum {integer}
              */
-            error: 40000 | 40001 | 40002 | 40003 | 40004 | 40005 | 40006 | 40007 | 40101 | 40102 | 40301 | 40401 | 40402 | 40403 | 40404 | 40501 | 40801 | 40901 | 40902 | 41001 | 41201 | 41301 | 41501 | 42801 | 42901 | 42902 | 42903 | 43101 | 50001 | 50301;
+            error: 40000 | 40001 | 40002 | 40003 | 40004 | 40005 | 40006 | 40007 | 40101 | 40102 | 40301 | 40401 | 40402 | 40403 | 40404 | 40501 | 40801 | 40901 | 40902 | 41001 | 41002 | 41201 | 41301 | 41501 | 42801 | 42901 | 42902 | 42903 | 43101 | 50001 | 50301;
             /** @description Text describing the error: which field or header, and why. */
             message: string;
         };
@@ -4050,15 +4052,15 @@ export interface operations {
     streamEvents: {
         parameters: {
             query?: {
-                /** @description Resume right after this position (an event's `id`). `Last-Event-ID` wins when both are sent. Without either, the stream starts now. */
+                /** @description Resume right after this event (its `id`, `<history>-<position>`). `Last-Event-ID` wins when both are sent. Without either, the stream starts now. `0` alone: from the oldest change the log keeps. */
                 after?: string;
                 /** @description Only these event types, comma-separated: plant.created, plant.updated, plant.deleted (all by default). */
                 types?: string;
-                /** @description Only changes of plants with this tag (for a deletion, the tag the plant had). */
+                /** @description Only changes of plants with this tag, or that had it: a change that takes a plant out of the tag passes too (its data has `previousTag`); for a deletion, the tag the plant had. */
                 tag?: string;
             };
             header?: {
-                /** @description The `id` of the last event received: the stream resumes right after it (EventSource sends it when it reconnects). */
+                /** @description The `id` of the last event received (`<history>-<position>`): the stream resumes right after it (EventSource sends it when it reconnects). */
                 "last-event-id"?: string;
             };
             path?: never;
@@ -4153,7 +4155,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description - `41001` EVENTS_EXPIRED: GET /events was asked to resume after a position older than the change log keeps (EVENTS_RETENTION_HOURS): changes after it were pruned, so the stream cannot continue without a gap. Read the plants afresh, then stream from now (no Last-Event-ID). */
+            /**
+             * @description - `41001` EVENTS_EXPIRED: GET /events was asked to resume after a position older than the change log keeps (EVENTS_RETENTION_HOURS): changes after it were pruned, so the stream cannot continue without a gap. Read the plants afresh, then stream from now (no Last-Event-ID).
+             *     - `41002` EVENTS_HISTORY_CHANGED: GET /events was asked to resume after an event id of another history of the change log: the store was restored from a backup or replaced by a copy since (its positions are handed out again), or the id is a bare position without its history. The stream cannot continue from it. Read the plants afresh, then stream from now (no Last-Event-ID).
+             */
             410: {
                 headers: {
                     [name: string]: unknown;

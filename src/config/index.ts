@@ -73,8 +73,10 @@ export interface EventStreamSettings {
   readonly heartbeatMs: number;
   /** Open streams one token may hold at once (429 beyond). */
   readonly maxStreamsPerToken: number;
-  /** Bytes a stream may have waiting for a slow reader before it is cut off (it can resume). */
+  /** Bytes a stream may have waiting for its reader; beyond, it reads the log at the reader's pace, not live batches. */
   readonly maxBacklogBytes: number;
+  /** How long a stream's reader may take nothing of what waits for it before the stream is cut off (it can resume). */
+  readonly stallMs: number;
 }
 
 export type LogFormat = 'auto' | 'json' | 'pretty';
@@ -150,6 +152,7 @@ export function loadConfig(env: Source = process.env, overrides: Source = {}): C
       heartbeatMs: integer(source, 'EVENTS_HEARTBEAT_MS', 15_000, 100, 300_000),
       maxStreamsPerToken: integer(source, 'EVENTS_MAX_STREAMS_PER_TOKEN', 20, 1, 100_000),
       maxBacklogBytes: integer(source, 'EVENTS_MAX_BACKLOG_BYTES', 1024 * 1024, 1024, 1024 * 1024 * 1024),
+      stallMs: integer(source, 'EVENTS_STALL_MS', 30_000, 100, 3_600_000),
     },
     limits: loadServiceLimits(source),
   };

@@ -11,8 +11,12 @@ export class ChangeBatch {
   readonly messages: readonly string[];
   private encoded: Buffer | undefined;
 
-  constructor(readonly entries: readonly PlantChangeEntry[]) {
-    this.messages = entries.map(changeMessage);
+  constructor(
+    readonly entries: readonly PlantChangeEntry[],
+    /** The change log's history, for the event ids. */
+    history: string,
+  ) {
+    this.messages = entries.map((entry) => changeMessage(history, entry));
   }
 
   get first(): bigint {

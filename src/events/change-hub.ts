@@ -29,12 +29,15 @@ export class ChangeHub {
     private readonly log: ChangeLog,
     /** The last position handed to the streams. */
     private cursor: bigint,
+    /** The change log's history, for the event ids. */
+    private current: string,
     private readonly logger: FastifyBaseLogger,
   ) {}
 
   /** Starts at the log's current end: streams that join get what commits from now on, or catch up to here first. */
   static async start(log: ChangeLog, logger: FastifyBaseLogger): Promise<ChangeHub> {
-    const hub = new ChangeHub(log, (await log.bounds()).last, logger);
+    const bounds = await log.bounds();
+    const hub = new ChangeHub(log, bounds.last, bounds.history, logger);
     hub.stopWatching = log.watch(() => hub.wake());
     hub.poll = setInterval(() => hub.wake(), SAFETY_POLL_MS);
     hub.poll.unref();
@@ -43,6 +46,21 @@ export class ChangeHub {
 
   get position(): bigint {
     return this.cursor;
+  }
+
+  get history(): string {
+    return this.current;
+  }
+
+  /**
+   * The history the store reported to a stream that opens. It changes under a running
+   * hub only when a copy replaces a PostgreSQL store's contents while instances serve
+   * it. Its log goes on unbroken (the copy's deletions and creations are in it), so the
+   * streams open then go on; ids from then on name the new history, and a client
+   * resuming with an earlier one is told to read afresh, as it should after a copy.
+   */
+  noteHistory(history: string): void {
+    this.current = history;
   }
 
   get size(): number {
@@ -98,7 +116,7 @@ export class ChangeHub {
         const entries = await this.log.after(this.cursor, PAGE);
         if (entries.length === 0) break;
         this.cursor = (entries.at(-1) as (typeof entries)[number]).position;
-        const batch = new ChangeBatch(entries);
+        const batch = new ChangeBatch(entries, this.current);
         for (const stream of this.streams) stream.deliver(batch);
         if (entries.length < PAGE) break;
       }

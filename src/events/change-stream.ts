@@ -1,15 +1,23 @@
 /**
  * One open GET /events: the changes after its position, filtered, written as SSE
- * messages. It first catches up from the change log (when it resumes from a past
- * position), then takes the hub's live batches; both come in position order and
- * every position is either written or skipped by the filter exactly once, so a
- * stream neither misses nor repeats a change.
+ * messages. Every position is either written or skipped by the filter exactly once,
+ * in order, so a stream neither misses nor repeats a change.
  *
- * A reader that does not keep up is not buffered without bound: once more than
- * maxBacklogBytes wait to be written, the stream ends with a stream.overflow event
- * naming the last id it was sent, to resume from.
+ * A stream is in one of two modes. Catching up, it reads the change log itself, a
+ * page at a time, and reads the next page only once the reader has taken most of
+ * what it was sent: a reader far behind (a resume, or a large import committed at
+ * once) gets every change on one connection, at its own pace, and the server holds
+ * at most about maxBacklogBytes for it. Live, it takes the hub's batches as they
+ * come. It starts catching up (up to the hub's position, then goes live), and goes
+ * back to catching up whenever more than maxBacklogBytes wait for the reader: the
+ * batches it then leaves are in the log, read again when the reader has room.
+ *
+ * So a reader is never cut off for being slower than the writes. It is cut off
+ * (stream.overflow, naming the last id it was sent, to resume from) only when it
+ * takes nothing of what waits for it for stallMs: a reader that stopped reading,
+ * whose stream would otherwise hold its connection and its place for ever.
  */
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { EventType } from '../domain/events.js';
 import type { ChangeLog, PlantChangeEntry } from '../store/types.js';
 import { ChangeBatch } from './change-batch.js';
@@ -18,55 +26,93 @@ import { closingMessage, comment, positionMessage } from './sse.js';
 export interface StreamFilter {
   /** Only these types; all when undefined. */
   readonly types?: ReadonlySet<EventType>;
-  /** Only changes of plants with this tag (a deleted plant's last tag). */
+  /**
+   * Only changes of plants with this tag, or that had it: a change that takes a plant out of
+   * the tag passes too (for a deletion, the plant's last tag).
+   */
   readonly tag?: string;
+}
+
+export interface StreamSource {
+  readonly log: ChangeLog;
+  /** The hub's position: where catching up ends and the live batches take over. */
+  readonly livePosition: () => bigint;
+  /** The change log's history, for the event ids. */
+  readonly history: string;
+}
+
+export interface StreamLimits {
+  /** Bytes that may wait for the reader before the stream stops taking live batches (and reads the log at its pace). */
+  readonly maxBacklogBytes: number;
+  /** How long the reader may take nothing of what waits for it before the stream is cut off. */
+  readonly stallMs: number;
 }
 
 /** Entries read from the log per query while catching up. */
 const CATCH_UP_PAGE = 1000;
 
+/** A wait for the reader to take what waits for it, down to `limit` bytes. */
+interface Wait {
+  readonly limit: number;
+  readonly resolve: (taken: boolean) => void;
+  /** What waited when the stall timer was last set: less when it fires means the reader is taking. */
+  waiting: number;
+  timer: NodeJS.Timeout;
+}
+
 export class ChangeStream {
+  /** The response body: what is pushed here is written to the socket as the reader takes it. */
+  readonly body: Readable;
   /** The last position written or skipped. */
   private position: bigint;
   /** The last position the client was told of (an event, or an id-only message). */
   private told: bigint;
-  /** Live batches that arrived while catching up, delivered after it. */
-  private held: ChangeBatch[] | undefined = [];
+  /** Taking the hub's batches; false while catching up from the log. */
+  private live = false;
   private ended = false;
+  private wait: Wait | undefined;
 
   constructor(
-    /** The response body: what is pushed here is written to the socket as the reader takes it. */
-    private readonly out: Readable,
-    private readonly pending: () => number,
+    private readonly source: StreamSource,
+    /** Bytes the response holds beyond `body` (written to it, not yet to the socket). */
+    private readonly responsePending: () => number,
     private readonly filter: StreamFilter,
     after: bigint,
-    private readonly maxBacklogBytes: number,
+    private readonly limits: StreamLimits,
     private readonly onEnd: () => void,
   ) {
     this.position = after;
     this.told = after;
+    // Asked for more: the reader took some of what waited (the response's 'drain' tells the same: taken()).
+    this.body = new Readable({ read: () => this.taken() });
   }
 
   get isEnded(): boolean {
     return this.ended;
   }
 
-  /** Reads the log from this stream's position up to `upTo` (the hub's position when the stream joined), then goes live. */
-  async catchUp(log: ChangeLog, upTo: bigint): Promise<void> {
-    while (!this.ended && this.position < upTo) {
-      const entries = (await log.after(this.position, CATCH_UP_PAGE)).filter((entry) => entry.position <= upTo);
-      if (entries.length === 0) break;
-      this.write(new ChangeBatch(entries));
-    }
-    const held = this.held ?? [];
-    this.held = undefined;
-    for (const batch of held) this.write(batch);
+  /** Bytes waiting for the reader. */
+  get pending(): number {
+    return this.body.readableLength + this.responsePending();
+  }
+
+  /**
+   * Catches up from the stream's position to the hub's, then goes live. Rejects when
+   * the log cannot be read: the stream should then end (the client resumes).
+   */
+  async start(): Promise<void> {
+    await this.catchUp();
   }
 
   /** A live batch from the hub (consecutive positions, in order). */
   deliver(batch: ChangeBatch): void {
-    if (this.held !== undefined) this.held.push(batch);
-    else this.write(batch);
+    // Catching up: the log has this batch, and the catching up reads it.
+    if (this.ended || !this.live) return;
+    if (this.pending > this.limits.maxBacklogBytes) {
+      this.fallBehind();
+      return;
+    }
+    this.write(batch);
   }
 
   /** The heartbeat: a comment, and the position past what a filter left out. */
@@ -74,65 +120,117 @@ export class ChangeStream {
     if (this.ended) return;
     let text = comment('heartbeat');
     if (this.position > this.told) {
-      text += positionMessage(this.position);
+      text += positionMessage(this.source.history, this.position);
       this.told = this.position;
     }
-    this.send(text);
+    this.body.push(text);
+    // A reader that stopped while nothing changes: what waits for it grows by the heartbeats alone.
+    if (this.live && this.pending > this.limits.maxBacklogBytes) this.fallBehind();
   }
 
   /** Ends the stream with its closing message: the server is shutting down, or the stream's token is no longer valid. */
   close(reason: 'shutdown' | 'unauthorized', detail: string): void {
     if (this.ended) return;
-    this.send(closingMessage(reason, this.position, detail));
+    this.body.push(closingMessage(reason, this.source.history, this.position, detail));
     this.end();
   }
 
   end(): void {
     if (this.ended) return;
     this.ended = true;
-    this.out.push(null);
+    const wait = this.wait;
+    this.wait = undefined;
+    if (wait !== undefined) {
+      clearTimeout(wait.timer);
+      wait.resolve(false);
+    }
+    this.body.push(null);
     this.onEnd();
+  }
+
+  /** The reader took some of what waited for it (the body was read, or the response drained). */
+  taken(): void {
+    const wait = this.wait;
+    if (wait === undefined || this.pending > wait.limit) return;
+    this.wait = undefined;
+    clearTimeout(wait.timer);
+    wait.resolve(true);
+  }
+
+  /** Too much waits for a live reader: leave the hub's batches to the log, and read it at the reader's pace. */
+  private fallBehind(): void {
+    this.live = false;
+    this.catchUp().catch(() => this.end());
+  }
+
+  /**
+   * Reads the log page by page from the stream's position, each page once the reader has
+   * room for it, until it reaches the hub's position; then goes live. The check that it
+   * has and the switch happen together, between two of the hub's deliveries, so the
+   * batches from then on follow on from what was written.
+   */
+  private async catchUp(): Promise<void> {
+    for (;;) {
+      if (!(await this.room(this.limits.maxBacklogBytes / 2))) return;
+      if (this.position >= this.source.livePosition()) break;
+      const entries = await this.source.log.after(this.position, CATCH_UP_PAGE);
+      if (entries.length === 0) break;
+      this.write(new ChangeBatch(entries, this.source.history));
+    }
+    if (!this.ended) this.live = true;
+  }
+
+  /**
+   * Resolves true once at most `limit` bytes wait for the reader; false when the stream
+   * ended meanwhile, or was cut off because the reader took nothing for stallMs.
+   */
+  private room(limit: number): Promise<boolean> {
+    if (this.ended) return Promise.resolve(false);
+    if (this.pending <= limit) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.stalled(), this.limits.stallMs);
+      this.wait = { limit, resolve, waiting: this.pending, timer };
+    });
+  }
+
+  /** The stall timer: cut off a reader that took nothing since it was set, or set it again. */
+  private stalled(): void {
+    const wait = this.wait;
+    if (wait === undefined) return;
+    if (this.pending < wait.waiting) {
+      wait.waiting = this.pending;
+      wait.timer = setTimeout(() => this.stalled(), this.limits.stallMs);
+      return;
+    }
+    const detail =
+      `the client read nothing for ${this.limits.stallMs} ms while ${this.pending} bytes waited for it; resume from lastEventId`;
+    this.body.push(closingMessage('overflow', this.source.history, this.told, detail));
+    this.end();
   }
 
   private write(batch: ChangeBatch): void {
     if (this.ended || batch.last <= this.position) return;
-    let text: string | Buffer = '';
-    let position = this.position;
-    let told = this.told;
-    if (this.filter.types === undefined && this.filter.tag === undefined && batch.first === position + 1n) {
+    if (this.filter.types === undefined && this.filter.tag === undefined && batch.first === this.position + 1n) {
       // The common case: every change, and this batch follows on from the last.
-      text = batch.bytes;
-      position = batch.last;
-      told = batch.last;
-    } else {
-      batch.entries.forEach((entry, i) => {
-        if (entry.position <= position) return;
-        position = entry.position;
-        if (!this.matches(entry)) return;
-        text += batch.messages[i] as string;
-        told = entry.position;
-      });
+      this.body.push(batch.bytes);
+      this.position = batch.last;
+      this.told = batch.last;
+      return;
     }
-    // Moved on only once written: a stream cut off here names the last id it did send.
-    if (text.length > 0 && !this.send(text)) return;
-    this.position = position;
-    this.told = told;
-  }
-
-  /** Writes, unless too much waits for the reader already: then the stream ends, saying so. */
-  private send(text: string | Buffer): boolean {
-    if (this.pending() > this.maxBacklogBytes) {
-      const detail = `the client read too slowly: more than ${this.maxBacklogBytes} bytes were waiting; resume from lastEventId`;
-      this.out.push(closingMessage('overflow', this.told, detail));
-      this.end();
-      return false;
-    }
-    this.out.push(text);
-    return true;
+    let text = '';
+    batch.entries.forEach((entry, i) => {
+      if (entry.position <= this.position) return;
+      this.position = entry.position;
+      if (!this.matches(entry)) return;
+      text += batch.messages[i] as string;
+      this.told = entry.position;
+    });
+    if (text.length > 0) this.body.push(text);
   }
 
   private matches(entry: PlantChangeEntry): boolean {
     if (this.filter.types !== undefined && !this.filter.types.has(entry.type)) return false;
-    return this.filter.tag === undefined || this.filter.tag === entry.tag;
+    const tag = this.filter.tag;
+    return tag === undefined || entry.tag === tag || (entry.previousTag !== undefined && entry.previousTag === tag);
   }
 }

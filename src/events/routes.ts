@@ -4,7 +4,7 @@
  * reconnect, or ?after=); a position older than the change log keeps is refused
  * before the stream starts (410), never answered with a silent gap.
  */
-import { finished, Readable } from 'node:stream';
+import { finished } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import { EVENT_TYPES, isEventType, type EventType } from '../domain/events.js';
 import { failure } from '../http/errors.js';
@@ -29,34 +29,62 @@ export interface EventRoutesOptions {
   readonly heartbeatMs: number;
   readonly retentionHours: number;
   readonly maxBacklogBytes: number;
+  readonly stallMs: number;
 }
+
+/** An event id as the stream sends it, `<history>-<position>`; a bare position is what earlier releases' clients kept. */
+const EVENT_ID = '^([0-9a-f]{16}-)?(0|[1-9][0-9]{0,18})$';
 
 const EventsQuery = {
   type: 'object',
   properties: {
     after: {
-      type: 'string', pattern: '^(0|[1-9][0-9]{0,18})$',
-      description: 'Resume right after this position (an event\'s `id`). `Last-Event-ID` wins when both are sent. Without either, the stream starts now.',
+      type: 'string', pattern: EVENT_ID,
+      description:
+        'Resume right after this event (its `id`, `<history>-<position>`). `Last-Event-ID` wins when both are sent. Without either, the stream ' +
+        'starts now. `0` alone: from the oldest change the log keeps.',
     },
     types: {
       type: 'string', pattern: `^(${EVENT_TYPES.join('|').replaceAll('.', '\\.')})(,(${EVENT_TYPES.join('|').replaceAll('.', '\\.')}))*$`,
       description: `Only these event types, comma-separated: ${EVENT_TYPES.join(', ')} (all by default).`,
     },
-    tag: { ...PlantTag, description: 'Only changes of plants with this tag (for a deletion, the tag the plant had).' },
+    tag: {
+      ...PlantTag,
+      description:
+        'Only changes of plants with this tag, or that had it: a change that takes a plant out of the tag passes too (its data has `previousTag`); ' +
+        'for a deletion, the tag the plant had.',
+    },
   },
 } as const;
 
 const EventsHeaders = {
   type: 'object',
   properties: {
-    'last-event-id': { type: 'string', maxLength: 32, description: 'The `id` of the last event received: the stream resumes right after it (EventSource sends it when it reconnects).' },
+    'last-event-id': {
+      type: 'string', maxLength: 64,
+      description: 'The `id` of the last event received (`<history>-<position>`): the stream resumes right after it (EventSource sends it when it reconnects).',
+    },
   },
 } as const;
 
-function positionOf(text: string, name: string): bigint {
-  const position = parseInt64Text(text.trim());
-  if (position === undefined || position < 0n) throw failure('INVALID_PARAMETER', [`${name} must be an event id (a position, 0 or more); got '${text.slice(0, 40)}'`]);
-  return position;
+/** Where a client asks to resume: after `position` of `history` (undefined for a bare position). */
+interface ResumePoint {
+  /** Last-Event-ID or after: where it came from, for messages. */
+  readonly name: string;
+  readonly text: string;
+  readonly history: string | undefined;
+  readonly position: bigint;
+}
+
+function resumePointOf(raw: string, name: string): ResumePoint {
+  const text = raw.trim();
+  const match = new RegExp(EVENT_ID).exec(text);
+  const position = match === null ? undefined : parseInt64Text(match[2] ?? '');
+  if (match === null || position === undefined) {
+    const problem = `${name} must be an event id as the stream sent it (<history>-<position>); got '${text.slice(0, 40)}'`;
+    throw failure('INVALID_PARAMETER', [problem]);
+  }
+  return { name, text, history: match[1]?.slice(0, -1), position };
 }
 
 /** The headers of an answer that is an event stream: set just before it is sent, so an Error record thrown earlier keeps its own. */
@@ -68,18 +96,43 @@ function markEventStream(reply: FastifyReply): void {
     .header('x-accel-buffering', 'no');
 }
 
-/** Where the stream starts (`now` without resumeAfter); refuses a position the log no longer covers, or one it never reached. */
-async function startOf(log: ChangeLog, now: () => bigint | Promise<bigint>, resumeAfter: bigint | undefined, retentionHours: number): Promise<bigint> {
-  if (resumeAfter === undefined) return now();
-  const { last, oldest } = await log.bounds();
-  if (resumeAfter > last) throw failure('INVALID_PARAMETER', [`Last-Event-ID/after ${resumeAfter} is past the last change (${last}): not a position of this store`]);
+/**
+ * Where the stream starts (`now` without a resume point), and the log's history; refuses a
+ * point of another history, a position the log no longer covers, and one it never reached.
+ * A bare `0` (before every change) is the same in every history; another bare position
+ * cannot be told from one of an earlier history, so it is refused like one.
+ */
+async function startOf(
+  log: ChangeLog,
+  now: () => { position: bigint; history: string } | Promise<{ position: bigint; history: string }>,
+  resume: ResumePoint | undefined,
+  retentionHours: number,
+): Promise<{ position: bigint; history: string }> {
+  if (resume === undefined) return now();
+  const { history, last, oldest } = await log.bounds();
+  const resumeAfter = resume.position;
+  const other = resume.history === undefined ? resumeAfter !== 0n : resume.history !== history;
+  if (other) {
+    const why =
+      resume.history === undefined
+        ? 'is a bare position, without the history it belongs to (ids are <history>-<position>): it cannot be told from ' +
+          'a position of a history this store no longer has'
+        : `belongs to another history of this store (now ${history}): the store was restored from a backup or replaced ` +
+          'by a copy since, and its positions are handed out again';
+    throw failure('EVENTS_HISTORY_CHANGED', [
+      `${resume.name} ${resume.text} ${why}. Read the plants afresh, then stream from now, without Last-Event-ID`,
+    ]);
+  }
+  if (resumeAfter > last) {
+    throw failure('INVALID_PARAMETER', [`${resume.name} ${resume.text} is past the last change (${last}): not a position of this store`]);
+  }
   if (resumeAfter < last && (oldest === undefined || oldest > resumeAfter + 1n)) {
     throw failure('EVENTS_EXPIRED', [
       `the changes after ${resumeAfter} are no longer kept (the change log keeps ${retentionHours} h; its oldest is ${oldest ?? 'none'}): ` +
         'read the plants afresh, then stream from now, without Last-Event-ID',
     ]);
   }
-  return resumeAfter;
+  return { position: resumeAfter, history };
 }
 
 export function eventRoutes(options: EventRoutesOptions): TypedRoutes {
@@ -94,10 +147,16 @@ export function eventRoutes(options: EventRoutesOptions): TypedRoutes {
           'the plant, or for a deletion `{"id"}`; int64 ids exact). Changes made on any instance reach every stream within about a second.\n\n' +
           '**Resuming.** Send the last `id` received as `Last-Event-ID` (EventSource does so when it reconnects) or as `?after=`: the stream ' +
           'continues right after it, with no gap and no repeat. A position older than the change log keeps (`EVENTS_RETENTION_HOURS`) ' +
-          'gets 410 `EVENTS_EXPIRED` before the stream starts. Without either, the stream starts now.\n\n' +
+          'gets 410 `EVENTS_EXPIRED` before the stream starts. An id is `<history>-<position>`: a store restored from a backup or replaced by ' +
+          'a copy starts a new history, and an id of another one (or a bare position, except `0`) gets 410 `EVENTS_HISTORY_CHANGED`. ' +
+          'Without either, the stream starts now.\n\n' +
+          '**Tag filter.** With `tag`, a change that takes a plant out of the tag passes too: a change of the tag adds `previousTag` to ' +
+          'its data (the tag the plant had, `null` for none), so a reader keeping a tag\'s set sees plants leave it.\n\n' +
           `**Keeping it open.** A comment line (\`: heartbeat\`) comes every \`EVENTS_HEARTBEAT_MS\` (15 s by default), with an id-only message ` +
           `when a filter skipped changes, so a resume does not re-read them; \`retry: ${RETRY_MS}\` advises the reconnect delay. A client ` +
-          'that reads too slowly (more than `EVENTS_MAX_BACKLOG_BYTES` waiting) gets a `stream.overflow` event naming `lastEventId` and the ' +
+          'far behind (a resume, a large import) gets every change on the one connection, at its own pace: the stream reads the log as the ' +
+          'client takes what it was sent, holding at most about `EVENTS_MAX_BACKLOG_BYTES` for it. A client that takes nothing for ' +
+          '`EVENTS_STALL_MS` (30 s by default) while changes wait for it gets a `stream.overflow` event naming `lastEventId` and the ' +
           'stream ends; a server that shuts down ends streams with `stream.shutdown`. Reconnect and resume from `lastEventId` either way. ' +
           'A stream whose token is revoked or expires while it runs ends with `stream.unauthorized` within about ' +
           '`TOKEN_CACHE_TTL_MS` and a second. One token may hold `EVENTS_MAX_STREAMS_PER_TOKEN` streams (429 beyond).',
@@ -111,23 +170,36 @@ export function eventRoutes(options: EventRoutesOptions): TypedRoutes {
           }),
         },
       },
-      config: { failures: ['EVENTS_EXPIRED', 'TOO_MANY_STREAMS', 'STORE_UNAVAILABLE'] },
+      config: { failures: ['EVENTS_EXPIRED', 'EVENTS_HISTORY_CHANGED', 'TOO_MANY_STREAMS', 'STORE_UNAVAILABLE'] },
     }, async (request, reply) => {
       const { after, types, tag } = request.query;
       const header = request.headers['last-event-id'];
-      const resumeAfter = header !== undefined && header !== '' ? positionOf(header, 'Last-Event-ID') : after === undefined ? undefined : positionOf(after, 'after');
+      const resume =
+        header !== undefined && header !== ''
+          ? resumePointOf(header, 'Last-Event-ID')
+          : after === undefined
+            ? undefined
+            : resumePointOf(after, 'after');
       if (options.closing()) {
         // Shutting down: no hub is started now, and the stream ends at once, saying where to resume.
-        const start = await startOf(app.store.changes, async () => (await app.store.changes.bounds()).last, resumeAfter, options.retentionHours);
+        const now = async () => {
+          const bounds = await app.store.changes.bounds();
+          return { position: bounds.last, history: bounds.history };
+        };
+        const { position, history } = await startOf(app.store.changes, now, resume, options.retentionHours);
         markEventStream(reply);
-        return reply.send(retryAdvice(RETRY_MS) + positionMessage(start) + closingMessage('shutdown', start, SHUTDOWN_DETAIL));
+        const closing = closingMessage('shutdown', history, position, SHUTDOWN_DETAIL);
+        return reply.send(retryAdvice(RETRY_MS) + positionMessage(history, position) + closing);
       }
       const release = options.open.reserve(request.token?.id ?? '', (held) => failure('TOO_MANY_STREAMS', [held]));
       let hub: ChangeHub;
       let start: bigint;
       try {
         hub = await options.hub();
-        start = await startOf(app.store.changes, () => hub.position, resumeAfter, options.retentionHours);
+        const now = () => ({ position: hub.position, history: hub.history });
+        const begin = await startOf(app.store.changes, now, resume, options.retentionHours);
+        hub.noteHistory(begin.history);
+        start = begin.position;
       } catch (error) {
         release();
         throw error;
@@ -137,26 +209,29 @@ export function eventRoutes(options: EventRoutesOptions): TypedRoutes {
         ...(tag === undefined ? {} : { tag }),
       };
 
-      // The stream pushes what it has when it has it (read() asks for nothing); what the socket has not
-      // taken waits in `out` and in the response, and counts as the reader's backlog.
-      const out = new Readable({ read() {} });
+      // What the socket has not taken waits in the stream's body and in the response, and counts as the
+      // reader's backlog; the response's 'drain' tells the stream the reader took it.
       const raw = reply.raw;
-      const stream = new ChangeStream(out, () => out.readableLength + raw.writableLength, filter, start, options.maxBacklogBytes, () => {
+      const source = { log: app.store.changes, livePosition: () => hub.position, history: hub.history };
+      const limits = { maxBacklogBytes: options.maxBacklogBytes, stallMs: options.stallMs };
+      const stream = new ChangeStream(source, () => raw.writableLength, filter, start, limits, () => {
         hub.remove(stream);
         options.open.remove(stream);
       });
+      raw.on('drain', () => stream.taken());
+      const out = stream.body;
       options.open.attach(stream, { secret: bearerSecret(request) ?? '', release });
       // The stream ends with the connection, also when the client went away while it was being set up:
       // finished() reports a response already closed too, where a 'close' listener added now never fires.
       finished(raw, () => stream.end());
       // The start as an id-only message: a client that loses the connection before the first change
       // still resumes from here (EventSource sends it back as Last-Event-ID), not from a later "now".
-      out.push(retryAdvice(RETRY_MS) + positionMessage(start) + comment(`streaming changes after ${start}`));
+      out.push(`${retryAdvice(RETRY_MS)}${positionMessage(hub.history, start)}${comment(`streaming changes after ${start}`)}`);
       // Closing began while the stream was being set up, after the open streams were ended: end this one too.
       if (options.closing()) stream.close('shutdown', SHUTDOWN_DETAIL);
       else {
         hub.add(stream);
-        stream.catchUp(app.store.changes, hub.position).catch((error: unknown) => {
+        stream.start().catch((error: unknown) => {
           request.log.warn({ err: error }, 'change stream: catching up failed; the stream ends and the client resumes');
           stream.end();
         });

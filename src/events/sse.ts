@@ -5,18 +5,32 @@
  * reconnecting. A message with an `id:` and no `data:` fires no event but still
  * moves the client's last event id on (EventSource sends it back on reconnect).
  * Payloads are single-line JSON, so `data:` never needs splitting.
+ *
+ * An event id is `<history>-<position>`: the change log's history id (the store's, made
+ * anew by a restore or a copy into it) and the change's position in that history.
  */
 import type { PlantChangeEntry } from '../store/types.js';
 
 export const SSE_MEDIA_TYPE = 'text/event-stream';
 
-export function changeMessage(entry: PlantChangeEntry): string {
-  return `id: ${entry.position}\nevent: ${entry.type}\ndata: ${entry.payload}\n\n`;
+/** The id a client sends back (Last-Event-ID, ?after=) to resume right after this position of this history. */
+export function eventId(history: string, position: bigint): string {
+  return `${history}-${position}`;
+}
+
+/** The event's JSON; a change of the plant's tag also names the tag it had, `previousTag` (null for none). */
+export function changeData(entry: PlantChangeEntry): string {
+  if (entry.previousTag === undefined) return entry.payload;
+  return `${entry.payload.slice(0, -1)},"previousTag":${JSON.stringify(entry.previousTag)}}`;
+}
+
+export function changeMessage(history: string, entry: PlantChangeEntry): string {
+  return `id: ${eventId(history, entry.position)}\nevent: ${entry.type}\ndata: ${changeData(entry)}\n\n`;
 }
 
 /** Moves the client's last event id on to `position` without an event (past changes a filter left out). */
-export function positionMessage(position: bigint): string {
-  return `id: ${position}\n\n`;
+export function positionMessage(history: string, position: bigint): string {
+  return `id: ${eventId(history, position)}\n\n`;
 }
 
 export function retryAdvice(ms: number): string {
@@ -31,6 +45,12 @@ export function comment(text: string): string {
 export const SHUTDOWN_DETAIL = 'the server is shutting down; reconnect to resume from lastEventId';
 
 /** The last message of a stream the server ends: why, and where to resume. */
-export function closingMessage(reason: 'overflow' | 'shutdown' | 'unauthorized', lastEventId: bigint, detail: string): string {
-  return `event: stream.${reason}\ndata: ${JSON.stringify({ reason: detail, lastEventId: lastEventId.toString() })}\n\n`;
+export function closingMessage(
+  reason: 'overflow' | 'shutdown' | 'unauthorized',
+  history: string,
+  lastPosition: bigint,
+  detail: string,
+): string {
+  const data = JSON.stringify({ reason: detail, lastEventId: eventId(history, lastPosition) });
+  return `event: stream.${reason}\ndata: ${data}\n\n`;
 }

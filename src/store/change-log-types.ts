@@ -18,9 +18,17 @@ export interface PlantChangeEntry {
   readonly tag: string | null;
   /** The event's JSON, as webhooks carry it. */
   readonly payload: string;
+  /** Present on a change that changed the plant's tag: the tag it had (null for none). */
+  readonly previousTag?: string | null;
 }
 
 export interface ChangeLogBounds {
+  /**
+   * The log's history: made anew when the store is created, restored from a backup
+   * or replaced by a copy, so that a position of an earlier history (positions are
+   * handed out again from where the restored or copied log stands) is told apart.
+   */
+  readonly history: string;
   /** The last position taken; 0 before the first change. */
   readonly last: bigint;
   /** The oldest position still kept; undefined when retention has pruned them all (or there were none). */

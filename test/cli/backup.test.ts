@@ -15,7 +15,9 @@ import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { registerFindFunctions } from '../../src/store/sqlite/find-functions.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { Errors } from '../../src/http/errors.js';
 import { issueToken } from '../../src/tokens/token-service.js';
+import { openStream } from '../events/sse-client.js';
 import { runCli, startServiceProcess } from '../support/service-process.js';
 import { tempDir } from '../support/temp.js';
 
@@ -267,6 +269,48 @@ describe('plantstore backup and restore (SQLite)', () => {
     }
     assert.deepEqual(plantIds(live), ['1', '2', '3', '4']);
     assert.deepEqual(partials(dir), []);
+  });
+
+  it('a restored store starts a new history of stream positions: a client resuming from the one it replaced is refused, not resumed', { timeout: 120_000 }, async () => {
+    const dir = scratch();
+    const live = join(dir, 'live.db');
+    const url = `sqlite:${live}`;
+    const backupFile = join(dir, 'backup.db');
+    const token = await newStore(live, 0);
+    let service = await startServiceProcess({ DATABASE_URL: url });
+    const create = async (from: number, to: number) => {
+      for (let id = from; id <= to; id++) assert.equal(await call(service.url, token, 'POST', '/plants', { id, name: `plant ${id}` }), 200);
+    };
+    await create(1, 10);
+    assert.equal((await cli(['backup', backupFile, '--database-url', url])).code, 0);
+    await create(11, 15);
+    // A client has seen every change up to position 15.
+    const reader = await openStream(`${service.url}/events?after=0`, token);
+    const seen = (await reader.waitFor(15, (m) => m.event === 'plant.created')).at(-1)?.id ?? '';
+    reader.close();
+    assert.match(seen, /^[0-9a-f]{16}-15$/);
+    assert.equal(await service.stop(), 0);
+
+    assert.equal((await cli(['restore', backupFile, '--force', '--database-url', url])).code, 0);
+    service = await startServiceProcess({ DATABASE_URL: url });
+    try {
+      await create(101, 110); // positions 11 to 20 of the restored history
+      const resumed = await openStream(`${service.url}/events`, token, { 'last-event-id': seen });
+      assert.equal(resumed.status, 410);
+      const record = JSON.parse(await resumed.body()) as { error: number; message: string };
+      assert.equal(record.error, Errors.EVENTS_HISTORY_CHANGED.code);
+      assert.match(record.message, /belongs to another history of this store .*restored from a backup/);
+      // Read afresh: the restored history's own ids resume.
+      const fresh = await openStream(`${service.url}/events?after=0`, token);
+      const ids = (await fresh.waitFor(20, (m) => m.event === 'plant.created')).map((m) => m.id ?? '');
+      fresh.close();
+      assert.notEqual(ids[0]?.split('-')[0], seen.split('-')[0]);
+      const next = await openStream(`${service.url}/events`, token, { 'last-event-id': ids[9] ?? '' });
+      assert.deepEqual((await next.waitFor(5, (m) => m.event === 'plant.created')).slice(0, 5).map((m) => m.data), [101, 102, 103, 104, 105].map((id) => `{"id":${id},"name":"plant ${id}"}`));
+      next.close();
+    } finally {
+      await service.stop();
+    }
   });
 
   it('refuses an existing backup file without --force, files that are not Plant Store backups, and PostgreSQL', { timeout: 120_000 }, async () => {

@@ -85,6 +85,9 @@ describe('plantstore plants watch', () => {
     assert.ok(response.statusCode < 300, response.body);
   };
   const now = async () => (await h.store.changes.bounds()).last;
+  /** The event id of `position` in the store's history: what a line's first column shows. */
+  const idAt = async (position: bigint | number) => `${(await h.store.changes.bounds()).history}-${position}`;
+  const positionOf = (line: string) => BigInt(line.split('\t')[0]?.replace(/^[0-9a-f]{16}-/, '') ?? '');
 
   it('prints a tab-separated line per change made while it runs, and exits 0 on SIGINT', async () => {
     const running = watch(['--url', url], env);
@@ -99,38 +102,40 @@ describe('plantstore plants watch', () => {
     await send('DELETE', '/plants/9223372036854775807');
     const lines = await running.waitForLines(3, (line) => line.includes('9223372036854775807'));
     assert.deepEqual(lines, [
-      `${from + 1n}\tplant.created\t9223372036854775807\tMonstera\thouseplant`,
-      `${from + 2n}\tplant.updated\t9223372036854775807\tMonstera deliciosa\thouseplant`,
-      `${from + 3n}\tplant.deleted\t9223372036854775807\t\t`,
+      `${await idAt(from + 1n)}\tplant.created\t9223372036854775807\tMonstera\thouseplant`,
+      `${await idAt(from + 2n)}\tplant.updated\t9223372036854775807\tMonstera deliciosa\thouseplant`,
+      `${await idAt(from + 3n)}\tplant.deleted\t9223372036854775807\t\t`,
     ]);
-    const positions = running.lines().map((line) => BigInt(line.split('\t')[0] ?? ''));
+    const positions = running.lines().map(positionOf);
     assert.deepEqual(positions, positions.map((_, i) => (positions[0] ?? 0n) + BigInt(i)), 'consecutive: no gap, no repeat');
     running.kill('SIGINT');
     assert.equal(await running.exited, 0, running.stderr());
     assert.equal(running.stderr(), '');
   });
 
-  it('--json prints one object per line with exact ids; --types keeps only those types', async () => {
-    const running = watch(['--url', url, '--json', '--types', 'plant.created,plant.deleted', '--from', String(await now())], env);
+  it('--json prints one object per line with exact ids and the previous tag of a change of it; --types keeps only those types', async () => {
+    const running = watch(['--url', url, '--json', '--types', 'plant.created,plant.updated', '--from', await idAt(await now())], env);
     await send('POST', '/plants', '{"id":9223372036854775807,"name":"Monstera","tag":"houseplant"}');
     await send('PATCH', '/plants/9223372036854775807', '{"tag":null}');
     await send('DELETE', '/plants/9223372036854775807');
-    assert.deepEqual(await running.waitForLines(2), [
-      '{"position":"1","type":"plant.created","plant":{"id":9223372036854775807,"name":"Monstera","tag":"houseplant"}}',
-      '{"position":"3","type":"plant.deleted","plant":{"id":9223372036854775807}}',
+    await send('POST', '/plants', '{"id":1,"name":"Fern"}');
+    assert.deepEqual(await running.waitForLines(3), [
+      `{"id":"${await idAt(1)}","position":"1","type":"plant.created","plant":{"id":9223372036854775807,"name":"Monstera","tag":"houseplant"}}`,
+      `{"id":"${await idAt(2)}","position":"2","type":"plant.updated","plant":{"id":9223372036854775807,"name":"Monstera"},"previousTag":"houseplant"}`,
+      `{"id":"${await idAt(4)}","position":"4","type":"plant.created","plant":{"id":1,"name":"Fern"}}`,
     ]);
     running.kill('SIGINT');
     assert.equal(await running.exited, 0, running.stderr());
   });
 
-  it('--from carries on right after a position printed before; --tag filters', async () => {
+  it('--from carries on right after an event id printed before; --tag filters', async () => {
     for (let id = 1; id <= 5; id++) await send('POST', '/plants', `{"id":${id},"name":"plant ${id}"${id % 2 === 0 ? ',"tag":"even"' : ''}}`);
-    const all = watch(['--url', url, '--from', '2'], env);
-    assert.deepEqual((await all.waitForLines(3)).map((line) => line.split('\t').slice(0, 3).join(' ')), ['3 plant.created 3', '4 plant.created 4', '5 plant.created 5']);
+    const all = watch(['--url', url, '--from', await idAt(2)], env);
+    assert.deepEqual((await all.waitForLines(3)).map((line) => `${positionOf(line)} ${line.split('\t').slice(1, 3).join(' ')}`), ['3 plant.created 3', '4 plant.created 4', '5 plant.created 5']);
     all.kill('SIGINT');
     const even = watch(['--url', url, '--from', '0', '--tag', 'even'], env);
     await send('DELETE', '/plants/4');
-    assert.deepEqual((await even.waitForLines(3)).map((line) => line.split('\t').slice(0, 3).join(' ')), ['2 plant.created 2', '4 plant.created 4', '6 plant.deleted 4']);
+    assert.deepEqual((await even.waitForLines(3)).map((line) => `${positionOf(line)} ${line.split('\t').slice(1, 3).join(' ')}`), ['2 plant.created 2', '4 plant.created 4', '6 plant.deleted 4']);
     even.kill('SIGINT');
     assert.deepEqual(await Promise.all([all.exited, even.exited]), [0, 0]);
   });
@@ -141,7 +146,10 @@ describe('plantstore plants watch', () => {
     const command = terminalCommand(['plants', 'watch', '--url', url, '--from', '0']);
     const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
     const running = started(child);
-    assert.deepEqual(await running.waitForLines(2), ['1  plant.created  9223372036854775807  Monstera  houseplant', '2  plant.deleted  9223372036854775807']);
+    assert.deepEqual(await running.waitForLines(2), [
+      `${await idAt(1)}  plant.created  9223372036854775807  Monstera  houseplant`,
+      `${await idAt(2)}  plant.deleted  9223372036854775807`,
+    ]);
     child.stdin?.write('\x03'); // Ctrl-C, through the terminal
     assert.equal(await running.exited, 0);
   });
@@ -149,7 +157,7 @@ describe('plantstore plants watch', () => {
   it('a position no longer kept, or a bad --types, fails with one line and exit code 1', async () => {
     for (let id = 1; id <= 3; id++) await send('POST', '/plants', `{"id":${id},"name":"plant ${id}"}`);
     await h.store.changes.prune(new Date(Date.now() + 60_000), 1000);
-    const expired = watch(['--url', url, '--from', '1'], env);
+    const expired = watch(['--url', url, '--from', await idAt(1)], env);
     assert.equal(await expired.exited, 1);
     assert.match(expired.stderr(), /^plantstore: the changes after 1 are no longer kept .*\(HTTP 410, error 41001\)\n$/);
     const badType = watch(['--url', url, '--types', 'plant.eaten'], env);

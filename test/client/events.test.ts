@@ -93,6 +93,8 @@ describe('typed client: watchChanges', () => {
   const create = (id: bigint | number, name = `plant ${id}`) => send('POST', '/plants', `{"id":${id},"name":"${name}"}`);
   const positions = (changes: readonly PlantChangeEvent[]) => changes.map((change) => change.position);
   const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => BigInt(from + i));
+  /** The event id of `position` in the store's history. */
+  const idAt = async (position: number) => `${(await h.store.changes.bounds()).history}-${position}`;
 
   /** Resolves once the token's one stream is free again, i.e. the watch's connection was closed. */
   async function streamReleased(): Promise<void> {
@@ -107,22 +109,22 @@ describe('typed client: watchChanges', () => {
   }
 
   it('yields every change with exact int64 ids, typed by kind', async () => {
-    const w = watch(client, { after: 0n });
+    const w = watch(client, { after: '0' });
     await send('POST', '/plants', '{"id":9223372036854775807,"name":"Monstera","tag":"houseplant"}');
     await send('PATCH', '/plants/9223372036854775807', '{"tag":null}');
     await send('DELETE', '/plants/9223372036854775807');
     await send('POST', '/plants', '{"id":-9223372036854775808,"name":"Min"}');
     assert.deepEqual(await w.until(4), [
-      { position: 1n, type: 'plant.created', plant: { id: 9223372036854775807n, name: 'Monstera', tag: 'houseplant' } },
-      { position: 2n, type: 'plant.updated', plant: { id: 9223372036854775807n, name: 'Monstera' } },
-      { position: 3n, type: 'plant.deleted', plant: { id: 9223372036854775807n } },
-      { position: 4n, type: 'plant.created', plant: { id: -9223372036854775808n, name: 'Min' } },
+      { id: await idAt(1), position: 1n, type: 'plant.created', plant: { id: 9223372036854775807n, name: 'Monstera', tag: 'houseplant' } },
+      { id: await idAt(2), position: 2n, type: 'plant.updated', plant: { id: 9223372036854775807n, name: 'Monstera' }, previousTag: 'houseplant' },
+      { id: await idAt(3), position: 3n, type: 'plant.deleted', plant: { id: 9223372036854775807n } },
+      { id: await idAt(4), position: 4n, type: 'plant.created', plant: { id: -9223372036854775808n, name: 'Min' } },
     ]);
     await w.stop();
     assert.equal(w.seen.length, 4);
   });
 
-  it('starts now without `after`, right after it with it (a bigint or a string), and filters by type and tag', async () => {
+  it('starts now without `after`, right after an event id with it, and filters by type and tag', async () => {
     for (let id = 1; id <= 3; id++) await create(id);
     const now = watch(client);
     // Its connection opens at some point: whatever it yields first must be newer than the plants above.
@@ -135,7 +137,7 @@ describe('typed client: watchChanges', () => {
     await now.stop();
     await streamReleased();
 
-    const fromString = watch(client, { after: '1' });
+    const fromString = watch(client, { after: await idAt(1) });
     assert.deepEqual(positions(await fromString.until(2)), [2n, 3n]);
     await fromString.stop();
 
@@ -143,14 +145,14 @@ describe('typed client: watchChanges', () => {
     await send('PUT', '/plants/1', '{"name":"tagged","tag":"shade"}');
     await send('DELETE', '/plants/2');
     await send('DELETE', '/plants/1');
-    const filtered = watch(client, { after: 3n, types: ['plant.updated', 'plant.deleted'], tag: 'shade' });
+    const filtered = watch(client, { after: await idAt(3), types: ['plant.updated', 'plant.deleted'], tag: 'shade' });
     const changes = await filtered.until(2);
     assert.deepEqual(changes.map((c) => [c.type, c.plant.id]), [['plant.updated', 1n], ['plant.deleted', 1n]]);
     await filtered.stop();
   });
 
   it('resumes by itself after the connection drops, with no gap and no repeat', async () => {
-    const w = watch(client, { after: 0n });
+    const w = watch(client, { after: '0' });
     for (let id = 1; id <= 3; id++) await create(id);
     await w.until(3);
     h.app.server.closeAllConnections();
@@ -166,7 +168,7 @@ describe('typed client: watchChanges', () => {
   });
 
   it('resumes by itself when the service shuts down (stream.shutdown) and comes back on the same store', async () => {
-    const w = watch(client, { after: 0n });
+    const w = watch(client, { after: '0' });
     for (let id = 1; id <= 2; id++) await create(id);
     await w.until(2);
     const { port } = h.app.server.address() as AddressInfo;
@@ -200,7 +202,7 @@ describe('typed client: watchChanges', () => {
   it('throws a position no longer kept as PlantStoreError 410 (EVENTS_EXPIRED), without retrying', async () => {
     for (let id = 1; id <= 5; id++) await create(id);
     await h.store.changes.prune(new Date(Date.now() + 60_000), 1000);
-    const w = watch(client, { after: 1n });
+    const w = watch(client, { after: await idAt(1) });
     const error = await w.until(1).then(() => undefined, (e: unknown) => e);
     assert.ok(error instanceof PlantStoreError, String(error));
     assert.equal(error.status, 410);
@@ -208,9 +210,21 @@ describe('typed client: watchChanges', () => {
     assert.deepEqual(w.reconnections, []);
   });
 
+  it('throws an id of another history, or a bare position, as PlantStoreError 410 (EVENTS_HISTORY_CHANGED), without retrying', async () => {
+    for (let id = 1; id <= 3; id++) await create(id);
+    for (const after of ['2', '0123456789abcdef-2']) {
+      const w = watch(client, { after });
+      const error = await w.until(1).then(() => undefined, (e: unknown) => e);
+      assert.ok(error instanceof PlantStoreError, String(error));
+      assert.equal(error.status, 410);
+      assert.equal(error.error, 41002);
+      assert.deepEqual(w.reconnections, []);
+    }
+  });
+
   it('throws PlantStoreError 401 once its token is revoked while it watches (stream.unauthorized, then the reconnection refused)', async () => {
     const issued = await issueToken(h.store.tokens, { name: 'watcher', scopes: ['plants:read'] });
-    const w = watch(createPlantStoreClient({ baseUrl: url, token: issued.secret }), { after: 0n });
+    const w = watch(createPlantStoreClient({ baseUrl: url, token: issued.secret }), { after: '0' });
     await create(1);
     assert.deepEqual(positions(await w.until(1)), [1n]);
     await h.store.tokens.revokeToken('watcher', new Date());
@@ -225,12 +239,13 @@ describe('typed client: watchChanges', () => {
     assert.ok(error instanceof PlantStoreError && error.status === 403, String(error));
     assert.throws(() => client.watchChanges({ after: '-1' }), RangeError);
     assert.throws(() => client.watchChanges({ after: '9223372036854775808' }), RangeError);
+    assert.throws(() => client.watchChanges({ after: 'ABCDEF0123456789-1' }), RangeError);
   });
 
   it('retries a refused connection until the service answers', async () => {
     // The token's one stream is taken: 429 TOO_MANY_STREAMS, retried until it is free.
     const holder = await openStream(`${url}/events`, h.tokens.read);
-    const w = watch(client, { after: 0n });
+    const w = watch(client, { after: '0' });
     await sleep(300);
     holder.close();
     assert.ok(w.reconnections.some((r) => /event streams open.*\(HTTP 429, error 42902\)/.test(r.reason)), JSON.stringify(w.reconnections));
@@ -240,14 +255,14 @@ describe('typed client: watchChanges', () => {
   });
 
   it('ends the iteration and closes the connection when the signal aborts or the loop breaks', async () => {
-    const w = watch(client, { after: 0n });
+    const w = watch(client, { after: '0' });
     await create(1);
     await w.until(1);
     await w.stop();
     await streamReleased();
 
     await create(2);
-    for await (const change of client.watchChanges({ after: 0n })) {
+    for await (const change of client.watchChanges({ after: '0' })) {
       assert.equal(change.position, 1n);
       break;
     }

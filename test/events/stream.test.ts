@@ -20,6 +20,10 @@ import { lastId, openStream, type SseMessage } from './sse-client.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const isChange = (message: SseMessage) => message.event?.startsWith('plant.') === true;
+/** The position an event id names (`<history>-<position>`). */
+const at = (id: string | undefined) => id?.replace(/^[0-9a-f]{16}-/, '');
+/** The event id of `position` in the store's current history. */
+const idIn = async (store: Store, position: number | string) => `${(await store.changes.bounds()).history}-${position}`;
 
 for (const backend of testBackends()) describe(`GET /events [${backend.name}]`, () => {
   let h: Harness;
@@ -51,9 +55,9 @@ for (const backend of testBackends()) describe(`GET /events [${backend.name}]`, 
     await write('PATCH', '/plants/9223372036854775807', '{"tag":null}');
     await write('DELETE', '/plants/9223372036854775807');
     const messages = await stream.waitFor(3, isChange);
-    assert.deepEqual(messages.map((m) => [m.id, m.event, m.data]), [
+    assert.deepEqual(messages.map((m) => [at(m.id), m.event, m.data]), [
       ['4', 'plant.created', '{"id":9223372036854775807,"name":"max","tag":"t"}'],
-      ['5', 'plant.updated', '{"id":9223372036854775807,"name":"max"}'],
+      ['5', 'plant.updated', '{"id":9223372036854775807,"name":"max","previousTag":"t"}'],
       ['6', 'plant.deleted', '{"id":9223372036854775807}'],
     ]);
     stream.close();
@@ -61,15 +65,15 @@ for (const backend of testBackends()) describe(`GET /events [${backend.name}]`, 
 
   it('resumes right after Last-Event-ID or ?after=, with no gap and no repeat', async () => {
     await createMany(1, 30);
-    const byHeader = await openStream(`${url}/events`, h.tokens.read, { 'last-event-id': '10' });
+    const byHeader = await openStream(`${url}/events`, h.tokens.read, { 'last-event-id': await idIn(h.store, 10) });
     const fromHeader = await byHeader.waitFor(20, isChange);
-    assert.deepEqual(fromHeader.map((m) => m.id), Array.from({ length: 20 }, (_, i) => String(i + 11)));
+    assert.deepEqual(fromHeader.map((m) => m.id), await Promise.all(Array.from({ length: 20 }, (_, i) => idIn(h.store, i + 11))));
     // EventSource keeps its URL (?after=) and adds the newer Last-Event-ID: the header wins.
-    const both = await openStream(`${url}/events?after=0`, h.tokens.read, { 'last-event-id': '25' });
-    assert.deepEqual((await both.waitFor(5, isChange)).map((m) => m.id), ['26', '27', '28', '29', '30']);
-    const byQuery = await openStream(`${url}/events?after=30`, h.tokens.read);
+    const both = await openStream(`${url}/events?after=0`, h.tokens.read, { 'last-event-id': await idIn(h.store, 25) });
+    assert.deepEqual((await both.waitFor(5, isChange)).map((m) => at(m.id)), ['26', '27', '28', '29', '30']);
+    const byQuery = await openStream(`${url}/events?after=${await idIn(h.store, 30)}`, h.tokens.read);
     await createMany(100, 1);
-    assert.deepEqual((await byQuery.waitFor(1, isChange)).map((m) => m.id), ['31']);
+    assert.deepEqual((await byQuery.waitFor(1, isChange)).map((m) => at(m.id)), ['31']);
     for (const s of [byHeader, both, byQuery]) s.close();
   });
 
@@ -92,7 +96,7 @@ for (const backend of testBackends()) describe(`GET /events [${backend.name}]`, 
       resumeFrom = lastId(stream.messages) ?? resumeFrom;
     }
     await writer;
-    assert.deepEqual(seen.slice(0, 240), Array.from({ length: 240 }, (_, i) => String(i + 1)));
+    assert.deepEqual(seen.slice(0, 240).map(at), Array.from({ length: 240 }, (_, i) => String(i + 1)));
     const log = await h.store.changes.after(0n, 1000);
     assert.equal(log.length, 240);
   });
@@ -103,27 +107,48 @@ for (const backend of testBackends()) describe(`GET /events [${backend.name}]`, 
     await createMany(1, 4);
     await write('DELETE', '/plants/2');
     await write('DELETE', '/plants/3');
-    assert.deepEqual((await deletes.waitFor(2, isChange)).map((m) => [m.id, m.data]), [['5', '{"id":2}'], ['6', '{"id":3}']]);
-    assert.deepEqual((await even.waitFor(3, isChange)).map((m) => [m.id, m.event]), [['2', 'plant.created'], ['4', 'plant.created'], ['5', 'plant.deleted']]);
+    assert.deepEqual((await deletes.waitFor(2, isChange)).map((m) => [at(m.id), m.data]), [['5', '{"id":2}'], ['6', '{"id":3}']]);
+    assert.deepEqual((await even.waitFor(3, isChange)).map((m) => [at(m.id), m.event]), [['2', 'plant.created'], ['4', 'plant.created'], ['5', 'plant.deleted']]);
     // Position 6 (an odd plant) was skipped: the next heartbeat says so with an id-only message.
-    await even.waitFor(1, (m) => m.id === '6' && m.event === undefined);
+    await even.waitFor(1, (m) => at(m.id) === '6' && m.event === undefined);
     deletes.close();
     even.close();
+  });
+
+  it('tells a ?tag= reader that a plant left the tag: a change passes if the old or the new tag matches, and says the old one', async () => {
+    const hp = await openStream(`${url}/events?tag=hp`, h.tokens.read);
+    await write('POST', '/plants', '{"id":1,"name":"fern","tag":"hp"}');
+    await write('PATCH', '/plants/1', '{"tag":"office"}');
+    await write('PATCH', '/plants/1', '{"name":"big fern"}'); // in office: not hp's business
+    await write('PATCH', '/plants/1', '{"tag":"hp"}');
+    await write('PATCH', '/plants/1', '{"tag":null}');
+    await write('DELETE', '/plants/1'); // its last tag was none
+    await write('POST', '/plants', '{"id":2,"name":"palm","tag":"hp"}');
+    await write('DELETE', '/plants/2');
+    assert.deepEqual((await hp.waitFor(6, isChange)).map((m) => [at(m.id), m.event, m.data]), [
+      ['1', 'plant.created', '{"id":1,"name":"fern","tag":"hp"}'],
+      ['2', 'plant.updated', '{"id":1,"name":"fern","tag":"office","previousTag":"hp"}'],
+      ['4', 'plant.updated', '{"id":1,"name":"big fern","tag":"hp","previousTag":"office"}'],
+      ['5', 'plant.updated', '{"id":1,"name":"big fern","previousTag":"hp"}'],
+      ['7', 'plant.created', '{"id":2,"name":"palm","tag":"hp"}'],
+      ['8', 'plant.deleted', '{"id":2}'],
+    ]);
+    hp.close();
   });
 
   it('refuses, before streaming, a position no longer kept (410), one never reached and a malformed one (400)', async () => {
     await createMany(1, 5);
     assert.equal(await h.store.changes.prune(new Date(Date.now() + 60_000), 3), 3);
-    const expired = await openStream(`${url}/events`, h.tokens.read, { 'last-event-id': '1' });
+    const expired = await openStream(`${url}/events`, h.tokens.read, { 'last-event-id': await idIn(h.store, 1) });
     assert.equal(expired.status, 410);
     const record = JSON.parse(await expired.body()) as { error: number; message: string };
     assert.equal(record.error, Errors.EVENTS_EXPIRED.code);
     assert.match(record.message, /changes after 1 are no longer kept/);
-    const kept = await openStream(`${url}/events?after=3`, h.tokens.read);
+    const kept = await openStream(`${url}/events?after=${await idIn(h.store, 3)}`, h.tokens.read);
     assert.equal(kept.status, 200);
-    assert.deepEqual((await kept.waitFor(2, isChange)).map((m) => m.id), ['4', '5']);
+    assert.deepEqual((await kept.waitFor(2, isChange)).map((m) => at(m.id)), ['4', '5']);
     kept.close();
-    const future = await openStream(`${url}/events?after=99`, h.tokens.read);
+    const future = await openStream(`${url}/events?after=${await idIn(h.store, 99)}`, h.tokens.read);
     assert.equal(future.status, 400);
     assert.match(await future.body(), /past the last change \(5\)/);
     const malformed = await openStream(`${url}/events`, h.tokens.read, { 'last-event-id': 'abc' });
@@ -143,11 +168,12 @@ for (const backend of testBackends()) describe(`GET /events [${backend.name}]`, 
     const stream = await openStream(`${url}/events`, h.tokens.read);
     await createMany(1, 2);
     await stream.waitFor(2, isChange);
+    const expected = await idIn(h.store, 2);
     await h.app.close();
     await stream.ended;
     const closing = stream.messages.at(-1);
     assert.equal(closing?.event, 'stream.shutdown');
-    assert.equal((JSON.parse(closing?.data ?? '{}') as { lastEventId: string }).lastEventId, '2');
+    assert.equal((JSON.parse(closing?.data ?? '{}') as { lastEventId: string }).lastEventId, expected);
   });
 });
 
@@ -187,12 +213,12 @@ for (const backend of testBackends()) describe(`GET /events and its token [${bac
     for (const stream of [first, second]) {
       assert.deepEqual(await closingOf(stream, 3000), {
         event: 'stream.unauthorized',
-        data: { reason: 'the bearer token has been revoked: reconnect with a valid token to resume from lastEventId', lastEventId: '1' },
+        data: { reason: 'the bearer token has been revoked: reconnect with a valid token to resume from lastEventId', lastEventId: await idIn(h.store, 1) },
       });
     }
     assert.equal((await openStream(`${url}/events`, issued.secret)).status, 401);
     await create(2);
-    assert.deepEqual((await other.waitFor(2, isChange)).map((m) => m.id), ['1', '2']);
+    assert.deepEqual((await other.waitFor(2, isChange)).map((m) => at(m.id)), ['1', '2']);
     other.close();
   });
 
@@ -210,7 +236,7 @@ for (const backend of testBackends()) describe(`GET /events limits [${backend.na
   let h: Harness;
   let url: string;
   beforeEach(async () => {
-    h = await createHarness({ backend, env: { EVENTS_MAX_STREAMS_PER_TOKEN: '2', EVENTS_MAX_BACKLOG_BYTES: '65536', EVENTS_HEARTBEAT_MS: '200' } });
+    h = await createHarness({ backend, env: { EVENTS_MAX_STREAMS_PER_TOKEN: '2', EVENTS_MAX_BACKLOG_BYTES: '65536', EVENTS_STALL_MS: '500', EVENTS_HEARTBEAT_MS: '200' } });
     url = await listen(h);
   });
   afterEach(async () => {
@@ -250,7 +276,7 @@ for (const backend of testBackends()) describe(`GET /events limits [${backend.na
     for (const s of streams) s.close();
   });
 
-  it('cuts off a reader that stops reading, with stream.overflow naming the last id it was sent', async () => {
+  it('cuts off a reader that stops reading for EVENTS_STALL_MS, with stream.overflow naming the last id it was sent', async () => {
     const slow = await openStream(`${url}/events`, h.tokens.read);
     slow.pause();
     let body = '';
@@ -267,6 +293,50 @@ for (const backend of testBackends()) describe(`GET /events limits [${backend.na
     const sent = slow.messages.filter(isChange);
     assert.equal(lastEventId, sent.at(-1)?.id);
     assert.ok(sent.length < 60_000, `${sent.length} messages were sent before the cut-off`);
+    assert.match((JSON.parse(closing?.data ?? '{}') as { reason: string }).reason, /^the client read nothing for 500 ms while \d+ bytes waited for it/);
+  });
+});
+
+for (const backend of testBackends()) describe(`GET /events, readers far behind [${backend.name}]`, () => {
+  const CHANGES = 10_000;
+  let h: Harness;
+  let url: string;
+  beforeEach(async () => {
+    // A small backlog: every reader here is far more than it behind.
+    h = await createHarness({ backend, env: { EVENTS_MAX_BACKLOG_BYTES: '16384' } });
+    url = await listen(h);
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  const importMany = async (count: number) => {
+    let body = '';
+    for (let id = 1; id <= count; id++) body += `{"id":${id},"name":"plant number ${id}","tag":"t${id % 3}"}\n`;
+    const response = await fetch(`${url}/plants/import`, { method: 'POST', headers: { authorization: `Bearer ${h.tokens.write}`, 'content-type': 'application/x-ndjson' }, body });
+    assert.equal(response.status, 200, await response.text());
+  };
+  const assertEveryChange = (messages: SseMessage[]) => {
+    assert.equal(messages.filter((m) => m.event?.startsWith('stream.') === true).length, 0, `cut off: ${JSON.stringify(messages.at(-1))}`);
+    const positions = messages.filter(isChange).map((m) => Number(at(m.id)));
+    assert.equal(positions.length, CHANGES);
+    assert.ok(positions.every((position, i) => position === i + 1), 'in order, each once');
+  };
+
+  it('a reader resuming far behind gets every change on one connection, at its own pace', async () => {
+    await importMany(CHANGES);
+    const stream = await openStream(`${url}/events?after=0`, h.tokens.read);
+    await Promise.race([stream.waitFor(CHANGES, isChange, 60_000), stream.ended]);
+    assertEveryChange(stream.messages);
+    stream.close();
+  });
+
+  it('a live reader gets every change of a large import committed at once, on one connection', async () => {
+    const stream = await openStream(`${url}/events`, h.tokens.read);
+    await importMany(CHANGES);
+    await Promise.race([stream.waitFor(CHANGES, isChange, 60_000), stream.ended]);
+    assertEveryChange(stream.messages);
+    stream.close();
   });
 });
 
@@ -307,8 +377,9 @@ for (const backend of testBackends()) describe(`GET /events while the service sh
       const late = await openStream(`${url}/events?after=0`, h.tokens.read);
       await late.ended;
       assert.equal(late.status, 200);
-      assert.deepEqual(late.messages.map((m) => m.event ?? `id ${m.id}`), ['id 0', 'stream.shutdown']);
-      assert.equal((JSON.parse(late.messages[1]?.data ?? '{}') as { lastEventId: string }).lastEventId, '0');
+      assert.deepEqual(late.messages.map((m) => m.event ?? `id ${at(m.id)}`), ['id 0', 'stream.shutdown']);
+      const history = late.messages[0]?.id?.split('-')[0] ?? '';
+      assert.equal((JSON.parse(late.messages[1]?.data ?? '{}') as { lastEventId: string }).lastEventId, `${history}-0`);
 
       release();
       const stream = await settingUp;
@@ -316,7 +387,7 @@ for (const backend of testBackends()) describe(`GET /events while the service sh
       assert.equal(outcome, 'closed');
       await stream.ended;
       assert.equal(stream.messages.at(-1)?.event, 'stream.shutdown');
-      assert.equal((JSON.parse(stream.messages.at(-1)?.data ?? '{}') as { lastEventId: string }).lastEventId, '1');
+      assert.equal((JSON.parse(stream.messages.at(-1)?.data ?? '{}') as { lastEventId: string }).lastEventId, `${history}-1`);
     } finally {
       release();
       await h.close();

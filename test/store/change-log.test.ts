@@ -11,6 +11,10 @@ import { ChangeLogRetention } from '../../src/events/retention.js';
 import type { OpenedTestStore } from '../support/backends.js';
 import { postgresAvailable, postgresBackend, sqliteBackend, testBackends } from '../support/backends.js';
 import { withAdminClient } from '../support/postgres.js';
+import type { ChangeLogBounds } from '../../src/store/types.js';
+
+/** The bounds' positions (the history is random). */
+const positions = ({ last, oldest }: ChangeLogBounds) => ({ last, oldest });
 
 for (const backend of testBackends()) describe(`change log [${backend.name}]`, () => {
   let opened: OpenedTestStore;
@@ -21,7 +25,7 @@ for (const backend of testBackends()) describe(`change log [${backend.name}]`, (
 
   it('logs every change in order, with consecutive positions and the webhook payloads', async () => {
     const { plants, changes } = opened.store;
-    assert.deepEqual(await changes.bounds(), { last: 0n, oldest: undefined });
+    assert.deepEqual(positions(await changes.bounds()), { last: 0n, oldest: undefined });
     await plants.createPlant({ id: 9223372036854775807n, name: 'Max "quoted"', tag: 'edge' });
     await plants.createPlant({ id: 9223372036854775807n, name: 'Max "quoted"', tag: 'edge' }); // a replay: no change
     await plants.createPlant({ id: 2n, name: 'two' });
@@ -44,15 +48,15 @@ for (const backend of testBackends()) describe(`change log [${backend.name}]`, (
       ],
     );
     assert.deepEqual(await changes.after(3n, 1).then((rows) => rows.map((r) => r.position)), [4n]);
-    assert.deepEqual(await changes.bounds(), { last: 5n, oldest: 1n });
+    assert.deepEqual(positions(await changes.bounds()), { last: 5n, oldest: 1n });
   });
 
   it('prunes entries older than a time, oldest first, and keeps counting from the last position', async () => {
     const { plants, changes } = opened.store;
     assert.equal(await changes.prune(new Date(Date.now() + 60_000), 2), 2);
-    assert.deepEqual(await changes.bounds(), { last: 5n, oldest: 3n });
+    assert.deepEqual(positions(await changes.bounds()), { last: 5n, oldest: 3n });
     assert.equal(await changes.prune(new Date(Date.now() + 60_000), 100), 3);
-    assert.deepEqual(await changes.bounds(), { last: 5n, oldest: undefined });
+    assert.deepEqual(positions(await changes.bounds()), { last: 5n, oldest: undefined });
     await plants.createPlant({ id: 3n, name: 'three' });
     assert.deepEqual((await changes.after(5n, 10)).map((e) => e.position), [6n]);
     assert.equal(await changes.prune(new Date(Date.now() - 60_000), 100), 0);
@@ -77,7 +81,8 @@ for (const backend of testBackends()) describe(`change log [${backend.name}]`, (
     const oldest = (await changes.bounds()).oldest ?? 0n;
     const pruned = await changes.prune(new Date(Date.now() + 60_000), Number(start - oldest) + 1 + 100);
     assert.equal(pruned, Number(start - oldest) + 1 + 100);
-    assert.deepEqual(await changes.bounds(), { last: start + 2502n, oldest: start + 101n }, 'the import\'s first 99 entries went');
+    const { last, oldest: left } = await changes.bounds();
+    assert.deepEqual({ last, left }, { last: start + 2502n, left: start + 101n }, 'the import\'s first 99 entries went');
   });
 
   it('signals committed changes to a watcher', async () => {
@@ -100,6 +105,39 @@ for (const backend of testBackends()) describe(`change log [${backend.name}]`, (
   });
 });
 
+for (const backend of testBackends()) describe(`change log: previous tags and history [${backend.name}]`, () => {
+  let own: OpenedTestStore;
+  before(async () => {
+    own = await backend.open();
+  });
+  after(() => own.cleanup());
+
+  it('notes the tag a change of the tag replaced (null for none), on changes of the tag only; keeps one history', async () => {
+    const { plants, changes } = own.store;
+    const { history, last } = await changes.bounds();
+    assert.match(history, /^[0-9a-f]{16}$/);
+    await plants.createPlant({ id: 50n, name: 'fifty' });
+    await plants.updatePlant({ id: 50n, tag: 'hp' });
+    await plants.updatePlant({ id: 50n, name: 'Fifty' });
+    await plants.updatePlant({ id: 50n, name: 'FIFTY', tag: 'office' });
+    await plants.updatePlant({ id: 50n, tag: null });
+    await plants.deletePlant(50n);
+    const entries = await changes.after(last, 100);
+    assert.deepEqual(
+      entries.map((e) => [e.type, e.tag, 'previousTag' in e ? e.previousTag : 'kept']),
+      [
+        ['plant.created', null, 'kept'],
+        ['plant.updated', 'hp', null],
+        ['plant.updated', 'hp', 'kept'],
+        ['plant.updated', 'office', 'hp'],
+        ['plant.updated', null, 'office'],
+        ['plant.deleted', null, 'kept'],
+      ],
+    );
+    assert.equal((await changes.bounds()).history, history);
+  });
+});
+
 describe('change log retention job', () => {
   it('deletes the entries older than EVENTS_RETENTION_HOURS, however many, and keeps the rest', async () => {
     const opened = await sqliteBackend.open();
@@ -110,7 +148,7 @@ describe('change log retention job', () => {
       const retention = new ChangeLogRetention(opened.store.changes, 1, pino({ level: 'silent' }));
       assert.equal(await retention.prune(Date.now() + 59 * 60_000), 0, 'younger than an hour: kept');
       assert.equal(await retention.prune(Date.now() + 61 * 60_000), 25_000);
-      assert.deepEqual(await opened.store.changes.bounds(), { last: 25_000n, oldest: undefined });
+      assert.deepEqual(positions(await opened.store.changes.bounds()), { last: 25_000n, oldest: undefined });
     } finally {
       await opened.cleanup();
     }

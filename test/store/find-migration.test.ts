@@ -138,7 +138,7 @@ describe('find columns folded again onto plants folded the old way', () => {
     }
   });
 
-  describe('PostgreSQL (12)', { skip: !postgresAvailable() }, () => {
+  describe('PostgreSQL (13)', { skip: !postgresAvailable() }, () => {
     let schema: TestSchema | undefined;
     after(() => schema?.drop());
 

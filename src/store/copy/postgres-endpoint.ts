@@ -88,8 +88,9 @@ class PostgresTarget extends PostgresCopyReader implements CopyTarget {
     return this.writer.raiseVersionCounter(last);
   }
 
-  finish(): Promise<void> {
-    return this.writer.moveIdentitiesPastCopiedRows();
+  async finish(): Promise<void> {
+    await this.writer.moveIdentitiesPastCopiedRows();
+    await this.writer.renewChangeLogHistory();
   }
 
   async commit(): Promise<void> {

@@ -120,6 +120,14 @@ export class PostgresCopyWriter {
     await this.client.query("SELECT setval('plant_versions', greatest($1::int8, 1, pg_sequence_last_value('plant_versions')))", [last.toString()]);
   }
 
+  /**
+   * The change log's history anew (migration 0012): the store now holds another store's
+   * plants, and a stream client's position from before must not resume in it.
+   */
+  async renewChangeLogHistory(): Promise<void> {
+    await this.client.query('UPDATE plant_change_history SET history = md5(random()::text || clock_timestamp()::text)');
+  }
+
   /** Each identity's sequence past the highest value copied (and never back: greatest keeps a higher one). */
   async moveIdentitiesPastCopiedRows(): Promise<void> {
     for (const [table, column] of IDENTITIES) {

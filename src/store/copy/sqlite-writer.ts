@@ -91,10 +91,15 @@ export class SqliteCopyWriter {
     for (const table of CLEAR_ORDER) this.db.prepare(`DELETE FROM ${table}`).run();
   }
 
-  /** The search index and the change log's entries for the plants as copied (and only them): call it once, after the last plant. */
+  /**
+   * The search index and the change log's entries for the plants as copied (and only them),
+   * and the log's history anew (migration 0012: the store now holds another store's plants,
+   * and a stream client's position from before must not resume in it). Call it once, after the last plant.
+   */
   finish(): void {
     this.db.prepare("INSERT INTO plants_search (plants_search) VALUES ('rebuild')").run();
     this.db.prepare(`${APPEND_CHANGES} SELECT '${PLANT_CREATED}', id, tag, json, ? FROM plants ORDER BY id`).run(Date.now());
+    this.db.prepare('UPDATE change_log_history SET history = lower(hex(randomblob(8)))').run();
   }
 
   raiseVersionCounter(last: bigint): void {

@@ -23,9 +23,11 @@ const ENTRIES_AFTER = {
   name: 'changes.after',
   text: `
     SELECT * FROM (
-      (SELECT position, type, plant_id AS "plantId", tag, payload FROM plant_changes WHERE position > $1::int8 ORDER BY position LIMIT $2)
+      (SELECT position, type, plant_id AS "plantId", tag, payload,
+          CASE WHEN tag_changed THEN previous_tag END AS "previousTag", tag_changed AS "tagChanged"
+        FROM plant_changes WHERE position > $1::int8 ORDER BY position LIMIT $2)
       UNION ALL
-      (SELECT s.first_position + e.k - 1, e.type, e.plant_id, e.tag, e.payload
+      (SELECT s.first_position + e.k - 1, e.type, e.plant_id, e.tag, e.payload, NULL, false
         FROM (SELECT span, first_position FROM plant_change_spans WHERE last_position > $1::int8 ORDER BY first_position LIMIT $2) s
         CROSS JOIN LATERAL (
           SELECT k, type, plant_id, tag, payload FROM plant_change_span_entries
@@ -36,10 +38,12 @@ const ENTRIES_AFTER = {
 };
 const BOUNDS = {
   name: 'changes.bounds',
+  // The history id mixes in the table's OID, which a pg_restore changes (migration 0012).
   text: `SELECT (SELECT last FROM plant_change_counter) AS last, least(
       (SELECT min(position) FROM plant_changes),
       (SELECT min(s.first_position + (SELECT min(k) FROM plant_change_span_entries e WHERE e.span = s.span) - 1) FROM plant_change_spans s)
-    ) AS oldest`,
+    ) AS oldest,
+    (SELECT left(md5(history || ':' || 'plant_change_history'::regclass::oid::text), 16) FROM plant_change_history) AS history`,
 };
 /** The first position written at or after a time (so not to be pruned before it), if any. */
 const FIRST_YOUNG = {
@@ -68,6 +72,9 @@ const PRUNE_THROUGH = {
     SELECT (SELECT count(*) FROM plain) + (SELECT count(*) FROM spanned) AS deleted`,
 };
 
+/** A row as read: previousTag counts only where tagChanged. */
+type EntryRow = Omit<PlantChangeEntry, 'previousTag'> & { readonly previousTag: string | null; readonly tagChanged: boolean };
+
 export class PostgresChangeLog implements ChangeLog {
   private readonly listeners = new Set<() => void>();
   private listening: pg.Client | undefined;
@@ -81,12 +88,15 @@ export class PostgresChangeLog implements ChangeLog {
   ) {}
 
   async after(position: bigint, limit: number): Promise<PlantChangeEntry[]> {
-    return guarded(async () => (await this.pool.query<PlantChangeEntry>({ ...ENTRIES_AFTER, values: [position.toString(), limit] })).rows);
+    const query = { ...ENTRIES_AFTER, values: [position.toString(), limit] };
+    const rows = await guarded(async () => (await this.pool.query<EntryRow>(query)).rows);
+    return rows.map(({ tagChanged, previousTag, ...entry }) => (tagChanged ? { ...entry, previousTag } : entry));
   }
 
   async bounds(): Promise<ChangeLogBounds> {
-    const row = await guarded(async () => (await this.pool.query<{ last: bigint; oldest: bigint | null }>(BOUNDS)).rows[0]);
-    return { last: row?.last ?? 0n, oldest: row?.oldest ?? undefined };
+    type Row = { last: bigint; oldest: bigint | null; history: string };
+    const row = await guarded(async () => (await this.pool.query<Row>(BOUNDS)).rows[0]);
+    return { history: row?.history ?? '', last: row?.last ?? 0n, oldest: row?.oldest ?? undefined };
   }
 
   /**

@@ -6,9 +6,9 @@
  * exactly as plant writes fold them. Read and written back by id in chunks, so memory
  * stays flat at any store size; the indexes over them come after, in 0008.
  *
- * 12 (refold find columns): the same columns folded again, the folding having changed
+ * 13 (refold find columns): the same columns folded again, the folding having changed
  * (lower case after the decomposition). Read by id in chunks; the rows whose columns
- * change are gathered in the temp table 0012 made, then written back in one UPDATE, so
+ * change are gathered in the temp table 0013 made, then written back in one UPDATE, so
  * a store where no name changes is only read.
  */
 import type pg from 'pg';
@@ -88,5 +88,5 @@ async function refoldFindColumns(client: pg.Client): Promise<void> {
 
 export const POSTGRES_DATA_STEPS: ReadonlyMap<number, DataStep> = new Map([
   [7, fillFindColumns],
-  [12, refoldFindColumns],
+  [13, refoldFindColumns],
 ]);

@@ -85,7 +85,8 @@ export async function backupSqlite(sourcePath: string, targetPath: string, optio
   if (!existsSync(source)) throw new SqliteBackupError(`no SQLite store at ${source} (a relative path starts from the current folder)`);
   if (!existsSync(dirname(target))) throw new SqliteBackupError(`the folder ${dirname(target)} for the backup does not exist`);
   refuseSameFile(source, target, 'the backup cannot be written over the store it copies');
-  const { facts, replaced } = await copyInto(source, target, options.force === true, `the backup of ${source}`);
+  // A backup is the store as it was, history included: only a restore starts a new one.
+  const { facts, replaced } = await copyInto(source, target, options.force === true, `the backup of ${source}`, () => {});
   return report(source, target, facts, replaced, started);
 }
 
@@ -105,7 +106,8 @@ export async function restoreSqlite(backupPath: string, targetPath: string, opti
   refuseSameFile(backup, target, 'the backup is the store itself');
   // Also checked before copying, for a quick answer. The check that counts is the one at the swap.
   if (existsSync(target) && options.force === true) lockUnused(target).close();
-  const { facts, replaced } = await copyInto(backup, target, options.force === true, `the restored copy of ${backup}`);
+  const label = `the restored copy of ${backup}`;
+  const { facts, replaced } = await copyInto(backup, target, options.force === true, label, renewChangeLogHistory);
   return report(backup, target, facts, replaced, started);
 }
 
@@ -113,8 +115,25 @@ function report(source: string, target: string, facts: StoreFacts, replaced: boo
   return { source, target, ...facts, bytes: statSync(target).size, replaced, durationMs: performance.now() - started };
 }
 
-/** Copies source to a temporary file beside target, checks it, and swaps it in. */
-async function copyInto(source: string, target: string, force: boolean, label: string): Promise<{ facts: StoreFacts; replaced: boolean }> {
+/**
+ * A restored store continues the backup's change log, so its positions are handed out
+ * again: a new history id (migration 0012) tells stream clients holding positions of the
+ * history it replaces to read afresh. A backup from before that migration gets one when
+ * the service migrates it.
+ */
+function renewChangeLogHistory(db: Database.Database): void {
+  const found = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'change_log_history'").get();
+  if (found !== undefined) db.prepare('UPDATE change_log_history SET history = lower(hex(randomblob(8)))').run();
+}
+
+/** Copies source to a temporary file beside target, checks it, lets `adjust` change the copy, and swaps it in. */
+async function copyInto(
+  source: string,
+  target: string,
+  force: boolean,
+  label: string,
+  adjust: (db: Database.Database) => void,
+): Promise<{ facts: StoreFacts; replaced: boolean }> {
   if (existsSync(target) && !force) {
     throw new SqliteBackupError(`${target} exists: pass --force to replace it (everything in it is lost)`);
   }
@@ -128,7 +147,7 @@ async function copyInto(source: string, target: string, force: boolean, label: s
     } finally {
       reader.close();
     }
-    const facts = readFacts(temp, label, { readonly: false, refuseNewer: false });
+    const facts = readFacts(temp, label, { readonly: false, refuseNewer: false }, adjust);
     syncFile(temp);
     const replaced = swapIn(temp, target, force);
     syncFile(dirname(target));
@@ -183,9 +202,15 @@ function lockUnused(target: string): Database.Database {
 
 /**
  * Checks that the file is a sound Plant Store and says what is in it. Opened
- * read-write, the file is also switched to journal_mode=DELETE, so it stands alone.
+ * read-write, the file is also switched to journal_mode=DELETE, so it stands alone,
+ * and `adjust` may change it.
  */
-function readFacts(path: string, label: string, how: { readonly: boolean; refuseNewer: boolean }): StoreFacts {
+function readFacts(
+  path: string,
+  label: string,
+  how: { readonly: boolean; refuseNewer: boolean },
+  adjust?: (db: Database.Database) => void,
+): StoreFacts {
   const db = new Database(path, { readonly: how.readonly, fileMustExist: true, timeout: DEFAULT_BUSY_TIMEOUT_MS });
   try {
     return readable(label, () => {
@@ -196,6 +221,7 @@ function readFacts(path: string, label: string, how: { readonly: boolean; refuse
       const versions = tables.length === 2 ? (db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[]) : [];
       if (versions.length === 0) throw new SqliteBackupError(`${label} is a SQLite database but not a Plant Store (no schema_migrations and plants tables)`);
       if (how.refuseNewer) refuseNewerStore(`in ${label}`, versions, migrationsOf('sqlite'));
+      adjust?.(db);
       return {
         plants: db.prepare('SELECT count(*) FROM plants').pluck().get() as number,
         schemaVersion: Math.max(...versions),

@@ -138,7 +138,7 @@ export class BatchWriter {
     const words = { nameWords: after.name === before.name ? row.nameWords : find.nameWords, tagWords: after.tag === before.tag ? row.tagWords : find.tagWords };
     batch.search.changed(write.id, row, words);
     batch.outbox.updated(after);
-    batch.changes.updated(after);
+    batch.changes.updated(before, after);
     return { kind: 'updated', state: { name: after.name, tag, version } };
   }
 

@@ -19,7 +19,8 @@ import type Database from 'better-sqlite3';
 import { deletedPlantJson, newPlantJson, PLANT_CREATED, PLANT_DELETED, PLANT_UPDATED, type EventType } from '../../domain/events.js';
 import type { PlantRecord } from '../../domain/plant.js';
 
-type Entry = readonly [type: EventType, plantId: bigint, tag: string | null, payload: string];
+/** previousTag: the tag an update replaced (null for none); undefined when it kept it, and for creates and deletes. */
+type Entry = readonly [type: EventType, plantId: bigint, tag: string | null, payload: string, previousTag?: string | null];
 
 /** One transaction's changes, in the order they happened. */
 export class ChangeLogEntries {
@@ -29,8 +30,11 @@ export class ChangeLogEntries {
     this.entries.push([PLANT_CREATED, plant.id, plant.tag ?? null, newPlantJson(plant)]);
   }
 
-  updated(plant: PlantRecord): void {
-    this.entries.push([PLANT_UPDATED, plant.id, plant.tag ?? null, newPlantJson(plant)]);
+  updated(before: PlantRecord, after: PlantRecord): void {
+    const tag = after.tag ?? null;
+    const previous = before.tag ?? null;
+    const payload = newPlantJson(after);
+    this.entries.push(previous === tag ? [PLANT_UPDATED, after.id, tag, payload] : [PLANT_UPDATED, after.id, tag, payload, previous]);
   }
 
   /** `tag`: the one the plant had, for the stream's tag filter. */
@@ -44,7 +48,12 @@ export class ChangeLogEntries {
 
   /** The entries as one JSON array for json_each: ids written as digits, so an int64 keeps every one. */
   toJson(): string {
-    return `[${this.entries.map(([type, id, tag, payload]) => `["${type}",${id},${JSON.stringify(tag)},${JSON.stringify(payload)}]`).join(',')}]`;
+    return `[${this.entries
+      .map(([type, id, tag, payload, previous]) => {
+        const change = previous === undefined ? '0,null' : `1,${JSON.stringify(previous)}`;
+        return `["${type}",${id},${JSON.stringify(tag)},${JSON.stringify(payload)},${change}]`;
+      })
+      .join(',')}]`;
   }
 }
 
@@ -55,7 +64,10 @@ export class ChangeLogWriter {
   private readonly append: Database.Statement;
 
   constructor(db: Database.Database) {
-    this.append = db.prepare(`${APPEND_CHANGES} SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, ? FROM json_each(?) ORDER BY key`);
+    this.append = db.prepare(
+      'INSERT INTO plant_changes (type, plant_id, tag, payload, tag_changed, previous_tag, created_at) ' +
+        'SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, ? FROM json_each(?) ORDER BY key',
+    );
   }
 
   /** Appends a transaction's changes; call it inside that transaction, after its plant writes. */

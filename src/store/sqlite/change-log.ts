@@ -23,34 +23,49 @@ export class ChangeSignal {
   }
 }
 
-type EntryRow = [position: bigint, type: PlantChangeEntry['type'], plantId: bigint, tag: string | null, payload: string];
+type EntryRow = [
+  position: bigint,
+  type: PlantChangeEntry['type'],
+  plantId: bigint,
+  tag: string | null,
+  payload: string,
+  tagChanged: bigint,
+  previousTag: string | null,
+];
 
 export class SqliteChangeLog implements ChangeLog {
   private readonly entriesAfter: Database.Statement;
   private readonly last: Database.Statement;
   private readonly oldest: Database.Statement;
+  private readonly history: Database.Statement;
 
   constructor(
     db: Database.Database,
     private readonly writer: GroupCommitWriter,
     private readonly signal: ChangeSignal,
   ) {
-    this.entriesAfter = db.prepare('SELECT position, type, plant_id, tag, payload FROM plant_changes WHERE position > ? ORDER BY position LIMIT ?').safeIntegers(true).raw(true);
+    this.entriesAfter = db
+      .prepare('SELECT position, type, plant_id, tag, payload, tag_changed, previous_tag FROM plant_changes WHERE position > ? ORDER BY position LIMIT ?')
+      .safeIntegers(true)
+      .raw(true);
     // AUTOINCREMENT's counter: the last position taken, even when retention has pruned it.
     this.last = db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'plant_changes'").pluck().safeIntegers(true);
     this.oldest = db.prepare('SELECT min(position) FROM plant_changes').pluck().safeIntegers(true);
+    this.history = db.prepare('SELECT history FROM change_log_history').pluck();
   }
 
   async after(position: bigint, limit: number): Promise<PlantChangeEntry[]> {
     const rows = guarded(() => this.entriesAfter.all(position, limit)) as EntryRow[];
-    return rows.map(([at, type, plantId, tag, payload]) => ({ position: at, type, plantId, tag, payload }));
+    return rows.map(([at, type, plantId, tag, payload, tagChanged, previousTag]) =>
+      tagChanged === 0n ? { position: at, type, plantId, tag, payload } : { position: at, type, plantId, tag, payload, previousTag },
+    );
   }
 
   async bounds(): Promise<ChangeLogBounds> {
     return guarded(() => {
       const last = (this.last.get() as bigint | undefined) ?? 0n;
       const oldest = this.oldest.get() as bigint | null;
-      return { last, oldest: oldest ?? undefined };
+      return { history: this.history.get() as string, last, oldest: oldest ?? undefined };
     });
   }
 
