@@ -74,6 +74,7 @@ export class ReaderPool {
         if (reader === undefined) return;
         this.readers[slot] = undefined; // its exit is now expected, not a failure
         const exited = new Promise((resolve) => reader.worker.once('exit', resolve));
+        reader.worker.ref(); // so the process waits for the connections to be closed cleanly
         reader.worker.postMessage({ kind: 'close' } satisfies ReaderCloseRequest);
         await exited;
         this.failAll(reader, new StoreUnavailableError('the store is closing'));
