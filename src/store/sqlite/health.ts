@@ -11,7 +11,7 @@
  * - a corrupt page met by a write or a read (in a reader thread, or the main
  *   thread's point reads): never ready again (a file does not heal itself).
  */
-import { isCorruption } from './errors.js';
+import { isCorruption, sqliteCode } from './errors.js';
 import type { WriteFailure } from './writer-protocol.js';
 
 const PROBE_INTERVAL_MS = 5000;
@@ -59,8 +59,8 @@ export class SqliteHealth {
     try {
       return read();
     } catch (error) {
-      const code = ((error as { cause?: { code?: unknown } } | null)?.cause)?.code;
-      if (typeof code === 'string') this.noteRead({ message: String((error as Error).message), code });
+      const code = sqliteCode(error);
+      if (code !== undefined && error instanceof Error) this.noteRead({ message: error.message, code });
       throw error;
     }
   }

@@ -9,7 +9,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { ReadTimeLimitError, StoreUnavailableError } from '../errors.js';
 import { SqliteChangeReads } from './change-log.js';
 import { openReadConnection } from './connection.js';
-import { translateError } from './errors.js';
+import { sqliteCode, translateError } from './errors.js';
 import { SqliteExports } from './plant-export.js';
 import { SqlitePlantFinder } from './plant-find.js';
 import { ReadBudget } from './read-budget.js';
@@ -34,11 +34,11 @@ const handlers: ReadHandlers = { plants: new SqlitePlantFinder(db), exports, cha
 function failureOf(error: unknown): ReadFailure {
   if (error instanceof ReadTimeLimitError) return { message: error.message, unavailable: true, timeLimitMs: error.limitMs };
   const translated = translateError(error);
-  const code = (error as { code?: unknown } | null)?.code;
+  const code = sqliteCode(error);
   return {
-    message: String((translated as Error | null)?.message ?? translated),
+    message: translated instanceof Error ? translated.message : String(translated),
     unavailable: translated instanceof StoreUnavailableError,
-    ...(typeof code === 'string' ? { code } : {}),
+    ...(code === undefined ? {} : { code }),
   };
 }
 
