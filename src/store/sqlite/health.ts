@@ -54,15 +54,29 @@ export class SqliteHealth {
     if (isCorruption(failure.code)) this.corruption ??= this.corrupt(failure.message);
   }
 
-  /** Runs a read on the main thread's connection, noting a corrupt page it meets (StoreUnavailableError's cause). */
+  /** Runs a read on the main thread's connection, noting a corrupt page it meets. */
   reading<T>(read: () => T): T {
     try {
       return read();
     } catch (error) {
-      const code = sqliteCode(error);
-      if (code !== undefined && error instanceof Error) this.noteRead({ message: error.message, code });
+      this.noteReadError(error);
       throw error;
     }
+  }
+
+  /** The same, for the token and webhook stores' reads, which answer with promises. */
+  async readingLater<T>(read: () => Promise<T>): Promise<T> {
+    try {
+      return await read();
+    } catch (error) {
+      this.noteReadError(error);
+      throw error;
+    }
+  }
+
+  private noteReadError(error: unknown): void {
+    const code = sqliteCode(error);
+    if (code !== undefined && error instanceof Error) this.noteRead({ message: error.message, code });
   }
 
   /** Whether to try a probe write now: writes are failing, and none was tried lately. */

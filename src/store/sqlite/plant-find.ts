@@ -61,7 +61,7 @@ function hasTerms(terms: readonly string[] | undefined): terms is readonly strin
   return terms !== undefined && terms.length > 0;
 }
 
-function orderBy(order: PlantOrder, { id }: Source): string {
+function orderBy(order: PlantOrder, { id }: Pick<Source, 'id'>): string {
   switch (order) {
     case 'id':
       return id;
@@ -74,7 +74,7 @@ function orderBy(order: PlantOrder, { id }: Source): string {
   }
 }
 
-function afterCondition(order: PlantOrder, { id }: Source): string {
+function afterCondition(order: PlantOrder, { id }: Pick<Source, 'id'>): string {
   switch (order) {
     case 'id':
       return `${id} > @after`;
@@ -196,17 +196,16 @@ export function pageStatement(query: ListPlantsQuery, plan: PagePlan = 'direct')
  * order: the search index's prefix entries in id order, or plants_name_key's
  * entries in name order.
  */
-function walkSource(order: PlantOrder, after: boolean): { from: string; source: Source } {
+function walkSource(order: PlantOrder, after: boolean): { from: string; source: Pick<Source, 'id'> } {
   if (isNameOrder(order)) {
     const within = after ? `WHERE ${afterCondition(order, PLANTS)}` : '';
     const from = `(SELECT plants.id, json, name_key, name_words, tag_words, tag FROM plants ${within} ORDER BY ${orderBy(order, PLANTS)} LIMIT @window) AS plants`;
     return { from, source: PLANTS };
   }
-  const found: Source = { from: '', id: 'found.rowid', match: '' };
-  const index: Source = { from: '', id: 'rowid', match: '' };
+  const index = { id: 'rowid' };
   const within = after ? `AND ${afterCondition(order, index)}` : '';
   const from = `(SELECT rowid FROM plants_search WHERE plants_search MATCH @match ${within} ORDER BY ${orderBy(order, index)} LIMIT @window) AS found JOIN plants ON plants.id = found.rowid`;
-  return { from, source: found };
+  return { from, source: { id: 'found.rowid' } };
 }
 
 /**

@@ -1,9 +1,11 @@
 /**
  * The reader threads (reader-worker.ts), from the main thread: a fixed number of
  * them (SQLITE_READERS, by default the cores Node may use), each with its own
- * read-only connection. A read goes to the thread with the fewest reads waiting,
- * so one long search holds up only what was queued behind it in its thread. An
- * export's calls all go to one thread, which holds its statement (plant-export.ts).
+ * read-only connection, all started with the store (a thread takes a while to
+ * start: a read should not wait for that). A read goes to an idle thread, else to
+ * the one with the fewest reads waiting, so one long search holds up only what
+ * was queued behind it in its thread. An export's calls all go to one thread,
+ * which holds its statement (plant-export.ts).
  *
  * A thread that dies (a bug, or it could not open the file) fails the reads it had
  * as the store being unavailable (a read is safe to retry) and is started again
@@ -47,7 +49,6 @@ export class ReaderPool {
     size: number,
     private readonly health?: SqliteHealth,
   ) {
-    // Started now, not on the first read, so that read does not wait for them.
     this.readers = Array.from({ length: size }, () => this.start());
   }
 
@@ -96,12 +97,20 @@ export class ReaderPool {
     });
   }
 
+  /** The slot for the next read: an idle thread's; else a slot whose thread died (a new one); else the least busy thread's. */
   private leastBusy(): number {
-    let best = 0;
-    for (let slot = 1; slot < this.readers.length; slot++) {
-      if ((this.readers[slot]?.pending.size ?? 0) < (this.readers[best]?.pending.size ?? 0)) best = slot;
+    let best: number | undefined;
+    let free: number | undefined;
+    for (const [slot, reader] of this.readers.entries()) {
+      if (reader === undefined) {
+        free ??= slot;
+      } else if (reader.pending.size === 0) {
+        return slot;
+      } else if (best === undefined || reader.pending.size < (this.readers[best]?.pending.size ?? 0)) {
+        best = slot;
+      }
     }
-    return best;
+    return free ?? best ?? 0;
   }
 
   private readerAt(slot: number): Reader {

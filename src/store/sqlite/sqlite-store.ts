@@ -54,8 +54,8 @@ export class SqliteStore implements Store {
     const signal = new ChangeSignal();
     this.plants = new SqlitePlantStore(db, writer, readers, health, signal);
     this.changes = new SqliteChangeLog(readers, writer, signal);
-    this.tokens = new DelegatingTokenStore(new SqliteTokenStore(db), writer);
-    this.webhooks = new DelegatingWebhookStore(new SqliteWebhookStore(db), writer);
+    this.tokens = new DelegatingTokenStore(new SqliteTokenStore(db), writer, health);
+    this.webhooks = new DelegatingWebhookStore(new SqliteWebhookStore(db), writer, health);
   }
 
   /** Opens (creating if needed) the database file, applies pending migrations and starts the writer thread. */
