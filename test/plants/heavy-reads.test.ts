@@ -97,9 +97,10 @@ for (const backend of testBackends()) {
       const probeRatio = median(busy.latencies) / median(idle.latencies);
       t.diagnostic(`event-loop lag p99 idle ${idle.lagP99.toFixed(1)} ms, busy ${busy.lagP99.toFixed(1)} ms (x${lagRatio.toFixed(1)}); probe p50 x${probeRatio.toFixed(1)}; ${heavyDone} heavy reads`);
       assert.ok(heavyDone >= HEAVY.length, 'the heavy reads ran during the probes');
-      // A read on the event loop makes both grow tens of times over; CPU shared with the reads, a few times.
-      assert.ok(lagRatio < 8, `the event loop's p99 lag grew x${lagRatio.toFixed(1)} while heavy reads ran`);
-      assert.ok(probeRatio < 8, `the probe's median latency grew x${probeRatio.toFixed(1)} while heavy reads ran`);
+      // A read on the event loop makes both grow tens of times over; sharing a small machine's cores
+      // with the reads, a few times at most.
+      assert.ok(lagRatio < 12, `the event loop's p99 lag grew x${lagRatio.toFixed(1)} while heavy reads ran`);
+      assert.ok(probeRatio < 12, `the probe's median latency grew x${probeRatio.toFixed(1)} while heavy reads ran`);
     });
   });
 }
