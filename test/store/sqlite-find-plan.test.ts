@@ -48,6 +48,7 @@ describe('SQLite find query plans', () => {
   it("a search's walk reads a bounded window of an index in the page's order, never the table", () => {
     // The outer SCAN is of the co-routine: the window's rows (LIMIT @window), not the table.
     assert.match(plan(pageStatement({ limit: 1, terms: ['monstera'], order: 'name' }, 'walk')), /^CO-ROUTINE plants \| SCAN plants USING INDEX plants_name_key \| SCAN plants$/);
+    assert.match(plan(pageStatement({ limit: 1, tags: ['office'], order: 'name' }, 'walk')), /^CO-ROUTINE plants \| SCAN plants USING INDEX plants_name_key \| SCAN plants$/);
     assert.match(plan(pageStatement({ limit: 1, terms: ['monsterx'] }, 'walk')), /^CO-ROUTINE found \| SCAN plants_search VIRTUAL TABLE INDEX \d+:M\d* \| SCAN found \| SEARCH plants USING INTEGER PRIMARY KEY \(rowid=\?\)$/);
     // The exact search asks each whole term of the search index, and sorts only its matches.
     assert.match(plan(pageStatement({ limit: 1, terms: ['monsterx'], order: 'name' }, 'exact')), /LIST SUBQUERY|plants_search/);

@@ -8,18 +8,19 @@
  * table itself (or plants_tag_id), name orders plants_name_key, so page 10,000 costs
  * what page 1 does. A search reads the FTS5 index (plants_search, migration 0008).
  *
- * A search has two ways to a page (SqlitePlantFinder.page), because which one is
- * cheap depends on how many plants match, which only the data knows:
+ * A search, or a tag in name order, has two ways to a page (SqlitePlantFinder.page),
+ * because which one is cheap depends on how many plants match, which only the
+ * data knows:
  *
  * - the walk: candidates in the page's order (the FTS5 index's prefix entries in id
- *   order, or plants_name_key in name order), each checked against the terms. Cheap
- *   when matches are common: a page of them is found after a few candidates. When
- *   they are rare it would read every candidate, up to the whole store, so it reads
- *   at most WINDOW of them;
- * - the exact search: FTS5 finds exactly the matching plants (whole terms), which
- *   are then taken in id order or sorted by name. It costs what the matches cost,
- *   whatever the store's size, and is asked when the walk's window did not fill the
- *   page.
+ *   order, or plants_name_key in name order), each checked against the terms and
+ *   tags. Cheap when matches are common: a page of them is found after a few
+ *   candidates. When they are rare it would read every candidate, up to the whole
+ *   store, so it reads at most WINDOW of them;
+ * - the exact search: FTS5 finds exactly the matching plants (whole terms), or
+ *   plants_tag_id a tag's, which are then taken in id order or sorted by name. It
+ *   costs what the matches cost, whatever the store's size, and is asked when the
+ *   walk's window did not fill the page.
  *
  * The page is read one row past its end: that row says whether more follow. Each
  * row's JSON is the json column (migration 5), written by SQLite with the row.
@@ -247,9 +248,9 @@ export class SqlitePlantFinder {
 
   constructor(private readonly db: Database.Database) {}
 
-  /** A page without search terms has one way; a search tries the walk, then the exact search (the file's comment). */
+  /** A page an index yields exactly has one way; the others try the walk, then the exact search (the file's comment). */
   page(query: ListPlantsQuery): PlantPage {
-    if (!hasTerms(query.terms) || this.walkIsExact(query)) return this.pageOf(query, this.found(query, 'direct'));
+    if (this.oneWay(query)) return this.pageOf(query, this.found(query, 'direct'));
     const walked = this.found(query, 'walk');
     return this.pageOf(query, walked.length > query.limit ? walked : this.found(query, 'exact'));
   }
@@ -266,12 +267,18 @@ export class SqlitePlantFinder {
   }
 
   /**
-   * A search in id order with no term longer than the indexed prefix and no tag:
-   * every candidate of the search index matches, so reading them in id order is
-   * both the walk and the exact search.
+   * Whether an index yields exactly the page's plants, in its order, so that there
+   * is nothing to walk past: no filter; in id order, one tag or more
+   * (plants_tag_id), or search terms none longer than the indexed prefix and no
+   * tag (every candidate of the search index matches). In name order, a filter
+   * always leaves plants_name_key entries to pass over, and SQLite's own plan for a
+   * tag, its plants sorted, costs what the tag's plants cost.
    */
-  private walkIsExact({ order, terms, tags }: ListPlantsQuery): boolean {
-    return !isNameOrder(order ?? 'id') && longTerms(terms).length === 0 && (tags === undefined || tags.length === 0);
+  private oneWay({ order, terms, tags }: ListPlantsQuery): boolean {
+    const tagged = tags !== undefined && tags.length > 0;
+    if (!hasTerms(terms) && !tagged) return true;
+    if (isNameOrder(order ?? 'id')) return false;
+    return !hasTerms(terms) || (longTerms(terms).length === 0 && !tagged);
   }
 
   private found(query: ListPlantsQuery, plan: PagePlan): FoundRow[] {
