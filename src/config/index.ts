@@ -120,6 +120,15 @@ function logLevel(source: Source): string {
  * Reads the configuration from `env`; `overrides` (from flags) win over it. Keys
  * are the environment variable names, so a flag and its variable cannot disagree.
  */
+/**
+ * SQLite reader threads by default: one per core Node may use, as better-sqlite3
+ * advises, but at most 8: each holds a JS heap and a page cache of its own, and one
+ * event loop answering for them gains little from more.
+ */
+export function defaultSqliteReaders(): number {
+  return Math.min(availableParallelism(), 8);
+}
+
 export function loadConfig(env: Source = process.env, overrides: Source = {}): Config {
   const source: Source = { ...env, ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)) };
   const apiHost = host(source, 'HOST', '127.0.0.1');
@@ -143,7 +152,7 @@ export function loadConfig(env: Source = process.env, overrides: Source = {}): C
     databasePoolSize: integer(source, 'DATABASE_POOL_SIZE', 10, 1, 1000),
     databaseStatementTimeoutMs: integer(source, 'DATABASE_STATEMENT_TIMEOUT_MS', 5000, 100, 600_000),
     databaseConnectTimeoutMs: integer(source, 'DATABASE_CONNECT_TIMEOUT_MS', 2000, 100, 60_000),
-    sqliteReaders: integer(source, 'SQLITE_READERS', availableParallelism(), 1, 256),
+    sqliteReaders: integer(source, 'SQLITE_READERS', defaultSqliteReaders(), 1, 256),
     readTimeLimitMs: integer(source, 'READ_TIME_LIMIT_MS', 5000, 1, 600_000),
     webhookAllowPrivateUrls: boolean(source, 'WEBHOOK_ALLOW_PRIVATE_URLS', false),
     requirePreconditions: boolean(source, 'REQUIRE_PRECONDITIONS', false),

@@ -59,6 +59,7 @@ export class ReaderPool {
 
   /** A reader whose calls all go to the same thread, while that thread lives (a new one never knows the earlier calls). */
   pin(): PinnedReader {
+    if (this.closing) return { call: () => Promise.reject(new StoreUnavailableError('the store is closing')) };
     const slot = this.leastBusy();
     const reader = this.readerAt(slot);
     return {

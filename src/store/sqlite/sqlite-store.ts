@@ -8,7 +8,7 @@
  * webhook writes one by one (group-commit.ts). Writes use WAL with
  * synchronous=FULL (connection.ts): a 200 survives kill -9 and power loss alike.
  */
-import { availableParallelism } from 'node:os';
+import { defaultSqliteReaders } from '../../config/index.js';
 import type { BatchCounts } from '../core/batch-counts.js';
 import type Database from 'better-sqlite3';
 import type { Store } from '../types.js';
@@ -30,7 +30,7 @@ export interface SqliteStoreOptions {
   /** The database file (created if missing). */
   readonly path: string;
   readonly busyTimeoutMs?: number;
-  /** Reader threads (SQLITE_READERS): by default as many as the cores Node may use. */
+  /** Reader threads (SQLITE_READERS): by default one per core Node may use, at most 8. */
   readonly readers?: number;
   /** How long one read may run before it is stopped (READ_TIME_LIMIT_MS). */
   readonly readTimeLimitMs?: number;
@@ -80,7 +80,7 @@ export class SqliteStore implements Store {
     );
     const readers = new ReaderPool(
       { path: options.path, busyTimeoutMs, timeLimitMs: options.readTimeLimitMs ?? DEFAULT_READ_TIME_LIMIT_MS },
-      options.readers ?? availableParallelism(),
+      options.readers ?? defaultSqliteReaders(),
       health,
     );
     return new SqliteStore(db, writer, readers, health);
