@@ -34,7 +34,7 @@ import { WITHIN_READ_BUDGET } from './read-budget.js';
 /** Candidates the walk reads at most before the exact search is asked (at least four pages' worth). */
 export const WINDOW = 4096;
 
-/** How a page is found: see the file's comment. 'direct' is the one way of a page without search terms. */
+/** How a page is found (the file's comment); 'direct': the one way of a page an index yields exactly (oneWay). */
 export type PagePlan = 'direct' | 'walk' | 'exact';
 
 /**
@@ -122,7 +122,10 @@ function matchingOf(plan: PagePlan, order: PlantOrder, terms: readonly string[] 
   return { match: matchExpression(terms, INDEXED_PREFIX), checked: longTerms(terms) };
 }
 
-/** An FTS5 query: every term (cut to `length` characters) as a prefix ("mon"*), all of them required. Terms hold only letters and digits. */
+/**
+ * An FTS5 query: every term (cut to `length` characters) as a prefix ("mon"*), all
+ * of them required. Terms hold only letters and digits.
+ */
 function matchExpression(terms: readonly string[], length: number): string {
   return terms.map((term) => `"${Array.from(term).slice(0, length).join('')}"*`).join(' AND ');
 }
@@ -138,6 +141,11 @@ function checkConditions({ checked }: Matching): string[] {
 
 function filterConditions({ tags }: PlantFilter, source: Source, matching: Matching): string[] {
   return [...tagCondition(tags), ...(matching.match === undefined ? [] : [source.match]), ...checkConditions(matching)];
+}
+
+/** A page's order and size: one row past the page. */
+function ordered(order: PlantOrder, source: Pick<Source, 'id'>): string {
+  return `ORDER BY ${orderBy(order, source)} LIMIT @limit`;
 }
 
 function where(conditions: readonly string[]): string {
@@ -184,12 +192,14 @@ export function pageStatement(query: ListPlantsQuery, plan: PagePlan = 'direct')
     parameters.window = Math.max(WINDOW, 4 * (query.limit + 1));
     const { from, source } = walkSource(order, query.after !== undefined);
     const conditions = [WITHIN_READ_BUDGET, ...tagCondition(query.tags), ...checkConditions(matching)];
-    return { key, sql: () => `SELECT ${columns} FROM ${from} ${where(conditions)} ORDER BY ${orderBy(order, source)} LIMIT @limit`, parameters };
+    const sql = () => `SELECT ${columns} FROM ${from} ${where(conditions)} ${ordered(order, source)}`;
+    return { key, sql, parameters };
   }
   const source = sourceOf(order, query);
   const conditions = [WITHIN_READ_BUDGET, ...filterConditions(query, source, matching)];
   if (query.after !== undefined) conditions.push(afterCondition(order, source));
-  return { key, sql: () => `SELECT ${columns} FROM ${source.from} ${where(conditions)} ORDER BY ${orderBy(order, source)} LIMIT @limit`, parameters };
+  const sql = () => `SELECT ${columns} FROM ${source.from} ${where(conditions)} ${ordered(order, source)}`;
+  return { key, sql, parameters };
 }
 
 /**
@@ -200,12 +210,14 @@ export function pageStatement(query: ListPlantsQuery, plan: PagePlan = 'direct')
 function walkSource(order: PlantOrder, after: boolean): { from: string; source: Pick<Source, 'id'> } {
   if (isNameOrder(order)) {
     const within = after ? `WHERE ${afterCondition(order, PLANTS)}` : '';
-    const from = `(SELECT plants.id, json, name_key, name_words, tag_words, tag FROM plants ${within} ORDER BY ${orderBy(order, PLANTS)} LIMIT @window) AS plants`;
+    const columns = 'plants.id, json, name_key, name_words, tag_words, tag';
+    const from = `(SELECT ${columns} FROM plants ${within} ORDER BY ${orderBy(order, PLANTS)} LIMIT @window) AS plants`;
     return { from, source: PLANTS };
   }
   const index = { id: 'rowid' };
   const within = after ? `AND ${afterCondition(order, index)}` : '';
-  const from = `(SELECT rowid FROM plants_search WHERE plants_search MATCH @match ${within} ORDER BY ${orderBy(order, index)} LIMIT @window) AS found JOIN plants ON plants.id = found.rowid`;
+  const candidates = `SELECT rowid FROM plants_search WHERE plants_search MATCH @match ${within}`;
+  const from = `(${candidates} ORDER BY ${orderBy(order, index)} LIMIT @window) AS found JOIN plants ON plants.id = found.rowid`;
   return { from, source: { id: 'found.rowid' } };
 }
 
@@ -219,7 +231,9 @@ export function exportStatement(filter: PlantFilter): FindStatement {
   const matching = matchingOf('exact', 'id', filter.terms);
   return {
     key: `export:${shapeOf(filter, matching)}`,
-    sql: () => `SELECT plants.id, plants.name, plants.tag FROM ${source.from} ${where(filterConditions(filter, source, matching))} ORDER BY ${orderBy('id', source)}`,
+    sql: () =>
+      `SELECT plants.id, plants.name, plants.tag FROM ${source.from} ` +
+      `${where(filterConditions(filter, source, matching))} ORDER BY ${orderBy('id', source)}`,
     parameters: filterParameters(filter, matching),
   };
 }
@@ -248,7 +262,7 @@ export class SqlitePlantFinder {
 
   constructor(private readonly db: Database.Database) {}
 
-  /** A page an index yields exactly has one way; the others try the walk, then the exact search (the file's comment). */
+  /** A page an index yields exactly has one way; others try the walk, then the exact search (the file's comment). */
   page(query: ListPlantsQuery): PlantPage {
     if (this.oneWay(query)) return this.pageOf(query, this.found(query, 'direct'));
     const walked = this.found(query, 'walk');

@@ -18,7 +18,10 @@ import type { ReaderPool } from './reader-pool.js';
 import type { ChangeSignal } from './change-log.js';
 import type { PlantState, PlantWriteResult } from './writer-protocol.js';
 
-/** Imports and exports at once (bulk-slots.ts): an export holds a connection and a read snapshot in a reader thread, an import a temp table in the writer; four bound what slow clients can hold. */
+/**
+ * Imports and exports at once (bulk-slots.ts): an export holds a connection and a read snapshot in a
+ * reader thread, an import a temp table in the writer; four bound what slow clients can hold.
+ */
 const BULK_AT_ONCE = 4;
 
 function versioned(id: bigint, { name, tag, version }: PlantState): VersionedPlant {

@@ -30,7 +30,8 @@ export class ReadBudget {
   ) {
     // Not deterministic: SQLite must call it for every row, never once per statement.
     db.function('within_read_budget', { deterministic: false }, () => {
-      if (++this.rows % ROWS_PER_CLOCK_READ === 0 && performance.now() > this.deadline) throw new ReadTimeLimitError(this.limitMs);
+      const clockDue = ++this.rows % ROWS_PER_CLOCK_READ === 0;
+      if (clockDue && performance.now() > this.deadline) throw new ReadTimeLimitError(this.limitMs);
       return 1;
     });
   }

@@ -14,7 +14,9 @@
 import type { Worker } from 'node:worker_threads';
 import { ReadTimeLimitError, StoreUnavailableError } from '../errors.js';
 import type { SqliteHealth } from './health.js';
-import type { ReaderCloseRequest, ReaderReply, ReadArgs, ReadFailure, ReadMethod, ReadRequest, ReadResult, ReadStore } from './reader-protocol.js';
+import type {
+  ReaderCloseRequest, ReaderReply, ReadArgs, ReadFailure, ReadMethod, ReadRequest, ReadResult, ReadStore,
+} from './reader-protocol.js';
 import type { ReaderWorkerData } from './reader-worker.js';
 import { spawnWorker } from './spawn-worker.js';
 
@@ -31,8 +33,13 @@ interface Reader {
 
 /** The reads of one thread, for a sequence of calls that must stay in it (an export's). */
 export interface PinnedReader {
-  call<S extends ReadStore, M extends ReadMethod<S>>(store: S, method: M, args: ReadArgs<S, M>): Promise<ReadResult<S, M>>;
+  call<S extends ReadStore, M extends ReadMethod<S>>(store: S, method: M, args: ReadArgs<S, M>): ReadPromise<S, M>;
 }
+
+type ReadPromise<S extends ReadStore, M extends ReadMethod<S>> = Promise<ReadResult<S, M>>;
+
+const closing = () => new StoreUnavailableError('the store is closing');
+const stopped = (cause?: unknown) => new StoreUnavailableError('the SQLite reader thread stopped', { cause });
 
 function rebuildError({ message, unavailable, timeLimitMs }: ReadFailure): Error {
   if (timeLimitMs !== undefined) return new ReadTimeLimitError(timeLimitMs);
@@ -53,18 +60,18 @@ export class ReaderPool {
   }
 
   /** Runs `store.method(...args)` in the reader thread with the fewest reads waiting. */
-  call<S extends ReadStore, M extends ReadMethod<S>>(store: S, method: M, args: ReadArgs<S, M>): Promise<ReadResult<S, M>> {
+  call<S extends ReadStore, M extends ReadMethod<S>>(store: S, method: M, args: ReadArgs<S, M>): ReadPromise<S, M> {
     return this.send(this.leastBusy(), store, method, args);
   }
 
-  /** A reader whose calls all go to the same thread, while that thread lives (a new one never knows the earlier calls). */
+  /** A reader whose calls all go to one thread, while it lives (a new one would not know the earlier calls). */
   pin(): PinnedReader {
-    if (this.closing) return { call: () => Promise.reject(new StoreUnavailableError('the store is closing')) };
+    if (this.closing) return { call: () => Promise.reject(closing()) };
     const slot = this.leastBusy();
     const reader = this.readerAt(slot);
     return {
       call: (store, method, args) =>
-        this.readers[slot] === reader ? this.send(slot, store, method, args) : Promise.reject(new StoreUnavailableError('the SQLite reader thread stopped')),
+        this.readers[slot] === reader ? this.send(slot, store, method, args) : Promise.reject(stopped()),
     };
   }
 
@@ -79,13 +86,18 @@ export class ReaderPool {
         reader.worker.ref(); // so the process waits for the connections to be closed cleanly
         reader.worker.postMessage({ kind: 'close' } satisfies ReaderCloseRequest);
         await exited;
-        this.failAll(reader, new StoreUnavailableError('the store is closing'));
+        this.failAll(reader, closing());
       }),
     );
   }
 
-  private send<S extends ReadStore, M extends ReadMethod<S>>(slot: number, store: S, method: M, args: ReadArgs<S, M>): Promise<ReadResult<S, M>> {
-    if (this.closing) return Promise.reject(new StoreUnavailableError('the store is closing'));
+  private send<S extends ReadStore, M extends ReadMethod<S>>(
+    slot: number,
+    store: S,
+    method: M,
+    args: ReadArgs<S, M>,
+  ): Promise<ReadResult<S, M>> {
+    if (this.closing) return Promise.reject(closing());
     const reader = this.readerAt(slot);
     const unit = ++this.unit;
     return new Promise((resolve, reject) => {
@@ -98,7 +110,7 @@ export class ReaderPool {
     });
   }
 
-  /** The slot for the next read: an idle thread's; else a slot whose thread died (a new one); else the least busy thread's. */
+  /** The slot for the next read: an idle thread's; else one whose thread died (a new one); else the least busy. */
   private leastBusy(): number {
     let best: number | undefined;
     let free: number | undefined;
@@ -152,7 +164,7 @@ export class ReaderPool {
     const slot = this.readers.indexOf(reader);
     if (slot === -1) return;
     this.readers[slot] = undefined;
-    this.failAll(reader, new StoreUnavailableError('the SQLite reader thread stopped', { cause: error }));
+    this.failAll(reader, stopped(error));
   }
 
   private failAll(reader: Reader, error: Error): void {

@@ -25,7 +25,9 @@ export type ReadMethod<S extends ReadStore> = keyof DelegatedReads[S];
 /** The same reads as plain functions of their arguments: what the reader thread's table provides. */
 export type ReadHandlers = {
   readonly [S in ReadStore]: {
-    readonly [M in ReadMethod<S>]: DelegatedReads[S][M] extends (...args: infer A) => infer R ? (...args: A) => R : never;
+    readonly [M in ReadMethod<S>]: DelegatedReads[S][M] extends (...args: infer A) => infer R
+      ? (...args: A) => R
+      : never;
   };
 };
 

@@ -13,7 +13,9 @@ import { sqliteCode, translateError } from './errors.js';
 import { SqliteExports } from './plant-export.js';
 import { SqlitePlantFinder } from './plant-find.js';
 import { ReadBudget } from './read-budget.js';
-import type { ReadArgs, ReadFailure, ReadHandlers, ReaderCloseRequest, ReaderReply, ReadMethod, ReadRequest, ReadStore } from './reader-protocol.js';
+import type {
+  ReadArgs, ReadFailure, ReadHandlers, ReaderCloseRequest, ReaderReply, ReadMethod, ReadRequest, ReadStore,
+} from './reader-protocol.js';
 
 export interface ReaderWorkerData {
   readonly path: string;
@@ -32,7 +34,9 @@ const exports = new SqliteExports(path, busyTimeoutMs);
 const handlers: ReadHandlers = { plants: new SqlitePlantFinder(db), exports, changes: new SqliteChangeReads(db) };
 
 function failureOf(error: unknown): ReadFailure {
-  if (error instanceof ReadTimeLimitError) return { message: error.message, unavailable: true, timeLimitMs: error.limitMs };
+  if (error instanceof ReadTimeLimitError) {
+    return { message: error.message, unavailable: true, timeLimitMs: error.limitMs };
+  }
   const translated = translateError(error);
   const code = sqliteCode(error);
   return {
