@@ -10,8 +10,8 @@
  * reads a handful of files, and starts in about two thirds of the time (bench/README.md,
  * "Start-up").
  *
- * The layout is flat on purpose: the SQLite writer runs in a worker thread, which
- * src/store/sqlite/spawn-worker.ts starts from `./writer-worker.js` next to the code
+ * The layout is flat on purpose: the SQLite writer and readers run in worker threads, which
+ * src/store/sqlite/spawn-worker.ts starts from `./writer-worker.js` (`./reader-worker.js`) next to the code
  * that calls it, so that entry and every chunk must share one directory.
  *
  * Left out of the bundle, loaded from node_modules as before:
@@ -46,7 +46,7 @@ export async function bundleService(outdir: string = SERVICE_DIR): Promise<void>
   rmSync(outdir, { recursive: true, force: true });
   await build({
     absWorkingDir: ROOT,
-    entryPoints: { [basename(SERVICE_ENTRY_FILE, '.js')]: 'src/cli/main.ts', 'writer-worker': 'src/store/sqlite/writer-worker.ts' },
+    entryPoints: { [basename(SERVICE_ENTRY_FILE, '.js')]: 'src/cli/main.ts', 'writer-worker': 'src/store/sqlite/writer-worker.ts', 'reader-worker': 'src/store/sqlite/reader-worker.ts' },
     outdir,
     bundle: true,
     platform: 'node',

@@ -442,7 +442,7 @@ export interface components {
              * @description Numeric error value, from the error catalogue (see the API description): stable, never reused.
              * @enum {integer}
              */
-            error: 40000 | 40001 | 40002 | 40003 | 40004 | 40005 | 40006 | 40007 | 40101 | 40102 | 40301 | 40401 | 40402 | 40403 | 40404 | 40501 | 40801 | 40901 | 40902 | 41001 | 41002 | 41201 | 41301 | 41501 | 42801 | 42901 | 42902 | 42903 | 43101 | 50001 | 50301;
+            error: 40000 | 40001 | 40002 | 40003 | 40004 | 40005 | 40006 | 40007 | 40101 | 40102 | 40301 | 40401 | 40402 | 40403 | 40404 | 40501 | 40801 | 40901 | 40902 | 41001 | 41002 | 41201 | 41301 | 41501 | 42801 | 42901 | 42902 | 42903 | 43101 | 50001 | 50301 | 50302;
             /** @description Text describing the error: which field or header, and why. */
             message: string;
         };
@@ -895,7 +895,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description - `50301` STORE_UNAVAILABLE: The store cannot be reached or written to right now; retry after the Retry-After delay. */
+            /**
+             * @description - `50302` READ_TIME_LIMIT: The read (a search, a sorted page, a count) ran longer than one read may (READ_TIME_LIMIT_MS, SQLite store) and was stopped; narrow it (a longer search term, a tag) or retry after the Retry-After delay.
+             *     - `50301` STORE_UNAVAILABLE: The store cannot be reached or written to right now; retry after the Retry-After delay.
+             */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -905,8 +908,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": 50301,
-                     *       "message": "The store cannot be reached or written to right now; retry after the Retry-After delay."
+                     *       "error": 50302,
+                     *       "message": "The read (a search, a sorted page, a count) ran longer than one read may (READ_TIME_LIMIT_MS, SQLite store) and was stopped; narrow it (a longer search term, a tag) or retry after the Retry-After delay."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

@@ -3,6 +3,7 @@
  * once at start-up. A bad value stops the process with a message naming the
  * variable, what it must be and what it got.
  */
+import { availableParallelism } from 'node:os';
 import { host, WILDCARD_HOSTS } from './addresses.js';
 import { databaseUrl } from './database-url.js';
 import { boolean, ConfigError, integer, oneOf, type Source } from './errors.js';
@@ -46,6 +47,10 @@ export interface Config {
   readonly databaseStatementTimeoutMs: number;
   /** PostgreSQL only: longest a request waits to open or borrow a connection before failing with 503. */
   readonly databaseConnectTimeoutMs: number;
+  /** SQLite only: reader threads, each with a read-only connection (by default the cores Node may use). */
+  readonly sqliteReaders: number;
+  /** SQLite only: longest one read (a page, a count) may run before it is stopped (the request then gets 503). */
+  readonly readTimeLimitMs: number;
   /** Webhooks may target loopback, private and link-local addresses (development and tests only). */
   readonly webhookAllowPrivateUrls: boolean;
   /** Delays before each webhook retry, in ms; the first attempt is immediate. */
@@ -117,6 +122,15 @@ function logLevel(source: Source): string {
  * Reads the configuration from `env`; `overrides` (from flags) win over it. Keys
  * are the environment variable names, so a flag and its variable cannot disagree.
  */
+/**
+ * SQLite reader threads by default: one per core Node may use, as better-sqlite3
+ * advises, but at most 8: each holds a JS heap and a page cache of its own, and one
+ * event loop answering for them gains little from more.
+ */
+export function defaultSqliteReaders(): number {
+  return Math.min(availableParallelism(), 8);
+}
+
 export function loadConfig(env: Source = process.env, overrides: Source = {}): Config {
   const source: Source = { ...env, ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)) };
   const apiHost = host(source, 'HOST', '127.0.0.1');
@@ -140,6 +154,8 @@ export function loadConfig(env: Source = process.env, overrides: Source = {}): C
     databasePoolSize: integer(source, 'DATABASE_POOL_SIZE', 10, 1, 1000),
     databaseStatementTimeoutMs: integer(source, 'DATABASE_STATEMENT_TIMEOUT_MS', 5000, 100, 600_000),
     databaseConnectTimeoutMs: integer(source, 'DATABASE_CONNECT_TIMEOUT_MS', 2000, 100, 60_000),
+    sqliteReaders: integer(source, 'SQLITE_READERS', defaultSqliteReaders(), 1, 256),
+    readTimeLimitMs: integer(source, 'READ_TIME_LIMIT_MS', 5000, 1, 600_000),
     webhookAllowPrivateUrls: boolean(source, 'WEBHOOK_ALLOW_PRIVATE_URLS', false),
     requirePreconditions: boolean(source, 'REQUIRE_PRECONDITIONS', false),
     webhookRetrySchedule: retrySchedule(source),

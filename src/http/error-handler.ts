@@ -7,7 +7,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, Errors, ErrorSchema, failure, type CatalogueEntry } from './errors.js';
-import { StoreUnavailableError } from '../store/errors.js';
+import { ReadTimeLimitError, StoreUnavailableError } from '../store/errors.js';
 import { notJsonError } from './json-body.js';
 import { validationFailure } from './validation.js';
 
@@ -33,6 +33,9 @@ function fastifyClientError(error: FastifyError, request: FastifyRequest, bodyLi
 
 export function toApiError(error: FastifyError, request: FastifyRequest, bodyLimit: number): ApiError | undefined {
   if (error instanceof ApiError) return error;
+  if (error instanceof ReadTimeLimitError) {
+    return failure('READ_TIME_LIMIT', [String(error.limitMs)], { 'retry-after': String(STORE_RETRY_AFTER_SECONDS) });
+  }
   if (error instanceof StoreUnavailableError) {
     return failure('STORE_UNAVAILABLE', [], {
       'retry-after': String(STORE_RETRY_AFTER_SECONDS),

@@ -47,6 +47,7 @@ export const Errors = {
   HEADERS_TOO_LARGE: { code: 43101, status: 431, meaning: 'The request line and headers are larger than the configured limit (MAX_HEADER_SIZE); the connection is closed.', message: '%s' },
   INTERNAL: { code: 50001, status: 500, meaning: 'An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs.', message: 'internal error; quote request id %s when reporting it' },
   STORE_UNAVAILABLE: { code: 50301, status: 503, meaning: 'The store cannot be reached or written to right now; retry after the Retry-After delay.', message: 'the store is unavailable right now; retry shortly' },
+  READ_TIME_LIMIT: { code: 50302, status: 503, meaning: 'The read (a search, a sorted page, a count) ran longer than one read may (READ_TIME_LIMIT_MS, SQLite store) and was stopped; narrow it (a longer search term, a tag) or retry after the Retry-After delay.', message: 'the read ran longer than %s ms, the most one read may run, and was stopped: narrow it (a longer search term, a tag) or retry later' },
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ErrorName = keyof typeof Errors;

@@ -108,7 +108,7 @@ export const plantListRoutes: TypedRoutes<[typeof StoredPlant]> = async (app) =>
         ),
       },
     },
-    config: { failures: ['STORE_UNAVAILABLE'] },
+    config: { failures: ['READ_TIME_LIMIT', 'STORE_UNAVAILABLE'] },
   }, async (request, reply) => {
     const { limit, sort: order, q, tag: tags } = request.query;
     const filter: PlantFilter = { tags, terms: termsOf(q) };

@@ -29,3 +29,11 @@ export function refuseNewerStore(where: string, applied: Iterable<number>, known
   const knownNewest = Math.max(0, ...known.map((migration) => migration.version));
   if (newest > knownNewest) throw new StoreTooNewError(where, newest, knownNewest);
 }
+
+/** A read ran longer than the store lets one run (READ_TIME_LIMIT_MS) and was stopped: a 503 of its own. */
+export class ReadTimeLimitError extends Error {
+  constructor(readonly limitMs: number) {
+    super(`the read ran longer than ${limitMs} ms, the most one read may run, and was stopped`);
+    this.name = 'ReadTimeLimitError';
+  }
+}

@@ -4,8 +4,11 @@ import { ConfigError } from '../config/index.js';
 import { redacted } from '../config/database-url.js';
 import type { Store } from './types.js';
 
-/** Tuning that only the PostgreSQL store uses (Config has these fields, so a Config can be passed). */
+/** Tuning that only one store uses (Config has these fields, so a Config can be passed). */
 export interface StoreSettings {
+  /** SQLite: reader threads, and how long one read may run. */
+  readonly sqliteReaders?: number;
+  readonly readTimeLimitMs?: number;
   readonly databasePoolSize?: number;
   readonly databaseStatementTimeoutMs?: number;
   readonly databaseConnectTimeoutMs?: number;
@@ -25,7 +28,7 @@ export async function openStore(databaseUrl: string, settings: StoreSettings = {
     const { SqliteStore } = await import('./sqlite/sqlite-store.js');
     const path = databaseUrl.slice('sqlite:'.length);
     try {
-      return SqliteStore.open({ path });
+      return SqliteStore.open({ path, readers: settings.sqliteReaders, readTimeLimitMs: settings.readTimeLimitMs });
     } catch (error) {
       throw sqliteOpenError(path, error);
     }

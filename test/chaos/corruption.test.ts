@@ -97,6 +97,30 @@ describe('a corrupt store [sqlite]', () => {
       assert.ok(statuses.has(503), `the corruption was met: ${JSON.stringify([...statuses])}`);
       assert.equal((refused as { error: number }).error, Errors.STORE_UNAVAILABLE.code);
       assert.match(service.output(), /"msg":"store unavailable: the SQLite store is corrupt \(SQLITE_CORRUPT\): stop the service and restore the file from a backup"/);
+      // Readiness follows what the reads met, so a balancer stops sending traffic.
+      assert.equal((await fetch(`${service.url}/readyz`)).status, 503);
+    } finally {
+      await service.stop('SIGKILL');
+    }
+  });
+
+  it('met by reads in the reader threads (pages, searches, counts): /readyz turns 503', async () => {
+    const { path, databaseUrl, token } = await storeWithPlants();
+    const service = await startServiceProcess({ DATABASE_URL: databaseUrl });
+    try {
+      for (let i = 0; i < 50 && (await fetch(`${service.url}/readyz`)).status !== 200; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal((await fetch(`${service.url}/readyz`)).status, 200);
+      corruptMiddle(path);
+      const headers = { authorization: `Bearer ${token}`, prefer: 'count=exact' };
+      const statuses: number[] = [];
+      for (const query of ['limit=1000', 'limit=1000&after=1000', 'limit=1000&after=2500', 'q=number&limit=1000', 'q=longer&sort=name&limit=1000']) {
+        statuses.push((await fetch(`${service.url}/plants?${query}`, { headers })).status);
+      }
+      assert.ok(!statuses.includes(500), `no 500s: ${statuses.join(', ')}`);
+      assert.ok(statuses.includes(503), `the corruption was met: ${statuses.join(', ')}`);
+      const ready = await fetch(`${service.url}/readyz`);
+      assert.equal(ready.status, 503, service.output().split('\n').filter((line) => line.includes('unavailable')).join('\n'));
+      assert.equal(((await ready.json()) as { error: number }).error, Errors.STORE_UNAVAILABLE.code);
     } finally {
       await service.stop('SIGKILL');
     }

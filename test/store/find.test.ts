@@ -164,3 +164,29 @@ for (const backend of testBackends()) describe(`finding plants in the store [${b
     assert.deepEqual(await found('arbol'), []);
   });
 });
+
+/** More plants than a search's walk reads (src/store/sqlite/plant-find.ts, WINDOW) before the rare matches, in every order. */
+for (const backend of testBackends()) describe(`finding rare plants past the common ones [${backend.name}]`, () => {
+  let opened: OpenedTestStore;
+  const plants: PlantRecord[] = [
+    ...Array.from({ length: 5000 }, (_, i): PlantRecord => ({ id: BigInt(i + 1), name: `Monstera filler ${i}` })),
+    ...Array.from({ length: 30 }, (_, i): PlantRecord => ({ id: BigInt(10_000 + i), name: `Zebra monsterx ${i}`, tag: 'rare' })),
+  ];
+  before(async () => {
+    opened = await backend.open();
+    const running = await opened.store.plants.beginImport();
+    await running.stage(plants.map((plant, i) => ({ line: i + 1, id: plant.id, name: plant.name, tag: plant.tag ?? null })));
+    assert.equal((await running.apply('all', 10)).kind, 'applied');
+  });
+  after(() => opened?.cleanup());
+
+  it('finds exactly the rare ones, page by page, in every order; counts them', async () => {
+    for (const filter of [{ terms: ['monsterx'] }, { tags: ['rare'] }, { terms: ['monst', 'zebra'] }, { terms: ['monsterx'], tags: ['rare'] }]) {
+      for (const order of ORDERS) {
+        const query: ListPlantsQuery = { limit: 7, order, ...filter };
+        assert.deepEqual((await walk(opened.store, query)).plants, expected(plants, order, filter), describeQuery(query));
+      }
+      assert.deepEqual(await opened.store.plants.countPlants(filter, 'exact'), { count: 30, exact: true }, describeQuery(filter));
+    }
+  });
+});

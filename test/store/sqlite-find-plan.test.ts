@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { countStatement, pageStatement, type FindStatement } from '../../src/store/sqlite/plant-find.js';
+import { registerUnlimitedBudget } from '../../src/store/sqlite/read-budget.js';
 import type { ListPlantsQuery } from '../../src/store/types.js';
 import { sqliteBackend, type OpenedTestStore } from '../support/backends.js';
 
@@ -17,6 +18,7 @@ describe('SQLite find query plans', () => {
   before(async () => {
     opened = await sqliteBackend.open();
     db = new Database(opened.databaseUrl.replace(/^sqlite:/, ''), { readonly: true });
+    registerUnlimitedBudget(db);
   });
   after(async () => {
     db?.close();
@@ -42,6 +44,15 @@ describe('SQLite find query plans', () => {
       assert.doesNotMatch(detail, /TEMP B-TREE/);
     });
   }
+
+  it("a search's walk reads a bounded window of an index in the page's order, never the table", () => {
+    // The outer SCAN is of the co-routine: the window's rows (LIMIT @window), not the table.
+    assert.match(plan(pageStatement({ limit: 1, terms: ['monstera'], order: 'name' }, 'walk')), /^CO-ROUTINE plants \| SCAN plants USING INDEX plants_name_key \| SCAN plants$/);
+    assert.match(plan(pageStatement({ limit: 1, tags: ['office'], order: 'name' }, 'walk')), /^CO-ROUTINE plants \| SCAN plants USING INDEX plants_name_key \| SCAN plants$/);
+    assert.match(plan(pageStatement({ limit: 1, terms: ['monsterx'] }, 'walk')), /^CO-ROUTINE found \| SCAN plants_search VIRTUAL TABLE INDEX \d+:M\d* \| SCAN found \| SEARCH plants USING INTEGER PRIMARY KEY \(rowid=\?\)$/);
+    // The exact search asks each whole term of the search index, and sorts only its matches.
+    assert.match(plan(pageStatement({ limit: 1, terms: ['monsterx'], order: 'name' }, 'exact')), /LIST SUBQUERY|plants_search/);
+  });
 
   it('counts a tag from its covering index, and a search from the FTS5 index', () => {
     assert.match(plan(countStatement({ tags: ['fern'] })), /^SEARCH plants USING COVERING INDEX plants_tag_id \(tag=\?\)$/);

@@ -1,6 +1,6 @@
 /**
- * The change log on SQLite (migration 0009): read on the main thread's connection,
- * pruned through the writer thread. Changes can only come from this process's
+ * The change log on SQLite (migration 0009): read in the reader threads (a catch-up
+ * reads thousands of entries at a time), pruned through the writer thread. Changes can only come from this process's
  * writer thread, so the signal is in-process: the plant store fires it after each
  * write that reached the store (ChangeSignal below).
  */
@@ -8,6 +8,7 @@ import type Database from 'better-sqlite3';
 import type { ChangeLog, ChangeLogBounds, PlantChangeEntry } from '../types.js';
 import { guarded } from './errors.js';
 import type { GroupCommitWriter } from './group-commit.js';
+import type { ReaderPool } from './reader-pool.js';
 
 /** The listeners of a store's change signal. */
 export class ChangeSignal {
@@ -33,17 +34,14 @@ type EntryRow = [
   previousTag: string | null,
 ];
 
-export class SqliteChangeLog implements ChangeLog {
+/** The reader threads' half: the entries after a position, and the log's bounds. */
+export class SqliteChangeReads {
   private readonly entriesAfter: Database.Statement;
   private readonly last: Database.Statement;
   private readonly oldest: Database.Statement;
   private readonly history: Database.Statement;
 
-  constructor(
-    db: Database.Database,
-    private readonly writer: GroupCommitWriter,
-    private readonly signal: ChangeSignal,
-  ) {
+  constructor(db: Database.Database) {
     this.entriesAfter = db
       .prepare('SELECT position, type, plant_id, tag, payload, tag_changed, previous_tag FROM plant_changes WHERE position > ? ORDER BY position LIMIT ?')
       .safeIntegers(true)
@@ -54,19 +52,35 @@ export class SqliteChangeLog implements ChangeLog {
     this.history = db.prepare('SELECT history FROM change_log_history').pluck();
   }
 
-  async after(position: bigint, limit: number): Promise<PlantChangeEntry[]> {
+  after(position: bigint, limit: number): PlantChangeEntry[] {
     const rows = guarded(() => this.entriesAfter.all(position, limit)) as EntryRow[];
     return rows.map(([at, type, plantId, tag, payload, tagChanged, previousTag]) =>
       tagChanged === 0n ? { position: at, type, plantId, tag, payload } : { position: at, type, plantId, tag, payload, previousTag },
     );
   }
 
-  async bounds(): Promise<ChangeLogBounds> {
+  bounds(): ChangeLogBounds {
     return guarded(() => {
       const last = (this.last.get() as bigint | undefined) ?? 0n;
       const oldest = this.oldest.get() as bigint | null;
       return { history: this.history.get() as string, last, oldest: oldest ?? undefined };
     });
+  }
+}
+
+export class SqliteChangeLog implements ChangeLog {
+  constructor(
+    private readonly readers: ReaderPool,
+    private readonly writer: GroupCommitWriter,
+    private readonly signal: ChangeSignal,
+  ) {}
+
+  after(position: bigint, limit: number): Promise<PlantChangeEntry[]> {
+    return this.readers.call('changes', 'after', [position, limit]);
+  }
+
+  bounds(): Promise<ChangeLogBounds> {
+    return this.readers.call('changes', 'bounds', []);
   }
 
   watch(listener: () => void): () => void {

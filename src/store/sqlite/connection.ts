@@ -30,3 +30,15 @@ export function openConnection(path: string, busyTimeoutMs: number): Database.Da
   db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
   return db;
 }
+
+/**
+ * A reader thread's connection (reader-worker.ts): read-only, so no read can ever
+ * write, with the same busy timeout and page cache. The file is in WAL mode already
+ * (the main connection opened it first), which a read-only connection keeps.
+ */
+export function openReadConnection(path: string, busyTimeoutMs: number): Database.Database {
+  const db = guarded(() => new Database(path, { readonly: true, fileMustExist: true }));
+  db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+  db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
+  return db;
+}

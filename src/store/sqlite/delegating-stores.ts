@@ -1,6 +1,7 @@
 /**
  * Token and webhook stores for the main thread: reads run on the main thread's
- * connection; writes run in the writer thread (see writer-protocol.ts for why).
+ * connection (a corrupt page they meet makes the store unready, health.ts); writes
+ * run in the writer thread (see writer-protocol.ts for why).
  * A write method added to TokenStore or WebhookStore is declared in DelegatedWrites
  * (writer-protocol.ts) and forwarded here; the compiler insists on both, and checks
  * each forwarding's method name, arguments and result against the declaration.
@@ -20,6 +21,7 @@ import type {
   WebhookSubscription,
 } from '../types.js';
 import type { GroupCommitWriter } from './group-commit.js';
+import type { SqliteHealth } from './health.js';
 import type { SqliteTokenStore } from './token-store.js';
 import type { SqliteWebhookStore } from './webhook-store.js';
 
@@ -27,6 +29,7 @@ export class DelegatingTokenStore implements TokenStore {
   constructor(
     private readonly reads: SqliteTokenStore,
     private readonly writer: GroupCommitWriter,
+    private readonly health: SqliteHealth,
   ) {}
 
   insertToken(token: NewTokenRecord): Promise<boolean> {
@@ -42,15 +45,15 @@ export class DelegatingTokenStore implements TokenStore {
   }
 
   findTokenBySecretHash(secretHash: string): Promise<TokenRecord | undefined> {
-    return this.reads.findTokenBySecretHash(secretHash);
+    return this.health.readingLater(() => this.reads.findTokenBySecretHash(secretHash));
   }
 
   listTokens(): Promise<TokenRecord[]> {
-    return this.reads.listTokens();
+    return this.health.readingLater(() => this.reads.listTokens());
   }
 
   countTokens(): Promise<number> {
-    return this.reads.countTokens();
+    return this.health.readingLater(() => this.reads.countTokens());
   }
 }
 
@@ -58,6 +61,7 @@ export class DelegatingWebhookStore implements WebhookStore {
   constructor(
     private readonly reads: SqliteWebhookStore,
     private readonly writer: GroupCommitWriter,
+    private readonly health: SqliteHealth,
   ) {}
 
   insertSubscription(subscription: NewWebhookSubscription): Promise<void> {
@@ -89,26 +93,26 @@ export class DelegatingWebhookStore implements WebhookStore {
   }
 
   listSubscriptions(): Promise<WebhookSubscription[]> {
-    return this.reads.listSubscriptions();
+    return this.health.readingLater(() => this.reads.listSubscriptions());
   }
 
   getSubscription(id: string): Promise<WebhookSubscription | undefined> {
-    return this.reads.getSubscription(id);
+    return this.health.readingLater(() => this.reads.getSubscription(id));
   }
 
   listDeliveries(subscriptionId: string, query: ListDeliveriesQuery): Promise<WebhookDelivery[]> {
-    return this.reads.listDeliveries(subscriptionId, query);
+    return this.health.readingLater(() => this.reads.listDeliveries(subscriptionId, query));
   }
 
   getDelivery(subscriptionId: string, deliveryId: string): Promise<WebhookDelivery | undefined> {
-    return this.reads.getDelivery(subscriptionId, deliveryId);
+    return this.health.readingLater(() => this.reads.getDelivery(subscriptionId, deliveryId));
   }
 
   hasDueDeliveries(now: Date): Promise<boolean> {
-    return this.reads.hasDueDeliveries(now);
+    return this.health.readingLater(() => this.reads.hasDueDeliveries(now));
   }
 
   backlog(now?: Date): Promise<WebhookBacklog> {
-    return this.reads.backlog(now);
+    return this.health.readingLater(() => this.reads.backlog(now));
   }
 }

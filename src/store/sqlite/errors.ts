@@ -27,6 +27,13 @@ export function translateError(error: unknown): unknown {
   return new StoreUnavailableError(message, { cause: error });
 }
 
+/** SQLite's result code of a failure, whether raw or translated (then its cause's). */
+export function sqliteCode(error: unknown): string | undefined {
+  const failure = error instanceof StoreUnavailableError ? error.cause : error;
+  const code = failure instanceof Error && 'code' in failure ? failure.code : undefined;
+  return typeof code === 'string' ? code : undefined;
+}
+
 /** Runs a store call, translating storage-level failures into StoreUnavailableError. */
 export function guarded<T>(operation: () => T): T {
   try {

@@ -8,9 +8,10 @@
  * - the writes: once one fails because the store cannot write (full or read-only
  *   disk, I/O errors), not ready until one succeeds. While no client write comes
  *   (a load balancer stops sending them), a probe write is tried every few seconds;
- * - a corrupt page met by a write: never ready again (a file does not heal itself).
+ * - a corrupt page met by a write or a read (in a reader thread, or the main
+ *   thread's point reads): never ready again (a file does not heal itself).
  */
-import { isCorruption } from './errors.js';
+import { isCorruption, sqliteCode } from './errors.js';
 import type { WriteFailure } from './writer-protocol.js';
 
 const PROBE_INTERVAL_MS = 5000;
@@ -46,6 +47,36 @@ export class SqliteHealth {
     if (!failure.unavailable) return;
     if (this.failingWrites === undefined) this.lastProbeAt = now;
     this.failingWrites = `writes to the SQLite store at ${this.path} fail: ${failure.message}`;
+  }
+
+  /** A read that failed: only a corrupt page tells about the store (a read never fails for a full disk). */
+  noteRead(failure: { readonly message: string; readonly code?: string }): void {
+    if (isCorruption(failure.code)) this.corruption ??= this.corrupt(failure.message);
+  }
+
+  /** Runs a read on the main thread's connection, noting a corrupt page it meets. */
+  reading<T>(read: () => T): T {
+    try {
+      return read();
+    } catch (error) {
+      this.noteReadError(error);
+      throw error;
+    }
+  }
+
+  /** The same, for the token and webhook stores' reads, which answer with promises. */
+  async readingLater<T>(read: () => Promise<T>): Promise<T> {
+    try {
+      return await read();
+    } catch (error) {
+      this.noteReadError(error);
+      throw error;
+    }
+  }
+
+  private noteReadError(error: unknown): void {
+    const code = sqliteCode(error);
+    if (code !== undefined && error instanceof Error) this.noteRead({ message: error.message, code });
   }
 
   /** Whether to try a probe write now: writes are failing, and none was tried lately. */

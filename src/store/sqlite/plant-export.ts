@@ -1,21 +1,23 @@
 /**
- * Exports on SQLite: a connection of the export's own, holding one read
- * transaction from the first chunk to the last. In WAL mode that transaction is a
- * snapshot: writes that commit meanwhile (the writer thread keeps writing) are not
- * seen, and the export never blocks them. Its own connection, because
- * better-sqlite3 runs one statement at a time per connection and the main one
- * serves every other read in between two chunks.
+ * Exports on SQLite, in a reader thread (reader-worker.ts): each export has a
+ * connection of its own there, and one statement it reads chunk by chunk. A
+ * statement being read holds its read transaction from the first chunk to the
+ * last, and in WAL mode that transaction is a snapshot: writes that commit
+ * meanwhile (the writer thread keeps writing) are not seen, and the export never
+ * blocks them. Its own connection, because a connection runs one statement at a
+ * time and the reader thread serves other reads between two chunks.
  *
  * A snapshot held open keeps the WAL from being checkpointed past it, so the WAL
  * grows while a slow export runs (docs/bulk.md).
  */
+import type Database from 'better-sqlite3';
 import type { ExportChunk, PlantFilter } from '../types.js';
-import { openConnection } from './connection.js';
+import { openReadConnection } from './connection.js';
 import { guarded } from './errors.js';
-import { exportChunkStatement } from './plant-find.js';
+import { exportStatement } from './plant-find.js';
 
 /**
- * Plants per chunk. A chunk's overhead here is one index seek, so small chunks cost
+ * Plants per chunk. A chunk's overhead here is one message between threads, so small chunks cost
  * little, and they keep the export's memory flat: a chunk's plants are alive while
  * the route writes them, and with 2,000 per chunk V8 sometimes judged them
  * long-lived and allocated every later one straight into the old generation, where
@@ -32,25 +34,67 @@ const EXPORT_CACHE_KIB = 1024;
 
 type Row = [id: bigint, name: string, tag: string | null];
 
-export async function* exportSqlitePlants(path: string, busyTimeoutMs: number, filter: PlantFilter): AsyncGenerator<ExportChunk> {
-  const db = guarded(() => openConnection(path, busyTimeoutMs));
-  try {
-    db.pragma(`cache_size = -${EXPORT_CACHE_KIB}`);
-    // Two shapes: the first chunk's, and the rest's (after the last id).
-    const statements = new Map<string, ReturnType<typeof db.prepare>>();
-    db.exec('BEGIN');
-    let after: bigint | undefined;
-    for (;;) {
-      const { key, sql, parameters } = exportChunkStatement(filter, after, CHUNK);
-      const statement = statements.get(key) ?? db.prepare(sql()).safeIntegers(true).raw(true);
-      statements.set(key, statement);
-      const rows = guarded(() => statement.all(parameters)) as Row[];
-      if (rows.length === 0) return;
-      yield rows.map(([id, name, tag]) => (tag === null ? { id, name } : { id, name, tag }));
-      if (rows.length < CHUNK) return;
-      after = (rows.at(-1) as Row)[0];
+interface OpenExport {
+  readonly db: Database.Database;
+  readonly rows: IterableIterator<unknown>;
+}
+
+/** The exports running in one reader thread, by number. */
+export class SqliteExports {
+  private readonly running = new Map<number, OpenExport>();
+  private last = 0;
+
+  constructor(
+    private readonly path: string,
+    private readonly busyTimeoutMs: number,
+  ) {}
+
+  /** Opens an export's connection and starts its statement: the snapshot is taken with the first row read. */
+  begin(filter: PlantFilter): number {
+    const db = openReadConnection(this.path, this.busyTimeoutMs);
+    try {
+      db.pragma(`cache_size = -${EXPORT_CACHE_KIB}`);
+      const { sql, parameters } = exportStatement(filter);
+      const rows = guarded(() => db.prepare(sql()).safeIntegers(true).raw(true).iterate(parameters));
+      this.running.set(++this.last, { db, rows });
+      return this.last;
+    } catch (error) {
+      db.close();
+      throw error;
     }
-  } finally {
-    db.close();
+  }
+
+  /** The export's next plants, at most a chunk; none once it has ended (and its connection is closed). */
+  next(id: number): ExportChunk {
+    const running = this.running.get(id);
+    if (running === undefined) return [];
+    const chunk = [];
+    try {
+      for (let i = 0; i < CHUNK; i++) {
+        const next = guarded(() => running.rows.next());
+        if (next.done === true) break;
+        const [plantId, name, tag] = next.value as Row;
+        chunk.push(tag === null ? { id: plantId, name } : { id: plantId, name, tag });
+      }
+    } catch (error) {
+      this.end(id);
+      throw error;
+    }
+    if (chunk.length < CHUNK) this.end(id);
+    return chunk;
+  }
+
+  /** Ends an export early (its client went away): its statement and connection close. */
+  end(id: number): void {
+    const running = this.running.get(id);
+    if (running === undefined) return;
+    this.running.delete(id);
+    running.rows.return?.();
+    running.db.close();
+  }
+
+  /** The thread is stopping. */
+  endAll(): void {
+    for (const id of [...this.running.keys()]) this.end(id);
   }
 }

@@ -1,11 +1,26 @@
 /**
  * GET /plants on SQLite: pages in any order, filtered by tags and search terms, and
- * counts. One statement per shape of query (order, cursor or not, how many tags,
- * search or not), prepared on first use and kept: at most a few hundred.
+ * counts, read in a reader thread (reader-worker.ts). One statement per shape of
+ * query (plan, order, cursor or not, how many tags, search or not), prepared on
+ * first use and kept: at most a few hundred.
  *
  * Every order is an index walk from the cursor on, never OFFSET: id orders walk the
  * table itself (or plants_tag_id), name orders plants_name_key, so page 10,000 costs
  * what page 1 does. A search reads the FTS5 index (plants_search, migration 0008).
+ *
+ * A search, or a tag in name order, has two ways to a page (SqlitePlantFinder.page),
+ * because which one is cheap depends on how many plants match, which only the
+ * data knows:
+ *
+ * - the walk: candidates in the page's order (the FTS5 index's prefix entries in id
+ *   order, or plants_name_key in name order), each checked against the terms and
+ *   tags. Cheap when matches are common: a page of them is found after a few
+ *   candidates. When they are rare it would read every candidate, up to the whole
+ *   store, so it reads at most WINDOW of them;
+ * - the exact search: FTS5 finds exactly the matching plants (whole terms), or
+ *   plants_tag_id a tag's, which are then taken in id order or sorted by name. It
+ *   costs what the matches cost, whatever the store's size, and is asked when the
+ *   walk's window did not fill the page.
  *
  * The page is read one row past its end: that row says whether more follow. Each
  * row's JSON is the json column (migration 5), written by SQLite with the row.
@@ -14,14 +29,21 @@ import type Database from 'better-sqlite3';
 import { isNameOrder } from '../plant-order.js';
 import type { ListPlantsQuery, PlantCount, PlantFilter, PlantOrder, PlantPage } from '../types.js';
 import { guarded } from './errors.js';
+import { WITHIN_READ_BUDGET } from './read-budget.js';
+
+/** Candidates the walk reads at most before the exact search is asked (at least four pages' worth). */
+export const WINDOW = 4096;
+
+/** How a page is found (the file's comment); 'direct': the one way of a page an index yields exactly (oneWay). */
+export type PagePlan = 'direct' | 'walk' | 'exact';
 
 /**
  * Where the rows come from, and so which column is the id the order and the cursor
  * use. A search in id order is driven by the FTS5 index itself: it yields its
  * matches in rowid order, from the cursor on, so the first page stops after a page
  * of matches. (Asked as `id IN (matches)` instead, SQLite collects every match
- * first.) A search in name order does that: it collects the matches and sorts them
- * (EXPLAIN QUERY PLAN: a temp b-tree), so it costs what its matches cost.
+ * first.) A search in name order collects the matches and sorts them (EXPLAIN
+ * QUERY PLAN: a temp b-tree), so it costs what its matches cost.
  */
 interface Source {
   readonly from: string;
@@ -33,10 +55,14 @@ const PLANTS: Source = { from: 'plants', id: 'id', match: 'id IN (SELECT rowid F
 const SEARCH_IN_ID_ORDER: Source = { from: 'plants_search JOIN plants ON plants.id = plants_search.rowid', id: 'plants_search.rowid', match: 'plants_search MATCH @match' };
 
 function sourceOf(order: PlantOrder, { terms }: PlantFilter): Source {
-  return terms !== undefined && terms.length > 0 && !isNameOrder(order) ? SEARCH_IN_ID_ORDER : PLANTS;
+  return hasTerms(terms) && !isNameOrder(order) ? SEARCH_IN_ID_ORDER : PLANTS;
 }
 
-function orderBy(order: PlantOrder, { id }: Source): string {
+function hasTerms(terms: readonly string[] | undefined): terms is readonly string[] {
+  return terms !== undefined && terms.length > 0;
+}
+
+function orderBy(order: PlantOrder, { id }: Pick<Source, 'id'>): string {
   switch (order) {
     case 'id':
       return id;
@@ -49,7 +75,7 @@ function orderBy(order: PlantOrder, { id }: Source): string {
   }
 }
 
-function afterCondition(order: PlantOrder, { id }: Source): string {
+function afterCondition(order: PlantOrder, { id }: Pick<Source, 'id'>): string {
   switch (order) {
     case 'id':
       return `${id} > @after`;
@@ -67,52 +93,76 @@ function afterCondition(order: PlantOrder, { id }: Source): string {
  * prefix into one, in memory: `plant*` over a store where every name has the word
  * "plant" read a million entries for each query (110 ms). So the index also keeps
  * every word's first one to five characters as entries of their own (prefix =
- * '1 2 3 4 5', migration 8), which FTS5 reads lazily like any word, and a term is
- * asked as its first five characters at most; a longer term is then checked against
- * the plant's words (a space before it: the start of a word). The same search is
- * answered at a cost that follows the size of the page, not of the store. (With
- * three characters indexed, the checks of the candidates they let through cost the
- * bench's four-digit search twice what the index alone does: bench/README.md.)
+ * '1 2 3 4 5', migration 8), which FTS5 reads lazily like any word. The walk asks a
+ * term as its first five characters at most, and checks a longer one against the
+ * plant's words (a space before it: the start of a word), so a page of common
+ * matches costs a page. The exact search asks each term whole: a longer one is then
+ * merged in memory, at a cost that follows its matches. (With three characters
+ * indexed, the checks of the candidates they let through cost the bench's
+ * four-digit search twice what the index alone does: bench/README.md.)
  */
 export const INDEXED_PREFIX = 5;
 
-/** The terms longer than the indexed prefix, which each need their check. */
+/** The terms longer than the indexed prefix, which the walk checks on each candidate. */
 function longTerms(terms: readonly string[] | undefined): string[] {
   return (terms ?? []).filter((term) => Array.from(term).length > INDEXED_PREFIX);
 }
 
-function filterConditions({ tags, terms }: PlantFilter, source: Source): string[] {
-  const conditions: string[] = [];
-  if (tags !== undefined && tags.length > 0) {
-    conditions.push(tags.length === 1 ? 'tag = @tag0' : `tag IN (${tags.map((_, i) => `@tag${i}`).join(', ')})`);
-  }
-  if (terms !== undefined && terms.length > 0) {
-    conditions.push(source.match);
-    longTerms(terms).forEach((_, i) => conditions.push(`instr(' ' || plants.name_words || ' ' || plants.tag_words, ' ' || @term${i}) > 0`));
-  }
-  return conditions;
+/** How a plan matches terms: the FTS5 expression it asks (if any), and the terms it checks on each row. */
+interface Matching {
+  readonly match: string | undefined;
+  readonly checked: readonly string[];
+}
+
+function matchingOf(plan: PagePlan, order: PlantOrder, terms: readonly string[] | undefined): Matching {
+  if (!hasTerms(terms)) return { match: undefined, checked: [] };
+  if (plan === 'exact') return { match: matchExpression(terms, Number.POSITIVE_INFINITY), checked: [] };
+  // The walk in name order reads plants_name_key, not the search index: every term is checked on the row.
+  if (plan === 'walk' && isNameOrder(order)) return { match: undefined, checked: terms };
+  return { match: matchExpression(terms, INDEXED_PREFIX), checked: longTerms(terms) };
+}
+
+/**
+ * An FTS5 query: every term (cut to `length` characters) as a prefix ("mon"*), all
+ * of them required. Terms hold only letters and digits.
+ */
+function matchExpression(terms: readonly string[], length: number): string {
+  return terms.map((term) => `"${Array.from(term).slice(0, length).join('')}"*`).join(' AND ');
+}
+
+function tagCondition(tags: readonly string[] | undefined): string[] {
+  if (tags === undefined || tags.length === 0) return [];
+  return [tags.length === 1 ? 'tag = @tag0' : `tag IN (${tags.map((_, i) => `@tag${i}`).join(', ')})`];
+}
+
+function checkConditions({ checked }: Matching): string[] {
+  return checked.map((_, i) => `instr(' ' || plants.name_words || ' ' || plants.tag_words, ' ' || @term${i}) > 0`);
+}
+
+function filterConditions({ tags }: PlantFilter, source: Source, matching: Matching): string[] {
+  return [...tagCondition(tags), ...(matching.match === undefined ? [] : [source.match]), ...checkConditions(matching)];
+}
+
+/** A page's order and size: one row past the page. */
+function ordered(order: PlantOrder, source: Pick<Source, 'id'>): string {
+  return `ORDER BY ${orderBy(order, source)} LIMIT @limit`;
 }
 
 function where(conditions: readonly string[]): string {
   return conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
 }
 
-/** An FTS5 query: every term's indexed prefix ("mon"*), all of them required. Terms hold only letters and digits. */
-function matchExpression(terms: readonly string[]): string {
-  return terms.map((term) => `"${Array.from(term).slice(0, INDEXED_PREFIX).join('')}"*`).join(' AND ');
-}
-
 /** The named parameters of a filter. */
-function filterParameters({ tags, terms }: PlantFilter): Record<string, unknown> {
+function filterParameters({ tags }: PlantFilter, { match, checked }: Matching): Record<string, unknown> {
   const parameters: Record<string, unknown> = {};
   tags?.forEach((tag, i) => (parameters[`tag${i}`] = tag));
-  if (terms !== undefined && terms.length > 0) parameters.match = matchExpression(terms);
-  longTerms(terms).forEach((term, i) => (parameters[`term${i}`] = term));
+  if (match !== undefined) parameters.match = match;
+  checked.forEach((term, i) => (parameters[`term${i}`] = term));
   return parameters;
 }
 
-function shapeOf({ tags, terms }: PlantFilter): string {
-  return `${tags?.length ?? 0}:${terms !== undefined && terms.length > 0}:${longTerms(terms).length}`;
+function shapeOf({ tags }: PlantFilter, { match, checked }: Matching): string {
+  return `${tags?.length ?? 0}:${match !== undefined}:${checked.length}`;
 }
 
 /** A statement of the finder: its cache key, its text (built only when not cached) and its named parameters. */
@@ -123,49 +173,85 @@ export interface FindStatement {
 }
 
 /**
- * The page query: one row past the page, [json, id] each, and in name orders the
- * name key too (for the cursor): reading it on every page cost a sixth more per
- * id-ordered page of 100.
+ * The page query of a plan: one row past the page, [json, id] each, and in name
+ * orders the name key too (for the cursor): reading it on every page cost a sixth
+ * more per id-ordered page of 100. Every page statement first asks the read's time
+ * budget (read-budget.ts), once per row it visits.
  */
-export function pageStatement(query: ListPlantsQuery): FindStatement {
+export function pageStatement(query: ListPlantsQuery, plan: PagePlan = 'direct'): FindStatement {
   const order = query.order ?? 'id';
-  const source = sourceOf(order, query);
-  const conditions = filterConditions(query, source);
-  const parameters: Record<string, unknown> = { ...filterParameters(query), limit: query.limit + 1 };
+  const matching = matchingOf(plan, order, query.terms);
+  const parameters: Record<string, unknown> = { ...filterParameters(query, matching), limit: query.limit + 1 };
   if (query.after !== undefined) {
-    conditions.push(afterCondition(order, source));
     parameters.after = query.after;
     if (isNameOrder(order)) parameters.afterKey = requiredKey(query);
   }
-  return {
-    key: `page:${order}:${query.after !== undefined}:${shapeOf(query)}`,
-    sql: () => `SELECT plants.json, plants.id${isNameOrder(order) ? ', plants.name_key' : ''} FROM ${source.from} ${where(conditions)} ORDER BY ${orderBy(order, source)} LIMIT @limit`,
-    parameters,
-  };
-}
-
-/** A chunk of an export: the next plants in id order, [id, name, tag] each. */
-export function exportChunkStatement(filter: PlantFilter, after: bigint | undefined, limit: number): FindStatement {
-  const source = sourceOf('id', filter);
-  const conditions = filterConditions(filter, source);
-  const parameters: Record<string, unknown> = { ...filterParameters(filter), limit };
-  if (after !== undefined) {
-    conditions.push(afterCondition('id', source));
-    parameters.after = after;
+  const columns = `plants.json, plants.id${isNameOrder(order) ? ', plants.name_key' : ''}`;
+  const key = `page:${plan}:${order}:${query.after !== undefined}:${shapeOf(query, matching)}`;
+  if (plan === 'walk') {
+    parameters.window = Math.max(WINDOW, 4 * (query.limit + 1));
+    const { from, source } = walkSource(order, query.after !== undefined);
+    const conditions = [WITHIN_READ_BUDGET, ...tagCondition(query.tags), ...checkConditions(matching)];
+    const sql = () => `SELECT ${columns} FROM ${from} ${where(conditions)} ${ordered(order, source)}`;
+    return { key, sql, parameters };
   }
+  const source = sourceOf(order, query);
+  const conditions = [WITHIN_READ_BUDGET, ...filterConditions(query, source, matching)];
+  if (query.after !== undefined) conditions.push(afterCondition(order, source));
+  const sql = () => `SELECT ${columns} FROM ${source.from} ${where(conditions)} ${ordered(order, source)}`;
+  return { key, sql, parameters };
+}
+
+/**
+ * The walk's rows: at most @window candidates from the cursor on, in the page's
+ * order: the search index's prefix entries in id order, or plants_name_key's
+ * entries in name order.
+ */
+function walkSource(order: PlantOrder, after: boolean): { from: string; source: Pick<Source, 'id'> } {
+  if (isNameOrder(order)) {
+    const within = after ? `WHERE ${afterCondition(order, PLANTS)}` : '';
+    const columns = 'plants.id, json, name_key, name_words, tag_words, tag';
+    const from = `(SELECT ${columns} FROM plants ${within} ORDER BY ${orderBy(order, PLANTS)} LIMIT @window) AS plants`;
+    return { from, source: PLANTS };
+  }
+  const index = { id: 'rowid' };
+  const within = after ? `AND ${afterCondition(order, index)}` : '';
+  const candidates = `SELECT rowid FROM plants_search WHERE plants_search MATCH @match ${within}`;
+  const from = `(${candidates} ORDER BY ${orderBy(order, index)} LIMIT @window) AS found JOIN plants ON plants.id = found.rowid`;
+  return { from, source: { id: 'found.rowid' } };
+}
+
+/**
+ * An export's plants, all of them in id order, [id, name, tag] each: one statement
+ * an export reads chunk by chunk (plant-export.ts). A search is the exact one, so an
+ * export costs what its matches cost.
+ */
+export function exportStatement(filter: PlantFilter): FindStatement {
+  const source = sourceOf('id', filter);
+  const matching = matchingOf('exact', 'id', filter.terms);
   return {
-    key: `export:${after !== undefined}:${shapeOf(filter)}`,
-    sql: () => `SELECT plants.id, plants.name, plants.tag FROM ${source.from} ${where(conditions)} ORDER BY ${orderBy('id', source)} LIMIT @limit`,
-    parameters,
+    key: `export:${shapeOf(filter, matching)}`,
+    sql: () =>
+      `SELECT plants.id, plants.name, plants.tag FROM ${source.from} ` +
+      `${where(filterConditions(filter, source, matching))} ORDER BY ${orderBy('id', source)}`,
+    parameters: filterParameters(filter, matching),
   };
 }
 
+/**
+ * A count: of a search, the exact search's matches (from the search index alone
+ * when no tag is asked too), within the time budget. Without search terms, SQLite
+ * counts an index's entries in one C loop, which the budget's per-row call would
+ * only slow down several times over.
+ */
 export function countStatement(filter: PlantFilter): FindStatement {
-  return {
-    key: `count:${shapeOf(filter)}`,
-    sql: () => `SELECT count(*) FROM plants ${where(filterConditions(filter, PLANTS))}`,
-    parameters: filterParameters(filter),
-  };
+  const matching = matchingOf('exact', 'id', filter.terms);
+  const onlyTerms = hasTerms(filter.terms) && (filter.tags === undefined || filter.tags.length === 0);
+  const budget = hasTerms(filter.terms) ? [WITHIN_READ_BUDGET] : [];
+  const sql = onlyTerms
+    ? `SELECT count(*) FROM plants_search WHERE ${WITHIN_READ_BUDGET} AND plants_search MATCH @match`
+    : `SELECT count(*) FROM plants ${where([...budget, ...filterConditions(filter, PLANTS, matching)])}`;
+  return { key: `count:${shapeOf(filter, matching)}`, sql: () => sql, parameters: filterParameters(filter, matching) };
 }
 
 /** A page row: [json, id, name_key in name orders], raw and with bigint ids. */
@@ -176,17 +262,11 @@ export class SqlitePlantFinder {
 
   constructor(private readonly db: Database.Database) {}
 
+  /** A page an index yields exactly has one way; others try the walk, then the exact search (the file's comment). */
   page(query: ListPlantsQuery): PlantPage {
-    const rows = this.all(pageStatement(query)) as FoundRow[];
-    const hasMore = rows.length > query.limit;
-    const shown = hasMore ? rows.slice(0, query.limit) : rows;
-    const last = shown.at(-1);
-    return {
-      json: `[${shown.map((row) => row[0]).join(',')}]`,
-      lastId: last?.[1],
-      ...(last?.[2] === undefined ? {} : { lastKey: last[2] }),
-      hasMore,
-    };
+    if (this.oneWay(query)) return this.pageOf(query, this.found(query, 'direct'));
+    const walked = this.found(query, 'walk');
+    return this.pageOf(query, walked.length > query.limit ? walked : this.found(query, 'exact'));
   }
 
   /** Always exact: SQLite keeps no row estimates worth answering with, and counting an index in-process is fast. */
@@ -198,6 +278,37 @@ export class SqlitePlantFinder {
   pageCursorSecret(): string {
     const [secret] = this.all({ key: 'secret', sql: () => "SELECT secret FROM store_secrets WHERE name = 'page-cursor'", parameters: {} })[0] as [string];
     return secret;
+  }
+
+  /**
+   * Whether an index yields exactly the page's plants, in its order, so that there
+   * is nothing to walk past: no filter; in id order, one tag or more
+   * (plants_tag_id), or search terms none longer than the indexed prefix and no
+   * tag (every candidate of the search index matches). In name order, a filter
+   * always leaves plants_name_key entries to pass over, and SQLite's own plan for a
+   * tag, its plants sorted, costs what the tag's plants cost.
+   */
+  private oneWay({ order, terms, tags }: ListPlantsQuery): boolean {
+    const tagged = tags !== undefined && tags.length > 0;
+    if (!hasTerms(terms) && !tagged) return true;
+    if (isNameOrder(order ?? 'id')) return false;
+    return !hasTerms(terms) || (longTerms(terms).length === 0 && !tagged);
+  }
+
+  private found(query: ListPlantsQuery, plan: PagePlan): FoundRow[] {
+    return this.all(pageStatement(query, plan)) as FoundRow[];
+  }
+
+  private pageOf(query: ListPlantsQuery, rows: FoundRow[]): PlantPage {
+    const hasMore = rows.length > query.limit;
+    const shown = hasMore ? rows.slice(0, query.limit) : rows;
+    const last = shown.at(-1);
+    return {
+      json: `[${shown.map((row) => row[0]).join(',')}]`,
+      lastId: last?.[1],
+      ...(last?.[2] === undefined ? {} : { lastKey: last[2] }),
+      hasMore,
+    };
   }
 
   private all({ key, sql, parameters }: FindStatement): unknown[] {

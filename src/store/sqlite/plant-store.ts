@@ -1,6 +1,8 @@
 /**
- * Plants on SQLite: reads run on the main thread's connection (a point query or one
- * page costs microseconds, less than a trip to another thread); writes go through
+ * Plants on SQLite: pages, counts and exports run in the reader threads
+ * (reader-pool.ts), so a search or a count over many plants never blocks the event
+ * loop; the point read by id stays on the main thread's connection (one primary-key
+ * lookup costs microseconds, less than a trip to another thread). Writes go through
  * group commit to the writer thread, so no fsync ever blocks the event loop.
  */
 import type Database from 'better-sqlite3';
@@ -11,12 +13,15 @@ import type {
 import { BulkSlots } from '../core/bulk-slots.js';
 import { guarded } from './errors.js';
 import type { GroupCommitWriter } from './group-commit.js';
-import { SqlitePlantFinder } from './plant-find.js';
-import { exportSqlitePlants } from './plant-export.js';
+import type { SqliteHealth } from './health.js';
+import type { ReaderPool } from './reader-pool.js';
 import type { ChangeSignal } from './change-log.js';
 import type { PlantState, PlantWriteResult } from './writer-protocol.js';
 
-/** Imports and exports at once (bulk-slots.ts): an export holds a connection and a read snapshot, an import a temp table in the writer; four bound what slow clients can hold. */
+/**
+ * Imports and exports at once (bulk-slots.ts): an export holds a connection and a read snapshot in a
+ * reader thread, an import a temp table in the writer; four bound what slow clients can hold.
+ */
 const BULK_AT_ONCE = 4;
 
 function versioned(id: bigint, { name, tag, version }: PlantState): VersionedPlant {
@@ -29,19 +34,18 @@ function unexpected(result: PlantWriteResult, what: string): Error {
 
 export class SqlitePlantStore implements PlantStore {
   private readonly selectById: Database.Statement;
-  private readonly finder: SqlitePlantFinder;
 
   constructor(
-    private readonly db: Database.Database,
+    db: Database.Database,
     private readonly writer: GroupCommitWriter,
-    private readonly busyTimeoutMs: number,
+    private readonly readers: ReaderPool,
+    private readonly health: SqliteHealth,
     /** Fired after every write that reached the store: the change log may have grown. */
     private readonly changed: ChangeSignal,
     private readonly bulk = new BulkSlots(BULK_AT_ONCE),
   ) {
     // safeIntegers: ids and versions come back as bigint, never rounded through a double.
     this.selectById = db.prepare('SELECT name, tag, version FROM plants WHERE id = ?').safeIntegers(true);
-    this.finder = new SqlitePlantFinder(db);
   }
 
   async createPlant(plant: PlantRecord): Promise<CreatePlantOutcome> {
@@ -59,7 +63,7 @@ export class SqlitePlantStore implements PlantStore {
   }
 
   async getPlant(id: bigint): Promise<VersionedPlant | undefined> {
-    const row = guarded(() => this.selectById.get(id)) as PlantState | undefined;
+    const row = this.health.reading(() => guarded(() => this.selectById.get(id))) as PlantState | undefined;
     return row === undefined ? undefined : versioned(id, row);
   }
 
@@ -79,15 +83,15 @@ export class SqlitePlantStore implements PlantStore {
   }
 
   async listPlantsPage(query: ListPlantsQuery): Promise<PlantPage> {
-    return this.finder.page(query);
+    return this.readers.call('plants', 'page', [query]);
   }
 
   async countPlants(filter: PlantFilter): Promise<PlantCount> {
-    return this.finder.count(filter);
+    return this.readers.call('plants', 'count', [filter]);
   }
 
   async pageCursorSecret(): Promise<string> {
-    return this.finder.pageCursorSecret();
+    return this.readers.call('plants', 'pageCursorSecret', []);
   }
 
   async deletePlant(id: bigint, expected?: ExpectedVersion): Promise<DeletePlantOutcome> {
@@ -140,7 +144,18 @@ export class SqlitePlantStore implements PlantStore {
   async *exportPlants(filter: PlantFilter): AsyncGenerator<ExportChunk> {
     const release = this.bulk.take();
     try {
-      yield* exportSqlitePlants(this.db.name, this.busyTimeoutMs, filter);
+      const reader = this.readers.pin();
+      const id = await reader.call('exports', 'begin', [filter]);
+      try {
+        for (;;) {
+          const chunk = await reader.call('exports', 'next', [id]);
+          if (chunk.length === 0) return;
+          yield chunk;
+        }
+      } finally {
+        // A no-op once the export has read its last chunk; otherwise its client went away.
+        await reader.call('exports', 'end', [id]).catch(() => undefined);
+      }
     } finally {
       release();
     }

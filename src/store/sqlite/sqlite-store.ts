@@ -1,11 +1,14 @@
 /**
  * The embedded store: one SQLite file under ./data, no set-up.
  *
- * Two connections to the file: the main thread's, for reads and migrations, and the
- * writer thread's, which makes every write: plant writes committed in groups, token
- * and webhook writes one by one (group-commit.ts). Both use WAL with
+ * Connections to the file: the main thread's, for migrations and the small reads
+ * (a plant by id, tokens, webhooks); the reader threads' (reader-pool.ts), one
+ * read-only connection each, for the plant reads that can be heavy; and the writer
+ * thread's, which makes every write: plant writes committed in groups, token and
+ * webhook writes one by one (group-commit.ts). Writes use WAL with
  * synchronous=FULL (connection.ts): a 200 survives kill -9 and power loss alike.
  */
+import { defaultSqliteReaders } from '../../config/index.js';
 import type { BatchCounts } from '../core/batch-counts.js';
 import type Database from 'better-sqlite3';
 import type { Store } from '../types.js';
@@ -16,6 +19,7 @@ import { DelegatingTokenStore, DelegatingWebhookStore } from './delegating-store
 import { GroupCommitWriter, type GroupCommitStats } from './group-commit.js';
 import { registerFindFunctions } from './find-functions.js';
 import { SqliteHealth } from './health.js';
+import { ReaderPool } from './reader-pool.js';
 import { migrationsOf, pendingMigrations } from '../migrations.js';
 import { SqlitePlantStore } from './plant-store.js';
 import { ChangeSignal, SqliteChangeLog } from './change-log.js';
@@ -26,7 +30,13 @@ export interface SqliteStoreOptions {
   /** The database file (created if missing). */
   readonly path: string;
   readonly busyTimeoutMs?: number;
+  /** Reader threads (SQLITE_READERS): by default one per core Node may use, at most 8. */
+  readonly readers?: number;
+  /** How long one read may run before it is stopped (READ_TIME_LIMIT_MS). */
+  readonly readTimeLimitMs?: number;
 }
+
+export const DEFAULT_READ_TIME_LIMIT_MS = 5000;
 
 export class SqliteStore implements Store {
   readonly kind = 'sqlite';
@@ -38,14 +48,14 @@ export class SqliteStore implements Store {
   private constructor(
     private readonly db: Database.Database,
     private readonly writer: GroupCommitWriter,
+    private readonly readers: ReaderPool,
     private readonly health: SqliteHealth,
-    busyTimeoutMs: number,
   ) {
     const signal = new ChangeSignal();
-    this.plants = new SqlitePlantStore(db, writer, busyTimeoutMs, signal);
-    this.changes = new SqliteChangeLog(db, writer, signal);
-    this.tokens = new DelegatingTokenStore(new SqliteTokenStore(db), writer);
-    this.webhooks = new DelegatingWebhookStore(new SqliteWebhookStore(db), writer);
+    this.plants = new SqlitePlantStore(db, writer, readers, health, signal);
+    this.changes = new SqliteChangeLog(readers, writer, signal);
+    this.tokens = new DelegatingTokenStore(new SqliteTokenStore(db), writer, health);
+    this.webhooks = new DelegatingWebhookStore(new SqliteWebhookStore(db), writer, health);
   }
 
   /** Opens (creating if needed) the database file, applies pending migrations and starts the writer thread. */
@@ -68,7 +78,12 @@ export class SqliteStore implements Store {
       (findings) => health.checked(findings),
       (error: unknown) => health.checkFailed(error),
     );
-    return new SqliteStore(db, writer, health, busyTimeoutMs);
+    const readers = new ReaderPool(
+      { path: options.path, busyTimeoutMs, timeLimitMs: options.readTimeLimitMs ?? DEFAULT_READ_TIME_LIMIT_MS },
+      options.readers ?? defaultSqliteReaders(),
+      health,
+    );
+    return new SqliteStore(db, writer, readers, health);
   }
 
   /** How many plant writes have been committed in how many batches. */
@@ -94,9 +109,9 @@ export class SqliteStore implements Store {
     if (problem !== undefined) throw new StoreUnavailableError(problem);
   }
 
-  /** Waits for accepted writes to commit, then closes both connections. */
+  /** Waits for accepted writes to commit, then closes every connection and stops the threads. */
   async close(): Promise<void> {
-    await this.writer.close();
+    await Promise.all([this.writer.close(), this.readers.close()]);
     if (this.db.open) this.db.close();
   }
 }
