@@ -290,11 +290,12 @@ async function streams(floor: Running): Promise<void> {
   }
 }
 
-/** Issue 36's question: GET and /healthz p99 while heavy searches, imports and a stream catch-up run, against their idle p99 in the same run (mixed.ts). */
+/** GET and /healthz p99 while heavy searches, imports and a stream catch-up run, against their idle p99 (mixed.ts). */
 async function mixed(): Promise<void> {
-  const settings = { size: options.mixedSize, seconds: options.mixedSeconds, importSize: options.mixedImport, load: options.mixedLoad, postgresUrl: options.postgresUrl, logLevel: options.logLevel };
+  const { mixedSize: size, mixedSeconds: seconds, mixedImport: importSize, mixedLoad: load, postgresUrl, logLevel } = options;
+  const settings = { size, seconds, importSize, load, postgresUrl, logLevel };
   for (const store of options.stores) {
-    log(`mixed: ${options.mixedSize} plants on ${store}, ${options.mixedSeconds} s idle, then ${options.mixedSeconds} s heavy (${options.mixedLoad.join(', ')})`);
+    log(`mixed: ${size} plants on ${store}, ${seconds} s idle, then ${seconds} s heavy (${load.join(', ')})`);
     const figures = await benchMixed(store, settings, join(logDir, `mixed-${store}.log`));
     if (typeof figures === 'string') notes.push(figures);
     else {
@@ -329,8 +330,10 @@ async function main(): Promise<void> {
   const streamTable = streamRows.length === 0 ? '' : `${formatStreams(streamRows)}\n\n`;
   const mixedTable = mixedRows.length === 0 ? '' : `${formatMixed(mixedRows)}\n\n`;
   const caseTable = rows.length === 0 ? '' : `${formatTable(rows)}\n\n`;
-  process.stdout.write(`\n${setup}\n\n${caseTable}${bulkTable}${streamTable}${mixedTable}${[...new Set(notes)].map((n) => `- ${n}`).join('\n')}\n`);
-  const file = writeResults(join(ROOT, 'bench', 'results'), { date: new Date().toISOString(), setup, options, rows, bulk: bulkRows, streams: streamRows, mixed: mixedRows, notes });
+  const noteLines = [...new Set(notes)].map((n) => `- ${n}`).join('\n');
+  process.stdout.write(`\n${setup}\n\n${caseTable}${bulkTable}${streamTable}${mixedTable}${noteLines}\n`);
+  const document = { date: new Date().toISOString(), setup, options, rows, bulk: bulkRows, streams: streamRows, mixed: mixedRows, notes };
+  const file = writeResults(join(ROOT, 'bench', 'results'), document);
   process.stdout.write(`\nresults: ${file}\n`);
 }
 

@@ -15,7 +15,13 @@ import { seededPlant } from './workload.js';
  * has, "Plant N", plus a letter, so it matches nothing; a prefix of it that matches
  * every plant, name-ordered; and the exact count of those matches), one client each.
  */
-export const HEAVY_SEARCHES: readonly { readonly name: string; readonly path: string; readonly headers?: Record<string, string> }[] = [
+export interface HeavySearch {
+  readonly name: string;
+  readonly path: string;
+  readonly headers?: Record<string, string>;
+}
+
+export const HEAVY_SEARCHES: readonly HeavySearch[] = [
   { name: 'q=plantx (no match)', path: '/plants?q=plantx&limit=1' },
   { name: 'q=plan&sort=name', path: '/plants?q=plan&sort=name&limit=1' },
   { name: 'q=plan, count=exact', path: '/plants?q=plan&limit=1', headers: { prefer: 'count=exact' } },
@@ -70,10 +76,18 @@ interface Answer {
 const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
 
 /** One request, its answer read whole (kept when short), or an error on the socket. */
-export function exchange(url: string, init: { method?: string; headers?: Record<string, string>; body?: Readable; signal?: AbortSignal }): Promise<Answer> {
+interface RequestInit {
+  readonly method?: string;
+  readonly headers?: Record<string, string>;
+  readonly body?: Readable;
+  readonly signal?: AbortSignal;
+}
+
+export function exchange(url: string, init: RequestInit): Promise<Answer> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const req = request(url, { agent, method: init.method ?? 'GET', headers: init.headers, signal: init.signal }, (res) => {
+    const options = { agent, method: init.method ?? 'GET', headers: init.headers, signal: init.signal };
+    const req = request(url, options, (res) => {
       let body = '';
       res.on('data', (chunk: Buffer) => {
         if (body.length < 4096) body += chunk.toString();
@@ -88,7 +102,11 @@ export function exchange(url: string, init: { method?: string; headers?: Record<
 }
 
 /** Runs `next` back to back until stopped, tallying answers; `onAnswer` sees each. */
-async function loop<A extends Answer>(stop: Stop, next: () => Promise<A>, onAnswer: (answer: A) => void = () => {}): Promise<RequestLoop> {
+async function loop<A extends Answer>(
+  stop: Stop,
+  next: () => Promise<A>,
+  onAnswer: (answer: A) => void = () => {},
+): Promise<RequestLoop> {
   const latencies: number[] = [];
   const statuses: Record<string, number> = {};
   let errors = 0;
@@ -108,11 +126,13 @@ async function loop<A extends Answer>(stop: Stop, next: () => Promise<A>, onAnsw
     }
   }
   latencies.sort((a, b) => a - b);
-  return { done: latencies.length, p50: percentile(latencies, 50), max: latencies.at(-1) ?? Number.NaN, statuses, errors, cutOff };
+  const max = latencies.at(-1) ?? Number.NaN;
+  return { done: latencies.length, p50: percentile(latencies, 50), max, statuses, errors, cutOff };
 }
 
-export function searchLoop(url: string, token: string, search: (typeof HEAVY_SEARCHES)[number], stop: Stop): Promise<RequestLoop> {
-  return loop(stop, () => exchange(`${url}${search.path}`, { headers: { authorization: `Bearer ${token}`, ...search.headers }, signal: stop.signal }));
+export function searchLoop(url: string, token: string, search: HeavySearch, stop: Stop): Promise<RequestLoop> {
+  const headers = { authorization: `Bearer ${token}`, ...search.headers };
+  return loop(stop, () => exchange(`${url}${search.path}`, { headers, signal: stop.signal }));
 }
 
 /** NDJSON of plants firstId..firstId+count-1 (seeded plants' content), in chunks of about 64 KB. */
@@ -134,7 +154,13 @@ function* junkLines(count: number): Generator<string> {
 }
 
 /** One import of `count` new plants with ids from `firstId`, streamed; answers what it created. */
-export async function importPlants(url: string, token: string, firstId: number, count: number, signal?: AbortSignal): Promise<Answer & { created: number }> {
+export async function importPlants(
+  url: string,
+  token: string,
+  firstId: number,
+  count: number,
+  signal?: AbortSignal,
+): Promise<Answer & { created: number }> {
   const answer = await exchange(`${url}/plants/import`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-ndjson' },
@@ -146,7 +172,13 @@ export async function importPlants(url: string, token: string, firstId: number, 
 }
 
 /** Valid imports back to back, each `count` new plants from the next block of ids. */
-export async function importLoop(url: string, token: string, ids: { next: number }, count: number, stop: Stop): Promise<ImportLoop> {
+export async function importLoop(
+  url: string,
+  token: string,
+  ids: { next: number },
+  count: number,
+  stop: Stop,
+): Promise<ImportLoop> {
   let plants = 0;
   let ms = 0;
   const figures = await loop(
@@ -170,7 +202,10 @@ export async function junkLoop(url: string, token: string, stop: Stop): Promise<
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/x-ndjson' };
   const figures = await loop(
     stop,
-    () => exchange(`${url}/plants/import`, { method: 'POST', headers, body: Readable.from(junkLines(JUNK_LINES)), signal: stop.signal }),
+    () => {
+      const body = Readable.from(junkLines(JUNK_LINES));
+      return exchange(`${url}/plants/import`, { method: 'POST', headers, body, signal: stop.signal });
+    },
     (answer) => (ms += answer.ms),
   );
   return { ...figures, plants: 0, seconds: ms / 1000 };
@@ -205,7 +240,13 @@ export function streamPosition(url: string, token: string): Promise<string> {
  * the last id received whenever the service ends the stream (stream.overflow), until
  * `stopped()`; `backlog` is how many events the log held after `from` when it began.
  */
-export async function catchUp(url: string, token: string, from: string, backlog: number, { stopped }: Stop): Promise<CatchUp> {
+export async function catchUp(
+  url: string,
+  token: string,
+  from: string,
+  backlog: number,
+  { stopped }: Stop,
+): Promise<CatchUp> {
   const started = performance.now();
   let last = from;
   let events = 0;
@@ -244,7 +285,8 @@ export async function catchUp(url: string, token: string, from: string, backlog:
   while (!stopped()) {
     connections++;
     const res = await new Promise<IncomingMessage | undefined>((resolve) => {
-      const req = request(`${url}/events`, { headers: { authorization: `Bearer ${token}`, 'last-event-id': last } }, resolve);
+      const headers = { authorization: `Bearer ${token}`, 'last-event-id': last };
+      const req = request(`${url}/events`, { headers }, resolve);
       req.on('error', () => resolve(undefined));
       req.end();
     });
@@ -261,5 +303,6 @@ export async function catchUp(url: string, token: string, from: string, backlog:
     }
     await read(res);
   }
-  return { events, seconds: (performance.now() - started) / 1000, connections, overflows, otherEnds, backlogSeconds, statuses, errors };
+  const seconds = (performance.now() - started) / 1000;
+  return { events, seconds, connections, overflows, otherEnds, backlogSeconds, statuses, errors };
 }

@@ -36,7 +36,7 @@ export interface ProbeFigures {
   readonly statuses: Record<string, number>;
   /** Probes that failed on the socket (reset, refused). */
   readonly errors: number;
-  /** Probes still unanswered graceMs after the last was sent; counted in the percentiles at the time they had waited. */
+  /** Probes still unanswered graceMs after the last was sent; in the percentiles at the time they had waited. */
   readonly unanswered: number;
 }
 
@@ -114,7 +114,8 @@ async function probe(command: Extract<ProbeCommand, { cmd: 'probe' }>): Promise<
       }
     }
     latencies.sort((a, b) => a - b);
-    return { sent: list.length, p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.at(-1) ?? Number.NaN, statuses, errors, unanswered };
+    const [p50, p99, max] = [percentile(latencies, 50), percentile(latencies, 99), latencies.at(-1) ?? Number.NaN];
+    return { sent: list.length, p50, p99, max, statuses, errors, unanswered };
   };
   return { get: figures(samples.get), healthz: figures(samples.healthz) };
 }

@@ -20,12 +20,15 @@ import type { MixedLoadName, StoreName } from './options.js';
 import { spawnBenchScript, startService, stop, type Running } from './processes.js';
 import { prepareStore } from './stores.js';
 import type { ProbeCommand, ProbeFigures, ProbeName, ProbeReply } from './mixed-probes.js';
-import { catchUp, HEAVY_SEARCHES, importLoop, importPlants, junkLoop, searchLoop, streamPosition, JUNK_LINES, type CatchUp, type ImportLoop, type RequestLoop, type Stop } from './mixed-load.js';
+import {
+  catchUp, HEAVY_SEARCHES, importLoop, importPlants, junkLoop, searchLoop, streamPosition, JUNK_LINES,
+  type CatchUp, type ImportLoop, type RequestLoop, type Stop,
+} from './mixed-load.js';
 
 const PROBE_INTERVAL_MS = 20;
 /** Probes still out this long after the last was sent count as unanswered. */
 const PROBE_GRACE_MS = 30_000;
-/** The heavy clients' requests in flight when the probes end may finish within this; then they are cut off (and counted). */
+/** The heavy clients' requests in flight when the probes end may finish within this; then they are cut off. */
 const DRAIN_MS = 30_000;
 /** Probes sent, and thrown away, before the idle part: the probes' first connections and their process's warm-up. */
 const WARM_UP_SECONDS = 1;
@@ -60,7 +63,7 @@ export interface MixedFigures {
   /** Events the stream's catch-up started behind (the backlog import's). */
   readonly backlog: number;
   readonly catchUp: CatchUp;
-  /** From the heavy clients' start until the last of them finished (the probes' seconds plus the requests in flight then). */
+  /** From the heavy clients' start until the last of them finished (the probes' time and what was in flight). */
   readonly heavySeconds: number;
 }
 
@@ -100,19 +103,29 @@ class Probes {
 }
 
 /** The figures of a heavy client not run (--mixed-load without it). */
-const NOT_RUN_IMPORTS: ImportLoop = { done: 0, p50: Number.NaN, max: Number.NaN, statuses: {}, errors: 0, cutOff: 0, plants: 0, seconds: 0 };
-const NOT_RUN_CATCH_UP: CatchUp = { events: 0, seconds: 0, connections: 0, overflows: 0, otherEnds: 0, statuses: {}, errors: 0 };
+const NOT_RUN_IMPORTS: ImportLoop = {
+  done: 0, p50: Number.NaN, max: Number.NaN, statuses: {}, errors: 0, cutOff: 0, plants: 0, seconds: 0,
+};
+const NOT_RUN_CATCH_UP: CatchUp = {
+  events: 0, seconds: 0, connections: 0, overflows: 0, otherEnds: 0, statuses: {}, errors: 0,
+};
 
-async function measure(store: StoreName, service: Running, token: string, settings: MixedSettings): Promise<MixedFigures> {
+async function measure(store: StoreName, service: Running, token: string, settings: MixedSettings) {
   const { url } = service;
   const probes = new Probes();
   try {
-    const probe = (seconds = settings.seconds) => probes.probe({ cmd: 'probe', url, token, storeSize: settings.size, seconds, intervalMs: PROBE_INTERVAL_MS, graceMs: PROBE_GRACE_MS });
+    const probe = (seconds = settings.seconds) =>
+      probes.probe({
+        cmd: 'probe', url, token, storeSize: settings.size, seconds,
+        intervalMs: PROBE_INTERVAL_MS, graceMs: PROBE_GRACE_MS,
+      });
     const from = await streamPosition(url, token);
     const ids = { next: FIRST_IMPORTED_ID };
     const backlog = await importPlants(url, token, ids.next, settings.importSize);
     ids.next += settings.importSize;
-    if (backlog.status !== 200 || backlog.created !== settings.importSize) throw new Error(`${store}: the backlog import answered ${backlog.status} ${backlog.body.slice(0, 300)}`);
+    if (backlog.status !== 200 || backlog.created !== settings.importSize) {
+      throw new Error(`${store}: the backlog import answered ${backlog.status} ${backlog.body.slice(0, 300)}`);
+    }
 
     await probe(WARM_UP_SECONDS);
     const idle = await probe();
@@ -149,7 +162,7 @@ async function measure(store: StoreName, service: Running, token: string, settin
       idle,
       heavy: busy,
       ratio: { get: busy.get.p99 / idle.get.p99, healthz: busy.healthz.p99 / idle.healthz.p99 },
-      searches: Object.fromEntries(searches.map((loop, i) => [(HEAVY_SEARCHES[i] as (typeof HEAVY_SEARCHES)[number]).name, loop])),
+      searches: Object.fromEntries(searches.map((loop, i) => [HEAVY_SEARCHES[i]?.name, loop])),
       imports,
       junk,
       backlog: settings.importSize,
@@ -161,7 +174,7 @@ async function measure(store: StoreName, service: Running, token: string, settin
   }
 }
 
-export async function benchMixed(store: StoreName, settings: MixedSettings, logFile: string): Promise<MixedFigures | string> {
+export async function benchMixed(store: StoreName, settings: MixedSettings, logFile: string) {
   const prepared = await prepareStore(store, settings.size, settings.postgresUrl);
   if ('skipped' in prepared) return `${store}: mixed phase skipped: ${prepared.skipped}`;
   let service: Running | undefined;
@@ -176,61 +189,98 @@ export async function benchMixed(store: StoreName, settings: MixedSettings, logF
 
 const ms = (value: number) => (Number.isNaN(value) ? '-' : value < 10 ? value.toFixed(1) : value.toFixed(0));
 const count = (value: number) => Math.round(value).toLocaleString('en-US');
+const HEADER = [
+  'mixed', 'plants', 'GET idle p50 / p99 ms', 'GET heavy p50 / p99 / max ms', 'GET p99 heavy/idle',
+  '/healthz idle p50 / p99 ms', '/healthz heavy p50 / p99 / max ms', '/healthz p99 heavy/idle',
+  'searches done', 'import plants/s', 'junk imports', 'events read (connections)',
+];
 
 export function formatMixed(rows: readonly MixedFigures[]): string {
-  const lines = [
-    '| mixed | plants | GET idle p50 / p99 ms | GET heavy p50 / p99 / max ms | GET p99 heavy/idle | /healthz idle p50 / p99 ms | /healthz heavy p50 / p99 / max ms | /healthz p99 heavy/idle | searches done | import plants/s | junk imports | events read (connections) |',
-    '|---|---:|---|---|---:|---|---|---:|---:|---:|---:|---|',
-  ];
+  const lines = [`| ${HEADER.join(' | ')} |`, '|---|---:|---|---|---:|---|---|---:|---:|---:|---:|---|'];
   for (const row of rows) {
     const { idle, heavy } = row;
     const searches = Object.values(row.searches).reduce((sum, loop) => sum + loop.done, 0);
     const rate = row.imports.seconds > 0 ? count(row.imports.plants / row.imports.seconds) : '-';
-    lines.push(
-      `| ${row.store} | ${count(row.plants)} | ${ms(idle.get.p50)} / ${ms(idle.get.p99)} | ${ms(heavy.get.p50)} / ${ms(heavy.get.p99)} / ${ms(heavy.get.max)} | ` +
-        `**${row.ratio.get.toFixed(1)}x** | ${ms(idle.healthz.p50)} / ${ms(idle.healthz.p99)} | ${ms(heavy.healthz.p50)} / ${ms(heavy.healthz.p99)} / ${ms(heavy.healthz.max)} | ` +
-        `**${row.ratio.healthz.toFixed(1)}x** | ${searches} | ${rate} | ${row.junk.done} | ${count(row.catchUp.events)} (${row.catchUp.connections}) |`,
-    );
+    const cells = [
+      row.store,
+      count(row.plants),
+      `${ms(idle.get.p50)} / ${ms(idle.get.p99)}`,
+      `${ms(heavy.get.p50)} / ${ms(heavy.get.p99)} / ${ms(heavy.get.max)}`,
+      `**${row.ratio.get.toFixed(1)}x**`,
+      `${ms(idle.healthz.p50)} / ${ms(idle.healthz.p99)}`,
+      `${ms(heavy.healthz.p50)} / ${ms(heavy.healthz.p99)} / ${ms(heavy.healthz.max)}`,
+      `**${row.ratio.healthz.toFixed(1)}x**`,
+      String(searches),
+      rate,
+      String(row.junk.done),
+      `${count(row.catchUp.events)} (${row.catchUp.connections})`,
+    ];
+    lines.push(`| ${cells.join(' | ')} |`);
   }
   return lines.join('\n');
 }
 
-const statuses = (tally: Record<string, number>) => Object.entries(tally).map(([status, n]) => `${n}x ${status}`).join(', ');
+const statuses = (tally: Record<string, number>) =>
+  Object.entries(tally)
+    .map(([status, n]) => `${n}x ${status}`)
+    .join(', ');
+
+/** What the heavy clients did, one note each. */
+function loadNotes(row: MixedFigures): string[] {
+  const { catchUp: c, imports, junk } = row;
+  const searches = Object.entries(row.searches).map(([name, l]) => `${name} ${l.done} / ${ms(l.p50)} / ${ms(l.max)}`);
+  const backlogSeconds = c.backlogSeconds?.toFixed(1);
+  const caughtUp = backlogSeconds === undefined ? 'never read the whole backlog' : `the backlog in ${backlogSeconds} s`;
+  const done = searches.length === 0 ? 'not run' : searches.join('; ');
+  return [
+    `mixed, ${row.store}: ${row.seconds} s idle then ${row.seconds} s heavy (${row.load.join(', ')}; ` +
+      `${row.heavySeconds.toFixed(1)} s until the heavy clients' last requests ended), ` +
+      `probes every ${PROBE_INTERVAL_MS} ms each (${row.heavy.get.sent} GET, ${row.heavy.healthz.sent} /healthz)`,
+    `mixed, ${row.store}: searches, one client each, done / p50 / max ms: ${done}`,
+    `mixed, ${row.store}: imports of ${count(row.backlog)} plants back to back: ${imports.done} answered, ` +
+      `${count(imports.plants)} plants in ${imports.seconds.toFixed(1)} s of importing ` +
+      `(p50 ${ms(imports.p50)} ms each); junk imports of ${count(JUNK_LINES)} invalid lines: ` +
+      `${junk.done} answered (p50 ${ms(junk.p50)} ms, max ${ms(junk.max)} ms)`,
+    `mixed, ${row.store}: a GET /events reader resumed behind the backlog's ${count(row.backlog)} changes read ` +
+      `${count(c.events)} events in ${c.seconds.toFixed(1)} s (${count(c.events / c.seconds)}/s) ` +
+      `over ${c.connections} connections (${c.overflows} ended by stream.overflow, ${c.otherEnds} else), ${caughtUp}`,
+  ];
+}
+
+interface Tally {
+  readonly statuses: Record<string, number>;
+  readonly errors: number;
+  readonly cutOff?: number;
+}
 
 /** What each heavy client did, and every answer that was not the one expected. */
 export function mixedNotes(row: MixedFigures): string[] {
-  const { catchUp: c } = row;
-  const notes = [
-    `mixed, ${row.store}: ${row.seconds} s idle then ${row.seconds} s heavy (${row.load.join(', ')}; ${row.heavySeconds.toFixed(1)} s until the heavy clients' last requests ended), ` +
-      `probes every ${PROBE_INTERVAL_MS} ms each (${row.heavy.get.sent} GET, ${row.heavy.healthz.sent} /healthz per part)`,
-    `mixed, ${row.store}: searches, one client each, done / p50 / max ms: ` +
-      (Object.keys(row.searches).length === 0 ? 'not run' : Object.entries(row.searches).map(([name, loop]) => `${name} ${loop.done} / ${ms(loop.p50)} / ${ms(loop.max)}`).join('; ')),
-    `mixed, ${row.store}: imports of ${count(row.backlog)} plants back to back: ${row.imports.done} answered, ${count(row.imports.plants)} plants in ` +
-      `${row.imports.seconds.toFixed(1)} s of importing (p50 ${ms(row.imports.p50)} ms each); junk imports of ${count(JUNK_LINES)} invalid lines: ` +
-      `${row.junk.done} answered (p50 ${ms(row.junk.p50)} ms, max ${ms(row.junk.max)} ms)`,
-    `mixed, ${row.store}: a GET /events reader resumed behind the backlog's ${count(row.backlog)} changes read ${count(c.events)} events in ` +
-      `${c.seconds.toFixed(1)} s (${count(c.events / c.seconds)}/s) over ${c.connections} connections (${c.overflows} ended by stream.overflow, ${c.otherEnds} otherwise); ` +
-      (c.backlogSeconds === undefined ? 'it never caught up with the backlog' : `the backlog in ${c.backlogSeconds.toFixed(1)} s`),
-  ];
   const unexpected: string[] = [];
   for (const part of ['idle', 'heavy'] as const) {
     for (const name of ['get', 'healthz'] as const) {
       const f = row[part][name];
       if (Object.keys(f.statuses).some((s) => s !== '200') || f.errors > 0 || f.unanswered > 0) {
-        unexpected.push(`${part} ${name} probes: ${statuses(f.statuses)}, ${f.errors} socket errors, ${f.unanswered} unanswered after ${PROBE_GRACE_MS / 1000} s`);
+        unexpected.push(
+          `${part} ${name} probes: ${statuses(f.statuses)}, ${f.errors} socket errors, ` +
+            `${f.unanswered} unanswered after ${PROBE_GRACE_MS / 1000} s`,
+        );
       }
     }
   }
-  const check = (name: string, loop: { statuses: Record<string, number>; errors: number; cutOff?: number }, expected: string) => {
+  const check = (name: string, loop: Tally, expected: string) => {
     const cutOff = loop.cutOff ?? 0;
     if (Object.keys(loop.statuses).some((s) => s !== expected) || loop.errors > 0 || cutOff > 0) {
-      unexpected.push(`${name}: ${statuses(loop.statuses)}, ${loop.errors} socket errors, ${cutOff} still in flight ${DRAIN_MS / 1000} s after the probes ended (cut off)`);
+      unexpected.push(
+        `${name}: ${statuses(loop.statuses)}, ${loop.errors} socket errors, ` +
+          `${cutOff} still in flight ${DRAIN_MS / 1000} s after the probes ended (cut off)`,
+      );
     }
   };
   for (const [name, loop] of Object.entries(row.searches)) check(`search ${name}`, loop, '200');
   if (row.load.includes('import')) check('imports', row.imports, '200');
   if (row.load.includes('junk')) check('junk imports (400 expected)', row.junk, '400');
-  if (row.load.includes('stream')) check('GET /events', c, '200');
+  if (row.load.includes('stream')) check('GET /events', row.catchUp, '200');
+  const notes = loadNotes(row);
   if (unexpected.length > 0) notes.push(`mixed, ${row.store}: unexpected answers: ${unexpected.join('; ')}`);
   return notes;
 }

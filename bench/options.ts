@@ -125,6 +125,8 @@ function list<T extends string>(values: Record<string, string | undefined>, name
   return items as T[];
 }
 
+const CASES = ['create', 'update', 'get', 'list', 'search', 'search-common', 'sort-name', 'sort-name-deep', 'count-tag'] as const;
+
 export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): BenchOptions {
   const values: Record<string, string | undefined> = { ...env };
   for (let i = 0; i < argv.length; i++) {
@@ -145,7 +147,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
     connections: positive(values, 'BENCH_CONNECTIONS', 50),
     repeats: positive(values, 'BENCH_REPEATS', 3),
     storeSize: positive(values, 'BENCH_STORE_SIZE', 10_000),
-    cases: mixedOnly ? [] : list(values, 'BENCH_CASES', ['create', 'update', 'get', 'list', 'search', 'search-common', 'sort-name', 'sort-name-deep', 'count-tag'] as const),
+    cases: mixedOnly ? [] : list(values, 'BENCH_CASES', CASES),
     stores: list(values, 'BENCH_STORES', ['sqlite', 'postgres'] as const),
     scale: values.BENCH_SCALE === '1',
     scaleSize: positive(values, 'BENCH_SCALE_SIZE', 1_000_000),
