@@ -26,12 +26,14 @@ import { parseOptions, type BenchOptions, type CaseName, type StoreName } from '
 import { cpuMs, peakRss, ROOT, runLoadProcess, startFloor, startService, stop, type Running } from './processes.js';
 import { formatTable, median, summarise, writeResults, type Row } from './report.js';
 import { prepareStore, type PreparedStore } from './stores.js';
+import { benchMixed, formatMixed, mixedNotes, type MixedFigures } from './mixed.js';
 import { benchStreams, benchStreamsFloor, formatStreams, streamNotes, type StreamFigures } from './streams.js';
 
 const options = parseOptions(process.argv.slice(2), process.env);
 const rows: Row[] = [];
 const bulkRows: BulkFigures[] = [];
 const streamRows: StreamFigures[] = [];
+const mixedRows: MixedFigures[] = [];
 const notes: string[] = [];
 let runNumber = 0;
 const STARTUP_SAMPLES = 5;
@@ -288,6 +290,21 @@ async function streams(floor: Running): Promise<void> {
   }
 }
 
+/** GET and /healthz p99 while heavy searches, imports and a stream catch-up run, against their idle p99 (mixed.ts). */
+async function mixed(): Promise<void> {
+  const { mixedSize: size, mixedSeconds: seconds, mixedImport: importSize, mixedLoad: load, postgresUrl, logLevel } = options;
+  const settings = { size, seconds, importSize, load, postgresUrl, logLevel };
+  for (const store of options.stores) {
+    log(`mixed: ${size} plants on ${store}, ${seconds} s idle, then ${seconds} s heavy (${load.join(', ')})`);
+    const figures = await benchMixed(store, settings, join(logDir, `mixed-${store}.log`));
+    if (typeof figures === 'string') notes.push(figures);
+    else {
+      mixedRows.push(figures);
+      notes.push(...mixedNotes(figures));
+    }
+  }
+}
+
 async function main(): Promise<void> {
   if (!options.noBuild) build();
   noteFsync('before the runs');
@@ -295,9 +312,10 @@ async function main(): Promise<void> {
   const floor = await startFloor(join(logDir, 'floor.log'));
   try {
     const sizes = options.scale ? [options.storeSize, options.scaleSize] : [options.storeSize];
-    for (const store of options.stores) await benchStore(store, sizes, floor);
+    if (options.cases.length > 0) for (const store of options.stores) await benchStore(store, sizes, floor);
     if (options.bulkSize > 0) await bulk(floor);
     if (options.streams > 0) await streams(floor);
+    if (options.mixedSize > 0) await mixed();
     updateComparison();
     findComparison();
     if (options.scale) scaleComparison();
@@ -310,8 +328,12 @@ async function main(): Promise<void> {
     `${cpus().length} CPUs, node ${process.version}, service LOG_LEVEL=${options.logLevel}`;
   const bulkTable = bulkRows.length === 0 ? '' : `${formatBulk(bulkRows)}\n\n`;
   const streamTable = streamRows.length === 0 ? '' : `${formatStreams(streamRows)}\n\n`;
-  process.stdout.write(`\n${setup}\n\n${formatTable(rows)}\n\n${bulkTable}${streamTable}${[...new Set(notes)].map((n) => `- ${n}`).join('\n')}\n`);
-  const file = writeResults(join(ROOT, 'bench', 'results'), { date: new Date().toISOString(), setup, options, rows, bulk: bulkRows, streams: streamRows, notes });
+  const mixedTable = mixedRows.length === 0 ? '' : `${formatMixed(mixedRows)}\n\n`;
+  const caseTable = rows.length === 0 ? '' : `${formatTable(rows)}\n\n`;
+  const noteLines = [...new Set(notes)].map((n) => `- ${n}`).join('\n');
+  process.stdout.write(`\n${setup}\n\n${caseTable}${bulkTable}${streamTable}${mixedTable}${noteLines}\n`);
+  const document = { date: new Date().toISOString(), setup, options, rows, bulk: bulkRows, streams: streamRows, mixed: mixedRows, notes };
+  const file = writeResults(join(ROOT, 'bench', 'results'), document);
   process.stdout.write(`\nresults: ${file}\n`);
 }
 

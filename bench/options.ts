@@ -10,6 +10,9 @@ export type CaseName = 'create' | 'update' | 'get' | 'list' | FindCaseName;
  */
 export type FindCaseName = 'search' | 'search-common' | 'sort-name' | 'sort-name-deep' | 'count-tag';
 export type StoreName = 'sqlite' | 'postgres';
+/** The heavy clients of the mixed phase (mixed-load.ts); all by default, fewer to tell which one stalls the probes. */
+export type MixedLoadName = 'searches' | 'import' | 'junk' | 'stream';
+export const MIXED_LOADS: readonly MixedLoadName[] = ['searches', 'import', 'junk', 'stream'];
 
 /** The PostgreSQL server the benches use when BENCH_POSTGRES_URL names none. */
 export const DEFAULT_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/test';
@@ -31,6 +34,14 @@ export interface BenchOptions {
   readonly bulkSize: number;
   /** Change streams (GET /events) open on one instance in the streams phase; 0 skips it. */
   readonly streams: number;
+  /** Plants seeded for the mixed phase (probes while heavy work runs); 0 skips it. */
+  readonly mixedSize: number;
+  /** Seconds of each of the mixed phase's idle and heavy parts. */
+  readonly mixedSeconds: number;
+  /** Plants per import in the mixed phase. */
+  readonly mixedImport: number;
+  /** The heavy clients the mixed phase runs. */
+  readonly mixedLoad: readonly MixedLoadName[];
   /** Measure p99 at a fixed offered load of half the measured maximum. */
   readonly paced: boolean;
   /** Write a --cpu-prof profile of the service to bench/results/profiles. */
@@ -56,6 +67,15 @@ const HELP = `npm run bench -- [options]   (each has an environment variable too
                        0 skips the bulk cases
   --streams <n>        GET /events streams open on one    BENCH_STREAMS      (1000)
                        instance; 0 skips the streams phase
+  --mixed-size <n>     plants seeded for the mixed phase  BENCH_MIXED_SIZE   (200000)
+                       (probes while heavy work runs);
+                       0 skips it
+  --mixed-seconds <s>  its idle and heavy parts, each     BENCH_MIXED_SECONDS (10)
+  --mixed-import <n>   plants per import in it            BENCH_MIXED_IMPORT (100000)
+  --mixed-load <list>  its heavy clients: searches,       BENCH_MIXED_LOAD
+                       import,junk,stream
+  --mixed-only         the mixed phase alone: no cases,   BENCH_MIXED_ONLY=1
+                       no bulk, no streams phase
   --no-paced           skip the fixed-load p99 runs       BENCH_PACED=0
   --profile            write service CPU profiles         BENCH_PROFILE=1
   --no-build           use dist/ as it is                 BENCH_NO_BUILD=1
@@ -72,12 +92,17 @@ const FLAGS: Record<string, string> = {
   '--scale-size': 'BENCH_SCALE_SIZE',
   '--bulk-size': 'BENCH_BULK_SIZE',
   '--streams': 'BENCH_STREAMS',
+  '--mixed-size': 'BENCH_MIXED_SIZE',
+  '--mixed-seconds': 'BENCH_MIXED_SECONDS',
+  '--mixed-import': 'BENCH_MIXED_IMPORT',
+  '--mixed-load': 'BENCH_MIXED_LOAD',
   '--log-level': 'BENCH_LOG_LEVEL',
   '--postgres-url': 'BENCH_POSTGRES_URL',
 };
 const SWITCHES: Record<string, [string, string]> = {
   '--scale': ['BENCH_SCALE', '1'],
   '--no-paced': ['BENCH_PACED', '0'],
+  '--mixed-only': ['BENCH_MIXED_ONLY', '1'],
   '--profile': ['BENCH_PROFILE', '1'],
   '--no-build': ['BENCH_NO_BUILD', '1'],
 };
@@ -100,6 +125,8 @@ function list<T extends string>(values: Record<string, string | undefined>, name
   return items as T[];
 }
 
+const CASES = ['create', 'update', 'get', 'list', 'search', 'search-common', 'sort-name', 'sort-name-deep', 'count-tag'] as const;
+
 export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): BenchOptions {
   const values: Record<string, string | undefined> = { ...env };
   for (let i = 0; i < argv.length; i++) {
@@ -114,17 +141,22 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
     else if (toggle !== undefined) values[toggle[0]] = toggle[1];
     else throw new Error(`unknown option '${arg}'\n${HELP}`);
   }
+  const mixedOnly = values.BENCH_MIXED_ONLY === '1';
   return {
     duration: positive(values, 'BENCH_DURATION', 5),
     connections: positive(values, 'BENCH_CONNECTIONS', 50),
     repeats: positive(values, 'BENCH_REPEATS', 3),
     storeSize: positive(values, 'BENCH_STORE_SIZE', 10_000),
-    cases: list(values, 'BENCH_CASES', ['create', 'update', 'get', 'list', 'search', 'search-common', 'sort-name', 'sort-name-deep', 'count-tag'] as const),
+    cases: mixedOnly ? [] : list(values, 'BENCH_CASES', CASES),
     stores: list(values, 'BENCH_STORES', ['sqlite', 'postgres'] as const),
     scale: values.BENCH_SCALE === '1',
     scaleSize: positive(values, 'BENCH_SCALE_SIZE', 1_000_000),
-    bulkSize: values.BENCH_BULK_SIZE === '0' ? 0 : positive(values, 'BENCH_BULK_SIZE', 1_000_000),
-    streams: values.BENCH_STREAMS === '0' ? 0 : positive(values, 'BENCH_STREAMS', 1000),
+    bulkSize: mixedOnly || values.BENCH_BULK_SIZE === '0' ? 0 : positive(values, 'BENCH_BULK_SIZE', 1_000_000),
+    streams: mixedOnly || values.BENCH_STREAMS === '0' ? 0 : positive(values, 'BENCH_STREAMS', 1000),
+    mixedSize: values.BENCH_MIXED_SIZE === '0' ? 0 : positive(values, 'BENCH_MIXED_SIZE', 200_000),
+    mixedSeconds: positive(values, 'BENCH_MIXED_SECONDS', 10),
+    mixedImport: positive(values, 'BENCH_MIXED_IMPORT', 100_000),
+    mixedLoad: list(values, 'BENCH_MIXED_LOAD', MIXED_LOADS),
     paced: values.BENCH_PACED !== '0',
     profile: values.BENCH_PROFILE === '1',
     logLevel: values.BENCH_LOG_LEVEL || 'info',
