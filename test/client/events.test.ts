@@ -194,6 +194,9 @@ describe('typed client: watchChanges', () => {
       if (probe.status === 429) break;
       await sleep(50);
     }
+    // The watch learns where "now" is from the stream's first message: a cut before the client has read it (the
+    // service registers the stream as it writes that message) leaves it nothing to resume from. Give it time to read.
+    await sleep(300);
     h.app.server.closeAllConnections();
     await create(1); // while the watch waits to reconnect
     assert.deepEqual(positions(await w.until(1, 3000)), [1n]);
