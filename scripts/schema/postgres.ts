@@ -73,11 +73,12 @@ async function tables(client: pg.Client, schema: string): Promise<string[]> {
         WHERE a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`,
       [table.oid],
     );
-    // Not-null constraints are already on their columns.
+    // Not-null constraints are already on their columns; keys first, as a table is read.
     const constraints = await rows<Constraint>(
       client,
       `SELECT conname AS name, pg_get_constraintdef(oid, true) AS definition FROM pg_constraint
-        WHERE conrelid = $1 AND contype <> 'n' ORDER BY contype, conname`,
+        WHERE conrelid = $1 AND contype <> 'n'
+        ORDER BY array_position(ARRAY['p', 'u', 'f', 'c', 'x'], contype::text), conname`,
       [table.oid],
     );
     const lines = [...columns.map(columnLine), ...constraints.map((c) => `CONSTRAINT ${c.name} ${c.definition}`)];

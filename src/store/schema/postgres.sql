@@ -13,8 +13,8 @@ CREATE TABLE plant_change_counter (
 CREATE TABLE plant_change_history (
   one boolean DEFAULT true NOT NULL,
   history text NOT NULL,
-  CONSTRAINT plant_change_history_one_check CHECK (one),
-  CONSTRAINT plant_change_history_pkey PRIMARY KEY (one)
+  CONSTRAINT plant_change_history_pkey PRIMARY KEY (one),
+  CONSTRAINT plant_change_history_one_check CHECK (one)
 );
 
 CREATE TABLE plant_change_span_entries (
@@ -100,10 +100,10 @@ CREATE TABLE webhook_deliveries (
   lease_until timestamp with time zone,
   created_at timestamp with time zone NOT NULL,
   seq bigint GENERATED ALWAYS AS IDENTITY NOT NULL,
-  CONSTRAINT webhook_deliveries_status_check CHECK (status = ANY (ARRAY['pending'::text, 'succeeded'::text, 'failed'::text])),
+  CONSTRAINT webhook_deliveries_pkey PRIMARY KEY (id),
   CONSTRAINT webhook_deliveries_event_id_fkey FOREIGN KEY (event_id) REFERENCES webhook_events(id),
   CONSTRAINT webhook_deliveries_subscription_id_fkey FOREIGN KEY (subscription_id) REFERENCES webhook_subscriptions(id) ON DELETE CASCADE,
-  CONSTRAINT webhook_deliveries_pkey PRIMARY KEY (id)
+  CONSTRAINT webhook_deliveries_status_check CHECK (status = ANY (ARRAY['pending'::text, 'succeeded'::text, 'failed'::text]))
 );
 
 CREATE TABLE webhook_delivery_attempts (
@@ -114,8 +114,8 @@ CREATE TABLE webhook_delivery_attempts (
   response_status integer,
   latency_ms integer NOT NULL,
   error text,
-  CONSTRAINT webhook_delivery_attempts_delivery_id_fkey FOREIGN KEY (delivery_id) REFERENCES webhook_deliveries(id) ON DELETE CASCADE,
-  CONSTRAINT webhook_delivery_attempts_pkey PRIMARY KEY (id)
+  CONSTRAINT webhook_delivery_attempts_pkey PRIMARY KEY (id),
+  CONSTRAINT webhook_delivery_attempts_delivery_id_fkey FOREIGN KEY (delivery_id) REFERENCES webhook_deliveries(id) ON DELETE CASCADE
 );
 
 CREATE TABLE webhook_events (
