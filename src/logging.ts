@@ -1,10 +1,7 @@
 /**
- * Logger options: JSON lines for machines (log shippers, journald), pino-pretty
- * for a person watching a terminal. LOG_FORMAT=json|pretty overrides the guess.
- *
- * Credentials never reach the output in either format: no serializer logs
- * request headers, and redaction cuts them out if one ever does. Redaction runs
- * inside pino, before pino-pretty sees the line.
+ * Logger options: JSON lines for machines, pino-pretty for a person at a terminal. Credentials
+ * never reach either: no serializer logs request headers, and redaction (inside pino, before
+ * pino-pretty) cuts them out if one ever does.
  */
 import type { FastifyServerOptions } from 'fastify';
 import pino from 'pino';
@@ -25,7 +22,6 @@ const REDACTED_PATHS = [
   'authorization',
 ];
 
-/** Whether to pretty-print, given the configured format and where logs go. */
 export function usePrettyLogs(format: LogFormat, destination: NodeJS.WritableStream | undefined): boolean {
   if (format !== 'auto') return format === 'pretty';
   const target = destination ?? process.stdout;
@@ -38,15 +34,13 @@ export async function loggerOptions(config: Config, destination: NodeJS.Writable
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
   };
   if (usePrettyLogs(config.logFormat, destination)) {
-    // Imported only when used: pino-pretty's resident memory is paid only where it is used.
+    // Imported only when used, so its resident memory is paid only there.
     const { default: pretty } = await import('pino-pretty');
-    // sync: a pretty log is for a person at a terminal; ordering with other
-    // output (the bootstrap banner) matters more than throughput there.
+    // Sync: for a person at a terminal, order with other output (the banner) beats throughput.
     const stream = pretty({
       colorize: destination === undefined ? undefined : false,
       sync: true,
       translateTime: 'SYS:HH:MM:ss.l',
-      // The per-request line reads as one line: "request POST /plants 200 0.84ms".
       messageFormat: '{msg}{if method} {method} {url} {status} {ms}ms{end}',
       ignore: 'pid,hostname,method,url,status,ms',
       ...(destination === undefined ? {} : { destination }),
@@ -54,12 +48,8 @@ export async function loggerOptions(config: Config, destination: NodeJS.Writable
     return { ...base, stream };
   }
   if (destination !== undefined) return { ...base, stream: destination };
-  // JSON lines to stdout, written asynchronously: lines logged while a write is in
-  // flight go out together in the next one, instead of one blocking write(2) per
-  // request (bench/README.md, "Figures behind code comments"), and
-  // the lines of one event-loop turn reach sonic-boom as one string (log-stream.ts).
-  // Everything buffered is flushed when the process exits, SIGTERM included; only a
-  // kill -9 can lose the last few lines, and never a stored plant.
+  // Asynchronous, so a request does not wait on a blocking write(2) (bench/README.md, "Figures
+  // behind code comments"). What is buffered is flushed at exit; only kill -9 loses the last lines.
   const sink = pino.destination({ dest: 1, sync: false, maxLength: MAX_BUFFERED_LOG_BYTES });
   return { ...base, stream: new TurnBatchedStream(sink) };
 }

@@ -1,8 +1,4 @@
-/**
- * Starting and stopping the service: build the app (which opens the store), listen;
- * on SIGTERM/SIGINT stop accepting, let in-flight requests finish, close the app
- * (and with it the store) and exit 0.
- */
+/** Starting and stopping: on SIGTERM/SIGINT, stop accepting, let in-flight requests finish, close the store, exit 0. */
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import type { Config } from './config/index.js';

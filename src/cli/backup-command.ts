@@ -1,7 +1,6 @@
 /**
- * `plantstore backup FILE` and `plantstore restore FILE`: copy the SQLite store to a file
- * and back. src/store/sqlite/backup.ts does the work and explains how. PostgreSQL has its
- * own tools for both, and these commands point to them.
+ * `plantstore backup` and `restore` for the SQLite store (src/store/sqlite/backup.ts); for
+ * PostgreSQL they point to its own tools.
  */
 import { resolve } from 'node:path';
 import type { Command } from 'commander';

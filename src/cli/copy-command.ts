@@ -1,8 +1,4 @@
-/**
- * `plantstore copy --from URL --to URL`: moves a whole store, SQLite to PostgreSQL
- * or back (or between two of one kind), and verifies it (src/store/copy/).
- * docs/postgresql.md, "Moving from SQLite to PostgreSQL", walks through it.
- */
+/** `plantstore copy --from URL --to URL` (src/store/copy/; docs/postgresql.md, "Moving from SQLite to PostgreSQL"). */
 import type { Command } from 'commander';
 import { ConfigError } from '../config/index.js';
 import { copyStore, CopyError, type CopyReport } from '../store/copy/copy-store.js';

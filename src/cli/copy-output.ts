@@ -8,11 +8,7 @@ import { printTable } from './table.js';
 const PROGRESS_EVERY_MS = 1000;
 const number = (n: number) => n.toLocaleString('en-US');
 
-/**
- * A progress listener writing one line per table when it is done, and one a
- * second meanwhile for a table that takes longer: lines rather than a redrawn
- * one, so the progress reads as well in a log as on a terminal.
- */
+/** Lines rather than one redrawn, so the progress reads as well in a log as on a terminal. */
 export function progressPrinter(out: NodeJS.WritableStream = process.stderr): (progress: CopyProgress) => void {
   let started = performance.now();
   let lastLine = started;

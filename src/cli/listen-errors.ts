@@ -1,7 +1,6 @@
 /**
- * A failure to listen, said in terms of the variables that chose the address:
- * Node's "listen EADDRINUSE: address already in use 127.0.0.1:8080" does not say
- * whether PORT or METRICS_PORT is at fault, nor what to change.
+ * A failure to listen, in terms of the variables that chose the address: Node's EADDRINUSE
+ * message says neither whether PORT or METRICS_PORT is at fault nor what to change.
  */
 import { ConfigError, type Config } from '../config/index.js';
 

@@ -28,10 +28,9 @@ export function configFrom(options: Options): Config {
 }
 
 /**
- * Opens the store DATABASE_URL names for one command, then closes it. A SQLite file
- * that does not exist is refused, not created: an empty store no service uses (a
- * typo, or the relative default run from another folder) would take a token or a
- * subscription and silently lose it. `migrate` and `serve` create stores.
+ * A SQLite file that does not exist is refused, not created: a store no service uses (a
+ * typo, a relative path from another folder) would silently lose the token or subscription
+ * given to it. Only `migrate` and `serve` create stores.
  */
 export async function withStore<T>(options: Options, use: (store: Store, config: Config) => Promise<T>): Promise<T> {
   const config = configFrom(options);

@@ -1,13 +1,7 @@
 /**
- * `plantstore plants import FILE|-` and `plantstore plants export`: many plants at
- * once (POST /plants/import, GET /plants/export), streamed both ways, so a file of
- * any size moves without being held in memory.
- *
- * The result goes to stdout, import progress to stderr (progress.ts).
- *
- * An export to a file is written beside it under a temporary name and renamed over
- * it only once complete and synced: an interrupted export never leaves a truncated
- * file that looks whole.
+ * `plantstore plants import FILE|-` and `plantstore plants export`, streamed both ways so a
+ * file of any size is never held in memory. An export to a file is written under a temporary
+ * name and renamed once synced, so an interrupted one never leaves a truncated file that looks whole.
  */
 import { createReadStream, createWriteStream, fstatSync, rmSync } from 'node:fs';
 import { rename, rm, stat } from 'node:fs/promises';

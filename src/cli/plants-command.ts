@@ -1,11 +1,7 @@
 /**
- * `plantstore plants add|get|list|update|rm`: the API from a terminal, through the typed
- * client (so ids stay exact and errors carry the server's message). `import` and
- * `export` live in plants-bulk-command.ts and share this file's connection options,
- * client and error printing.
- *
- * Output: an aligned table when stdout is a terminal; tab-separated lines without
- * a header when it is not (for cut/awk); --json for JSON (ids as exact numbers).
+ * `plantstore plants add|get|list|update|rm`, through the typed client so ids stay exact and
+ * errors carry the server's message. Without a terminal, output is tab-separated lines with
+ * no header, for cut/awk.
  */
 import { Command, InvalidArgumentError } from 'commander';
 import { createPlantStoreClient, PlantStoreError, toPlantId, type Plant, type PlantCount, type PlantOrder, type PlantStoreClient } from '../client/index.js';

@@ -1,12 +1,7 @@
 /**
- * `plantstore plants watch`: every change of a plant, one line each, as it happens
- * (GET /events through the client's watchChanges, which reconnects and resumes by
- * itself), until Ctrl-C.
- *
- * Lines: event id, type, plant id, name, tag; two spaces apart on a terminal, tab-separated
- * otherwise (a deletion leaves name and tag empty, so every line has five fields for
- * cut/awk); --json one object per line, ids as exact numbers. The event id
- * (`<history>-<position>`) is what --from takes to carry on after that line.
+ * `plantstore plants watch`: one line per change until Ctrl-C. Without a terminal, every line
+ * has all five fields (a deletion's name and tag empty) for cut/awk; its event id is what
+ * --from takes to carry on after it.
  */
 import { once } from 'node:events';
 import { InvalidArgumentError, type Command } from 'commander';

@@ -1,7 +1,6 @@
 /**
- * The oldest Node.js line the service runs on. Below it the SQLite driver
- * (better-sqlite3 13, built on Node-API 10) dies with a segmentation fault at its
- * first query, so the command refuses to start there and says why instead.
+ * The oldest Node.js line the service runs on: below it better-sqlite3 13 (Node-API 10) dies
+ * with a segmentation fault at its first query, so the command refuses to start and says why.
  */
 export const MINIMUM_NODE_MAJOR = 22;
 

@@ -1,7 +1,6 @@
 /**
- * `plantstore webhook add|list|rotate-secret|remove`: manage webhook subscriptions directly in the
- * store DATABASE_URL names, as `plantstore token` does for tokens. A running service
- * picks changes up at once (subscriptions are read from the store on every create).
+ * `plantstore webhook ...`: subscriptions managed directly in the store; a running service
+ * sees changes at once (it reads subscriptions on every create).
  */
 import type { Command } from 'commander';
 import { DEFAULT_OVERLAP_SECONDS, MAX_OVERLAP_SECONDS, rotateSigningSecret } from '../webhooks/secret-rotation.js';

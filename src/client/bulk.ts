@@ -1,17 +1,7 @@
 /**
- * Plants in bulk: POST /plants/import and GET /plants/export, streamed both ways.
- *
- * An import body may be a string, bytes, or an async iterable of chunks (a Node
- * Readable, a generator). An iterable is sent as it is read (fetch's half-duplex
- * streaming), so an import of any size is never held in memory here.
- *
- * An export is read as it arrives: exportPlants parses it line by line with the
- * client's lossless JSON reader (ids as exact bigints); exportPlantsText hands
- * over the bytes unparsed, for writing a file at full speed.
- *
- * A bulk call lasts as long as its data takes, so `timeoutMs` bounds only the wait
- * for an export to start (the service reads the first plants before answering);
- * an import waits for its upload and its commit. `signal` gives up on either.
+ * POST /plants/import and GET /plants/export, streamed both ways so neither is held in memory.
+ * A bulk call lasts as long as its data takes, so `timeoutMs` bounds only the wait for an
+ * export to start; `signal` gives up on either.
  */
 import type { Client } from 'openapi-fetch';
 import { errorFromResponse, PlantStoreConnectionError, PlantStoreError } from './errors.js';

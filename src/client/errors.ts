@@ -1,17 +1,9 @@
-/**
- * What the client throws. A failure the service answered carries its Error
- * record (`error` code and `message`), the HTTP status and the request id; a
- * request that never got an answer is a PlantStoreConnectionError.
- */
+/** What the client throws: the service's Error record with status and request id, or no answer at all. */
 
 export class PlantStoreError extends Error {
   /** HTTP status, e.g. 404. */
   readonly status: number;
-  /**
-   * The Error record's code, e.g. 40402 for PLANT_NOT_FOUND (the catalogue is in
-   * the API description at /docs). 0 when the answer was not an Error record,
-   * e.g. a 502 page from a reverse proxy.
-   */
+  /** The Error record's code (e.g. 40402); 0 when the answer was not one, e.g. a proxy's 502 page. */
   readonly error: number;
   /** The service's X-Request-Id for this request, to find it in the logs. */
   readonly requestId: string | undefined;

@@ -1,22 +1,9 @@
 /**
- * Watching changes: GET /events, the service's Server-Sent Events stream of every
- * change of a plant, as an async iterable that outlives any one connection.
+ * watchChanges: GET /events as an async iterable that outlives any one connection.
  *
- *   for await (const change of store.watchChanges({ types: ['plant.created'] })) console.log(change.position, change.plant.id);
- *
- * The stream is read with fetch and parsed here, as the HTML standard parses SSE,
- * rather than with EventSource: Node has none, and it could neither send the bearer
- * token nor keep an int64 id exact.
- *
- * Resuming is the point. Every `id` the stream carries (`<history>-<position>`) is remembered (a change's,
- * an id-only message's that moves past changes a filter skipped, the `lastEventId`
- * of a closing stream.overflow, stream.shutdown or stream.unauthorized), and whenever the stream ends or
- * the connection drops the watcher reconnects with it as Last-Event-ID: the
- * iteration goes on with no gap and no repeat. A refusal a retry cannot change
- * (400, 401, 403, 410 when the position is no longer kept or belongs to another history of the
- * store, restored or replaced since) is thrown as a
- * PlantStoreError; 408, 429, 5xx and an unreachable service are retried, waiting
- * longer each time.
+ * Parsed here rather than with EventSource: Node has none, and it could neither send the
+ * bearer token nor keep an int64 id exact. Every id the stream carries is remembered and
+ * sent back as Last-Event-ID on reconnecting, so the iteration has no gap and no repeat.
  */
 import type { Client } from 'openapi-fetch';
 import { errorFromResponse, PlantStoreConnectionError, PlantStoreError } from './errors.js';
@@ -70,10 +57,10 @@ export interface EventOperations {
   watchChanges(options?: WatchOptions): AsyncIterable<PlantChangeEvent>;
 }
 
-/** What to wait before the service's first `retry:` advice arrives (the same 2 s it advises). */
+/** Until the service's first `retry:` advice arrives: the same as it advises. */
 const DEFAULT_RETRY_MS = 2000;
 const MAX_RETRY_MS = 30_000;
-/** The service sends a heartbeat every 15 s by default: four missed ones mean a dead connection (a half-open TCP one never errors). */
+/** Four missed heartbeats (15 s apart by default): a half-open TCP connection never errors. */
 const SILENCE_LIMIT_MS = 60_000;
 const INT64_MAX = 2n ** 63n - 1n;
 /** An event id: `<history>-<position>`; a bare `0` is the start of any history. */
@@ -99,7 +86,7 @@ function addField(message: SseMessage, line: string): void {
   else if (name === 'retry' && /^[0-9]+$/.test(value)) message.retry = Number(value);
 }
 
-/** The messages of an SSE stream, each ended by a blank line; comments are skipped, and a message the end cuts off is dropped (as the standard says). */
+/** A message the end cuts off is dropped, as the standard says. */
 async function* sseMessages(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<SseMessage> {
   const decoder = new TextDecoder();
   let pending = '';
@@ -140,10 +127,7 @@ function changeOf(message: SseMessage): PlantChangeEvent | undefined {
 
 const CLOSING_EVENTS = new Set(['stream.overflow', 'stream.shutdown', 'stream.unauthorized']);
 
-/**
- * stream.overflow, stream.shutdown or stream.unauthorized: the service is ending the stream, saying why and
- * where to resume. (After stream.unauthorized the reconnection is refused with 401, which ends the iteration.)
- */
+/** The service ending the stream, saying why and where to resume. */
 function closingOf(message: SseMessage): { reason: string; lastEventId: string | undefined } | undefined {
   if (message.event === undefined || !CLOSING_EVENTS.has(message.event)) return undefined;
   const body = parseJson(message.data ?? '{}') as { reason?: unknown; lastEventId?: unknown };
@@ -173,7 +157,7 @@ function retryable(error: unknown): boolean {
   return error instanceof PlantStoreError && (error.status === 408 || error.status === 429 || error.status >= 500);
 }
 
-/** The wait after `failures` failed connections in a row: doubling, capped, jittered (so clients a restart cut off do not all come back at once), never shorter than a Retry-After. */
+/** Jittered, so the clients a restart cut off do not all come back at once. */
 function backoff(baseMs: number, failures: number, error: unknown): number {
   const doubled = Math.min(MAX_RETRY_MS, baseMs * 2 ** (failures - 1));
   const asked = error instanceof PlantStoreError && error.retryAfterSeconds !== undefined ? error.retryAfterSeconds * 1000 : 0;
@@ -196,13 +180,12 @@ function startId(after: string): string {
 // ---- the operation ------------------------------------------------------------
 
 export function eventOperations(api: Client<paths>, baseUrl: string, timeoutMs: number): EventOperations {
-  /** Opens a stream after `position` (now when undefined); refusals throw PlantStoreError, no answer PlantStoreConnectionError. */
   async function open(
     query: { types?: string; tag?: string },
     lastId: string | undefined,
     signal: AbortSignal,
   ): Promise<ReadableStream<Uint8Array>> {
-    // A timer rather than AbortSignal.timeout: it bounds the wait for the answer, and must not cut off the stream after it.
+    // Not AbortSignal.timeout: this bounds the wait for the answer, and must not cut off the stream after it.
     const timer = new AbortController();
     const timeout = setTimeout(() => timer.abort(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);
     try {
@@ -222,7 +205,6 @@ export function eventOperations(api: Client<paths>, baseUrl: string, timeoutMs: 
     }
   }
 
-  /** The body's chunks; a lost connection, or one silent too long, ends them with a PlantStoreConnectionError. */
   async function* chunksOf(body: ReadableStream<Uint8Array>, connection: AbortController, stop: AbortSignal): AsyncGenerator<Uint8Array> {
     const silent = () => connection.abort(new Error(`nothing received for ${SILENCE_LIMIT_MS / 1000} s`));
     let watchdog = setTimeout(silent, SILENCE_LIMIT_MS);
@@ -248,7 +230,7 @@ export function eventOperations(api: Client<paths>, baseUrl: string, timeoutMs: 
     let lastId = after;
     let advisedMs = DEFAULT_RETRY_MS;
     let failures = 0;
-    // Aborted by the caller's signal, or when the loop stops early (this generator's finally).
+    // Also aborted when the loop stops early (this generator's finally).
     const stop = new AbortController();
     const onAbort = () => stop.abort();
     options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -257,7 +239,6 @@ export function eventOperations(api: Client<paths>, baseUrl: string, timeoutMs: 
       while (!stop.signal.aborted) {
         const connection = new AbortController();
         let reason = 'the service ended the stream';
-        // Set when connecting failed; otherwise the usual delay, with the advice this stream gave.
         let backoffMs: number | undefined;
         let opened = false;
         try {
@@ -297,7 +278,7 @@ export function eventOperations(api: Client<paths>, baseUrl: string, timeoutMs: 
 
   return {
     watchChanges(options = {}) {
-      // Checked now, not at the first step of the loop.
+      // Checked now, so a bad id throws here rather than at the first step of the loop.
       return changes(options, options.after === undefined ? undefined : startId(options.after));
     },
   };

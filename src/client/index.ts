@@ -1,37 +1,13 @@
 /**
- * The typed Plant Store client:
+ * The typed Plant Store client (docs/client.md), typed from the OpenAPI document
+ * (./openapi-types.ts, generated) and calling through openapi-fetch.
  *
- *   import { createPlantStoreClient } from 'plantstore/client';
  *   const store = createPlantStoreClient({ baseUrl: 'http://127.0.0.1:8080', token: process.env.PLANTSTORE_TOKEN });
- *   await store.createPlant({ id: 9223372036854775807n, name: 'Monstera deliciosa', tag: 'houseplant' });
- *   const plant = await store.getPlant(9223372036854775807n); // { id: 9223372036854775807n, name: ..., tag: ... }
+ *   await store.createPlant({ id: 9223372036854775807n, name: 'Monstera deliciosa' });
  *
- * Types come from the service's OpenAPI document (./openapi-types.ts, generated);
- * calls go through openapi-fetch.
- *
- * Ids are `bigint`. The API's ids are int64 and JavaScript numbers only hold
- * integers up to 2^53 exactly, so every id the client returns is a bigint, parsed
- * from the response text without rounding. Ids passed in may be a bigint, a safe
- * integer number, or a decimal string; anything else is refused before sending.
- *
- * Failures throw: PlantStoreError (the service answered with an Error record:
- * .status, .error, .message, .requestId) or PlantStoreConnectionError (no answer).
- *
- * Conditional requests: readPlant answers the plant with its ETag (or, given
- * `ifNoneMatch`, 'not-modified' while it is still at that version); updatePlant,
- * replacePlant and deletePlant take `ifMatch` and answer a failed precondition as
- * an outcome ('precondition-failed'), not an exception, since it is an expected
- * answer to a conditional write:
- *
- *   const read = await store.readPlant(id);
- *   if (read.kind === 'plant') {
- *     const result = await store.updatePlant(id, { tag: null }, { ifMatch: read.etag });
- *     if (result.kind === 'precondition-failed') ... // changed by somebody else since: read again
- *   }
- *
- * Bulk: importPlants and exportPlants stream NDJSON or CSV both ways (./bulk.ts).
- *
- * Changes: watchChanges follows GET /events, reconnecting and resuming by itself (./events.ts).
+ * Ids come back as bigint, parsed without rounding: the API's ids are int64, beyond a
+ * number's 2^53. A failed precondition is an outcome, not an exception: it is an
+ * expected answer to a conditional write.
  */
 import createClient from 'openapi-fetch';
 import { bulkOperations, type BulkOperations } from './bulk.js';

@@ -1,14 +1,7 @@
 /**
- * JSON for the client, exact for int64 ids.
- *
- * `JSON.parse` turns 9223372036854775807 into 9223372036854775808: any number
- * above 2^53 is rounded to the nearest double. Ids are therefore read from the
- * text with lossless-json and handed over as `bigint`, every digit intact; other
- * numbers (the int32 `error` code) stay plain numbers. Bodies without a long run
- * of digits cannot hold a number a double would round, so they take the fast path.
- *
- * Requests are written with lossless-json's stringify, which writes a bigint as
- * a plain JSON number.
+ * JSON for the client, exact for int64 ids: JSON.parse rounds any number above 2^53, so ids
+ * are read with lossless-json as bigint. A body without a long run of digits cannot hold
+ * such a number, so it takes the fast path.
  */
 import { isLosslessNumber, parse, stringify, type LosslessNumber } from 'lossless-json';
 

@@ -1,8 +1,6 @@
 /**
- * Addresses in the configuration, checked when read: a HOST or TRUST_PROXY value
- * that cannot work would otherwise fail later, in a library, with a message that
- * does not name the variable (proxy-addr's "invalid IP address", getaddrinfo's
- * ENOTFOUND).
+ * HOST and TRUST_PROXY, checked when read: a bad value would otherwise fail later, in a
+ * library, with a message that does not name the variable.
  */
 import { isIP } from 'node:net';
 import { ConfigError, type Source } from './errors.js';

@@ -1,7 +1,6 @@
 /**
- * Configuration: environment variables, overridden by command-line flags, checked
- * once at start-up. A bad value stops the process with a message naming the
- * variable, what it must be and what it got.
+ * Configuration: environment variables, overridden by flags, checked once at start-up, so a
+ * bad value stops the process with a message naming the variable.
  */
 import { availableParallelism } from 'node:os';
 import { host, WILDCARD_HOSTS } from './addresses.js';
@@ -22,11 +21,7 @@ export interface Config {
   readonly bodyLimitBytes: number;
   /** The largest body of POST /plants/import (which streams it: BODY_LIMIT is for bodies read whole). */
   readonly importLimitBytes: number;
-  /**
-   * The longest a GET /plants/export may run. Its snapshot holds back SQLite's WAL
-   * checkpoints and PostgreSQL's vacuum for as long as it runs, and the client sets
-   * the pace: this bounds what a reader too slow, on purpose or not, can hold back.
-   */
+  /** An export's snapshot holds back WAL checkpoints and vacuum, at the client's pace: this bounds it. */
   readonly exportTimeoutMs: number;
   /** Imports and exports one token may run at once on an instance (429 beyond), so one client cannot hold every slot the store has. */
   readonly bulkMaxPerToken: number;
@@ -118,19 +113,12 @@ function logLevel(source: Source): string {
   return level;
 }
 
-/**
- * Reads the configuration from `env`; `overrides` (from flags) win over it. Keys
- * are the environment variable names, so a flag and its variable cannot disagree.
- */
-/**
- * SQLite reader threads by default: one per core Node may use, as better-sqlite3
- * advises, but at most 8: each holds a JS heap and a page cache of its own, and one
- * event loop answering for them gains little from more.
- */
+/** One per core, as better-sqlite3 advises, but at most 8: each holds its own heap and page cache. */
 export function defaultSqliteReaders(): number {
   return Math.min(availableParallelism(), 8);
 }
 
+/** `overrides` (from flags) are keyed by the variables' names, so a flag and its variable cannot disagree. */
 export function loadConfig(env: Source = process.env, overrides: Source = {}): Config {
   const source: Source = { ...env, ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)) };
   const apiHost = host(source, 'HOST', '127.0.0.1');

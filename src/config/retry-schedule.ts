@@ -1,11 +1,7 @@
 /**
- * The webhook retry schedule as WEBHOOK_RETRY_SCHEDULE writes it: the delays between
- * attempts, after the first (immediate) one.
- *
- * The default follows the Standard Webhooks / Svix practice: 5 s, 5 min, 30 min, 2 h,
- * 5 h, 10 h, 10 h, roughly exponential and about 27.6 hours in all, so a subscriber
- * that is down for most of a day still gets every event (each delay is jittered when
- * used: src/webhooks/retry-schedule.ts).
+ * WEBHOOK_RETRY_SCHEDULE: the delays after the first (immediate) attempt. The default follows
+ * the Standard Webhooks / Svix practice, about 27.6 hours in all, so a subscriber down for
+ * most of a day still gets every event.
  */
 export const DEFAULT_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
 

@@ -1,9 +1,4 @@
-/**
- * The limits a public service needs, read from the environment with the rest of
- * the configuration (index.ts calls `loadServiceLimits`). Every one is
- * documented, with its default and what a client gets when it hits it, in
- * docs/security.md.
- */
+/** The limits a public service needs; each, with its default and what a client meets, is in docs/security.md. */
 import { isAddressOrCidr } from './addresses.js';
 import { ConfigError, integer, type Source } from './errors.js';
 
@@ -24,11 +19,7 @@ export interface ServiceLimits {
   readonly keepAliveTimeoutMs: number;
   /** A socket with no traffic in either direction for this long is closed (0: never). */
   readonly connectionTimeoutMs: number;
-  /**
-   * After an answer sent before its request's body had all arrived (a 413, a 401...),
-   * the rest of the body is read and discarded, up to this many bytes and for at
-   * most lingerTimeoutMs, so the client can read the answer (0: not at all).
-   */
+  /** After an early answer (a 413, a 401), this much of the body is still read and dropped, so the client sees it. */
   readonly lingerLimitBytes: number;
   readonly lingerTimeoutMs: number;
   /** Largest request head (request line and headers) in bytes; 431 above. */
@@ -37,11 +28,7 @@ export interface ServiceLimits {
   readonly corsOrigins: readonly string[];
   /** Strict-Transport-Security max-age in seconds; 0: no HSTS header. */
   readonly hstsMaxAgeSeconds: number;
-  /**
-   * Which proxies' X-Forwarded-For to believe (Fastify's trustProxy): false, a hop
-   * count, or proxy addresses/CIDRs. It decides the client address the anonymous
-   * rate limit counts by.
-   */
+  /** Which proxies' X-Forwarded-For to believe: it decides the address the anonymous rate limit counts by. */
   readonly trustProxy: boolean | number | string[];
 }
 

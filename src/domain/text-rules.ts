@@ -1,12 +1,7 @@
 /**
- * The rules for text that clients send, in one place: as JSON Schema patterns (for
- * validation and the OpenAPI document) and as what a validation error says about each.
- *
- * Control characters are Unicode's category Cc: C0 (U+0000-U+001F), DEL (U+007F) and
- * C1 (U+0080-U+009F). Names, tags and descriptions are single-line text, and NUL could
- * not be stored by PostgreSQL at all (a NUL in a query parameter once reached it and
- * came back as a 500). Unpaired surrogates cannot be encoded as UTF-8, so they would
- * not round-trip through either store.
+ * The rules for text that clients send, as JSON Schema patterns and as what a validation
+ * error says. Names, tags and descriptions are single-line; PostgreSQL cannot store NUL, and
+ * unpaired surrogates cannot be encoded as UTF-8, so neither would round-trip through a store.
  */
 
 /** Unicode's control characters (C0, DEL, C1), as a character-class range in pattern text. */

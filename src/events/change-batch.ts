@@ -1,8 +1,6 @@
 /**
- * Consecutive entries of the change log as the hub hands them to every stream,
- * each entry's SSE message built once for all of them, and the whole batch encoded
- * once, as one Buffer, for the streams that take every change: with a thousand
- * streams, building or encoding each message per stream cost more than writing it.
+ * A batch of consecutive log entries, each SSE message built once for all streams and the
+ * whole encoded once: with a thousand streams, doing it per stream cost more than writing.
  */
 import type { PlantChangeEntry } from '../store/types.js';
 import { changeMessage } from './sse.js';

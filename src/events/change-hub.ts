@@ -1,10 +1,7 @@
 /**
- * One per instance: follows the change log and hands every new batch of changes to
- * the open streams. It reads the log when the store signals a commit (on
- * PostgreSQL, a commit on any instance) and, as a safety net for a missed signal,
- * once a second; reads never overlap, come at most every READ_EVERY_MS, and signals
- * that come during a read make one more read after it. Streams thus cost the store
- * one read per batch of commits, however many streams there are.
+ * One per instance: follows the change log and hands each new batch to every open stream,
+ * so streams cost the store one read per batch of commits, however many there are. Reads
+ * never overlap; a once-a-second read covers a missed commit signal.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { ChangeLog } from '../store/types.js';
@@ -53,11 +50,8 @@ export class ChangeHub {
   }
 
   /**
-   * The history the store reported to a stream that opens. It changes under a running
-   * hub only when a copy replaces a PostgreSQL store's contents while instances serve
-   * it. Its log goes on unbroken (the copy's deletions and creations are in it), so the
-   * streams open then go on; ids from then on name the new history, and a client
-   * resuming with an earlier one is told to read afresh, as it should after a copy.
+   * Changes under a running hub only when a copy replaces a PostgreSQL store's contents; the
+   * log goes on unbroken, so open streams go on, and a resume with the old history reads afresh.
    */
   noteHistory(history: string): void {
     this.current = history;
@@ -85,11 +79,7 @@ export class ChangeHub {
     clearTimeout(this.scheduled);
   }
 
-  /**
-   * Reads now, or, when the last read began less than READ_EVERY_MS ago, then: commits
-   * that come in a stream (a thousand creates a second) are handed on in batches, one
-   * write per stream per batch rather than per commit.
-   */
+  /** At most every READ_EVERY_MS, so a stream of commits costs one write per stream per batch, not per commit. */
   private wake(): void {
     if (this.reading) {
       this.readAgain = true;

@@ -1,21 +1,10 @@
 /**
- * One open GET /events: the changes after its position, filtered, written as SSE
- * messages. Every position is either written or skipped by the filter exactly once,
- * in order, so a stream neither misses nor repeats a change.
+ * One open GET /events. Every position is written or filtered out exactly once, in order,
+ * so a stream neither misses nor repeats a change.
  *
- * A stream is in one of two modes. Catching up, it reads the change log itself, a
- * page at a time, and reads the next page only once the reader has taken most of
- * what it was sent: a reader far behind (a resume, or a large import committed at
- * once) gets every change on one connection, at its own pace, and the server holds
- * at most about maxBacklogBytes for it. Live, it takes the hub's batches as they
- * come. It starts catching up (up to the hub's position, then goes live), and goes
- * back to catching up whenever more than maxBacklogBytes wait for the reader: the
- * batches it then leaves are in the log, read again when the reader has room.
- *
- * So a reader is never cut off for being slower than the writes. It is cut off
- * (stream.overflow, naming the last id it was sent, to resume from) only when it
- * takes nothing of what waits for it for stallMs: a reader that stopped reading,
- * whose stream would otherwise hold its connection and its place for ever.
+ * A reader that falls more than maxBacklogBytes behind leaves the hub's live batches and
+ * reads the log at its own pace, so the server holds a bounded amount for it and a slow
+ * reader is never cut off; only one that takes nothing for stallMs is (stream.overflow).
  */
 import { Readable } from 'node:stream';
 import type { EventType } from '../domain/events.js';
@@ -35,7 +24,7 @@ export interface StreamFilter {
 
 export interface StreamSource {
   readonly log: ChangeLog;
-  /** The hub's position: where catching up ends and the live batches take over. */
+  /** Where catching up ends and the live batches take over. */
   readonly livePosition: () => bigint;
   /** The change log's history, for the event ids. */
   readonly history: string;
@@ -61,13 +50,12 @@ interface Wait {
 }
 
 export class ChangeStream {
-  /** The response body: what is pushed here is written to the socket as the reader takes it. */
   readonly body: Readable;
   /** The last position written or skipped. */
   private position: bigint;
   /** The last position the client was told of (an event, or an id-only message). */
   private told: bigint;
-  /** Taking the hub's batches; false while catching up from the log. */
+  /** False while catching up from the log. */
   private live = false;
   private ended = false;
   private wait: Wait | undefined;
@@ -91,22 +79,17 @@ export class ChangeStream {
     return this.ended;
   }
 
-  /** Bytes waiting for the reader. */
   get pending(): number {
     return this.body.readableLength + this.responsePending();
   }
 
-  /**
-   * Catches up from the stream's position to the hub's, then goes live. Rejects when
-   * the log cannot be read: the stream should then end (the client resumes).
-   */
+  /** Rejects when the log cannot be read: the stream should then end (the client resumes). */
   async start(): Promise<void> {
     await this.catchUp();
   }
 
-  /** A live batch from the hub (consecutive positions, in order). */
   deliver(batch: ChangeBatch): void {
-    // Catching up: the log has this batch, and the catching up reads it.
+    // While catching up, the log has this batch and the catching up reads it.
     if (this.ended || !this.live) return;
     if (this.pending > this.limits.maxBacklogBytes) {
       this.fallBehind();
@@ -115,7 +98,7 @@ export class ChangeStream {
     this.write(batch);
   }
 
-  /** The heartbeat: a comment, and the position past what a filter left out. */
+  /** Also tells the position past what a filter left out, so a resume skips it. */
   heartbeat(): void {
     if (this.ended) return;
     let text = comment('heartbeat');
@@ -128,7 +111,6 @@ export class ChangeStream {
     if (this.live && this.pending > this.limits.maxBacklogBytes) this.fallBehind();
   }
 
-  /** Ends the stream with its closing message: the server is shutting down, or the stream's token is no longer valid. */
   close(reason: 'shutdown' | 'unauthorized', detail: string): void {
     if (this.ended) return;
     this.body.push(closingMessage(reason, this.source.history, this.position, detail));
@@ -148,7 +130,7 @@ export class ChangeStream {
     this.onEnd();
   }
 
-  /** The reader took some of what waited for it (the body was read, or the response drained). */
+  /** The body was read, or the response drained. */
   taken(): void {
     const wait = this.wait;
     if (wait === undefined || this.pending > wait.limit) return;
@@ -157,17 +139,14 @@ export class ChangeStream {
     wait.resolve(true);
   }
 
-  /** Too much waits for a live reader: leave the hub's batches to the log, and read it at the reader's pace. */
   private fallBehind(): void {
     this.live = false;
     this.catchUp().catch(() => this.end());
   }
 
   /**
-   * Reads the log page by page from the stream's position, each page once the reader has
-   * room for it, until it reaches the hub's position; then goes live. The check that it
-   * has and the switch happen together, between two of the hub's deliveries, so the
-   * batches from then on follow on from what was written.
+   * Each page once the reader has room for it. Reaching the hub's position and going live
+   * happen between two of the hub's deliveries, so the next batch follows on from what was written.
    */
   private async catchUp(): Promise<void> {
     for (;;) {
@@ -180,10 +159,7 @@ export class ChangeStream {
     if (!this.ended) this.live = true;
   }
 
-  /**
-   * Resolves true once at most `limit` bytes wait for the reader; false when the stream
-   * ended meanwhile, or was cut off because the reader took nothing for stallMs.
-   */
+  /** True once at most `limit` bytes wait; false when the stream ended or the reader stalled. */
   private room(limit: number): Promise<boolean> {
     if (this.ended) return Promise.resolve(false);
     if (this.pending <= limit) return Promise.resolve(true);
@@ -193,7 +169,7 @@ export class ChangeStream {
     });
   }
 
-  /** The stall timer: cut off a reader that took nothing since it was set, or set it again. */
+  /** Only a reader that took nothing since the timer was set is cut off. */
   private stalled(): void {
     const wait = this.wait;
     if (wait === undefined) return;

@@ -1,9 +1,7 @@
 /**
- * The streams open on this instance and the bearer token each was opened with: to
- * hold a token to EVENTS_MAX_STREAMS_PER_TOKEN, and to end the streams of a token
- * that stops being valid while they run. A stream is authenticated once, when it
- * opens; without the re-check it would outlive its token's revocation or expiry
- * for as long as the connection lasted.
+ * The streams open on this instance and each one's bearer token: to hold a token to
+ * EVENTS_MAX_STREAMS_PER_TOKEN, and to end its streams when it stops being valid (a stream
+ * is authenticated once, and would otherwise outlive a revocation).
  */
 import { TOKEN_REFUSALS } from '../tokens/auth.js';
 import type { TokenAuthenticator } from '../tokens/authenticator.js';
@@ -49,10 +47,8 @@ export class OpenStreams {
   }
 
   /**
-   * Asks the authenticator about each token holding streams (once per token; mostly
-   * from its cache, so a revocation shows within TOKEN_CACHE_TTL_MS) and ends, with
-   * stream.unauthorized, the streams of a token that is revoked, expired or gone. A
-   * store that cannot answer ends nothing: the next check asks again.
+   * Once per token, mostly from the authenticator's cache. A store that cannot answer ends
+   * nothing: the next check asks again.
    */
   async endUnauthorized(authenticator: TokenAuthenticator): Promise<void> {
     if (this.checking) return;

@@ -1,9 +1,7 @@
 /**
- * The live change stream feature: GET /events, the hub that follows the change log
- * (started with the first stream, so an instance nobody streams from opens no
- * LISTEN connection), its heartbeat, the change log's retention, the end of the
- * streams of a token revoked or expired while they run, and a clean end of every
- * stream when the app shuts down (so clients reconnect elsewhere).
+ * The live change stream feature. The hub starts with the first stream, so an instance
+ * nobody streams from opens no LISTEN connection; every stream is ended cleanly at
+ * shutdown, so clients reconnect elsewhere.
  */
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';

@@ -1,8 +1,6 @@
 /**
- * Keeps the change log to EVENTS_RETENTION_HOURS: every minute, entries older than
- * that are deleted, a bounded number per statement so no delete holds the store
- * for long. Every instance runs it; deleting what another instance just deleted
- * deletes nothing.
+ * Keeps the change log to EVENTS_RETENTION_HOURS, deleting a bounded number per statement so
+ * no delete holds the store for long. Every instance runs it: deleting twice deletes nothing.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { ChangeLog } from '../store/types.js';

@@ -1,8 +1,6 @@
 /**
- * GET /events: the live change stream (Server-Sent Events). A stream starts now,
- * or resumes right after a position (Last-Event-ID, as EventSource sends it on
- * reconnect, or ?after=); a position older than the change log keeps is refused
- * before the stream starts (410), never answered with a silent gap.
+ * GET /events. A resume point older than the change log keeps is refused before the stream
+ * starts (410), never answered with a silent gap.
  */
 import { finished } from 'node:stream';
 import type { FastifyReply } from 'fastify';
@@ -97,10 +95,8 @@ function markEventStream(reply: FastifyReply): void {
 }
 
 /**
- * Where the stream starts (`now` without a resume point), and the log's history; refuses a
- * point of another history, a position the log no longer covers, and one it never reached.
- * A bare `0` (before every change) is the same in every history; another bare position
- * cannot be told from one of an earlier history, so it is refused like one.
+ * A bare `0` is the same in every history; another bare position cannot be told from one of
+ * an earlier history, so it is refused like one.
  */
 async function startOf(
   log: ChangeLog,

@@ -1,13 +1,8 @@
 /**
- * Server-Sent Events as the HTML standard defines the stream format: a message is
- * `id:`, `event:` and `data:` lines ended by a blank line; a line starting with a
- * colon is a comment (a heartbeat); `retry:` advises how long to wait before
- * reconnecting. A message with an `id:` and no `data:` fires no event but still
- * moves the client's last event id on (EventSource sends it back on reconnect).
- * Payloads are single-line JSON, so `data:` never needs splitting.
- *
- * An event id is `<history>-<position>`: the change log's history id (the store's, made
- * anew by a restore or a copy into it) and the change's position in that history.
+ * Server-Sent Events as the HTML standard defines them. A message with an `id:` and no
+ * `data:` fires no event but still moves the client's last event id on. Payloads are
+ * single-line JSON, so `data:` never needs splitting. An event id is `<history>-<position>`:
+ * a restore or a copy starts a new history, in which old positions mean nothing.
  */
 import type { PlantChangeEntry } from '../store/types.js';
 

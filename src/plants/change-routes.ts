@@ -1,9 +1,7 @@
 /**
- * Changing plants: PATCH (a JSON Merge Patch), PUT (a replacement) and DELETE, each
- * conditional on If-Match (RFC 9110, section 13). The store applies a change and
- * checks its precondition in one write, so of clients that read the same version
- * and write, exactly one wins and the others get 412; a 200 or 204 means the change
- * is durably committed, with its event.
+ * PATCH, PUT and DELETE of a plant, conditional on If-Match (RFC 9110, section 13). The store
+ * checks the precondition in the same write, so of clients writing the same version exactly
+ * one wins and the others get 412.
  */
 import type { FastifyRequest } from 'fastify';
 import type { ExpectedVersion } from '../domain/plant.js';

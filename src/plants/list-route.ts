@@ -1,9 +1,7 @@
 /**
- * GET (and HEAD) /plants: pages of plants, searched, filtered by tags, in id or name
- * order, counted on request. Every page is a keyset page: the Link header's cursor
- * says where the next one starts (page-cursor.ts), never an offset, so a deep page
- * costs what the first does and a walk through every page sees each plant that
- * exists throughout it exactly once, while others create and delete plants.
+ * GET (and HEAD) /plants. Keyset pages (the Link header's cursor, never an offset), so a deep
+ * page costs what the first does, and a walk sees each plant that exists throughout it
+ * exactly once while others write.
  */
 import { failure } from '../http/errors.js';
 import { jsonText, type TypedRoutes } from '../http/type-provider.js';

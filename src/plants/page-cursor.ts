@@ -1,14 +1,7 @@
 /**
- * The opaque cursor of GET /plants' next-page links: where the page ended (the last
- * plant's id, and in name orders its name key), signed with the store's own secret
- * (migration 0007, store_secrets) together with the query it belongs to (its sort,
- * search terms and tags).
- *
- * A cursor that was altered, cut, made by another store, or sent with another sort
- * or filter than its page's fails the signature and is refused with a 400 naming
- * it: read anyway, it would start a page at a place the walk never reached, which
- * would skip or repeat plants. Several instances on one PostgreSQL store share the
- * secret, so any of them takes any of their cursors.
+ * The opaque cursor of GET /plants' next-page links: where the page ended, signed with the
+ * store's secret together with its query. An altered cursor, another store's, or one sent
+ * with another sort or filter is refused (400): read anyway, it would skip or repeat plants.
  *
  * Form: base64url(JSON [id as decimal text, name key?]) "." base64url(HMAC-SHA256, first 16 bytes).
  */

@@ -1,10 +1,7 @@
 /**
- * HTTP conditional requests (RFC 9110, section 13) on plants. A plant's ETag is its
- * version in quotes, `"42"`: strong (it changes with every change of the plant),
- * opaque to clients, and the same from every instance and both stores.
- *
- * If-Match uses the strong comparison: a weak tag (W/"42") or anything that is not
- * an entity-tag never matches. If-None-Match on a read uses the weak comparison.
+ * Conditional requests (RFC 9110, section 13). A plant's ETag is its version in quotes: strong,
+ * and the same from every instance and both stores. If-Match compares strongly (a weak tag
+ * never matches); If-None-Match on a read compares weakly.
  */
 import type { ExpectedVersion } from '../domain/plant.js';
 

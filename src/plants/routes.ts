@@ -1,8 +1,6 @@
 /**
- * The plant resource: create (the seed's operation) and read; lists are in
- * list-route.ts, changes in change-routes.ts. Handlers are thin: the store enforces
- * uniqueness atomically; here requests and responses are shaped. Each route's schema is its contract:
- * validation, serialisation, handler types and the OpenAPI document all come from it.
+ * Creating and reading a plant (lists: list-route.ts; changes: change-routes.ts). Thin
+ * handlers: the store enforces uniqueness atomically.
  */
 import { failure } from '../http/errors.js';
 import type { TypedRoutes } from '../http/type-provider.js';

@@ -1,9 +1,7 @@
 /**
- * Bearer authentication (RFC 6750), as a plugin. A route states what it needs in
- * its schema, `security: bearerAuth('plants:write')` (public ones: `security: []`),
- * which the OpenAPI document shows; this plugin reads that same declaration as each
- * route is added and puts the check in the route's onRequest: before the body is
- * read, so an unauthenticated client cannot make the service parse anything.
+ * Bearer authentication (RFC 6750). A route's schema states its scope (`security:
+ * bearerAuth(...)`), which the OpenAPI document shows; the check runs in onRequest, before the
+ * body is read, so an unauthenticated client cannot make the service parse anything.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
@@ -49,10 +47,8 @@ export const TOKEN_REFUSALS = {
 } as const;
 
 /**
- * Node keeps the first of two Authorization headers and drops the other without a
- * word; a proxy in front may have read the other one. Which credentials a request
- * carries must not be ambiguous, so two are refused (RFC 9110 5.3: a field that is
- * not a list must not be sent twice).
+ * Node silently keeps the first of two Authorization headers, and a proxy in front may have
+ * read the other: two are refused so the credentials are never ambiguous.
  */
 function hasOneAuthorization(request: FastifyRequest): boolean {
   const raw = request.raw.rawHeaders;
@@ -118,11 +114,7 @@ function addToOnRequest(route: RouteOptions, hook: onRequestHookHandler): void {
   route.onRequest = existing === undefined ? [hook] : [hook, ...(Array.isArray(existing) ? existing : [existing])];
 }
 
-/**
- * Guards every route added after it whose schema names a scope. Needs an
- * `authenticator` (authPlugin decorates the app's; the separate /metrics listener
- * shares the app's).
- */
+/** Guards the routes added after it; the separate /metrics listener shares the app's `authenticator`. */
 export const routeGuard = fp(async (app: FastifyInstance) => {
   app.addHook('onRoute', (route) => {
     const scope = requiredScope(route.schema?.security);

@@ -1,11 +1,7 @@
 /**
- * Resolves a bearer token to the token record it names, with a short cache.
- *
- * Cache: a found token is remembered for `cacheTtlMs` (default 2 s), so revocation
- * (by any instance or by the CLI) takes effect everywhere within that bound, while
- * a busy client costs one indexed lookup per TTL rather than one per request.
- * Expiry is checked on every request, cached or not. Unknown tokens are not cached,
- * so guessing cannot fill the cache.
+ * Resolves a bearer token with a short cache: a revocation takes effect everywhere within
+ * `cacheTtlMs`, and a busy client costs one lookup per TTL. Expiry is checked on every request;
+ * unknown tokens are not cached, so guessing cannot fill the cache.
  */
 import type { TokenRecord, TokenStore } from '../store/types.js';
 import { hashToken, isWellFormedToken } from './secret.js';
@@ -47,11 +43,7 @@ export class TokenAuthenticator {
     return this.verdict(secretHash, await this.fetch(secretHash, now), now);
   }
 
-  /**
-   * The answer when it needs no store lookup (a malformed secret, or a token cached
-   * within its TTL); undefined when only `authenticate` can tell. Lets the auth hook
-   * answer most requests without a promise.
-   */
+  /** Undefined when only `authenticate` can tell; lets the auth hook answer most requests without a promise. */
   authenticateFromCache(secret: string, now = Date.now()): Authentication | undefined {
     if (!isWellFormedToken(secret)) return { ok: false, reason: 'malformed' };
     const secretHash = hashToken(secret);

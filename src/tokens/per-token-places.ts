@@ -1,11 +1,7 @@
 /**
- * Holding each token to a number of something long-running at once on this
- * instance (change streams, imports and exports): so that one client, slow by
- * accident or on purpose, cannot take what every other token shares.
- *
- * A place is taken before the request waits for anything, so requests arriving
- * together cannot all pass the limit, and given back exactly once, however the work
- * ends (answered, cut off, dropped, refused).
+ * Holds each token to a number of long-running things at once (streams, imports, exports),
+ * so one slow client cannot take what every token shares. A place is taken before the request
+ * waits for anything, so requests arriving together cannot all pass the limit.
  */
 export class PerTokenPlaces {
   private readonly taken = new Map<string, number>();

@@ -1,10 +1,6 @@
 /**
- * Token secrets: opaque, 256 bits of entropy, a recognisable prefix (so leaked
- * tokens can be found by secret scanners), and stored only as a SHA-256 hash.
- *
- * Looking a token up by its hash is what keeps the check timing-safe: the secret
- * itself is never compared, and the hash of a guess reveals nothing about the
- * stored hashes it is near.
+ * Token secrets: 256 bits, a recognisable prefix (for secret scanners), stored only as a
+ * SHA-256 hash. Looking up by hash keeps the check timing-safe: the secret is never compared.
  */
 import { hash, randomBytes } from 'node:crypto';
 

@@ -46,9 +46,8 @@ export async function issueToken(store: TokenStore, request: IssueTokenRequest, 
 }
 
 /**
- * On an empty store, issues one token with every scope so a new user can make a
- * request at once. Returns undefined when tokens exist already. Safe when several
- * instances start together: the unique name lets only one of them insert it.
+ * On an empty store, one token with every scope, so a new user can make a request at once.
+ * Instances starting together are safe: the unique name lets only one insert it.
  */
 export async function issueBootstrapToken(store: TokenStore): Promise<IssuedToken | undefined> {
   if ((await store.countTokens()) > 0) return undefined;

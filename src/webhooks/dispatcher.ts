@@ -1,19 +1,8 @@
 /**
- * The background dispatcher: takes due deliveries from the outbox and sends them,
- * never on a request's path.
- *
- * - Wakes on an interval (and at once when nudged after a create), leases up to
- *   `concurrency` due deliveries, and sends them in parallel; a finished one frees
- *   its slot and wakes the loop again. At most `concurrency` requests are in flight.
- * - Each attempt is logged in the store with its outcome: acknowledged, retry at the
- *   next point of the schedule (jittered), or failed once the schedule is exhausted.
- * - At-least-once: the outbox row exists before the create answers 200, and is done
- *   only once an attempt's acknowledgement is recorded. A crash between the
- *   subscriber's 2xx and that record means the event is sent again after the lease
- *   expires; subscribers deduplicate on webhook-id.
- * - stop() takes no new work, interrupts requests in flight, and releases their
- *   deliveries (due again at once, the interrupted attempt not counted) before the
- *   store closes.
+ * Sends due deliveries from the outbox in the background, never on a request's path, at most
+ * `concurrency` at once. At-least-once: a crash between the subscriber's 2xx and its record
+ * sends the event again once the lease expires; subscribers deduplicate on webhook-id.
+ * stop() releases the deliveries in flight (due again at once) before the store closes.
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
@@ -44,11 +33,7 @@ export interface DispatcherOptions {
 /** The shortest time between two looks at the outbox. */
 const MIN_TICK_GAP_MS = 20;
 
-/**
- * How long a claim keeps other dispatchers off a delivery: the attempt's timeout
- * plus room to record its result. A dispatcher that dies mid-attempt holds its
- * deliveries this long; then any instance takes them again.
- */
+/** The attempt's timeout plus room to record it: a dispatcher that dies holds its deliveries this long. */
 export function leaseDurationMs(timeoutMs: number): number {
   return timeoutMs + 15_000;
 }
@@ -73,11 +58,7 @@ export class WebhookDispatcher {
     this.nudge();
   }
 
-  /**
-   * Looks for due deliveries soon (called after a create, and when a slot frees).
-   * Looks are at least MIN_TICK_GAP_MS apart, so a burst of creates costs a few
-   * outbox queries, not one each.
-   */
+  /** Looks at least MIN_TICK_GAP_MS apart, so a burst of creates costs a few outbox queries, not one each. */
   nudge(): void {
     if (this.stopping || this.timer === undefined) return;
     if (this.tick !== undefined) {

@@ -1,9 +1,6 @@
 /**
- * The webhook feature: its shared schemas and routes (webhooksPlugin), and the
- * dispatcher (webhookDispatcher), wired into the app's lifecycle: it starts when the app is ready,
- * is nudged after each successful plant write (after the response is sent, so it never
- * delays one), and stops when the app closes, before the store does. The retention
- * job that keeps the outbox from growing forever lives and dies with it.
+ * The webhook feature. The dispatcher is nudged after each successful plant write, once the
+ * response is sent so it never delays one, and stops before the store closes.
  */
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
@@ -44,10 +41,7 @@ export const webhookDispatcher = fp(async (app: FastifyInstance) => {
   app.addHook('onClose', async () => {
     await Promise.all([dispatcher.stop(), retention.stop()]);
   });
-  // After a plant write that succeeded, whose event (if any) is in the outbox now. A
-  // write that wrote no event (a replay, a no-op change) makes the nudge find
-  // nothing, at the cost of one read (nudges are coalesced). A callback hook: it runs
-  // on every request, and an async one costs a promise each time.
+  // A callback hook: it runs on every request, and an async one costs a promise each time.
   app.addHook('onResponse', (request, reply, done) => {
     const url = request.routeOptions.url;
     if (reply.statusCode < 300 && request.method !== 'GET' && request.method !== 'HEAD' && (url === '/plants' || url === '/plants/:id' || url === '/plants/import')) dispatcher.nudge();

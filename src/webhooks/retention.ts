@@ -1,18 +1,8 @@
 /**
- * The retention job: deletes webhook events older than WEBHOOK_RETENTION_DAYS, with
- * their deliveries and attempts, so the outbox does not grow without bound. Only
- * finished events go (the store never deletes one with a pending delivery), so
- * nothing still to be sent is lost, however old.
- *
- * - Runs soon after start, then every hour, on unref'd timers: it never keeps the
- *   process alive. A run is scheduled only once the previous one has ended, so two
- *   runs of one process never overlap (several instances may run at once: the
- *   stores are safe against that).
- * - Deletes in chunks, each its own short transaction, so a large backlog (the
- *   first run after an upgrade) never holds the store's write lock for long.
- * - A store failure is logged and the job goes on: the next run tries again.
- * - stop() lets the chunk in flight finish (before the store closes) and leaves the
- *   rest to the next start, so a large backlog does not hold up a shutdown.
+ * Deletes finished webhook events older than WEBHOOK_RETENTION_DAYS, so the outbox does not
+ * grow without bound; one with a pending delivery is never deleted. Chunks, each its own short
+ * transaction, so a large backlog never holds the write lock for long; stop() waits only for
+ * the chunk in flight, so a backlog does not hold up a shutdown.
  */
 import type { WebhookStore } from '../store/types.js';
 
@@ -66,10 +56,7 @@ export class WebhookRetentionJob {
     await this.run;
   }
 
-  /**
-   * One run: deletes finished events older than the retention period until a chunk
-   * comes back short. Resolves to how many it deleted; never rejects.
-   */
+  /** Resolves to how many it deleted; never rejects (a failure is logged, the next run tries again). */
   async pruneNow(): Promise<number> {
     const chunkSize = this.options.chunkSize ?? CHUNK_SIZE;
     const before = new Date((this.options.now?.() ?? new Date()).getTime() - this.options.retentionDays * DAY_MS);

@@ -1,6 +1,5 @@
 /**
- * When a failed webhook delivery is tried again: its schedule (WEBHOOK_RETRY_SCHEDULE,
- * parsed in src/config/retry-schedule.ts), with each delay jittered by +-20% so deliveries that
+ * When a failed delivery is tried again, each delay jittered by +-20% so deliveries that
  * failed together (a subscriber outage) do not all come back at the same instant.
  */
 

@@ -1,8 +1,6 @@
 /**
- * Rotating a subscription's signing secret, shared by POST /webhooks/{id}/rotate-secret
- * and `plantstore webhook rotate-secret`. The new secret is returned once, like at
- * creation. The replaced one keeps signing deliveries (beside the new one) for the
- * overlap, so the receiver can switch to the new secret without refusing anything.
+ * Rotating a subscription's signing secret (route and CLI). The replaced secret keeps signing
+ * beside the new one for the overlap, so the receiver can switch without refusing anything.
  */
 import type { WebhookStore } from '../store/types.js';
 import { generateSigningSecret, WebhookInputError } from './subscriptions.js';

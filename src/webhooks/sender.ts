@@ -1,13 +1,7 @@
 /**
- * One HTTP attempt: POST the body, and report the status (or why there was none)
- * and the latency. node:http(s) rather than fetch, because only they let us pass
- * our own DNS lookup: the SSRF check then runs on the address actually connected
- * to, at every attempt (a name re-pointed at 10.0.0.1 after subscribing is refused).
- *
- * The timeout covers everything up to the response status line: connecting, TLS,
- * sending and the subscriber's processing. Redirects are not followed (a 3xx does
- * not acknowledge): following one would send the signed payload somewhere the
- * subscriber never registered.
+ * One HTTP attempt. node:http(s) rather than fetch, because only they take our own DNS
+ * lookup, so the SSRF check runs on the address connected to at every attempt. Redirects are
+ * not followed: that would send the signed payload somewhere the subscriber never registered.
  */
 import http from 'node:http';
 import https from 'node:https';

@@ -1,15 +1,7 @@
 /**
- * The Standard Webhooks headers of one attempt, signed with the reference library
- * (`standardwebhooks`), so what subscribers verify is exactly what the spec defines:
- * v1 = base64(HMAC-SHA256(secret, "<webhook-id>.<webhook-timestamp>.<body>")).
- *
- * The id stays the same across retries (subscribers deduplicate on it); the timestamp
- * and signature are fresh on each attempt, so a retry hours later is not refused as
- * a replay by receivers that check the timestamp's age.
- *
- * During a secret rotation's overlap the header carries two signatures, new secret's
- * first, space-separated as the spec allows: a receiver accepts the message if any
- * of them verifies, so it keeps working whichever secret it holds.
+ * The Standard Webhooks headers, signed with the reference library so subscribers verify
+ * exactly what the spec defines. The timestamp is fresh on each attempt, so a late retry is
+ * not refused as a replay; during a rotation both secrets sign, so either verifies.
  */
 import { Webhook } from 'standardwebhooks';
 

@@ -1,8 +1,6 @@
 /**
- * Creating a subscription, shared by POST /webhooks and `plantstore webhook add`:
- * the URL passes the SSRF policy, and the signing secret is generated here and
- * returned once (it is stored, since every delivery is signed with it, but never
- * shown again).
+ * Creating a subscription (route and CLI). The secret is stored, since every delivery is
+ * signed with it, but shown only once.
  */
 import { randomBytes } from 'node:crypto';
 import { EVENT_TYPES, PLANT_CREATED, type EventType } from '../domain/events.js';

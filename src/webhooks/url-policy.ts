@@ -1,12 +1,7 @@
 /**
- * Which webhook URLs the service will call (SSRF defence).
- *
- * By default only http(s) URLs whose host resolves to public addresses are allowed:
- * loopback, private, link-local, CGNAT, documentation, multicast and reserved ranges
- * are refused, checked on the resolved addresses (not the name), both when a
- * subscription is created and at every delivery, through the socket's own DNS
- * lookup, so a name re-pointed at 127.0.0.1 later (DNS rebinding) is refused too.
- * WEBHOOK_ALLOW_PRIVATE_URLS=true lifts the address check (development and tests).
+ * Which webhook URLs the service will call (SSRF defence): only public addresses, checked on
+ * the resolved addresses at creation and at every delivery (through the socket's own lookup),
+ * so a name re-pointed at 127.0.0.1 later is refused too. WEBHOOK_ALLOW_PRIVATE_URLS lifts it.
  */
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { BlockList, isIP } from 'node:net';

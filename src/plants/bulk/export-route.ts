@@ -1,10 +1,7 @@
 /**
- * GET /plants/export: every plant (or those `q` and `tag` find), in id order, as
- * NDJSON or CSV, from one snapshot of the store, streamed. The store reads a chunk
- * only when the client has taken the previous one (Readable.from pulls on demand),
- * so a slow reader holds one chunk in memory, never the export. It runs at most
- * EXPORT_TIMEOUT_MS: the reader sets the pace, and the snapshot holds back the
- * store's cleanup (config/index.ts) for as long as it runs.
+ * GET /plants/export, from one snapshot, streamed: the store reads a chunk only when the
+ * client has taken the previous one, so a slow reader holds one chunk in memory. It runs at
+ * most EXPORT_TIMEOUT_MS, since the snapshot holds back the store's cleanup while it runs.
  */
 import { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';

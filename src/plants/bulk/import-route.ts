@@ -1,15 +1,8 @@
 /**
- * POST /plants/import: many plants in one request, as NDJSON or CSV, streamed.
- *
- * The body is read line by line as it arrives (never whole: memory stays flat for
- * any size), each line checked by create's rules and staged in the store in chunks
- * (a chunk is staged while the next one is read). At the end the store commits the
- * import as one transaction (PlantImport in store/types.ts): by default all or nothing (any invalid or
- * conflicting line, and nothing is stored); with mode=skip the valid lines are
- * stored and the others reported. A 200 means the import is durably committed. A
- * client that goes away mid-upload leaves nothing behind (the staging is dropped).
- * Lines are read in short turns (turns.ts), so that no body, however fast it comes
- * and whatever its lines hold, keeps the event loop from other requests.
+ * POST /plants/import: read line by line as it arrives (memory stays flat for any size),
+ * staged in chunks, and committed as one transaction, so a 200 means it is durable and a
+ * client that goes away mid-upload leaves nothing behind. Lines are read in short turns
+ * (turns.ts), so no body keeps the event loop from other requests.
  */
 import type { FastifyRequest } from 'fastify';
 import { failure } from '../../http/errors.js';

@@ -1,9 +1,7 @@
 /**
- * A byte stream as numbered lines of text, read as the consumer asks for them, so
- * an import of any size is never held whole: at most one chunk of the stream and
- * one line are in memory. Lines end at LF (a CR before it is dropped); a line that
- * is not UTF-8, or longer than MAX_LINE_BYTES, is reported as such and skipped
- * without buffering it.
+ * A byte stream as numbered lines, read as the consumer asks, so at most one chunk and one
+ * line are in memory. A line that is not UTF-8 or is over MAX_LINE_BYTES is reported and
+ * skipped without buffering it.
  */
 import { failure } from '../../http/errors.js';
 

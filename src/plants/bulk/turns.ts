@@ -1,11 +1,7 @@
 /**
- * Long work on the event loop, cut into short turns. An import reads its lines as
- * fast as they come: when the body is already buffered, each line is only a
- * microtask away from the next, and microtasks never let I/O in, so lines that
- * give no plant (and never wait for the store) would hold every other request for
- * as long as there are lines. The reader asks `due()` as it goes, and once a turn
- * has run TURN_MS it awaits `next()`, which lets the event loop take its timers and
- * I/O (other requests, probes) before the work goes on.
+ * Long work on the event loop, cut into short turns. When an import's body is already
+ * buffered, each line is only a microtask from the next, and microtasks never let I/O in:
+ * once a turn has run TURN_MS, `next()` lets timers and other requests in.
  */
 import { performance } from 'node:perf_hooks';
 import { setImmediate } from 'node:timers/promises';

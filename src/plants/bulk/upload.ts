@@ -1,10 +1,7 @@
 /**
- * An import's body as the client sends it, telling the client's cut from the
- * service's own stop. When the import stops reading early (a CSV header it cannot
- * read, a body over IMPORT_LIMIT, the store failing), leaving the loop ends the
- * request stream, so a stream ended before its end is no sign that the client
- * went away. Only an error the stream itself raises is: that is what it does when
- * the connection is lost mid-upload.
+ * An import's body, telling the client's cut from the service's own stop: leaving the read
+ * loop early also ends the request stream, so only an error the stream raises means the
+ * connection was lost.
  */
 
 /** The upload ended before its end on the client's side: the connection was lost. */
