@@ -18,6 +18,7 @@ import { startServiceProcess, type ServiceProcess } from '../support/service-pro
 import { auditStore, snapshotStore } from './audit.js';
 import { newLedger, plantFor, sendCreate, type LoadLedger } from './create-load.js';
 import { fillDisk, freeDisk, mountExt4Image, mountTmpfs } from './filesystems.js';
+import { WAIT_BOUND_MS } from '../support/wait.js';
 
 function skipLoudly(t: TestContext, reason: string): void {
   process.stderr.write(`\n!!! storage-fault test skipped: ${reason}\n\n`);
@@ -35,7 +36,8 @@ async function prepareDatabase(dir: string): Promise<{ databaseUrl: string; toke
 /** Creates plants one at a time from `next` until `until` says stop; returns the ids sent. */
 async function createUntil(service: ServiceProcess, token: string, ledger: LoadLedger, next: { id: bigint }, until: () => boolean, max: number): Promise<void> {
   for (let i = 0; i < max && !until(); i++) {
-    assert.ok(await sendCreate(service.url, token, plantFor(next.id++), ledger), 'the service stopped answering');
+    // Unanswered within a wait far above any create's on a busy machine: the service stopped answering.
+    assert.ok(await sendCreate(service.url, token, plantFor(next.id++), ledger, WAIT_BOUND_MS), 'the service stopped answering');
   }
 }
 
@@ -53,7 +55,7 @@ function assert503Only(ledger: LoadLedger): void {
 }
 
 describe('storage faults [sqlite]', () => {
-  it('disk full: 503 with an Error record, reads go on, and creates succeed again once space returns', { timeout: 120_000 }, async (t) => {
+  it('disk full: 503 with an Error record, reads go on, and creates succeed again once space returns', { timeout: 300_000 }, async (t) => {
     const fs = mountTmpfs(4 * 1024 * 1024);
     if ('skip' in fs) return skipLoudly(t, fs.skip);
     try {
@@ -92,8 +94,7 @@ describe('storage faults [sqlite]', () => {
 
       freeDisk(filler);
       const before = ledger.acknowledged.size;
-      const deadline = Date.now() + 10_000;
-      await createUntil(service, token, ledger, next, () => ledger.acknowledged.size >= before + 20 || Date.now() > deadline, 1000);
+      await createUntil(service, token, ledger, next, () => ledger.acknowledged.size >= before + 20, 1000);
       assert.ok(ledger.acknowledged.size >= before + 20, `creates did not recover: ${JSON.stringify([...ledger.statuses])}`);
       assert503Only(ledger);
       assert.equal((await fetch(`${service.url}/readyz`)).status, 200, 'ready again once space returned');
@@ -105,7 +106,7 @@ describe('storage faults [sqlite]', () => {
     }
   });
 
-  it('file system turns read-only: 503 with an Error record and no crash; after repair and restart, nothing acknowledged is lost', { timeout: 120_000 }, async (t) => {
+  it('file system turns read-only: 503 with an Error record and no crash; after repair and restart, nothing acknowledged is lost', { timeout: 300_000 }, async (t) => {
     const fs = mountExt4Image(16);
     if ('skip' in fs) return skipLoudly(t, fs.skip);
     try {

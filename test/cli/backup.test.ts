@@ -20,6 +20,7 @@ import { issueToken } from '../../src/tokens/token-service.js';
 import { openStream } from '../events/sse-client.js';
 import { runCli, startServiceProcess } from '../support/service-process.js';
 import { tempDir } from '../support/temp.js';
+import { WAIT_BOUND_MS, waitFor } from '../support/wait.js';
 
 /** Plants 1..SEEDED exist before the load; the load renames them and deletes those above SEEDED / 2. */
 const SEEDED = 20_000;
@@ -40,7 +41,8 @@ function scratch(): string {
   return dir;
 }
 
-const cli = (args: string[]) => runCli(args, {}, {}, { timeout: 60_000 });
+/** Not a speed target: a bound for a hang, far above what a backup or restore takes on a busy machine. */
+const cli = (args: string[]) => runCli(args, {}, {}, { timeout: 180_000 });
 
 /** Creates a store at path with plants 1..seed; returns a token that may read and write plants. */
 async function newStore(path: string, seed: number): Promise<string> {
@@ -137,14 +139,14 @@ async function ready(store: SqliteStore): Promise<void> {
     try {
       return await store.ping();
     } catch (error) {
-      if (attempt === 100) throw error;
+      if (attempt * 100 >= WAIT_BOUND_MS) throw error;
       await sleep(100);
     }
   }
 }
 
 describe('plantstore backup and restore (SQLite)', () => {
-  it('a backup taken under write load restores to a consistent store', { timeout: 180_000 }, async (t) => {
+  it('a backup taken under write load restores to a consistent store', { timeout: 600_000 }, async (t) => {
     const dir = scratch();
     const live = join(dir, 'live.db');
     const token = await newStore(live, SEEDED);
@@ -153,14 +155,16 @@ describe('plantstore backup and restore (SQLite)', () => {
     let before: Set<string>;
     let during: number;
     try {
-      await sleep(500);
+      await waitFor('the load has creates acknowledged', () => load.created.length >= 10);
       before = new Set(load.created);
       const backup = await cli(['backup', join(dir, 'backup.db'), '--database-url', `sqlite:${live}`]);
       during = load.created.length - before.size;
       assert.equal(backup.code, 0, backup.stderr);
       assert.match(backup.stderr, /^backed up .*live\.db to .*backup\.db: \d+ plants, schema version \d+, \d+ pages \([\d.]+ MiB\), in [\d.]+ s\n$/);
-      // Creates acknowledged after the backup returned: the backup must not have them.
-      await sleep(300);
+      // Creates acknowledged after the backup returned: the backup must not have them. Each worker may have had one
+      // create committed before the backup's snapshot and answered after it returned; the next one was committed after.
+      const atReturn = load.created.length;
+      await waitFor('creates acknowledged after the backup', () => load.created.length > atReturn + WORKERS);
     } finally {
       await load.stop();
       await service.stop();
@@ -220,7 +224,7 @@ describe('plantstore backup and restore (SQLite)', () => {
     );
   });
 
-  it('restore refuses a store an idle running service has open, and replaces it once the service stopped or was killed', { timeout: 120_000 }, async () => {
+  it('restore refuses a store an idle running service has open, and replaces it once the service stopped or was killed', { timeout: 300_000 }, async () => {
     const dir = scratch();
     const live = join(dir, 'live.db');
     const url = `sqlite:${live}`;
@@ -271,7 +275,7 @@ describe('plantstore backup and restore (SQLite)', () => {
     assert.deepEqual(partials(dir), []);
   });
 
-  it('a restored store starts a new history of stream positions: a client resuming from the one it replaced is refused, not resumed', { timeout: 120_000 }, async () => {
+  it('a restored store starts a new history of stream positions: a client resuming from the one it replaced is refused, not resumed', { timeout: 300_000 }, async () => {
     const dir = scratch();
     const live = join(dir, 'live.db');
     const url = `sqlite:${live}`;
@@ -313,7 +317,7 @@ describe('plantstore backup and restore (SQLite)', () => {
     }
   });
 
-  it('refuses an existing backup file without --force, files that are not Plant Store backups, and PostgreSQL', { timeout: 120_000 }, async () => {
+  it('refuses an existing backup file without --force, files that are not Plant Store backups, and PostgreSQL', { timeout: 300_000 }, async () => {
     const dir = scratch();
     const live = join(dir, 'live.db');
     const url = `sqlite:${live}`;

@@ -17,6 +17,7 @@ import { listen } from '../client/servers.js';
 import { testBackends } from '../support/backends.js';
 import { createHarness, type Harness } from '../support/harness.js';
 import { lastId, openStream, type SseMessage } from './sse-client.js';
+import { WAIT_BOUND_MS, waitFor } from '../support/wait.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const isChange = (message: SseMessage) => message.event?.startsWith('plant.') === true;
@@ -250,10 +251,15 @@ for (const backend of testBackends()) describe(`GET /events limits [${backend.na
     assert.match(await third.body(), /"error":42902/);
     assert.equal((await openStream(`${url}/events`, h.tokens.all)).status, 200, 'another token has its own allowance');
     a.close();
-    await sleep(200);
-    const again = await openStream(`${url}/events`, h.tokens.read);
-    assert.equal(again.status, 200);
-    for (const s of [b, again]) s.close();
+    // The place comes back once the service has seen the connection close.
+    let again: Awaited<ReturnType<typeof openStream>> | undefined;
+    await waitFor('the closed stream\'s place given back', async () => {
+      const opened = await openStream(`${url}/events`, h.tokens.read);
+      if (opened.status === 200) again = opened;
+      else opened.close();
+      return again !== undefined;
+    });
+    for (const s of [b, again]) s?.close();
   });
 
   it('holds a token to EVENTS_MAX_STREAMS_PER_TOKEN when its streams open at once', async () => {
@@ -283,7 +289,14 @@ for (const backend of testBackends()) describe(`GET /events limits [${backend.na
     for (let id = 1; id <= 60_000; id++) body += `{"id":${id},"name":"a plant with a name long enough to fill buffers ${id}"}\n`;
     const imported = await fetch(`${url}/plants/import`, { method: 'POST', headers: { authorization: `Bearer ${h.tokens.write}`, 'content-type': 'application/x-ndjson' }, body });
     assert.equal(imported.status, 200);
-    await sleep(1500);
+    // Until the service has cut the paused reader off, however slow the machine: the cut gives its place back at
+    // once, so the token can open two streams again (EVENTS_MAX_STREAMS_PER_TOKEN).
+    await waitFor('the paused reader cut off', async () => {
+      const probes = [];
+      for (let i = 0; i < 2; i++) probes.push(await openStream(`${url}/events`, h.tokens.read));
+      for (const probe of probes) probe.close();
+      return probes.every((probe) => probe.status === 200);
+    }, WAIT_BOUND_MS, 200);
     // Now read what was sent: it must end with the overflow event.
     slow.resume();
     await slow.ended;

@@ -118,8 +118,8 @@ for (const backend of testBackends()) describe(`failure responses [${backend.nam
   });
 
   it('a healthy service answers /healthz and /readyz', async () => {
-    assert.equal((await h.request({ method: 'GET', url: '/healthz' })).body, '{"status":"ok"}');
-    assert.equal((await h.request({ method: 'GET', url: '/readyz' })).body, '{"status":"ok"}');
+    assert.deepEqual((await h.request({ method: 'GET', url: '/healthz' })).json(), { status: 'ok' });
+    assert.deepEqual((await h.request({ method: 'GET', url: '/readyz' })).json(), { status: 'ok' });
   });
 });
 

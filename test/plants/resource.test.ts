@@ -87,7 +87,7 @@ for (const backend of testBackends()) describe(`the plant resource [${backend.na
     const first = await get('/plants?limit=1');
     assert.equal(first.body, '[{"id":-9223372036854775808,"name":"p-9223372036854775808"}]');
     const tagged = await get('/plants/0');
-    assert.equal(tagged.body, '{"id":0,"name":"p0","tag":"fern"}');
+    assert.deepEqual(tagged.json(), { id: 0, name: 'p0', tag: 'fern' });
   });
 
   for (const [query, message] of [
@@ -132,7 +132,7 @@ for (const backend of testBackends()) describe(`the plant resource [${backend.na
       assert.equal((await postPlant(fresh, '{"id": 1, "name": "Zebra plant", "tag": "tropical · shade"}')).statusCode, 200);
       const listed = await fresh.request({ method: 'GET', url: '/plants?tag=tropical%20%C2%B7+shade&x=1&x=%FF', headers: bearer(fresh.tokens.read) });
       assert.equal(listed.statusCode, 200, listed.body);
-      assert.equal(listed.body, '[{"id":1,"name":"Zebra plant","tag":"tropical · shade"}]');
+      assert.deepEqual(listed.json(), [{ id: 1, name: 'Zebra plant', tag: 'tropical · shade' }]);
     } finally {
       await fresh.close();
     }
@@ -174,7 +174,7 @@ for (const backend of testBackends()) describe(`the plant resource [${backend.na
     assertError(await del('777777'), Errors.PLANT_NOT_FOUND);
     const recreated = await postPlant(h, '{"id": 777777, "name": "second"}');
     assert.equal(recreated.statusCode, 200, 'a fresh create, not a 409 against the deleted plant');
-    assert.equal((await get('/plants/777777')).body, '{"id":777777,"name":"second"}');
+    assert.deepEqual((await get('/plants/777777')).json(), { id: 777777, name: 'second' });
   });
 
   it('enforces scopes: a read-only token lists and reads but cannot create or delete; a write-only token cannot read', async () => {

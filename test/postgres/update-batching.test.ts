@@ -18,7 +18,14 @@ import { adminRows, createTestSchema, HANG_BOUND_MS, type TestSchema, withinBoun
 /** Resolves once a change batch statement on `url`'s database is waiting for a row lock. */
 async function untilABatchWaitsForALock(url: string): Promise<void> {
   for (let waited = 0; ; waited += 20) {
-    const waiting = await adminRows<{ count: string }>(url, "SELECT count(*) AS count FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%WITH input AS%'");
+    // Only sessions holding a lock on a table of this schema: other tests (and other runs) share the server.
+    const waiting = await adminRows<{ count: string }>(
+      url,
+      'SELECT count(*) AS count FROM pg_stat_activity a ' +
+        "WHERE wait_event_type = 'Lock' AND query LIKE '%WITH input AS%' " +
+        'AND EXISTS (SELECT 1 FROM pg_locks l JOIN pg_class c ON c.oid = l.relation ' +
+        'WHERE l.pid = a.pid AND c.relnamespace = current_schema()::regnamespace)',
+    );
     if (waiting[0]?.count === '1') return;
     assert.ok(waited < HANG_BOUND_MS, 'no change batch waited for the lock');
     await new Promise((resolve) => setTimeout(resolve, 20));

@@ -29,7 +29,8 @@ export function redactUrl(url: string): string {
 
 /** Runs `use` with a short-lived connection to the test database. */
 export async function withAdminClient<T>(use: (client: pg.Client) => Promise<T>, url = POSTGRES_TEST_URL): Promise<T> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  // Generous: on a loaded machine a connection can take seconds; a server that is down refuses at once.
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
   client.on('error', () => {}); // a broken connection rejects the query in flight
   await client.connect();
   try {
@@ -60,13 +61,47 @@ export async function withinBound<T>(what: string, work: Promise<T>): Promise<T>
   }
 }
 
-/** Undefined when the server answers, else why it does not. */
-export async function postgresUnreachableReason(): Promise<string | undefined> {
+/** How long the reachability probe keeps trying: a busy machine or a server still starting is not an absent one. */
+const PROBE_PATIENCE_MS = 30_000;
+const PROBE_FIRST_PAUSE_MS = 250;
+const PROBE_LONGEST_PAUSE_MS = 4000;
+
+/** Why one attempt to run `SELECT 1` failed, or undefined when it answered. */
+async function probeOnce(connectTimeoutMs: number): Promise<string | undefined> {
+  const client = new pg.Client({ connectionString: POSTGRES_TEST_URL, connectionTimeoutMillis: connectTimeoutMs });
+  client.on('error', () => {});
   try {
-    await withAdminClient((client) => client.query('SELECT 1'));
+    await client.connect();
+    await client.query('SELECT 1');
     return undefined;
   } catch (error) {
     return (error as Error).message || String(error);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/** Marks, for the files of this run after the first, that the server never answered: they ask once, not for 30 s each. */
+const giveUpMarker = () => join(tmpdir(), `plantstore-pg-unreachable-${process.ppid}`);
+
+/**
+ * Undefined when the server answers, else why it does not. It retries with growing
+ * pauses for up to PROBE_PATIENCE_MS before deciding, unless an earlier file of the
+ * same run already waited that long in vain.
+ */
+export async function postgresUnreachableReason(patienceMs = PROBE_PATIENCE_MS): Promise<string | undefined> {
+  const patient = !existsSync(giveUpMarker());
+  const deadline = Date.now() + (patient ? patienceMs : 0);
+  let pause = PROBE_FIRST_PAUSE_MS;
+  for (let attempt = 1; ; attempt++) {
+    const reason = await probeOnce(Math.max(3000, Math.min(10_000, deadline - Date.now())));
+    if (reason === undefined) return undefined;
+    if (Date.now() + pause > deadline) {
+      if (patient) writeFileSync(giveUpMarker(), reason);
+      return `${reason}; ${attempt} attempt${attempt === 1 ? '' : 's'}${patient ? ` over ${patienceMs / 1000} s` : ''}`;
+    }
+    await new Promise((resolve) => setTimeout(resolve, pause));
+    pause = Math.min(pause * 2, PROBE_LONGEST_PAUSE_MS);
   }
 }
 
