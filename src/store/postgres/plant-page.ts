@@ -16,10 +16,11 @@
  * its presence says whether a later page exists (an EXISTS probe past the last id
  * made the planner read the table sequentially; see plant-page-plan.test.ts).
  */
+import { plantJsonSql } from '../../domain/plant-json.js';
 import { isNameOrder } from '../plant-order.js';
 import type { ListPlantsQuery, PlantFilter, PlantOrder, PlantPage } from '../types.js';
 
-const PLANT_JSON = `'{"id":' || id || ',"name":' || to_json(name) || coalesce(',"tag":' || to_json(tag), '') || '}'`;
+const PLANT_JSON = plantJsonSql('postgres');
 
 const ORDER_BY: Readonly<Record<PlantOrder, string>> = {
   id: 'id',

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { nameKey, searchWords } from '../../domain/search-text.js';
 import { newEventId, newEventIds, PLANT_DELETED, PLANT_UPDATED } from '../../domain/events.js';
+import { deletedPlantJsonSql } from '../../domain/plant-json.js';
 import type {
   ExportChunk, PlantImport,
   CreatePlantOutcome, DeletePlantOutcome, ExpectedVersion, ListPlantsQuery, PlantChange, PlantCount, PlantFilter, PlantPage, PlantRecord, PlantStore, UpdatePlantOutcome, VersionedPlant,
@@ -149,7 +150,7 @@ const DELETE_PLANT = {
   text: `
     WITH changed AS (
       DELETE FROM plants WHERE id = $1 AND ($2::int8[] IS NULL OR version = ANY($2::int8[]))
-      RETURNING id, '{"id":' || id || '}' AS payload
+      RETURNING id, ${deletedPlantJsonSql()} AS payload
     ), ${outboxOf(PLANT_DELETED, '$3', '$4')}
     SELECT count(*)::int AS deleted FROM changed`,
 };

@@ -23,6 +23,7 @@ import type { WebhookBacklog } from '../webhook-types.js';
 import { PLANT_CREATED, plantCreatedEvent, type EventType } from '../../domain/events.js';
 import { deliveryUpdate } from '../core/delivery-update.js';
 import { findColumns } from '../../domain/search-text.js';
+import { plantJsonSql } from '../../domain/plant-json.js';
 import { guarded } from './errors.js';
 import {
   DELIVERY_COLUMNS,
@@ -56,10 +57,10 @@ export function deliveriesOfEvent(type: EventType, now: string): string {
 }
 
 /**
- * A plant's JSON, as the events carry it (the same text newPlantJson writes): built
- * by the database where the statement decides the plant's content.
+ * A plant's JSON, as the events carry it (plantJson's text): built by the database
+ * where the statement decides the plant's content.
  */
-export const PLANT_JSON_SQL = `'{"id":' || id || ',"name":' || to_json(name)::text || coalesce(',"tag":' || to_json(tag)::text, '') || '}'`;
+export const PLANT_JSON_SQL = plantJsonSql('postgres');
 
 /**
  * The create path's insert of a batch of plants, with the outbox in the same
