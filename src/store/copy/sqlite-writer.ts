@@ -11,6 +11,7 @@
  */
 import type Database from 'better-sqlite3';
 import { PLANT_CREATED, PLANT_DELETED } from '../../domain/events.js';
+import { deletedPlantJsonSql } from '../../domain/plant-json.js';
 import { APPEND_CHANGES } from '../sqlite/change-log-writes.js';
 import { findColumns } from '../../domain/search-text.js';
 import type { CopyRows, CopyTable } from './rows.js';
@@ -87,7 +88,7 @@ export class SqliteCopyWriter {
    * finish() rebuilds it, in the same transaction.
    */
   clear(): void {
-    this.db.prepare(`${APPEND_CHANGES} SELECT '${PLANT_DELETED}', id, tag, '{"id":' || id || '}', ? FROM plants ORDER BY id`).run(Date.now());
+    this.db.prepare(`${APPEND_CHANGES} SELECT '${PLANT_DELETED}', id, tag, ${deletedPlantJsonSql()}, ? FROM plants ORDER BY id`).run(Date.now());
     for (const table of CLEAR_ORDER) this.db.prepare(`DELETE FROM ${table}`).run();
   }
 

@@ -17,6 +17,7 @@
 import type pg from 'pg';
 import { PLANT_CREATED } from '../../domain/events.js';
 import { findColumns } from '../../domain/search-text.js';
+import { plantsDifferSql } from '../../domain/plant-sql.js';
 import type { ImportConflict, ImportMode, ImportOutcome, ImportRow, PlantImport } from '../types.js';
 import { guarded } from './errors.js';
 import { deliveriesOfEvent, PLANT_JSON_SQL } from './webhook-store.js';
@@ -70,7 +71,7 @@ const INSERT_STAGED = `
  */
 const CONFLICTS = `
   SELECT i.line, i.id, count(*) OVER () AS total FROM import_rows i JOIN plants p ON p.id = i.id
-  WHERE p.name <> i.name OR p.tag IS DISTINCT FROM i.tag ORDER BY i.line LIMIT $1`;
+  WHERE ${plantsDifferSql('postgres', 'p', 'i')} ORDER BY i.line LIMIT $1`;
 
 /**
  * The span's $2 positions, after the last one taken: the counter's row lock, held

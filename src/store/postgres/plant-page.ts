@@ -17,6 +17,7 @@
  * made the planner read the table sequentially; see plant-page-plan.test.ts).
  */
 import { plantJsonSql } from '../../domain/plant-json.js';
+import { plantColumnsSql } from '../../domain/plant-sql.js';
 import { isNameOrder } from '../plant-order.js';
 import type { ListPlantsQuery, PlantFilter, PlantOrder, PlantPage } from '../types.js';
 
@@ -144,15 +145,14 @@ export function toPage([json, lastId, more, lastKey]: PageRow): PlantPage {
   };
 }
 
-/** A chunk of an export: the next plants in id order, after `after` when given. $1 is the chunk's size. */
-export function exportChunkStatement(filter: PlantFilter, after: bigint | undefined, limit: number): NamedStatement {
+/** A chunk of an export: the next plants in id order, after `after` when given, as named columns. $1 is the chunk's size. */
+export function exportChunkStatement(filter: PlantFilter, after: bigint | undefined, limit: number): Omit<NamedStatement, 'rowMode'> {
   const statement = new Conditions([limit]);
   addFilter(statement, filter);
   addPosition(statement, { limit, after });
   return {
     name: `plants.export:${statement.shape.join(':')}`,
-    text: `SELECT id, name, tag FROM plants ${statement.where()} ORDER BY id LIMIT $1::int`,
-    rowMode: 'array',
+    text: `SELECT ${plantColumnsSql()} FROM plants ${statement.where()} ORDER BY id LIMIT $1::int`,
     values: statement.values,
   };
 }

@@ -2,6 +2,8 @@ import type pg from 'pg';
 import { nameKey, searchWords } from '../../domain/search-text.js';
 import { newEventId, newEventIds, PLANT_DELETED, PLANT_UPDATED } from '../../domain/events.js';
 import { deletedPlantJsonSql } from '../../domain/plant-json.js';
+import { plantColumnsSql } from '../../domain/plant-sql.js';
+import { withoutAbsent, type PlantValues } from '../../domain/plant.js';
 import type {
   ExportChunk, PlantImport,
   CreatePlantOutcome, DeletePlantOutcome, ExpectedVersion, ListPlantsQuery, PlantChange, PlantCount, PlantFilter, PlantPage, PlantRecord, PlantStore, UpdatePlantOutcome, VersionedPlant,
@@ -19,16 +21,8 @@ import {
   deliveriesOfEvent, INSERT_PLANTS_UNLESS_SUBSCRIBED, INSERT_PLANTS_WITH_OUTBOX, insertPlantsOnlyValues, insertPlantsValues, PLANT_JSON_SQL,
 } from './webhook-store.js';
 
-interface PlantRow {
-  /** int8, parsed to bigint by the pool's type parser. */
-  id: bigint;
-  name: string;
-  tag: string | null;
-}
-
-interface VersionedRow extends PlantRow {
-  version: bigint;
-}
+/** ids and versions: int8, parsed to bigint by the pool's type parser. */
+type VersionedRow = PlantValues & { readonly version: bigint };
 
 /** A row of an UPDATE_PLANTS statement: a change applied (the plant after it), or not (the plant as seen, if any). */
 interface ChangeRow {
@@ -46,12 +40,9 @@ function changeResult(row: ChangeRow): ChangeResult {
   return row.applied ? { applied: true, plant } : { applied: false, seen: plant };
 }
 
-function toRecord(row: PlantRow): PlantRecord {
-  return row.tag === null ? { id: row.id, name: row.name } : { id: row.id, name: row.name, tag: row.tag };
-}
-
 function toVersioned(row: VersionedRow): VersionedPlant {
-  return { ...toRecord(row), version: row.version };
+  const { version, ...plant } = row;
+  return { ...withoutAbsent(plant), version };
 }
 
 /** An If-Match's versions as a parameter: null when any existing plant will do. */
@@ -164,7 +155,7 @@ const param = (id: bigint): string => id.toString();
 // plants it created, in one statement (INSERT_PLANTS_UNLESS_SUBSCRIBED, the same
 // without events, while nobody subscribes); SELECT_BY_IDS reads the ids that collided.
 // Point reads go in batches too (read-batcher.ts), by the same SELECT_BY_IDS.
-const SELECT_BY_IDS = { name: 'plants.by-ids', text: 'SELECT id, name, tag, version FROM plants WHERE id = ANY($1::int8[])' };
+const SELECT_BY_IDS = { name: 'plants.by-ids', text: `SELECT ${plantColumnsSql()}, version FROM plants WHERE id = ANY($1::int8[])` };
 
 /** A count=estimated whose estimate is below this is counted exactly (documented in the list's OpenAPI description). */
 export const COUNT_EXACTLY_BELOW = 10_000;

@@ -19,6 +19,8 @@
 import type Database from 'better-sqlite3';
 import { PLANT_CREATED } from '../../domain/events.js';
 import { findColumns } from '../../domain/search-text.js';
+import { withoutAbsent, type PlantValues } from '../../domain/plant.js';
+import { plantColumnsSql, plantsDifferSql } from '../../domain/plant-sql.js';
 import type { ImportConflict, ImportMode, ImportOutcome, ImportRow } from '../types.js';
 import { APPEND_CHANGES } from './change-log-writes.js';
 import { SqliteWebhookOutbox } from './webhook-store.js';
@@ -218,7 +220,7 @@ export class SqlitePlantImports {
 
   /** Lines whose id now holds another name or tag: stored before, or created by an earlier line. */
   private conflicts(staging: Staging, reportLimit: number): { conflicts: ImportConflict[]; conflictCount: number } {
-    const from = `FROM ${staging.table} s JOIN plants p ON p.id = s.id WHERE p.name <> s.name OR p.tag IS NOT s.tag`;
+    const from = `FROM ${staging.table} s JOIN plants p ON p.id = s.id WHERE ${plantsDifferSql('sqlite', 'p', 's')}`;
     const conflictCount = this.db.prepare(`SELECT count(*) ${from}`).pluck().get() as number;
     const rows = this.db.prepare(`SELECT s.line, s.id ${from} ORDER BY s.line LIMIT ?`).safeIntegers(true).all(reportLimit) as { line: bigint; id: bigint }[];
     return { conflicts: rows.map((row) => ({ line: Number(row.line), id: row.id })), conflictCount };
@@ -233,13 +235,13 @@ export class SqlitePlantImports {
     const outbox = this.outbox.forBatch(now);
     if (!outbox.wants(PLANT_CREATED)) return;
     const chunk = this.db
-      .prepare(`SELECT s.line, s.id, s.name, s.tag ${createdLines(staging)} WHERE s.line > ? ORDER BY s.line LIMIT 5000`)
+      .prepare(`SELECT s.line, ${plantColumnsSql('s')} ${createdLines(staging)} WHERE s.line > ? ORDER BY s.line LIMIT 5000`)
       .safeIntegers(true);
     let after = 0n;
     for (;;) {
-      const rows = chunk.all(base, after) as { line: bigint; id: bigint; name: string; tag: string | null }[];
+      const rows = chunk.all(base, after) as (PlantValues & { readonly line: bigint })[];
       if (rows.length === 0) return;
-      for (const row of rows) outbox.created(row.tag === null ? { id: row.id, name: row.name } : { id: row.id, name: row.name, tag: row.tag });
+      for (const row of rows) outbox.created(withoutAbsent(row));
       after = (rows.at(-1) as (typeof rows)[number]).line;
     }
   }
