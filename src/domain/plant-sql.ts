@@ -3,7 +3,7 @@
  * statements that read, write or compare whole plants. The stores' JSON text is
  * plant-json.ts's.
  */
-import { PLANT_CONTENT_KEYS, PLANT_KEYS, type PlantRecord } from './plant.js';
+import { OPTIONAL_PLANT_KEYS, PLANT_CONTENT_KEYS, PLANT_KEYS, type PlantRecord } from './plant.js';
 import type { SqlDialect } from './plant-json.js';
 
 /** `id, name, tag`, each of the row `row` when given. */
@@ -15,6 +15,18 @@ export function plantColumnsSql(row?: string): string {
 export const PLANT_POSTGRES_TYPES = { id: 'int8', name: 'text', tag: 'text' } as const satisfies {
   readonly [K in keyof PlantRecord]-?: string;
 };
+
+/** Each field's SQLite type. */
+export const PLANT_SQLITE_TYPES = { id: 'INTEGER', name: 'TEXT', tag: 'TEXT' } as const satisfies {
+  readonly [K in keyof PlantRecord]-?: string;
+};
+
+/** The plant's columns as a table defines them: `id INTEGER NOT NULL, name TEXT NOT NULL, tag TEXT`. */
+export function plantColumnDefinitionsSql(dialect: SqlDialect): string {
+  const types = dialect === 'postgres' ? PLANT_POSTGRES_TYPES : PLANT_SQLITE_TYPES;
+  const nullable = (key: keyof PlantRecord): boolean => key !== 'id' && OPTIONAL_PLANT_KEYS.has(key);
+  return PLANT_KEYS.map((key) => `${key} ${types[key]}${nullable(key) ? '' : ' NOT NULL'}`).join(', ');
+}
 
 /**
  * Whether the plants of rows `a` and `b` differ in content (samePlant, negated, in

@@ -79,7 +79,7 @@ export function changed(plant: PlantRecord, change: PlantChange): PlantRecord {
 export type PlantValues = { readonly [K in keyof PlantRecord]-?: Exclude<PlantRecord[K], undefined> | OptionalNull<K> };
 type OptionalNull<K extends keyof PlantRecord> = object extends Pick<PlantRecord, K> ? null : never;
 
-/** The record of `values`: an absent (null) optional field left out, as PlantRecord says. The one place that decides it. */
+/** The record of `values`: an absent (null) optional field left out, as PlantRecord says; the one place that does. */
 export function withoutAbsent({ id, name, tag }: PlantValues): PlantRecord {
   return tag === null ? { id, name } : { id, name, tag };
 }

@@ -74,7 +74,8 @@ function headerOf(text: string): Map<string, number> | string {
     if (!columns.has(name)) columns.set(name, i);
   }
   if (REQUIRED_COLUMNS.some((column) => !columns.has(column))) {
-    return `must name the columns ${CSV_COLUMNS.join(',')} (${[...OPTIONAL_PLANT_KEYS].join(', ')} optional, in any order); got '${text.slice(0, 100)}'`;
+    const optional = [...OPTIONAL_PLANT_KEYS].join(', ');
+    return `must name the columns ${CSV_COLUMNS.join(',')} (${optional} optional, in any order); got '${text.slice(0, 100)}'`;
   }
   return columns;
 }

@@ -88,7 +88,9 @@ export class SqliteCopyWriter {
    * finish() rebuilds it, in the same transaction.
    */
   clear(): void {
-    this.db.prepare(`${APPEND_CHANGES} SELECT '${PLANT_DELETED}', id, tag, ${deletedPlantJsonSql()}, ? FROM plants ORDER BY id`).run(Date.now());
+    this.db
+      .prepare(`${APPEND_CHANGES} SELECT '${PLANT_DELETED}', id, tag, ${deletedPlantJsonSql()}, ? FROM plants ORDER BY id`)
+      .run(Date.now());
     for (const table of CLEAR_ORDER) this.db.prepare(`DELETE FROM ${table}`).run();
   }
 

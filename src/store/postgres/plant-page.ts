@@ -145,8 +145,12 @@ export function toPage([json, lastId, more, lastKey]: PageRow): PlantPage {
   };
 }
 
-/** A chunk of an export: the next plants in id order, after `after` when given, as named columns. $1 is the chunk's size. */
-export function exportChunkStatement(filter: PlantFilter, after: bigint | undefined, limit: number): Omit<NamedStatement, 'rowMode'> {
+/** A chunk of an export: the next plants in id order, after `after` when given, as named columns. $1: its size. */
+export function exportChunkStatement(
+  filter: PlantFilter,
+  after: bigint | undefined,
+  limit: number,
+): Omit<NamedStatement, 'rowMode'> {
   const statement = new Conditions([limit]);
   addFilter(statement, filter);
   addPosition(statement, { limit, after });

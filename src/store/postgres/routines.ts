@@ -41,18 +41,19 @@ DECLARE
   last_position bigint;
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    SELECT array_agg('${PLANT_CREATED}'::text ORDER BY n.id), array_agg(n.id ORDER BY n.id), array_agg(n.tag ORDER BY n.id),
-      array_agg(${plantJsonSql('postgres', 'n')} ORDER BY n.id)
+    SELECT array_agg('${PLANT_CREATED}'::text ORDER BY n.id), array_agg(n.id ORDER BY n.id),
+      array_agg(n.tag ORDER BY n.id), array_agg(${plantJsonSql('postgres', 'n')} ORDER BY n.id)
       INTO types, ids, tags, payloads FROM new_rows n;
   ELSIF TG_OP = 'UPDATE' THEN
-    SELECT array_agg('${PLANT_UPDATED}'::text ORDER BY n.id), array_agg(n.id ORDER BY n.id), array_agg(n.tag ORDER BY n.id),
-      array_agg(${plantJsonSql('postgres', 'n')} ORDER BY n.id),
-      array_agg(o.tag IS DISTINCT FROM n.tag ORDER BY n.id), array_agg(CASE WHEN o.tag IS DISTINCT FROM n.tag THEN o.tag END ORDER BY n.id)
+    SELECT array_agg('${PLANT_UPDATED}'::text ORDER BY n.id), array_agg(n.id ORDER BY n.id),
+      array_agg(n.tag ORDER BY n.id), array_agg(${plantJsonSql('postgres', 'n')} ORDER BY n.id),
+      array_agg(o.tag IS DISTINCT FROM n.tag ORDER BY n.id),
+      array_agg(CASE WHEN o.tag IS DISTINCT FROM n.tag THEN o.tag END ORDER BY n.id)
       INTO types, ids, tags, payloads, tag_changes, previous_tags
       FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE ${plantsDifferSql('postgres', 'o', 'n')};
   ELSE
-    SELECT array_agg('${PLANT_DELETED}'::text ORDER BY o.id), array_agg(o.id ORDER BY o.id), array_agg(o.tag ORDER BY o.id),
-      array_agg(${deletedPlantJsonSql('o')} ORDER BY o.id)
+    SELECT array_agg('${PLANT_DELETED}'::text ORDER BY o.id), array_agg(o.id ORDER BY o.id),
+      array_agg(o.tag ORDER BY o.id), array_agg(${deletedPlantJsonSql('o')} ORDER BY o.id)
       INTO types, ids, tags, payloads FROM old_rows o;
   END IF;
   IF coalesce(cardinality(ids), 0) = 0 THEN
@@ -61,23 +62,30 @@ BEGIN
   UPDATE plant_change_counter SET last = last + cardinality(ids) RETURNING last INTO last_position;
   -- unnest pads the arrays a create or a delete leaves NULL with NULLs.
   INSERT INTO plant_changes (position, type, plant_id, tag, payload, tag_changed, previous_tag)
-    SELECT last_position - cardinality(ids) + c.k, c.type, c.plant_id, c.tag, c.payload, coalesce(c.tag_changed, false), c.previous_tag
-    FROM unnest(types, ids, tags, payloads, tag_changes, previous_tags) WITH ORDINALITY AS c(type, plant_id, tag, payload, tag_changed, previous_tag, k);
+    SELECT last_position - cardinality(ids) + c.k, c.type, c.plant_id, c.tag, c.payload,
+      coalesce(c.tag_changed, false), c.previous_tag
+    FROM unnest(types, ids, tags, payloads, tag_changes, previous_tags) WITH ORDINALITY
+      AS c(type, plant_id, tag, payload, tag_changed, previous_tag, k);
   PERFORM pg_notify('plant_changes', last_position::text);
   RETURN NULL;
 END `;
 
-/** SET search_path FROM CURRENT: the function finds this schema's tables whatever the search_path of the session writing a plant. */
+/** SET search_path FROM CURRENT: the function finds this schema's tables whatever the search_path of a writing session. */
 const CHANGE_LOG: Routine = {
   signature: 'plant_changes_log()',
   body: CHANGE_LOG_BODY,
-  create: `CREATE OR REPLACE FUNCTION plant_changes_log() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$${CHANGE_LOG_BODY}$$`,
+  create:
+    'CREATE OR REPLACE FUNCTION plant_changes_log() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT ' +
+    `AS $$${CHANGE_LOG_BODY}$$`,
 };
 
 export const POSTGRES_ROUTINES: readonly Routine[] = [CHANGE_LOG];
 
 /** Installs every routine whose stored body is not this code's; returns the signatures it replaced. */
-export async function applyRoutines(client: pg.ClientBase, routines: readonly Routine[] = POSTGRES_ROUTINES): Promise<string[]> {
+export async function applyRoutines(
+  client: pg.ClientBase,
+  routines: readonly Routine[] = POSTGRES_ROUTINES,
+): Promise<string[]> {
   const replaced: string[] = [];
   for (const routine of routines) {
     const { rows } = await client.query<{ body: string | null }>(
