@@ -101,7 +101,7 @@ function addPosition(statement: Conditions, { order = 'id', after, afterKey }: L
  */
 function pageSql(order: PlantOrder, where: string, searching: boolean): string {
   const pageOrder = ORDER_BY[order].replace(/\b(id|name_key)\b/g, 'page.$1');
-  const columns = isNameOrder(order) ? 'id, name, tag, name_key' : 'id, name, tag';
+  const columns = isNameOrder(order) ? `${plantColumnsSql()}, name_key` : plantColumnsSql();
   const rows = searching ? `(SELECT ${columns} FROM plants ${where} OFFSET 0) AS matched` : `plants ${where}`;
   const objects = `SELECT ${PLANT_JSON} FROM (SELECT ${columns} FROM ${rows} ORDER BY ${ORDER_BY[order]} LIMIT $1::int + 1) AS page ORDER BY ${pageOrder}`;
   const lastKey = isNameOrder(order) ? ', (SELECT name_key FROM plants WHERE id = last_id::int8) AS last_key' : '';
