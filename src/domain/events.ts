@@ -2,16 +2,14 @@
  * The plant events (plant.created, plant.updated, plant.deleted): their ids and the
  * exact JSON text subscribers receive.
  *
- * The payload is the plant as a `NewPlant` (its id alone for a deletion), written by hand so the int64 id keeps
- * every digit: a bigint's decimal text is a valid JSON number, whereas passing it
- * through a JS number would round anything above 2^53. Names and tags are strings,
- * for which JSON.stringify is exact.
+ * The payload is the plant's JSON (plant-json.ts: its id alone for a deletion).
  *
  * Pure and dependency-free, so a store can call it wherever its writes run
  * (including a worker thread).
  */
 import { randomBytes } from 'node:crypto';
 import type { PlantRecord } from './plant.js';
+import { deletedPlantJson, plantJson } from './plant-json.js';
 
 export const PLANT_CREATED = 'plant.created';
 export const PLANT_UPDATED = 'plant.updated';
@@ -53,23 +51,13 @@ export function newEventIds(count: number): string[] {
   return Array.from({ length: count }, (_, i) => `msg_${bytes.toString('base64url', 16 * i, 16 * i + 16)}`);
 }
 
-export function newPlantJson(plant: PlantRecord): string {
-  const tag = plant.tag === undefined ? '' : `,"tag":${JSON.stringify(plant.tag)}`;
-  return `{"id":${plant.id.toString()},"name":${JSON.stringify(plant.name)}${tag}}`;
-}
-
 export function plantCreatedEvent(plant: PlantRecord): PlantCreatedEvent {
-  return { id: newEventId(), type: PLANT_CREATED, payload: newPlantJson(plant) };
+  return { id: newEventId(), type: PLANT_CREATED, payload: plantJson(plant) };
 }
 
 /** A plant changed: the plant as it is after the change. */
 export function plantUpdatedEvent(plant: PlantRecord): PlantEvent {
-  return { id: newEventId(), type: PLANT_UPDATED, payload: newPlantJson(plant) };
-}
-
-/** The payload of a plant's deletion: its id alone. */
-export function deletedPlantJson(id: bigint): string {
-  return `{"id":${id.toString()}}`;
+  return { id: newEventId(), type: PLANT_UPDATED, payload: plantJson(plant) };
 }
 
 /** A plant was deleted: its id. */

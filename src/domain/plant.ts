@@ -1,9 +1,50 @@
+/**
+ * What a plant is, defined once: its fields and their rules (PLANT_FIELDS), the
+ * record the service holds, and its changes. What is derived from this for JSON,
+ * SQL and rows lives beside it (plant-json.ts, plant-sql.ts, plant-row.ts); a field
+ * added here is a compile error wherever one of them does not handle it yet.
+ */
+import { PRINTABLE_TEXT } from './text-rules.js';
+
 /** A plant as the service holds it: its int64 id as a bigint, never a JS number. */
 export interface PlantRecord {
   readonly id: bigint;
   readonly name: string;
   /** Absent (undefined) when the plant has no tag; never null. */
   readonly tag?: string;
+}
+
+/** A text field's rules, as the JSON Schemas state them (lengths in Unicode code points). */
+export interface TextRules {
+  readonly minLength: number;
+  readonly maxLength: number;
+  readonly pattern: string;
+}
+
+/** The rules of each field other than the id. */
+export const PLANT_TEXT_RULES = {
+  name: { minLength: 1, maxLength: 200, pattern: PRINTABLE_TEXT },
+  tag: { minLength: 1, maxLength: 100, pattern: PRINTABLE_TEXT },
+} as const satisfies { readonly [K in PlantContentKey]-?: TextRules };
+
+/** The fields besides the id: what a plant's content is, and what "same plant?" compares. */
+export type PlantContentKey = Exclude<keyof PlantRecord, 'id'>;
+
+/** Every field, in the order the plant's JSON, its CSV columns and its rows give them. */
+export const PLANT_KEYS = ['id', 'name', 'tag'] as const satisfies readonly (keyof PlantRecord)[];
+
+/** The content fields, in order. */
+export const PLANT_CONTENT_KEYS = ['name', 'tag'] as const satisfies readonly PlantContentKey[];
+
+/** The content fields a plant may lack (absent from its JSON and its record, NULL in a row). */
+export const OPTIONAL_PLANT_KEYS: ReadonlySet<PlantContentKey> = new Set<PlantContentKey>(['tag']);
+
+/** The fields whose words a search matches (search-text.ts). */
+export const SEARCHED_PLANT_KEYS = ['name', 'tag'] as const satisfies readonly PlantContentKey[];
+
+/** Whether a create of `incoming` is a safe retry of the stored `existing` plant: the same content. */
+export function samePlant(existing: PlantRecord, incoming: PlantRecord): boolean {
+  return PLANT_CONTENT_KEYS.every((key) => existing[key] === incoming[key]);
 }
 
 /**
@@ -27,9 +68,25 @@ export interface PlantChange {
 
 /** The plant a change makes of `plant`. */
 export function changed(plant: PlantRecord, change: PlantChange): PlantRecord {
-  const name = change.name ?? plant.name;
-  const tag = change.tag === undefined ? plant.tag : (change.tag ?? undefined);
-  return tag === undefined ? { id: plant.id, name } : { id: plant.id, name, tag };
+  return withoutAbsent({
+    id: plant.id,
+    name: change.name ?? plant.name,
+    tag: change.tag === undefined ? (plant.tag ?? null) : change.tag,
+  });
+}
+
+/** A plant's fields with NULL for an absent optional one, as a row or a replacement carries them. */
+export type PlantValues = { readonly [K in keyof PlantRecord]-?: Exclude<PlantRecord[K], undefined> | OptionalNull<K> };
+type OptionalNull<K extends keyof PlantRecord> = object extends Pick<PlantRecord, K> ? null : never;
+
+/** The record of `values`: an absent (null) optional field left out, as PlantRecord says; the one place that does. */
+export function withoutAbsent({ id, name, tag }: PlantValues): PlantRecord {
+  return tag === null ? { id, name } : { id, name, tag };
+}
+
+/** `plant`'s values, NULL for an absent optional field. */
+export function valuesOf(plant: PlantRecord): PlantValues {
+  return { id: plant.id, name: plant.name, tag: plant.tag ?? null };
 }
 
 /** The versions an If-Match accepts: any existing plant, or one of these. */

@@ -3,11 +3,11 @@
  * the OpenAPI document shows them, request validation is compiled from them and
  * responses are serialised with them.
  */
-import { PRINTABLE_TEXT } from '../domain/text-rules.js';
+import { PLANT_TEXT_RULES } from '../domain/plant.js';
 
-/** Limits the seed leaves open ("not shown"); our decisions, documented via maxLength. */
-export const NAME_MAX_LENGTH = 200;
-export const TAG_MAX_LENGTH = 100;
+/** Limits the seed leaves open ("not shown"); our decisions (domain/plant.ts), documented via maxLength. */
+export const NAME_MAX_LENGTH = PLANT_TEXT_RULES.name.maxLength;
+export const TAG_MAX_LENGTH = PLANT_TEXT_RULES.tag.maxLength;
 
 
 export const Int64Id = {
@@ -22,18 +22,14 @@ export const Int64Id = {
 
 export const PlantName = {
   type: 'string',
-  minLength: 1,
-  maxLength: NAME_MAX_LENGTH,
-  pattern: PRINTABLE_TEXT,
+  ...PLANT_TEXT_RULES.name,
   description: `The name of the plant: 1 to ${NAME_MAX_LENGTH} characters (Unicode code points), no control characters.`,
   example: 'Monstera deliciosa',
 } as const;
 
 export const PlantTag = {
   type: 'string',
-  minLength: 1,
-  maxLength: TAG_MAX_LENGTH,
-  pattern: PRINTABLE_TEXT,
+  ...PLANT_TEXT_RULES.tag,
   description:
     `Tag that specifies the type of the plant: 1 to ${TAG_MAX_LENGTH} characters, no control characters. ` +
     'Omit it for a plant without a tag (it is then omitted from responses too, never null).',

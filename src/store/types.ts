@@ -12,9 +12,9 @@ import type { ChangeLog } from './change-log-types.js';
 export type * from './webhook-types.js';
 export type * from './change-log-types.js';
 
-import type { ExpectedVersion, PlantChange, PlantRecord, VersionedPlant } from '../domain/plant.js';
+import type { ExpectedVersion, PlantChange, PlantRecord, PlantValues, VersionedPlant } from '../domain/plant.js';
 
-export type { ExpectedVersion, PlantChange, PlantRecord, VersionedPlant } from '../domain/plant.js';
+export type { ExpectedVersion, PlantChange, PlantRecord, PlantValues, VersionedPlant } from '../domain/plant.js';
 
 export type CreatePlantOutcome =
   /** Newly stored. */
@@ -87,12 +87,7 @@ export interface PlantCount {
 }
 
 /** One plant of an import, with the line of the file it came from (for reports). */
-export interface ImportRow {
-  readonly line: number;
-  readonly id: bigint;
-  readonly name: string;
-  readonly tag: string | null;
-}
+export type ImportRow = PlantValues & { readonly line: number };
 
 /**
  * How an import treats lines that conflict: 'all' stores nothing if any does (all

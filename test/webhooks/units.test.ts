@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { ConfigError, loadConfig } from '../../src/config/index.js';
-import { newPlantJson, plantCreatedEvent } from '../../src/domain/events.js';
+import { plantCreatedEvent } from '../../src/domain/events.js';
+import { plantJson } from '../../src/domain/plant-json.js';
 import { formatDelay } from '../../src/webhooks/openapi.js';
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from '../../src/config/retry-schedule.js';
 import { nextAttemptDelay } from '../../src/webhooks/retry-schedule.js';
@@ -52,9 +53,9 @@ describe('the retry schedule', () => {
 
 describe('the plant.created payload', () => {
   it('is the NewPlant JSON with every digit of the id', () => {
-    assert.equal(newPlantJson({ id: 9223372036854775807n, name: 'Max' }), '{"id":9223372036854775807,"name":"Max"}');
-    assert.equal(newPlantJson({ id: -9223372036854775808n, name: 'Min', tag: 't' }), '{"id":-9223372036854775808,"name":"Min","tag":"t"}');
-    assert.equal(newPlantJson({ id: 0n, name: 'quote " backslash \\ ü 🌵' }), '{"id":0,"name":"quote \\" backslash \\\\ ü 🌵"}');
+    assert.equal(plantJson({ id: 9223372036854775807n, name: 'Max' }), '{"id":9223372036854775807,"name":"Max"}');
+    assert.equal(plantJson({ id: -9223372036854775808n, name: 'Min', tag: 't' }), '{"id":-9223372036854775808,"name":"Min","tag":"t"}');
+    assert.equal(plantJson({ id: 0n, name: 'quote " backslash \\ ü 🌵' }), '{"id":0,"name":"quote \\" backslash \\\\ ü 🌵"}');
     const event = plantCreatedEvent({ id: 9007199254740993n, name: 'n' });
     assert.equal(event.type, 'plant.created');
     assert.match(event.id, /^msg_[A-Za-z0-9_-]{22}$/);

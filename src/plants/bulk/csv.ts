@@ -4,8 +4,10 @@
  * tags never hold a line break (no control characters), so a record never spans
  * lines, and a quoted field left open at the end of its line is an error.
  */
+import { PLANT_CONTENT_KEYS, PLANT_KEYS, type PlantRecord } from '../../domain/plant.js';
 
-export const CSV_COLUMNS = ['id', 'name', 'tag'] as const;
+/** A plant's columns: its fields, in order. */
+export const CSV_COLUMNS = PLANT_KEYS;
 
 /** The fields of one record, or why it is not one. */
 export function parseCsvRecord(line: string): { fields: string[] } | { problem: string } {
@@ -69,6 +71,11 @@ export function cellText(cell: string): string {
 /** One record of cells as they are to be written (csvField or textCell), with the CRLF RFC 4180 ends records with. */
 export function csvRecord(cells: readonly string[]): string {
   return `${cells.join(',')}\r\n`;
+}
+
+/** A plant's record: its id as a number, its text fields as cells no spreadsheet runs (an absent one empty). */
+export function plantCsvRecord(plant: PlantRecord): string {
+  return csvRecord([plant.id.toString(), ...PLANT_CONTENT_KEYS.map((key) => textCell(plant[key] ?? ''))]);
 }
 
 /** The header row. */

@@ -3,9 +3,9 @@
  * GET /plants/{id} answers it, int64 ids exact) or CSV records under an
  * `id,name,tag` header. Each is exactly what the import reads back.
  */
-import { newPlantJson } from '../../domain/events.js';
+import { plantJson } from '../../domain/plant-json.js';
 import type { ExportChunk } from '../../store/types.js';
-import { CSV_HEADER, csvRecord, textCell } from './csv.js';
+import { CSV_HEADER, plantCsvRecord } from './csv.js';
 
 export type ExportFormat = 'ndjson' | 'csv';
 
@@ -21,9 +21,7 @@ export function exportHeader(format: ExportFormat): string {
 export function formatChunk(format: ExportFormat, plants: ExportChunk): string {
   let text = '';
   // An id is a number, written as it is; a name or tag is text that no spreadsheet may run as a formula (csv.ts).
-  if (format === 'csv') {
-    for (const plant of plants) text += csvRecord([plant.id.toString(), textCell(plant.name), textCell(plant.tag ?? '')]);
-  }
-  else for (const plant of plants) text += `${newPlantJson(plant)}\n`;
+  if (format === 'csv') for (const plant of plants) text += plantCsvRecord(plant);
+  else for (const plant of plants) text += `${plantJson(plant)}\n`;
   return text;
 }

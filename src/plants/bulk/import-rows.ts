@@ -7,6 +7,7 @@ import { ApiError, failure } from '../../http/errors.js';
 import { parseInt64Text } from '../../http/int64.js';
 import { parseJsonOrFail } from '../../http/json-body.js';
 import { createAjv, toRuntimeSchema, validationFailure } from '../../http/validation.js';
+import { OPTIONAL_PLANT_KEYS, PLANT_CONTENT_KEYS, PLANT_KEYS, valuesOf, type PlantRecord } from '../../domain/plant.js';
 import type { ImportRow } from '../../store/types.js';
 import { NewPlant } from '../schemas.js';
 import { CSV_COLUMNS, cellText, parseCsvRecord } from './csv.js';
@@ -32,8 +33,7 @@ function plantOf(line: number, value: unknown): LineResult {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return problemOf(line, failure('BODY_NOT_OBJECT'));
   if (!validateNewPlant(value)) return problemOf(line, validationFailure(validateNewPlant.errors ?? [], 'body'));
   // Valid: the schema's int64 keyword has made the id a bigint.
-  const { id, name, tag } = value as { id: bigint; name: string; tag?: string };
-  return { row: { line, id, name, tag: tag ?? null } };
+  return { row: { line, ...valuesOf(value as PlantRecord) } };
 }
 
 function isBlank(text: string): boolean {
@@ -60,6 +60,8 @@ function isPlantColumn(name: string): boolean {
   return (CSV_COLUMNS as readonly string[]).includes(name);
 }
 
+const REQUIRED_COLUMNS = PLANT_KEYS.filter((key) => key === 'id' || !OPTIONAL_PLANT_KEYS.has(key));
+
 /** The header's column positions, or why it is not a usable header. */
 function headerOf(text: string): Map<string, number> | string {
   const parsed = parseCsvRecord(text);
@@ -71,8 +73,15 @@ function headerOf(text: string): Map<string, number> | string {
     if (columns.has(name) && isPlantColumn(name)) return `names the column ${name} twice`;
     if (!columns.has(name)) columns.set(name, i);
   }
-  if (!columns.has('id') || !columns.has('name')) return `must name the columns ${CSV_COLUMNS.join(',')} (tag optional, in any order); got '${text.slice(0, 100)}'`;
+  if (REQUIRED_COLUMNS.some((column) => !columns.has(column))) {
+    const optional = [...OPTIONAL_PLANT_KEYS].join(', ');
+    return `must name the columns ${CSV_COLUMNS.join(',')} (${optional} optional, in any order); got '${text.slice(0, 100)}'`;
+  }
   return columns;
+}
+
+function shortRecord(line: number, fields: number): LineResult {
+  return problemOf(line, failure('INVALID_FIELD', [`the record has ${fields} fields, fewer than its header names`]));
 }
 
 /**
@@ -99,14 +108,16 @@ export function csvRows(): (line: Line) => LineResult {
       return index === undefined ? undefined : parsed.fields[index];
     };
     const idText = cell('id');
-    const nameCell = cell('name');
-    const tagCell = cell('tag');
-    // A name or tag as the export wrote it behind a single quote (no formula for spreadsheets) is read back exactly.
-    const name = nameCell === undefined ? undefined : cellText(nameCell);
-    const tag = tagCell === undefined ? undefined : cellText(tagCell);
-    if (idText === undefined || name === undefined) return problemOf(line.number, failure('INVALID_FIELD', [`the record has ${parsed.fields.length} fields, fewer than its header names`]));
+    if (idText === undefined) return shortRecord(line.number, parsed.fields.length);
     // A cell is text: an id that is not plain decimal digits stays text, and the schema says why it is refused.
-    const plant = { id: parseInt64Text(idText) ?? idText, name, ...(tag === undefined || tag === '' ? {} : { tag }) };
+    const plant: Record<string, unknown> = { id: parseInt64Text(idText) ?? idText };
+    for (const key of PLANT_CONTENT_KEYS) {
+      const text = cell(key);
+      if (text === undefined && !OPTIONAL_PLANT_KEYS.has(key)) return shortRecord(line.number, parsed.fields.length);
+      // A cell as the export wrote it behind a single quote (no formula for spreadsheets) is read back exactly;
+      // an empty cell of an optional field means that the plant has none.
+      if (text !== undefined && !(text === '' && OPTIONAL_PLANT_KEYS.has(key))) plant[key] = cellText(text);
+    }
     return plantOf(line.number, plant);
   };
 }

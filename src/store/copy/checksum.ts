@@ -5,11 +5,13 @@
  * rather than in SQL, so that two databases with different text and number
  * functions hash exactly the same bytes for the same plants.
  *
- * A line is the JSON array [id, name, tag, version, created_at]: ids and versions
- * as exact decimal text, a missing tag as null (so it differs from an empty one),
+ * A line is the JSON array [id, name, tag, version, created_at] (the plant's fields in
+ * PLANT_KEYS order, then the row's): ids and versions as exact decimal text, a missing
+ * tag as null (so it differs from an empty one),
  * and JSON's quoting keeps any name apart from the fields around it.
  */
 import { createHash, type Hash } from 'node:crypto';
+import { PLANT_KEYS } from '../../domain/plant.js';
 import type { PlantRow } from './rows.js';
 
 export class PlantChecksum {
@@ -17,8 +19,9 @@ export class PlantChecksum {
 
   add(plants: readonly PlantRow[]): void {
     let lines = '';
-    for (const { id, name, tag, version, createdAt } of plants) {
-      lines += `${JSON.stringify([id.toString(), name, tag, version.toString(), createdAt])}\n`;
+    for (const row of plants) {
+      const fields = PLANT_KEYS.map((key) => (key === 'id' ? row.id.toString() : row[key]));
+      lines += `${JSON.stringify([...fields, row.version.toString(), row.createdAt])}\n`;
     }
     this.hash.update(lines, 'utf8');
   }

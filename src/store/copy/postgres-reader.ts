@@ -7,6 +7,8 @@
  * comes back as a Date (to the millisecond), a text[] as an array of strings.
  */
 import type pg from 'pg';
+import type { PlantValues } from '../../domain/plant.js';
+import { plantColumnsSql } from '../../domain/plant-sql.js';
 import type { CopyReader } from './endpoint.js';
 import type { CopyRows, CopyTable, RowKey } from './rows.js';
 
@@ -33,10 +35,10 @@ const READS: { readonly [T in CopyTable]: TableRead<CopyRows[T]> } = {
     },
   },
   plants: {
-    select: 'id, name, tag, version, created_at', key: 'id',
+    select: `${plantColumnsSql()}, version, created_at`, key: 'id',
     toRow: (raw) => {
-      const r = raw as { id: bigint; name: string; tag: string | null; version: bigint; created_at: Date };
-      return { id: r.id, name: r.name, tag: r.tag, version: r.version, createdAt: ms(r.created_at) };
+      const { created_at: createdAt, ...plant } = raw as PlantValues & { version: bigint; created_at: Date };
+      return { ...plant, createdAt: ms(createdAt) };
     },
   },
   webhook_subscriptions: {

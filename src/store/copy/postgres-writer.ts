@@ -11,6 +11,8 @@
  */
 import type pg from 'pg';
 import { findColumns } from '../../domain/search-text.js';
+import { PLANT_KEYS } from '../../domain/plant.js';
+import { PLANT_POSTGRES_TYPES, plantColumnsSql } from '../../domain/plant-sql.js';
 import type { CopyRows, CopyTable } from './rows.js';
 
 type Cell = string | number | boolean | null;
@@ -30,6 +32,12 @@ function unnest(columns: string): string {
   return `unnest(${arrays}) AS r(${pairs.map(([name]) => name).join(', ')})`;
 }
 
+/** The plant's fields as `name type` pairs, in PLANT_KEYS order. */
+const PLANT_COLUMN_TYPES = PLANT_KEYS.map((key) => `${key} ${PLANT_POSTGRES_TYPES[key]}`).join(', ');
+
+/** The rest of a plant's row. */
+const PLANT_ROW_TYPES = 'version int8, created_at timestamptz, name_key text, name_words text, tag_words text';
+
 const WRITES: { readonly [T in CopyTable]: TableWrite<CopyRows[T]> } = {
   // The target's migration made its own page-cursor secret: the source's replaces it, so cursors stay valid.
   store_secrets: {
@@ -44,11 +52,12 @@ const WRITES: { readonly [T in CopyTable]: TableWrite<CopyRows[T]> } = {
     columns: (r) => [r.id, r.name, r.secretHash, r.scopes.join(','), time(r.createdAt), timeOrNull(r.expiresAt), timeOrNull(r.lastUsedAt), timeOrNull(r.revokedAt)],
   },
   plants: {
-    sql: `INSERT INTO plants (id, name, tag, version, created_at, name_key, name_words, tag_words)
-          SELECT * FROM ${unnest('id int8, name text, tag text, version int8, created_at timestamptz, name_key text, name_words text, tag_words text')}`,
+    sql: `INSERT INTO plants (${plantColumnsSql()}, version, created_at, name_key, name_words, tag_words)
+          SELECT * FROM ${unnest(`${PLANT_COLUMN_TYPES}, ${PLANT_ROW_TYPES}`)}`,
     columns: (r) => {
       const find = findColumns(r.name, r.tag);
-      return [r.id.toString(), r.name, r.tag, r.version.toString(), time(r.createdAt), find.nameKey, find.nameWords, find.tagWords];
+      const fields = PLANT_KEYS.map((key) => (key === 'id' ? r.id.toString() : r[key]));
+      return [...fields, r.version.toString(), time(r.createdAt), find.nameKey, find.nameWords, find.tagWords];
     },
   },
   webhook_subscriptions: {

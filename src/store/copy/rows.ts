@@ -18,14 +18,13 @@
  *   between events of one millisecond, which it may delete in any order.
  */
 
-export interface PlantRow {
-  readonly id: bigint;
-  readonly name: string;
-  readonly tag: string | null;
+import type { PlantValues } from '../../domain/plant.js';
+
+export type PlantRow = PlantValues & {
   /** Its ETag: copied as it is, so clients' If-Match headers stay valid. */
   readonly version: bigint;
   readonly createdAt: number;
-}
+};
 
 export interface TokenRow {
   readonly id: string;

@@ -7,6 +7,8 @@
  * exact; times are integer milliseconds, well inside a JS number.
  */
 import type Database from 'better-sqlite3';
+import type { PlantValues } from '../../domain/plant.js';
+import { plantColumnsSql } from '../../domain/plant-sql.js';
 import type { CopyReader } from './endpoint.js';
 import { splitList, type CopyRows, type CopyTable, type RowKey } from './rows.js';
 
@@ -39,10 +41,10 @@ const READS: { readonly [T in CopyTable]: TableRead<CopyRows[T]> } = {
     },
   },
   plants: {
-    select: 'id, name, tag, version, created_at', from: 'plants', key: 'id',
+    select: `${plantColumnsSql()}, version, created_at`, from: 'plants', key: 'id',
     toRow: (raw) => {
-      const r = raw as { id: Int; name: string; tag: string | null; version: Int; created_at: Int };
-      return { id: r.id, name: r.name, tag: r.tag, version: r.version, createdAt: ms(r.created_at) };
+      const { created_at: createdAt, ...plant } = raw as PlantValues & { version: Int; created_at: Int };
+      return { ...plant, createdAt: ms(createdAt) };
     },
   },
   webhook_subscriptions: {

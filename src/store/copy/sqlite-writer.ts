@@ -11,11 +11,15 @@
  */
 import type Database from 'better-sqlite3';
 import { PLANT_CREATED, PLANT_DELETED } from '../../domain/events.js';
+import { deletedPlantJsonSql } from '../../domain/plant-json.js';
+import { PLANT_KEYS } from '../../domain/plant.js';
+import { plantColumnsSql } from '../../domain/plant-sql.js';
 import { APPEND_CHANGES } from '../sqlite/change-log-writes.js';
 import { findColumns } from '../../domain/search-text.js';
 import type { CopyRows, CopyTable } from './rows.js';
 
-type Binder<Row> = (row: Row) => unknown[];
+/** A row's parameters: positional, or named (an object). */
+type Binder<Row> = (row: Row) => unknown[] | Readonly<Record<string, unknown>>;
 
 interface TableWrite<Row> {
   readonly sql: string;
@@ -35,11 +39,12 @@ const WRITES: { readonly [T in CopyTable]: TableWrite<CopyRows[T]> } = {
     values: (r) => [r.id, r.name, r.secretHash, r.scopes.join(','), r.createdAt, r.expiresAt, r.lastUsedAt, r.revokedAt],
   },
   plants: {
-    sql: 'INSERT INTO plants (id, name, tag, version, created_at, name_key, name_words, tag_words) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-    values: (r) => {
-      const find = findColumns(r.name, r.tag);
-      return [r.id, r.name, r.tag, r.version, r.createdAt, find.nameKey, find.nameWords, find.tagWords];
-    },
+    sql:
+      `INSERT INTO plants (${plantColumnsSql()}, version, created_at, name_key, name_words, tag_words) ` +
+      `VALUES (${PLANT_KEYS.map((key) => `@${key}`).join(', ')}, ` +
+      '@version, @createdAt, @nameKey, @nameWords, @tagWords)',
+    // Named parameters, bound from the row and its find columns.
+    values: (r) => ({ ...r, ...findColumns(r.name, r.tag) }),
   },
   webhook_subscriptions: {
     sql: `INSERT INTO webhook_subscriptions (rowid, id, url, description, secret, previous_secret, previous_secret_expires_at, event_types, created_at)
@@ -87,7 +92,9 @@ export class SqliteCopyWriter {
    * finish() rebuilds it, in the same transaction.
    */
   clear(): void {
-    this.db.prepare(`${APPEND_CHANGES} SELECT '${PLANT_DELETED}', id, tag, '{"id":' || id || '}', ? FROM plants ORDER BY id`).run(Date.now());
+    this.db
+      .prepare(`${APPEND_CHANGES} SELECT '${PLANT_DELETED}', id, tag, ${deletedPlantJsonSql()}, ? FROM plants ORDER BY id`)
+      .run(Date.now());
     for (const table of CLEAR_ORDER) this.db.prepare(`DELETE FROM ${table}`).run();
   }
 

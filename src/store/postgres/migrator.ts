@@ -8,14 +8,19 @@
  * dies. The lock key is derived from the schema the tables live in, so separate
  * schemas of one database (e.g. parallel test runs) do not wait for each other.
  *
+ * After the numbered migrations, the same transaction installs the trigger functions
+ * as this code defines them (routines.ts), where they differ, once the store has
+ * every migration this code knows.
+ *
  * The migration connection is not the request pool's: it has no statement timeout,
  * because a migration (or waiting for another instance's) may legitimately take
  * longer than a request may.
  */
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { pendingMigrations, type Migration } from '../migrations.js';
+import { migrationsOf, pendingMigrations, type Migration } from '../migrations.js';
 import { POSTGRES_DATA_STEPS } from './data-steps.js';
+import { applyRoutines } from './routines.js';
 import { clientConfig, type PostgresConnectionSettings } from './pool.js';
 
 /** "PLNT": the first half of every advisory lock key this service takes. */
@@ -56,6 +61,10 @@ async function applyPending(client: pg.Client, migrations: readonly Migration[])
     await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
     newlyApplied.push(migration.version);
   }
+  // The trigger functions (routines.ts) are written against the latest schema: a store migrated only part of
+  // the way (a test's list of migrations) gets them once it has every one.
+  const done = new Set([...applied, ...newlyApplied]);
+  if (migrationsOf('postgres').every((migration) => done.has(migration.version))) await applyRoutines(client);
   return newlyApplied;
 }
 

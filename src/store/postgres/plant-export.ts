@@ -9,6 +9,7 @@
  * so only a reader that stalls that long loses its export (docs/bulk.md).
  */
 import type pg from 'pg';
+import { withoutAbsent, type PlantValues } from '../../domain/plant.js';
 import type { ExportChunk, PlantFilter } from '../types.js';
 import { guarded } from './errors.js';
 import { exportChunkStatement } from './plant-page.js';
@@ -22,7 +23,6 @@ import { exportChunkStatement } from './plant-page.js';
 const CHUNK = 1000;
 const EXPORT_IDLE_LIMIT = '10min';
 
-type Row = [id: bigint, name: string, tag: string | null];
 
 export async function* exportPostgresPlants(pool: pg.Pool, filter: PlantFilter): AsyncGenerator<ExportChunk> {
   const client = await guarded(() => pool.connect());
@@ -32,11 +32,11 @@ export async function* exportPostgresPlants(pool: pg.Pool, filter: PlantFilter):
     await guarded(() => client.query(`SET LOCAL idle_in_transaction_session_timeout = '${EXPORT_IDLE_LIMIT}'`));
     let after: bigint | undefined;
     for (;;) {
-      const { rows } = await guarded(() => client.query<Row>(exportChunkStatement(filter, after, CHUNK)));
+      const { rows } = await guarded(() => client.query<PlantValues>(exportChunkStatement(filter, after, CHUNK)));
       if (rows.length === 0) break;
-      yield rows.map(([id, name, tag]) => (tag === null ? { id, name } : { id, name, tag }));
+      yield rows.map(withoutAbsent);
       if (rows.length < CHUNK) break;
-      after = (rows.at(-1) as Row)[0];
+      after = (rows.at(-1) as PlantValues).id;
     }
   } catch (error) {
     failure = error as Error;

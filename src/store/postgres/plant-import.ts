@@ -16,9 +16,11 @@
  */
 import type pg from 'pg';
 import { PLANT_CREATED } from '../../domain/events.js';
-import { findColumns } from '../../domain/search-text.js';
+import { plantColumnsSql, plantsDifferSql } from '../../domain/plant-sql.js';
 import type { ImportConflict, ImportMode, ImportOutcome, ImportRow, PlantImport } from '../types.js';
 import { guarded } from './errors.js';
+import { ArrayInput } from './array-input.js';
+import { NULLABLE_PLANT_INPUTS, PLANT_INPUT_TYPES, plantInput, type PlantInput } from './plant-input.js';
 import { deliveriesOfEvent, PLANT_JSON_SQL } from './webhook-store.js';
 
 /** One statement (a chunk, the commit) may take longer than the pool's limit for a request. */
@@ -29,15 +31,16 @@ const IDLE_LIMIT = '60s';
 /** A Standard Webhooks message id, msg_ + 128 bits in base64url, as newEventId makes in JS. */
 const MESSAGE_ID_SQL = "'msg_' || rtrim(translate(encode(uuid_send(gen_random_uuid()), 'base64'), '+/', '-_'), '=')";
 
-/** Dropped at the end of the transaction, whichever way it ends (and with the session, if that goes first). */
-const CREATE_STAGING = `
-  CREATE TEMP TABLE import_rows (
-    line int8 NOT NULL, id int8 NOT NULL, name text NOT NULL, tag text, name_key text NOT NULL, name_words text NOT NULL, tag_words text NOT NULL
-  ) ON COMMIT DROP`;
+/** A staged line: its plant as plants stores it, and its line number (decimal text). */
+type StagedInput = PlantInput & { readonly line: string };
+const STAGED = new ArrayInput<StagedInput>({ line: 'int8', ...PLANT_INPUT_TYPES });
+/** The plant's columns of a staged line. */
+const PLANT_COLUMNS = new ArrayInput<PlantInput>(PLANT_INPUT_TYPES).columns();
 
-const STAGE_CHUNK = `
-  INSERT INTO import_rows
-  SELECT * FROM unnest($1::int8[], $2::int8[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])`;
+/** Dropped at the end of the transaction, whichever way it ends (and with the session, if that goes first). */
+const CREATE_STAGING = `CREATE TEMP TABLE import_rows (${STAGED.definitions(NULLABLE_PLANT_INPUTS)}) ON COMMIT DROP`;
+
+const STAGE_CHUNK = `INSERT INTO import_rows (${STAGED.columns()}) SELECT * FROM ${STAGED.unnest('i')}`;
 
 /**
  * The staged plants, as create's batches insert them: the first line of an id wins
@@ -50,9 +53,9 @@ const STAGE_CHUNK = `
  */
 const INSERT_STAGED = `
   WITH inserted AS (
-    INSERT INTO plants (id, name, tag, name_key, name_words, tag_words)
-    SELECT id, name, tag, name_key, name_words, tag_words FROM import_rows ORDER BY id, line
-    ON CONFLICT (id) DO NOTHING RETURNING id, name, tag
+    INSERT INTO plants (${PLANT_COLUMNS})
+    SELECT ${PLANT_COLUMNS} FROM import_rows ORDER BY id, line
+    ON CONFLICT (id) DO NOTHING RETURNING ${plantColumnsSql()}
   ), logged AS (
     INSERT INTO plant_change_span_entries (span, k, type, plant_id, tag, payload)
     SELECT $2::int8, row_number() OVER (ORDER BY id), '${PLANT_CREATED}', id, tag, ${PLANT_JSON_SQL} FROM inserted
@@ -70,7 +73,7 @@ const INSERT_STAGED = `
  */
 const CONFLICTS = `
   SELECT i.line, i.id, count(*) OVER () AS total FROM import_rows i JOIN plants p ON p.id = i.id
-  WHERE p.name <> i.name OR p.tag IS DISTINCT FROM i.tag ORDER BY i.line LIMIT $1`;
+  WHERE ${plantsDifferSql('postgres', 'p', 'i')} ORDER BY i.line LIMIT $1`;
 
 /**
  * The span's $2 positions, after the last one taken: the counter's row lock, held
@@ -85,21 +88,8 @@ const TAKE_POSITIONS = `
   )
   SELECT pg_notify('plant_changes', last::text) FROM counter`;
 
-type Columns = [lines: string[], ids: string[], names: string[], tags: (string | null)[], nameKeys: string[], nameWords: string[], tagWords: string[]];
-
-function columnsOf(rows: readonly ImportRow[]): Columns {
-  const columns: Columns = [[], [], [], [], [], [], []];
-  for (const row of rows) {
-    const find = findColumns(row.name, row.tag);
-    columns[0].push(String(row.line));
-    columns[1].push(row.id.toString());
-    columns[2].push(row.name);
-    columns[3].push(row.tag);
-    columns[4].push(find.nameKey);
-    columns[5].push(find.nameWords);
-    columns[6].push(find.tagWords);
-  }
-  return columns;
+function stagedValues(rows: readonly ImportRow[]): unknown[] {
+  return STAGED.values(rows.map(({ line, ...plant }) => ({ ...plantInput(plant), line: String(line) })));
 }
 
 export class PostgresPlantImport implements PlantImport {
@@ -128,7 +118,7 @@ export class PostgresPlantImport implements PlantImport {
   }
 
   async stage(rows: readonly ImportRow[]): Promise<void> {
-    await this.query(STAGE_CHUNK, columnsOf(rows));
+    await this.query(STAGE_CHUNK, stagedValues(rows));
     this.staged += rows.length;
   }
 

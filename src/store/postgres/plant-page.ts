@@ -16,10 +16,12 @@
  * its presence says whether a later page exists (an EXISTS probe past the last id
  * made the planner read the table sequentially; see plant-page-plan.test.ts).
  */
+import { plantJsonSql } from '../../domain/plant-json.js';
+import { plantColumnsSql } from '../../domain/plant-sql.js';
 import { isNameOrder } from '../plant-order.js';
 import type { ListPlantsQuery, PlantFilter, PlantOrder, PlantPage } from '../types.js';
 
-const PLANT_JSON = `'{"id":' || id || ',"name":' || to_json(name) || coalesce(',"tag":' || to_json(tag), '') || '}'`;
+const PLANT_JSON = plantJsonSql('postgres');
 
 const ORDER_BY: Readonly<Record<PlantOrder, string>> = {
   id: 'id',
@@ -99,7 +101,7 @@ function addPosition(statement: Conditions, { order = 'id', after, afterKey }: L
  */
 function pageSql(order: PlantOrder, where: string, searching: boolean): string {
   const pageOrder = ORDER_BY[order].replace(/\b(id|name_key)\b/g, 'page.$1');
-  const columns = isNameOrder(order) ? 'id, name, tag, name_key' : 'id, name, tag';
+  const columns = isNameOrder(order) ? `${plantColumnsSql()}, name_key` : plantColumnsSql();
   const rows = searching ? `(SELECT ${columns} FROM plants ${where} OFFSET 0) AS matched` : `plants ${where}`;
   const objects = `SELECT ${PLANT_JSON} FROM (SELECT ${columns} FROM ${rows} ORDER BY ${ORDER_BY[order]} LIMIT $1::int + 1) AS page ORDER BY ${pageOrder}`;
   const lastKey = isNameOrder(order) ? ', (SELECT name_key FROM plants WHERE id = last_id::int8) AS last_key' : '';
@@ -143,15 +145,18 @@ export function toPage([json, lastId, more, lastKey]: PageRow): PlantPage {
   };
 }
 
-/** A chunk of an export: the next plants in id order, after `after` when given. $1 is the chunk's size. */
-export function exportChunkStatement(filter: PlantFilter, after: bigint | undefined, limit: number): NamedStatement {
+/** A chunk of an export: the next plants in id order, after `after` when given, as named columns. $1: its size. */
+export function exportChunkStatement(
+  filter: PlantFilter,
+  after: bigint | undefined,
+  limit: number,
+): Omit<NamedStatement, 'rowMode'> {
   const statement = new Conditions([limit]);
   addFilter(statement, filter);
   addPosition(statement, { limit, after });
   return {
     name: `plants.export:${statement.shape.join(':')}`,
-    text: `SELECT id, name, tag FROM plants ${statement.where()} ORDER BY id LIMIT $1::int`,
-    rowMode: 'array',
+    text: `SELECT ${plantColumnsSql()} FROM plants ${statement.where()} ORDER BY id LIMIT $1::int`,
     values: statement.values,
   };
 }

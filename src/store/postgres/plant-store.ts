@@ -1,6 +1,9 @@
 import type pg from 'pg';
 import { nameKey, searchWords } from '../../domain/search-text.js';
 import { newEventId, newEventIds, PLANT_DELETED, PLANT_UPDATED } from '../../domain/events.js';
+import { deletedPlantJsonSql } from '../../domain/plant-json.js';
+import { plantColumnsSql } from '../../domain/plant-sql.js';
+import { withoutAbsent, type PlantValues } from '../../domain/plant.js';
 import type {
   ExportChunk, PlantImport,
   CreatePlantOutcome, DeletePlantOutcome, ExpectedVersion, ListPlantsQuery, PlantChange, PlantCount, PlantFilter, PlantPage, PlantRecord, PlantStore, UpdatePlantOutcome, VersionedPlant,
@@ -8,6 +11,7 @@ import type {
 import { createBatcher, type CreateBatchDatabase } from './create-batcher.js';
 import type { BatchStats, KeyedBatcher } from './keyed-batcher.js';
 import { guarded } from './errors.js';
+import { ArrayInput } from './array-input.js';
 import { BulkSlots } from '../core/bulk-slots.js';
 import { exportPostgresPlants } from './plant-export.js';
 import { PostgresPlantImport } from './plant-import.js';
@@ -18,16 +22,8 @@ import {
   deliveriesOfEvent, INSERT_PLANTS_UNLESS_SUBSCRIBED, INSERT_PLANTS_WITH_OUTBOX, insertPlantsOnlyValues, insertPlantsValues, PLANT_JSON_SQL,
 } from './webhook-store.js';
 
-interface PlantRow {
-  /** int8, parsed to bigint by the pool's type parser. */
-  id: bigint;
-  name: string;
-  tag: string | null;
-}
-
-interface VersionedRow extends PlantRow {
-  version: bigint;
-}
+/** ids and versions: int8, parsed to bigint by the pool's type parser. */
+type VersionedRow = PlantValues & { readonly version: bigint };
 
 /** A row of an UPDATE_PLANTS statement: a change applied (the plant after it), or not (the plant as seen, if any). */
 interface ChangeRow {
@@ -45,12 +41,9 @@ function changeResult(row: ChangeRow): ChangeResult {
   return row.applied ? { applied: true, plant } : { applied: false, seen: plant };
 }
 
-function toRecord(row: PlantRow): PlantRecord {
-  return row.tag === null ? { id: row.id, name: row.name } : { id: row.id, name: row.name, tag: row.tag };
-}
-
 function toVersioned(row: VersionedRow): VersionedPlant {
-  return { ...toRecord(row), version: row.version };
+  const { version, ...plant } = row;
+  return { ...withoutAbsent(plant), version };
 }
 
 /** An If-Match's versions as a parameter: null when any existing plant will do. */
@@ -72,6 +65,25 @@ function outboxOf(type: typeof PLANT_UPDATED | typeof PLANT_DELETED, eventId: st
     ), ${deliveriesOfEvent(type, now)}`;
 }
 
+/** A change of a batch: a name or tag NULL (and set_tag false) is kept; the new find columns likewise. */
+interface ChangeInput {
+  readonly change_id: string;
+  readonly new_name: string | null;
+  readonly set_tag: boolean;
+  readonly new_tag: string | null;
+  /** The expected versions as an int8[] literal; NULL: any. */
+  readonly expected: string | null;
+  readonly event_id: string;
+  readonly new_name_key: string | null;
+  readonly new_name_words: string | null;
+  readonly new_tag_words: string;
+}
+
+const CHANGES_INPUT = new ArrayInput<ChangeInput>({
+  change_id: 'int8', new_name: 'text', set_tag: 'bool', new_tag: 'text', expected: 'text', event_id: 'text',
+  new_name_key: 'text', new_name_words: 'text', new_tag_words: 'text',
+});
+
 /**
  * A batch of changes as one statement (update-batcher.ts): the UPDATE's WHERE holds
  * each change's precondition and its "changes something" test, so the database
@@ -86,10 +98,8 @@ function outboxOf(type: typeof PLANT_UPDATED | typeof PLANT_DELETED, eventId: st
  * The input is sorted by id and PostgreSQL's plans for it (a nested loop or a hash
  * join driven by the input) update the rows in that order, so batches of several
  * instances lock overlapping ids in one order; a deadlock all the same is retried
- * change by change (keyed-batcher.ts). The events go with it. Parameters: ids, names
- * (null keeps it), whether to set the tag, the tags, the expected versions (an int8[]
- * literal; null: any), the event ids, the new name's key and words (null keeps them),
- * the new tag's words, the time.
+ * change by change (keyed-batcher.ts). The events go with it. Its values:
+ * updatePlantsValues.
  */
 function updatePlantsStatement(reporting: boolean): { name: string; text: string } {
   const answer = reporting
@@ -102,8 +112,7 @@ function updatePlantsStatement(reporting: boolean): { name: string; text: string
     name: reporting ? 'plants.update-batch-reporting' : 'plants.update-batch',
     text: `
     WITH input AS (
-      SELECT * FROM unnest($1::int8[], $2::text[], $3::bool[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
-        AS i(change_id, new_name, set_tag, new_tag, expected, event_id, new_name_key, new_name_words, new_tag_words)
+      SELECT * FROM ${CHANGES_INPUT.unnest('i')}
     ), changed AS (
       UPDATE plants SET name = coalesce(new_name, name), tag = CASE WHEN set_tag THEN new_tag ELSE tag END, version = nextval('plant_versions'),
         name_key = coalesce(new_name_key, name_key), name_words = coalesce(new_name_words, name_words),
@@ -111,8 +120,8 @@ function updatePlantsStatement(reporting: boolean): { name: string; text: string
       FROM input
       WHERE id = change_id AND (expected IS NULL OR version = ANY(expected::int8[]))
         AND (name, tag) IS DISTINCT FROM (coalesce(new_name, name), CASE WHEN set_tag THEN new_tag ELSE tag END)
-      RETURNING id, name, tag, version, event_id, ${PLANT_JSON_SQL} AS payload
-    ), ${outboxOf(PLANT_UPDATED, 'event_id', '$10')}
+      RETURNING ${plantColumnsSql()}, version, event_id, ${PLANT_JSON_SQL} AS payload
+    ), ${outboxOf(PLANT_UPDATED, 'event_id', CHANGES_INPUT.parameter())}
     ${answer}`,
   };
 }
@@ -120,39 +129,42 @@ function updatePlantsStatement(reporting: boolean): { name: string; text: string
 const UPDATE_PLANTS = updatePlantsStatement(false);
 const UPDATE_PLANTS_REPORTING = updatePlantsStatement(true);
 
-/** The parameters of UPDATE_PLANTS. */
+/** The values of UPDATE_PLANTS: the changes, and the time. */
 function updatePlantsValues(changes: readonly PendingChange[], now = new Date()): unknown[] {
-  const columns = {
-    ids: [] as string[], names: [] as (string | null)[], setTags: [] as boolean[], tags: [] as (string | null)[], expected: [] as (string | null)[],
-    nameKeys: [] as (string | null)[], nameWords: [] as (string | null)[], tagWords: [] as string[],
-  };
-  for (const { change, expected } of changes) {
-    columns.ids.push(param(change.id));
-    columns.names.push(change.name ?? null);
-    columns.setTags.push(change.tag !== undefined);
-    columns.tags.push(change.tag ?? null);
-    columns.nameKeys.push(change.name === undefined ? null : nameKey(change.name));
-    columns.nameWords.push(change.name === undefined ? null : searchWords(change.name));
-    columns.tagWords.push(searchWords(change.tag ?? undefined));
+  const eventIds = newEventIds(changes.length);
+  const rows = changes.map(({ change, expected }, i): ChangeInput => {
     const versions = expectedParam(expected);
-    columns.expected.push(versions === null ? null : `{${versions.join(',')}}`); // one int8[] literal per change: unnest takes no arrays of arrays
-  }
-  return [
-    columns.ids, columns.names, columns.setTags, columns.tags, columns.expected, newEventIds(changes.length),
-    columns.nameKeys, columns.nameWords, columns.tagWords, now,
-  ];
+    return {
+      change_id: param(change.id),
+      new_name: change.name ?? null,
+      set_tag: change.tag !== undefined,
+      new_tag: change.tag ?? null,
+      // One int8[] literal per change: unnest takes no arrays of arrays.
+      expected: versions === null ? null : `{${versions.join(',')}}`,
+      event_id: eventIds[i] ?? newEventId(),
+      new_name_key: change.name === undefined ? null : nameKey(change.name),
+      new_name_words: change.name === undefined ? null : searchWords(change.name),
+      new_tag_words: searchWords(change.tag ?? undefined),
+    };
+  });
+  return [...CHANGES_INPUT.values(rows), now];
 }
 
-/** A delete as one statement, its precondition in its WHERE, its event with it. Parameters: id, expected versions (null: any), event id, time. */
+/** A delete as one statement, its precondition in its WHERE, its event with it. Its values: deleteValues. */
 const DELETE_PLANT = {
   name: 'plants.delete',
   text: `
     WITH changed AS (
       DELETE FROM plants WHERE id = $1 AND ($2::int8[] IS NULL OR version = ANY($2::int8[]))
-      RETURNING id, '{"id":' || id || '}' AS payload
+      RETURNING id, ${deletedPlantJsonSql()} AS payload
     ), ${outboxOf(PLANT_DELETED, '$3', '$4')}
     SELECT count(*)::int AS deleted FROM changed`,
 };
+
+/** DELETE_PLANT's $1 to $4. */
+function deleteValues(id: bigint, expected: ExpectedVersion | undefined, eventId: string, now: Date): unknown[] {
+  return [param(id), expectedParam(expected), eventId, now];
+}
 
 /** Ids are sent as decimal text, never as a JS number. */
 const param = (id: bigint): string => id.toString();
@@ -163,7 +175,10 @@ const param = (id: bigint): string => id.toString();
 // plants it created, in one statement (INSERT_PLANTS_UNLESS_SUBSCRIBED, the same
 // without events, while nobody subscribes); SELECT_BY_IDS reads the ids that collided.
 // Point reads go in batches too (read-batcher.ts), by the same SELECT_BY_IDS.
-const SELECT_BY_IDS = { name: 'plants.by-ids', text: 'SELECT id, name, tag, version FROM plants WHERE id = ANY($1::int8[])' };
+const SELECT_BY_IDS = {
+  name: 'plants.by-ids',
+  text: `SELECT ${plantColumnsSql()}, version FROM plants WHERE id = ANY($1::int8[])`,
+};
 
 /** A count=estimated whose estimate is below this is counted exactly (documented in the list's OpenAPI description). */
 export const COUNT_EXACTLY_BELOW = 10_000;
@@ -321,7 +336,7 @@ export class PostgresPlantStore implements PlantStore {
   }
 
   async deletePlant(id: bigint, expected?: ExpectedVersion): Promise<DeletePlantOutcome> {
-    const values = [param(id), expectedParam(expected), newEventId(), new Date()];
+    const values = deleteValues(id, expected, newEventId(), new Date());
     const { rows } = await guarded(() => this.pool.query<{ deleted: number }>({ ...DELETE_PLANT, values }));
     if (rows[0]?.deleted === 1) return { kind: 'deleted' };
     const current = expected === undefined ? undefined : await this.current(id);

@@ -22,8 +22,10 @@ import type {
 import type { WebhookBacklog } from '../webhook-types.js';
 import { PLANT_CREATED, plantCreatedEvent, type EventType } from '../../domain/events.js';
 import { deliveryUpdate } from '../core/delivery-update.js';
-import { findColumns } from '../../domain/search-text.js';
+import { plantJsonSql } from '../../domain/plant-json.js';
 import { guarded } from './errors.js';
+import { ArrayInput } from './array-input.js';
+import { PLANT_INPUT_TYPES, recordInput, type PlantInput } from './plant-input.js';
 import {
   DELIVERY_COLUMNS,
   DELIVERY_FROM,
@@ -56,10 +58,22 @@ export function deliveriesOfEvent(type: EventType, now: string): string {
 }
 
 /**
- * A plant's JSON, as the events carry it (the same text newPlantJson writes): built
- * by the database where the statement decides the plant's content.
+ * A plant's JSON, as the events carry it (plantJson's text): built by the database
+ * where the statement decides the plant's content.
  */
-export const PLANT_JSON_SQL = `'{"id":' || id || ',"name":' || to_json(name)::text || coalesce(',"tag":' || to_json(tag)::text, '') || '}'`;
+export const PLANT_JSON_SQL = plantJsonSql('postgres');
+
+/** A batch of plants to insert, as create's statements take it (ids unique within the batch). */
+const PLANTS_INPUT = new ArrayInput<PlantInput>(PLANT_INPUT_TYPES);
+
+/** The same with each plant's plant.created event. */
+type PlantEventInput = PlantInput & { readonly event_id: string; readonly event_type: string; readonly payload: string };
+const PLANT_EVENTS_INPUT = new ArrayInput<PlantEventInput>({
+  ...PLANT_INPUT_TYPES,
+  event_id: 'text',
+  event_type: 'text',
+  payload: 'text',
+});
 
 /**
  * The create path's insert of a batch of plants, with the outbox in the same
@@ -69,24 +83,23 @@ export const PLANT_JSON_SQL = `'{"id":' || id || ',"name":' || to_json(name)::te
  * rows. Ids arrive as decimal text and are cast to int8, so every digit is exact.
  * Rows are inserted in id order, so concurrent batches lock overlapping ids in the
  * same order and cannot deadlock. The batch must not repeat an id.
- * Parameters: `insertPlantsValues`.
+ * Its values: insertPlantsValues.
  */
 export const INSERT_PLANTS_WITH_OUTBOX = {
   name: 'plants.insert-batch-with-outbox',
   text: `
     WITH input AS (
-      SELECT * FROM unnest($1::int8[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
-        AS i(id, name, tag, name_key, name_words, tag_words, event_id, event_type, payload)
+      SELECT * FROM ${PLANT_EVENTS_INPUT.unnest('i')}
     ), inserted AS (
-      INSERT INTO plants (id, name, tag, name_key, name_words, tag_words)
-      SELECT id, name, tag, name_key, name_words, tag_words FROM input ORDER BY id ON CONFLICT (id) DO NOTHING RETURNING id, version
+      INSERT INTO plants (${PLANTS_INPUT.columns()})
+      SELECT ${PLANTS_INPUT.columns()} FROM input ORDER BY id ON CONFLICT (id) DO NOTHING RETURNING id, version
     ), event AS (
       INSERT INTO webhook_events (id, type, payload, created_at)
-      SELECT input.event_id, input.event_type, input.payload, $10::timestamptz
+      SELECT input.event_id, input.event_type, input.payload, ${PLANT_EVENTS_INPUT.parameter()}::timestamptz
       FROM inserted JOIN input ON input.id = inserted.id
       WHERE EXISTS (SELECT 1 FROM webhook_subscriptions WHERE '${PLANT_CREATED}' = ANY(event_types))
       RETURNING id
-    ), ${deliveriesOfEvent(PLANT_CREATED, '$10')}
+    ), ${deliveriesOfEvent(PLANT_CREATED, PLANT_EVENTS_INPUT.parameter())}
     SELECT id, version FROM inserted`,
 };
 
@@ -99,7 +112,7 @@ export const INSERT_PLANTS_WITH_OUTBOX = {
  * caller runs INSERT_PLANTS_WITH_OUTBOX instead. One statement, one snapshot: the
  * check and the insert see the same subscriptions, exactly as the EXISTS in
  * INSERT_PLANTS_WITH_OUTBOX does.
- * Parameters: `insertPlantsOnlyValues`.
+ * Its values: insertPlantsOnlyValues.
  */
 export const INSERT_PLANTS_UNLESS_SUBSCRIBED = {
   name: 'plants.insert-batch-unless-subscribed',
@@ -107,35 +120,26 @@ export const INSERT_PLANTS_UNLESS_SUBSCRIBED = {
     WITH subscribed AS (
       SELECT EXISTS (SELECT 1 FROM webhook_subscriptions WHERE '${PLANT_CREATED}' = ANY(event_types)) AS found
     ), inserted AS (
-      INSERT INTO plants (id, name, tag, name_key, name_words, tag_words)
-      SELECT i.* FROM unnest($1::int8[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS i(id, name, tag, name_key, name_words, tag_words)
+      INSERT INTO plants (${PLANTS_INPUT.columns()})
+      SELECT i.* FROM ${PLANTS_INPUT.unnest('i')}
       WHERE NOT (SELECT found FROM subscribed)
       ORDER BY i.id ON CONFLICT (id) DO NOTHING RETURNING id, version
     )
     SELECT subscribed.found AS subscribed, inserted.id, inserted.version FROM subscribed LEFT JOIN inserted ON true`,
 };
 
-type PlantColumns = [ids: string[], names: string[], tags: (string | null)[], nameKeys: string[], nameWords: string[], tagWords: string[]];
-
-/** The parameters of INSERT_PLANTS_UNLESS_SUBSCRIBED: ids (decimal text), names, tags, and the find columns (search-text.ts). */
-export function insertPlantsOnlyValues(plants: readonly PlantRecord[]): PlantColumns {
-  const columns: PlantColumns = [[], [], [], [], [], []];
-  for (const plant of plants) {
-    const find = findColumns(plant.name, plant.tag);
-    columns[0].push(plant.id.toString());
-    columns[1].push(plant.name);
-    columns[2].push(plant.tag ?? null);
-    columns[3].push(find.nameKey);
-    columns[4].push(find.nameWords);
-    columns[5].push(find.tagWords);
-  }
-  return columns;
+/** The values of INSERT_PLANTS_UNLESS_SUBSCRIBED. */
+export function insertPlantsOnlyValues(plants: readonly PlantRecord[]): unknown[] {
+  return PLANTS_INPUT.values(plants.map(recordInput));
 }
 
-/** The parameters of INSERT_PLANTS_WITH_OUTBOX: one array per column, and the time. */
-export function insertPlantsValues(plants: readonly PlantRecord[], now = new Date()): [...PlantColumns, string[], string[], string[], Date] {
-  const events = plants.map(plantCreatedEvent);
-  return [...insertPlantsOnlyValues(plants), events.map((event) => event.id), events.map((event) => event.type), events.map((event) => event.payload), now];
+/** The values of INSERT_PLANTS_WITH_OUTBOX: the plants with their events, and the time. */
+export function insertPlantsValues(plants: readonly PlantRecord[], now = new Date()): unknown[] {
+  const rows = plants.map((plant): PlantEventInput => {
+    const event = plantCreatedEvent(plant);
+    return { ...recordInput(plant), event_id: event.id, event_type: event.type, payload: event.payload };
+  });
+  return [...PLANT_EVENTS_INPUT.values(rows), now];
 }
 
 const Q = {

@@ -19,13 +19,13 @@
 import type Database from 'better-sqlite3';
 import { samePlant } from '../../domain/same-plant.js';
 import { findColumns } from '../../domain/search-text.js';
-import { changed, versionMatches, type PlantRecord } from '../../domain/plant.js';
+import { changed, versionMatches, withoutAbsent, type PlantRecord, type PlantValues } from '../../domain/plant.js';
 import { ChangeLogEntries, ChangeLogWriter } from './change-log-writes.js';
 import { SearchIndex, SearchIndexChanges, type IndexedWords } from './search-index.js';
 import { SqliteWebhookOutbox } from './webhook-store.js';
 import type { PlantState, PlantWrite, PlantWriteResult } from './writer-protocol.js';
 
-const asPlant = (id: bigint, { name, tag }: { name: string; tag: string | null }): PlantRecord => (tag === null ? { id, name } : { id, name, tag });
+const asPlant = (id: bigint, { name, tag }: Omit<PlantValues, 'id'>): PlantRecord => withoutAbsent({ id, name, tag });
 
 /** What one batch's writes share: its time, the subscribed event types, the version counter, the search index's and the change log's changes. */
 interface BatchContext {

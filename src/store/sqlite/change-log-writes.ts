@@ -16,7 +16,8 @@
  * allow no control characters, so JSON.stringify and json_quote agree).
  */
 import type Database from 'better-sqlite3';
-import { deletedPlantJson, newPlantJson, PLANT_CREATED, PLANT_DELETED, PLANT_UPDATED, type EventType } from '../../domain/events.js';
+import { PLANT_CREATED, PLANT_DELETED, PLANT_UPDATED, type EventType } from '../../domain/events.js';
+import { deletedPlantJson, plantJson } from '../../domain/plant-json.js';
 import type { PlantRecord } from '../../domain/plant.js';
 
 /** previousTag: the tag an update replaced (null for none); undefined when it kept it, and for creates and deletes. */
@@ -27,13 +28,13 @@ export class ChangeLogEntries {
   private readonly entries: Entry[] = [];
 
   created(plant: PlantRecord): void {
-    this.entries.push([PLANT_CREATED, plant.id, plant.tag ?? null, newPlantJson(plant)]);
+    this.entries.push([PLANT_CREATED, plant.id, plant.tag ?? null, plantJson(plant)]);
   }
 
   updated(before: PlantRecord, after: PlantRecord): void {
     const tag = after.tag ?? null;
     const previous = before.tag ?? null;
-    const payload = newPlantJson(after);
+    const payload = plantJson(after);
     this.entries.push(previous === tag ? [PLANT_UPDATED, after.id, tag, payload] : [PLANT_UPDATED, after.id, tag, payload, previous]);
   }
 

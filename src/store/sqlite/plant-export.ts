@@ -32,7 +32,7 @@ const CHUNK = 500;
  */
 const EXPORT_CACHE_KIB = 1024;
 
-type Row = [id: bigint, name: string, tag: string | null];
+import { withoutAbsent, type PlantValues } from '../../domain/plant.js';
 
 interface OpenExport {
   readonly db: Database.Database;
@@ -55,7 +55,7 @@ export class SqliteExports {
     try {
       db.pragma(`cache_size = -${EXPORT_CACHE_KIB}`);
       const { sql, parameters } = exportStatement(filter);
-      const rows = guarded(() => db.prepare(sql()).safeIntegers(true).raw(true).iterate(parameters));
+      const rows = guarded(() => db.prepare(sql()).safeIntegers(true).iterate(parameters));
       this.running.set(++this.last, { db, rows });
       return this.last;
     } catch (error) {
@@ -73,8 +73,7 @@ export class SqliteExports {
       for (let i = 0; i < CHUNK; i++) {
         const next = guarded(() => running.rows.next());
         if (next.done === true) break;
-        const [plantId, name, tag] = next.value as Row;
-        chunk.push(tag === null ? { id: plantId, name } : { id: plantId, name, tag });
+        chunk.push(withoutAbsent(next.value as PlantValues));
       }
     } catch (error) {
       this.end(id);

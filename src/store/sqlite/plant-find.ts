@@ -26,6 +26,7 @@
  * row's JSON is the json column (migration 5), written by SQLite with the row.
  */
 import type Database from 'better-sqlite3';
+import { plantColumnsSql } from '../../domain/plant-sql.js';
 import { isNameOrder } from '../plant-order.js';
 import type { ListPlantsQuery, PlantCount, PlantFilter, PlantOrder, PlantPage } from '../types.js';
 import { guarded } from './errors.js';
@@ -222,7 +223,7 @@ function walkSource(order: PlantOrder, after: boolean): { from: string; source: 
 }
 
 /**
- * An export's plants, all of them in id order, [id, name, tag] each: one statement
+ * An export's plants, all of them in id order, by their named columns: one statement
  * an export reads chunk by chunk (plant-export.ts). A search is the exact one, so an
  * export costs what its matches cost.
  */
@@ -232,7 +233,7 @@ export function exportStatement(filter: PlantFilter): FindStatement {
   return {
     key: `export:${shapeOf(filter, matching)}`,
     sql: () =>
-      `SELECT plants.id, plants.name, plants.tag FROM ${source.from} ` +
+      `SELECT ${plantColumnsSql('plants')} FROM ${source.from} ` +
       `${where(filterConditions(filter, source, matching))} ORDER BY ${orderBy('id', source)}`,
     parameters: filterParameters(filter, matching),
   };

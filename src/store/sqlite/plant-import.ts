@@ -19,6 +19,8 @@
 import type Database from 'better-sqlite3';
 import { PLANT_CREATED } from '../../domain/events.js';
 import { findColumns } from '../../domain/search-text.js';
+import { PLANT_KEYS, withoutAbsent, type PlantValues } from '../../domain/plant.js';
+import { plantColumnDefinitionsSql, plantColumnsSql, plantsDifferSql } from '../../domain/plant-sql.js';
 import type { ImportConflict, ImportMode, ImportOutcome, ImportRow } from '../types.js';
 import { APPEND_CHANGES } from './change-log-writes.js';
 import { SqliteWebhookOutbox } from './webhook-store.js';
@@ -34,8 +36,24 @@ const TEMP_CACHE_KIB = 2048;
  */
 const APPLY_CACHE_KIB = 2048;
 
-/** The staged columns, in the temp table's order. */
-const STAGED_COLUMNS = 7;
+/** The staged columns, in the temp table's order: line is the rowid (lines arrive in order, so staging appends). */
+const STAGED_COLUMNS = ['line', ...PLANT_KEYS, 'name_key', 'name_words', 'tag_words'] as const;
+const STAGED_DEFINITIONS =
+  `line INTEGER PRIMARY KEY, ${plantColumnDefinitionsSql('sqlite')}, ` +
+  'name_key TEXT NOT NULL, name_words TEXT NOT NULL, tag_words TEXT NOT NULL';
+
+/** Appends a line's values to `pending`, in the temp table's order. */
+function pushStaged(pending: unknown[], row: ImportRow): void {
+  const find = findColumns(row.name, row.tag);
+  const staged: Record<(typeof STAGED_COLUMNS)[number], unknown> = {
+    ...row,
+    name_key: find.nameKey,
+    name_words: find.nameWords,
+    tag_words: find.tagWords,
+  };
+  for (const column of STAGED_COLUMNS) pending.push(staged[column]);
+}
+
 /**
  * Staged rows per INSERT: each statement run costs a call into SQLite and a
  * statement's set-up, a large share of a row's when staged one by one
@@ -108,12 +126,11 @@ export class SqlitePlantImports {
   begin(): number {
     const id = this.nextId++;
     const table = `temp.plant_import_${id}`;
-    // line is the rowid: rows arrive in line order, so staging appends.
-    this.db.exec(`CREATE TABLE ${table} (line INTEGER PRIMARY KEY, id INTEGER NOT NULL, name TEXT NOT NULL, tag TEXT,
-      name_key TEXT NOT NULL, name_words TEXT NOT NULL, tag_words TEXT NOT NULL)`);
-    const row = `(${Array(STAGED_COLUMNS).fill('?').join(', ')})`;
-    const insertOne = this.db.prepare(`INSERT INTO ${table} VALUES ${row}`);
-    const insertMany = this.db.prepare(`INSERT INTO ${table} VALUES ${Array(ROWS_PER_INSERT).fill(row).join(', ')}`);
+    this.db.exec(`CREATE TABLE ${table} (${STAGED_DEFINITIONS})`);
+    const row = `(${STAGED_COLUMNS.map(() => '?').join(', ')})`;
+    const into = `INSERT INTO ${table} (${STAGED_COLUMNS.join(', ')}) VALUES`;
+    const insertOne = this.db.prepare(`${into} ${row}`);
+    const insertMany = this.db.prepare(`${into} ${Array(ROWS_PER_INSERT).fill(row).join(', ')}`);
     this.imports.set(id, { table, insertOne, insertMany, rows: 0, lastLine: 0, lastId: undefined, inIdOrder: true });
     return id;
   }
@@ -127,14 +144,14 @@ export class SqlitePlantImports {
           staging.inIdOrder = staging.lastId === undefined || row.id > staging.lastId;
           staging.lastId = row.id;
         }
-        const find = findColumns(row.name, row.tag);
-        pending.push(row.line, row.id, row.name, row.tag, find.nameKey, find.nameWords, find.tagWords);
-        if (pending.length === ROWS_PER_INSERT * STAGED_COLUMNS) {
+        pushStaged(pending, row);
+        if (pending.length === ROWS_PER_INSERT * STAGED_COLUMNS.length) {
           staging.insertMany.run(pending);
           pending.length = 0;
         }
       }
-      for (let at = 0; at < pending.length; at += STAGED_COLUMNS) staging.insertOne.run(pending.slice(at, at + STAGED_COLUMNS));
+      const width = STAGED_COLUMNS.length;
+      for (let at = 0; at < pending.length; at += width) staging.insertOne.run(pending.slice(at, at + width));
     });
     insertAll();
     staging.rows += rows.length;
@@ -184,8 +201,9 @@ export class SqlitePlantImports {
     const base = this.readCounter.get() as bigint;
     // Every created plant takes a version above the counter: base + its line is unique.
     const created = this.db
-      .prepare(`INSERT INTO plants (id, name, tag, created_at, version, name_key, name_words, tag_words)
-        SELECT id, name, tag, ?, ? + line, name_key, name_words, tag_words FROM ${staging.table} WHERE true ORDER BY ${idOrder(staging)}
+      .prepare(`INSERT INTO plants (${plantColumnsSql()}, created_at, version, name_key, name_words, tag_words)
+        SELECT ${plantColumnsSql()}, ?, ? + line, name_key, name_words, tag_words
+        FROM ${staging.table} WHERE true ORDER BY ${idOrder(staging)}
         ON CONFLICT (id) DO NOTHING`)
       .run(now, base).changes;
     const { conflicts, conflictCount } = created === staging.rows ? { conflicts: [], conflictCount: 0 } : this.conflicts(staging, reportLimit);
@@ -218,7 +236,7 @@ export class SqlitePlantImports {
 
   /** Lines whose id now holds another name or tag: stored before, or created by an earlier line. */
   private conflicts(staging: Staging, reportLimit: number): { conflicts: ImportConflict[]; conflictCount: number } {
-    const from = `FROM ${staging.table} s JOIN plants p ON p.id = s.id WHERE p.name <> s.name OR p.tag IS NOT s.tag`;
+    const from = `FROM ${staging.table} s JOIN plants p ON p.id = s.id WHERE ${plantsDifferSql('sqlite', 'p', 's')}`;
     const conflictCount = this.db.prepare(`SELECT count(*) ${from}`).pluck().get() as number;
     const rows = this.db.prepare(`SELECT s.line, s.id ${from} ORDER BY s.line LIMIT ?`).safeIntegers(true).all(reportLimit) as { line: bigint; id: bigint }[];
     return { conflicts: rows.map((row) => ({ line: Number(row.line), id: row.id })), conflictCount };
@@ -233,13 +251,13 @@ export class SqlitePlantImports {
     const outbox = this.outbox.forBatch(now);
     if (!outbox.wants(PLANT_CREATED)) return;
     const chunk = this.db
-      .prepare(`SELECT s.line, s.id, s.name, s.tag ${createdLines(staging)} WHERE s.line > ? ORDER BY s.line LIMIT 5000`)
+      .prepare(`SELECT s.line, ${plantColumnsSql('s')} ${createdLines(staging)} WHERE s.line > ? ORDER BY s.line LIMIT 5000`)
       .safeIntegers(true);
     let after = 0n;
     for (;;) {
-      const rows = chunk.all(base, after) as { line: bigint; id: bigint; name: string; tag: string | null }[];
+      const rows = chunk.all(base, after) as (PlantValues & { readonly line: bigint })[];
       if (rows.length === 0) return;
-      for (const row of rows) outbox.created(row.tag === null ? { id: row.id, name: row.name } : { id: row.id, name: row.name, tag: row.tag });
+      for (const row of rows) outbox.created(withoutAbsent(row));
       after = (rows.at(-1) as (typeof rows)[number]).line;
     }
   }

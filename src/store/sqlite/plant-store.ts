@@ -10,6 +10,7 @@ import type {
   ExportChunk, ImportMode, ImportOutcome, ImportRow, PlantImport,
   CreatePlantOutcome, DeletePlantOutcome, ExpectedVersion, ListPlantsQuery, PlantChange, PlantCount, PlantFilter, PlantPage, PlantRecord, PlantStore, UpdatePlantOutcome, VersionedPlant,
 } from '../types.js';
+import { withoutAbsent } from '../../domain/plant.js';
 import { BulkSlots } from '../core/bulk-slots.js';
 import { guarded } from './errors.js';
 import type { GroupCommitWriter } from './group-commit.js';
@@ -25,7 +26,7 @@ import type { PlantState, PlantWriteResult } from './writer-protocol.js';
 const BULK_AT_ONCE = 4;
 
 function versioned(id: bigint, { name, tag, version }: PlantState): VersionedPlant {
-  return tag === null ? { id, name, version } : { id, name, tag, version };
+  return { ...withoutAbsent({ id, name, tag }), version };
 }
 
 function unexpected(result: PlantWriteResult, what: string): Error {
