@@ -173,21 +173,21 @@ DECLARE
   previous_tags text[];
   last_position bigint;
 BEGIN
-  -- The statement's changes in id order: a plant's JSON as the events carry it.
   IF TG_OP = 'INSERT' THEN
-    SELECT array_agg('plant.created'::text ORDER BY id), array_agg(id ORDER BY id), array_agg(tag ORDER BY id),
-      array_agg('{"id":' || id || ',"name":' || to_json(name)::text || coalesce(',"tag":' || to_json(tag)::text, '') || '}' ORDER BY id)
-      INTO types, ids, tags, payloads FROM new_rows;
+    SELECT array_agg('plant.created'::text ORDER BY n.id), array_agg(n.id ORDER BY n.id),
+      array_agg(n.tag ORDER BY n.id), array_agg('{"id":' || n.id || ',"name":' || to_json(n.name)::text || coalesce(',"tag":' || to_json(n.tag)::text, '') || '}' ORDER BY n.id)
+      INTO types, ids, tags, payloads FROM new_rows n;
   ELSIF TG_OP = 'UPDATE' THEN
-    -- Only a real change of the plant's content (not a data step rewriting other columns).
-    SELECT array_agg('plant.updated'::text ORDER BY n.id), array_agg(n.id ORDER BY n.id), array_agg(n.tag ORDER BY n.id),
-      array_agg('{"id":' || n.id || ',"name":' || to_json(n.name)::text || coalesce(',"tag":' || to_json(n.tag)::text, '') || '}' ORDER BY n.id),
-      array_agg(o.tag IS DISTINCT FROM n.tag ORDER BY n.id), array_agg(CASE WHEN o.tag IS DISTINCT FROM n.tag THEN o.tag END ORDER BY n.id)
+    SELECT array_agg('plant.updated'::text ORDER BY n.id), array_agg(n.id ORDER BY n.id),
+      array_agg(n.tag ORDER BY n.id), array_agg('{"id":' || n.id || ',"name":' || to_json(n.name)::text || coalesce(',"tag":' || to_json(n.tag)::text, '') || '}' ORDER BY n.id),
+      array_agg(o.tag IS DISTINCT FROM n.tag ORDER BY n.id),
+      array_agg(CASE WHEN o.tag IS DISTINCT FROM n.tag THEN o.tag END ORDER BY n.id)
       INTO types, ids, tags, payloads, tag_changes, previous_tags
       FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE (o.name, o.tag) IS DISTINCT FROM (n.name, n.tag);
   ELSE
-    SELECT array_agg('plant.deleted'::text ORDER BY id), array_agg(id ORDER BY id), array_agg(tag ORDER BY id), array_agg('{"id":' || id || '}' ORDER BY id)
-      INTO types, ids, tags, payloads FROM old_rows;
+    SELECT array_agg('plant.deleted'::text ORDER BY o.id), array_agg(o.id ORDER BY o.id),
+      array_agg(o.tag ORDER BY o.id), array_agg('{"id":' || o.id || '}' ORDER BY o.id)
+      INTO types, ids, tags, payloads FROM old_rows o;
   END IF;
   IF coalesce(cardinality(ids), 0) = 0 THEN
     RETURN NULL;
@@ -195,8 +195,10 @@ BEGIN
   UPDATE plant_change_counter SET last = last + cardinality(ids) RETURNING last INTO last_position;
   -- unnest pads the arrays a create or a delete leaves NULL with NULLs.
   INSERT INTO plant_changes (position, type, plant_id, tag, payload, tag_changed, previous_tag)
-    SELECT last_position - cardinality(ids) + c.k, c.type, c.plant_id, c.tag, c.payload, coalesce(c.tag_changed, false), c.previous_tag
-    FROM unnest(types, ids, tags, payloads, tag_changes, previous_tags) WITH ORDINALITY AS c(type, plant_id, tag, payload, tag_changed, previous_tag, k);
+    SELECT last_position - cardinality(ids) + c.k, c.type, c.plant_id, c.tag, c.payload,
+      coalesce(c.tag_changed, false), c.previous_tag
+    FROM unnest(types, ids, tags, payloads, tag_changes, previous_tags) WITH ORDINALITY
+      AS c(type, plant_id, tag, payload, tag_changed, previous_tag, k);
   PERFORM pg_notify('plant_changes', last_position::text);
   RETURN NULL;
 END $function$;
