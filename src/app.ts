@@ -14,7 +14,7 @@ import { docsPage } from './docs/routes.js';
 import { connectionDraining } from './http/connection-draining.js';
 import { corsPolicy } from './http/cors.js';
 import { errorRecords } from './http/error-handler.js';
-import { securityHeaders } from './http/helmet.js';
+import { securityHeaders } from './plugins/external/helmet.js';
 import { idleConnections } from './http/idle-connections.js';
 import { jsonBodies } from './http/json-body.js';
 import { lingeringClose } from './http/lingering-close.js';
@@ -89,6 +89,8 @@ async function register(app: FastifyInstance, config: Config, dependencies: AppD
     void reply.header('x-request-id', request.id);
     done();
   });
+  // First, so that its onRequest hook runs even when a later one refuses the request.
+  await app.register(securityHeaders, config.limits);
   // Host, duplicate headers, pipelining order, Expect, CONNECT (node-protocol.ts):
   // before every hook that acts on a request.
   await app.register(protocolEdges, { continueFromRoutes: true });
@@ -116,9 +118,8 @@ async function register(app: FastifyInstance, config: Config, dependencies: AppD
   await app.register(jsonBodies, { bodyLimit: config.bodyLimitBytes });
   await app.register(errorRecords, { bodyLimit: config.bodyLimitBytes });
   // After the parser and error handler (CORS adds an OPTIONS route that must use
-  // both), before any other route: security headers, CORS (so even a 429 is
-  // readable by an allowed origin), then rate limiting.
-  await app.register(securityHeaders, config.limits);
+  // both), before any other route: CORS (so even a 429 is readable by an allowed
+  // origin), then rate limiting.
   await app.register(corsPolicy, { origins: config.limits.corsOrigins });
   await app.register(rateLimiting, config.limits);
   // Reads every route added from here on into the OpenAPI document.
