@@ -53,7 +53,7 @@ export const webhookDispatcher = fp(async (app: FastifyInstance) => {
     if (reply.statusCode < 300 && request.method !== 'GET' && request.method !== 'HEAD' && (url === '/plants' || url === '/plants/:id' || url === '/plants/import')) dispatcher.nudge();
     done();
   });
-}, { name: 'webhook-dispatcher', dependencies: ['store'] });
+}, { name: 'webhook-dispatcher', dependencies: ['store'], decorators: { fastify: ['config'] } });
 
 export const webhooksPlugin = fp(async (app: FastifyInstance) => {
   const shared = [DeletedPlant, NewWebhookSubscription, WebhookSubscription, CreatedWebhookSubscription, RotateWebhookSecret, RotatedWebhookSubscription, DeliveryAttempt, WebhookDelivery];
