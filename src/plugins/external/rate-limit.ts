@@ -19,9 +19,9 @@
 import rateLimit from '@fastify/rate-limit';
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, failure } from './errors.js';
+import { ApiError, failure } from '../../http/errors.js';
 import { connectRateLimitRedis, throttledWarning } from './rate-limit-store.js';
-import type { ServiceLimits } from '../config/service-limits.js';
+import type { ServiceLimits } from '../../config/service-limits.js';
 
 const WINDOW_MS = 60_000;
 const TOKEN_KEY = 'token:';
