@@ -22,4 +22,8 @@ export const plantsPlugin = fp(async (app: FastifyInstance) => {
   await app.register(plantExportRoutes(bulk));
   // The dispatcher's onResponse hook (it nudges after each plant write) reaches these routes only
   // because it was added before them: hence the dependency.
-}, { name: 'plants', dependencies: ['store', 'auth', 'webhook-dispatcher'], decorators: { fastify: ['config'] } });
+}, {
+  name: 'plants',
+  dependencies: ['store', 'auth', 'query-string-rules', 'collect-routes', 'webhook-dispatcher'],
+  decorators: { fastify: ['config'] },
+});

@@ -59,4 +59,4 @@ export const webhooksPlugin = fp(async (app: FastifyInstance) => {
   const shared = [DeletedPlant, NewWebhookSubscription, WebhookSubscription, CreatedWebhookSubscription, RotateWebhookSecret, RotatedWebhookSubscription, DeliveryAttempt, WebhookDelivery];
   for (const schema of shared) app.addSchema(schema);
   await app.register(webhookRoutes);
-}, { name: 'webhooks', dependencies: ['store', 'auth', 'webhook-dispatcher'] });
+}, { name: 'webhooks', dependencies: ['store', 'auth', 'query-string-rules', 'collect-routes', 'webhook-dispatcher'] });

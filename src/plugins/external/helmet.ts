@@ -11,7 +11,9 @@ import fp from 'fastify-plugin';
 import type { ServiceLimits } from '../../config/service-limits.js';
 
 function isApiResponse(contentType: string): boolean {
-  return contentType === '' || contentType.startsWith('application/json') || contentType.startsWith('application/problem+json');
+  return contentType === '' ||
+    contentType.startsWith('application/json') ||
+    contentType.startsWith('application/problem+json');
 }
 
 /** Only what is listed here: helmet's other defaults are switched off. */
@@ -23,7 +25,9 @@ function everyResponse(limits: ServiceLimits): FastifyHelmetOptions {
     crossOriginResourcePolicy: false,
     originAgentCluster: false,
     referrerPolicy: { policy: 'no-referrer' },
-    strictTransportSecurity: limits.hstsMaxAgeSeconds > 0 ? { maxAge: limits.hstsMaxAgeSeconds, includeSubDomains: false } : false,
+    strictTransportSecurity: limits.hstsMaxAgeSeconds > 0
+      ? { maxAge: limits.hstsMaxAgeSeconds, includeSubDomains: false }
+      : false,
     xContentTypeOptions: true,
     xDnsPrefetchControl: false,
     xDownloadOptions: false,
@@ -35,7 +39,10 @@ function everyResponse(limits: ServiceLimits): FastifyHelmetOptions {
 }
 
 const API_RESPONSES: FastifyHelmetOptions = {
-  contentSecurityPolicy: { useDefaults: false, directives: { 'default-src': ["'none'"], 'frame-ancestors': ["'none'"] } },
+  contentSecurityPolicy: {
+    useDefaults: false,
+    directives: { 'default-src': ["'none'"], 'frame-ancestors': ["'none'"] },
+  },
   xFrameOptions: { action: 'deny' },
 };
 

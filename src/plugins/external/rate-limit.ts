@@ -155,4 +155,6 @@ export const rateLimiting = fp(async (app: FastifyInstance, limits: ServiceLimit
     void reply.code(refusal.statusCode).headers(refusal.headers).type('application/json; charset=utf-8');
     return JSON.stringify(refusal.toRecord());
   });
-}, { name: 'rate-limiting' });
+  // Its refusals become Error records (error-records). The auth plugin's token and authenticator are read
+  // only while requests are answered, so auth, registered after this, is not listed.
+}, { name: 'rate-limiting', dependencies: ['error-records'] });

@@ -1,4 +1,7 @@
-/** The change log for the main thread: reads run in the reader threads, pruning in the writer thread (change-log.ts). */
+/**
+ * The change log for the main thread: reads run in the reader threads, pruning in the writer thread.
+ * Apart from change-log.ts, which the threads' protocols import: together they made an import cycle.
+ */
 import type { ChangeLog, ChangeLogBounds, PlantChangeEntry } from '../types.js';
 import type { ChangeSignal } from './change-log.js';
 import type { GroupCommitWriter } from './group-commit.js';
