@@ -16,10 +16,13 @@ function isApiResponse(contentType: string): boolean {
     contentType.startsWith('application/problem+json');
 }
 
-/** Only what is listed here: helmet's other defaults are switched off. */
-function everyResponse(limits: ServiceLimits): FastifyHelmetOptions {
+/** The API's set; helmet's other defaults are switched off. */
+function apiHeaders(limits: ServiceLimits): FastifyHelmetOptions {
   return {
-    contentSecurityPolicy: false,
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: { 'default-src': ["'none'"], 'frame-ancestors': ["'none'"] },
+    },
     crossOriginEmbedderPolicy: false,
     crossOriginOpenerPolicy: false,
     crossOriginResourcePolicy: false,
@@ -31,31 +34,28 @@ function everyResponse(limits: ServiceLimits): FastifyHelmetOptions {
     xContentTypeOptions: true,
     xDnsPrefetchControl: false,
     xDownloadOptions: false,
-    xFrameOptions: false,
+    xFrameOptions: { action: 'deny' },
     xPermittedCrossDomainPolicies: false,
     xPoweredBy: false,
     xXssProtection: false,
   };
 }
 
-const API_RESPONSES: FastifyHelmetOptions = {
-  contentSecurityPolicy: {
-    useDefaults: false,
-    directives: { 'default-src': ["'none'"], 'frame-ancestors': ["'none'"] },
-  },
-  xFrameOptions: { action: 'deny' },
-};
+/** Headers for API answers only: the documents of other content types do not get them. */
+const API_ONLY = ['content-security-policy', 'x-frame-options'] as const;
 
 export const securityHeaders = fp(async (app: FastifyInstance, limits: ServiceLimits) => {
-  await app.register(fastifyHelmet, { global: true, ...everyResponse(limits) });
-  // The content type is known only when the response is sent. Headers helmet sets go on Node's response,
-  // and any the route set through the reply win over them. A callback hook: it runs on every response.
+  // One helmet run per request, with the API's set: nearly every answer is one.
+  await app.register(fastifyHelmet, { global: true, ...apiHeaders(limits) });
+  // The content type is known only when the response is sent. helmet's headers are on Node's response,
+  // where any header the route set through the reply wins over them. A callback hook: it runs on every response.
   app.addHook('onSend', (_request, reply, payload, done) => {
     const contentType = reply.getHeader('content-type');
     if (isApiResponse(typeof contentType === 'string' ? contentType : '')) {
-      reply.helmet(API_RESPONSES);
       // helmet has no Cache-Control middleware (it dropped nocache in v4).
       if (!reply.hasHeader('cache-control')) void reply.header('cache-control', 'no-store');
+    } else {
+      for (const name of API_ONLY) reply.raw.removeHeader(name);
     }
     done(null, payload);
   });
