@@ -1,5 +1,7 @@
 // ESLint 9 flat config: typescript-eslint's recommended rules and import-x's
 // no-cycle over everything TypeScript in the repository (src, test, bench, scripts).
+// import-x's no-cycle skips type-only imports, and has no option to count them, so
+// `npm run lint` also runs dpdm, which counts every import, type-only ones included.
 //
 // The type-aware sets (recommendedTypeChecked) are left out: they type-check the whole
 // program again on every run, which `npm run typecheck` already does, and here most of

@@ -1,37 +1,38 @@
 /**
  * The composition root: builds the whole HTTP app from a config, without listening
  * (tests drive it with inject or listen on port 0). Plugins are registered in
- * layers, as fastify/demo does: the protocol and external plugins, then the app's
- * own (metrics, store, auth, route conventions), then the features, each a plugin
- * that declares what it depends on.
+ * layers, as fastify/demo does, each a folder: the wire (src/http), the app's own
+ * foundations (src/plugins/app), external plugins (src/plugins/external), route
+ * conventions, then the features (their own folders), each a plugin that declares
+ * what it depends on. The order follows the dependencies: the store opens before
+ * rate limiting may connect to Redis.
  */
 import { randomUUID } from 'node:crypto';
-import swagger from '@fastify/swagger';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Config } from './config/index.js';
-import { openApiOptions } from './docs/openapi.js';
 import { docsPage } from './docs/routes.js';
+import { eventsPlugin } from './events/plugin.js';
 import { connectionDraining } from './http/connection-draining.js';
-import { corsPolicy } from './http/cors.js';
 import { errorRecords } from './http/error-handler.js';
-import { securityHeaders } from './http/helmet.js';
 import { idleConnections } from './http/idle-connections.js';
 import { jsonBodies } from './http/json-body.js';
 import { lingeringClose } from './http/lingering-close.js';
 import { answerOtherMethods, collectRoutes } from './http/method-not-allowed.js';
 import { protocolEdges } from './http/node-protocol.js';
 import { queryStringRules } from './http/query-string.js';
-import { rateLimiting } from './http/rate-limit.js';
-import { redactUrl } from './http/redact.js';
 import { serializerFactory } from './http/serialization.js';
 import { serverOptions } from './http/server-options.js';
 import { validatorFactory } from './http/validation.js';
 import { loggerOptions } from './logging.js';
 import { metricsRoutes } from './metrics/endpoint.js';
-import { metricsPlugin } from './metrics/plugin.js';
-import { eventsPlugin } from './events/plugin.js';
 import { plantsPlugin } from './plants/plugin.js';
-import { storePlugin } from './plugins/store.js';
+import { metricsPlugin } from './plugins/app/metrics.js';
+import { requestLog } from './plugins/app/request-log.js';
+import { storePlugin } from './plugins/app/store.js';
+import { corsPolicy } from './plugins/external/cors.js';
+import { securityHeaders } from './plugins/external/helmet.js';
+import { rateLimiting } from './plugins/external/rate-limit.js';
+import { openApiDocument } from './plugins/external/swagger.js';
 import type { Store } from './store/types.js';
 import { systemPlugin } from './system/routes.js';
 import { authPlugin } from './tokens/auth.js';
@@ -83,12 +84,14 @@ export async function buildApp(config: Config, dependencies: AppDependencies = {
 async function register(app: FastifyInstance, config: Config, dependencies: AppDependencies): Promise<void> {
   app.decorate('config', config);
 
-  // Callback hooks, not async ones: they run on every request, and an async hook
-  // costs a promise and a microtask each time.
+  // The wire (src/http): what holds for every request before any plugin acts on it.
+  // A callback hook, not an async one: it runs on every request.
   app.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);
     done();
   });
+  // First, so that its onRequest hook runs even when a later one refuses the request.
+  await app.register(securityHeaders, config.limits);
   // Host, duplicate headers, pipelining order, Expect, CONNECT (node-protocol.ts):
   // before every hook that acts on a request.
   await app.register(protocolEdges, { continueFromRoutes: true });
@@ -98,31 +101,22 @@ async function register(app: FastifyInstance, config: Config, dependencies: AppD
   await app.register(idleConnections);
   // An answer sent before the body has all arrived reaches a client still sending it (lingering-close.ts).
   await app.register(lingeringClose, config.limits);
-  // One log line per request, after the response, with its id.
-  app.addHook('onResponse', (request, reply, done) => {
-    request.log.info(
-      { method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 },
-      'request',
-    );
-    done();
-  });
 
-  // The app's foundations: metrics first (the store is timed at its boundary), then
-  // the store, opened before anything else connects anywhere (rate limiting may
-  // connect to Redis), so a bad DATABASE_URL fails the start at once.
+  // The app's foundations (src/plugins/app): the log line, metrics (the store is timed at its boundary),
+  // then the store, opened before anything else connects anywhere (rate limiting may connect to Redis),
+  // so a bad DATABASE_URL fails the start at once.
+  await app.register(requestLog);
   await app.register(metricsPlugin);
   await app.register(storePlugin, { store: dependencies.store });
-
   await app.register(jsonBodies, { bodyLimit: config.bodyLimitBytes });
   await app.register(errorRecords, { bodyLimit: config.bodyLimitBytes });
-  // After the parser and error handler (CORS adds an OPTIONS route that must use
-  // both), before any other route: security headers, CORS (so even a 429 is
-  // readable by an allowed origin), then rate limiting.
-  await app.register(securityHeaders, config.limits);
+
+  // External plugins (src/plugins/external), after the parser and error handler (CORS adds an OPTIONS
+  // route that must use both), before any other route: CORS (so even a 429 is readable by an allowed
+  // origin), rate limiting, and the OpenAPI document, which reads every route added after it.
   await app.register(corsPolicy, { origins: config.limits.corsOrigins });
   await app.register(rateLimiting, config.limits);
-  // Reads every route added from here on into the OpenAPI document.
-  await app.register(swagger, openApiOptions(config));
+  await app.register(openApiDocument);
 
   // Conventions each route gets from its schema as it is added: its scope checked
   // (security), its query string held to the rules (query-string.ts), its methods noted for 405s.
@@ -130,7 +124,7 @@ async function register(app: FastifyInstance, config: Config, dependencies: AppD
   await app.register(queryStringRules);
   await app.register(collectRoutes);
   // Delivers webhook events in the background, from the outbox the stores write;
-  // nudged after each create (a hook the plant routes must inherit, so added before them).
+  // nudged after each plant write by a hook the plant routes inherit (they depend on it).
   await app.register(webhookDispatcher);
 
   // The features.

@@ -11,7 +11,7 @@ import { Option, type Command } from 'commander';
 import type { BulkFormat, ImportSummary } from '../client/index.js';
 import { stringifyJson } from '../client/json.js';
 import { ConfigError } from '../config/index.js';
-import type { ConnectionOptions, PlantsCommandKit } from './plants-command.js';
+import type { ConnectionOptions, PlantsCommandKit } from './plants-command-kit.js';
 import { counted, progressReporter } from './progress.js';
 
 const FORMATS: readonly BulkFormat[] = ['ndjson', 'csv'];

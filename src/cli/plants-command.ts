@@ -9,15 +9,10 @@ import { stringifyJson } from '../client/json.js';
 import { ConfigError } from '../config/index.js';
 import { registerPlantsBulkCommands } from './plants-bulk-command.js';
 import { registerPlantsWatchCommand } from './plants-watch-command.js';
+import type { ConnectionOptions, PlantsCommandKit } from './plants-command-kit.js';
 import { printTable } from './table.js';
 
 export const DEFAULT_URL = 'http://127.0.0.1:8080';
-
-export interface ConnectionOptions {
-  url?: string;
-  token?: string;
-  json?: boolean;
-}
 
 /** --url and --token, and --json described as `json` says (false: a command whose output is not a table has none). */
 function withConnectionOptions(command: Command, json: string | false = 'print JSON instead of a table (ids as exact JSON numbers)'): Command {
@@ -87,17 +82,6 @@ function parseOrder(value: string): PlantOrder {
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
-}
-
-/**
- * What the bulk commands share with these. Handed over rather than imported by
- * plants-bulk-command.ts, which this module registers: importing back would be a cycle.
- */
-export interface PlantsCommandKit {
-  readonly withConnectionOptions: typeof withConnectionOptions;
-  readonly clientFor: typeof clientFor;
-  readonly run: typeof run;
-  readonly collect: typeof collect;
 }
 
 /** A page, and its count when one was asked: with the JSON, or where it does not mix with the plants' lines. */
@@ -259,6 +243,7 @@ export function registerPlantsCommands(program: Command): void {
     }),
   );
 
-  registerPlantsBulkCommands(plants, { withConnectionOptions, clientFor, run, collect });
-  registerPlantsWatchCommand(plants, { withConnectionOptions, clientFor, run, collect });
+  const kit: PlantsCommandKit = { withConnectionOptions, clientFor, run, collect };
+  registerPlantsBulkCommands(plants, kit);
+  registerPlantsWatchCommand(plants, kit);
 }

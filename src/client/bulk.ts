@@ -5,7 +5,7 @@
  */
 import type { Client } from 'openapi-fetch';
 import { errorFromResponse, PlantStoreConnectionError, PlantStoreError } from './errors.js';
-import type { PlantFilter } from './index.js';
+import type { PlantFilter } from './filter.js';
 import { parseJson } from './json.js';
 import type { components, operations, paths } from './openapi-types.js';
 

@@ -11,6 +11,7 @@
  */
 import createClient from 'openapi-fetch';
 import { bulkOperations, type BulkOperations } from './bulk.js';
+import type { PlantFilter } from './filter.js';
 import { errorFromResponse, PlantStoreConnectionError, type PlantStoreError } from './errors.js';
 import { eventOperations, type EventOperations } from './events.js';
 import { parseJson, stringifyJson } from './json.js';
@@ -18,6 +19,7 @@ import type { components, paths } from './openapi-types.js';
 
 export type { BulkFormat, ExportOptions, ImportBody, ImportOptions, ImportProblem, ImportSummary } from './bulk.js';
 export { PlantStoreConnectionError, PlantStoreError } from './errors.js';
+export type { PlantFilter } from './filter.js';
 export type { EventType, PlantChangeEvent, Reconnection, WatchOptions } from './events.js';
 export type { components, operations, paths } from './openapi-types.js';
 
@@ -70,13 +72,6 @@ export type DeleteOutcome = { readonly kind: 'deleted' } | { readonly kind: 'pre
 export type PlantOrder = 'id' | '-id' | 'name' | '-name';
 
 /** Which plants a list or a count is about. */
-export interface PlantFilter {
-  /** Search words: each must start a word of the plant's name or tag (case and accents ignored). */
-  readonly q?: string;
-  /** A tag, or several: plants with any of them. */
-  readonly tag?: string | readonly string[];
-}
-
 export interface ListPlantsOptions extends PlantFilter {
   /** 1 to 1000; the service's default is 100. */
   readonly limit?: number;

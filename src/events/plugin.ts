@@ -53,4 +53,8 @@ export const eventsPlugin = fp(async (app: FastifyInstance) => {
   });
   app.addHook('onClose', async () => retention.stop());
   await app.register(eventRoutes({ hub: startedHub, closing: () => closing, open, ...settings }));
-}, { name: 'events', dependencies: ['store', 'auth'] });
+}, {
+  name: 'events',
+  dependencies: ['store', 'auth', 'query-string-rules', 'collect-routes'],
+  decorators: { fastify: ['config'] },
+});

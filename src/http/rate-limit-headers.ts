@@ -1,6 +1,6 @@
 /**
  * The rate-limit response headers, as the OpenAPI document describes them. The
- * names are the ones src/http/rate-limit.ts sets (draft-ietf-httpapi-ratelimit-headers).
+ * names are the ones src/plugins/external/rate-limit.ts sets (draft-ietf-httpapi-ratelimit-headers).
  */
 export const RATE_LIMIT_WINDOW_SECONDS = 60;
 

@@ -57,7 +57,11 @@ export const metricsRoutes = fp(async (app: FastifyInstance) => {
   app.decorate('metricsServer', null);
   if (app.config.metricsPort === undefined) metricsRoute(app, app.metrics, app.config);
   else serveSeparately(app, app.config, app.config.metricsPort);
-}, { name: 'metrics-routes', dependencies: ['metrics', 'auth'] });
+}, {
+  name: 'metrics-routes',
+  dependencies: ['metrics', 'auth', 'query-string-rules', 'collect-routes'],
+  decorators: { fastify: ['config'] },
+});
 
 /**
  * Serves /metrics on its own port, with the same authentication, Error records,

@@ -20,4 +20,10 @@ export const plantsPlugin = fp(async (app: FastifyInstance) => {
   const bulk = new PerTokenPlaces(app.config.bulkMaxPerToken);
   await app.register(plantImportRoutes(bulk));
   await app.register(plantExportRoutes(bulk));
-}, { name: 'plants', dependencies: ['store', 'auth'] });
+  // The dispatcher's onResponse hook (it nudges after each plant write) reaches these routes only
+  // because it was added before them: hence the dependency.
+}, {
+  name: 'plants',
+  dependencies: ['store', 'auth', 'query-string-rules', 'collect-routes', 'webhook-dispatcher'],
+  decorators: { fastify: ['config'] },
+});

@@ -59,4 +59,4 @@ const systemRoutes: TypedRoutes = async (app) => {
 
 export const systemPlugin = fp(async (app: FastifyInstance) => {
   await app.register(systemRoutes);
-}, { name: 'system', dependencies: ['store', '@fastify/swagger'] });
+}, { name: 'system', dependencies: ['store', '@fastify/swagger', 'query-string-rules', 'collect-routes'] });

@@ -129,4 +129,4 @@ export const authPlugin = fp(async (app: FastifyInstance) => {
     onBackgroundError: (error) => app.log.warn({ err: error }, 'could not record token use'),
   }));
   await app.register(routeGuard);
-}, { name: 'auth', dependencies: ['store'] });
+}, { name: 'auth', dependencies: ['store'], decorators: { fastify: ['config'] } });

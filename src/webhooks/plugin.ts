@@ -47,10 +47,10 @@ export const webhookDispatcher = fp(async (app: FastifyInstance) => {
     if (reply.statusCode < 300 && request.method !== 'GET' && request.method !== 'HEAD' && (url === '/plants' || url === '/plants/:id' || url === '/plants/import')) dispatcher.nudge();
     done();
   });
-}, { name: 'webhook-dispatcher', dependencies: ['store'] });
+}, { name: 'webhook-dispatcher', dependencies: ['store'], decorators: { fastify: ['config'] } });
 
 export const webhooksPlugin = fp(async (app: FastifyInstance) => {
   const shared = [DeletedPlant, NewWebhookSubscription, WebhookSubscription, CreatedWebhookSubscription, RotateWebhookSecret, RotatedWebhookSubscription, DeliveryAttempt, WebhookDelivery];
   for (const schema of shared) app.addSchema(schema);
   await app.register(webhookRoutes);
-}, { name: 'webhooks', dependencies: ['store', 'auth', 'webhook-dispatcher'] });
+}, { name: 'webhooks', dependencies: ['store', 'auth', 'query-string-rules', 'collect-routes', 'webhook-dispatcher'] });

@@ -2,13 +2,12 @@
  * The change log on SQLite (migration 0009): read in the reader threads (a catch-up
  * reads thousands of entries at a time), pruned through the writer thread. Changes can only come from this process's
  * writer thread, so the signal is in-process: the plant store fires it after each
- * write that reached the store (ChangeSignal below).
+ * write that reached the store (ChangeSignal below). The main thread's ChangeLog is in
+ * delegating-change-log.ts: the threads' protocols import this module.
  */
 import type Database from 'better-sqlite3';
-import type { ChangeLog, ChangeLogBounds, PlantChangeEntry } from '../types.js';
+import type { ChangeLogBounds, PlantChangeEntry } from '../types.js';
 import { guarded } from './errors.js';
-import type { GroupCommitWriter } from './group-commit.js';
-import type { ReaderPool } from './reader-pool.js';
 
 /** The listeners of a store's change signal. */
 export class ChangeSignal {
@@ -65,30 +64,6 @@ export class SqliteChangeReads {
       const oldest = this.oldest.get() as bigint | null;
       return { history: this.history.get() as string, last, oldest: oldest ?? undefined };
     });
-  }
-}
-
-export class SqliteChangeLog implements ChangeLog {
-  constructor(
-    private readonly readers: ReaderPool,
-    private readonly writer: GroupCommitWriter,
-    private readonly signal: ChangeSignal,
-  ) {}
-
-  after(position: bigint, limit: number): Promise<PlantChangeEntry[]> {
-    return this.readers.call('changes', 'after', [position, limit]);
-  }
-
-  bounds(): Promise<ChangeLogBounds> {
-    return this.readers.call('changes', 'bounds', []);
-  }
-
-  watch(listener: () => void): () => void {
-    return this.signal.add(listener);
-  }
-
-  prune(before: Date, limit: number): Promise<number> {
-    return this.writer.call('changes', 'prune', [before.getTime(), limit]);
   }
 }
 

@@ -22,7 +22,8 @@ import { SqliteHealth } from './health.js';
 import { ReaderPool } from './reader-pool.js';
 import { migrationsOf, pendingMigrations } from '../migrations.js';
 import { SqlitePlantStore } from './plant-store.js';
-import { ChangeSignal, SqliteChangeLog } from './change-log.js';
+import { ChangeSignal } from './change-log.js';
+import { SqliteChangeLog } from './delegating-change-log.js';
 import { SqliteTokenStore } from './token-store.js';
 import { SqliteWebhookStore } from './webhook-store.js';
 

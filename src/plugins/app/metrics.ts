@@ -1,12 +1,12 @@
 /**
  * The service's metrics as a plugin: one registry per app, HTTP requests counted
  * and timed by route. Store calls are timed where the store plugin hands the
- * store to the app (src/plugins/store.ts); /metrics is served by endpoint.ts.
+ * store to the app (store.ts); /metrics is served by src/metrics/endpoint.ts.
  */
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { registerHttpMetrics } from './http-metrics.js';
-import { ServiceMetrics } from './service-metrics.js';
+import { registerHttpMetrics } from '../../metrics/http-metrics.js';
+import { ServiceMetrics } from '../../metrics/service-metrics.js';
 
 declare module 'fastify' {
   interface FastifyInstance {

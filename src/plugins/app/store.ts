@@ -6,12 +6,12 @@
  */
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { registerBatchMetrics } from '../metrics/batches.js';
-import { instrumentStore } from '../metrics/instrument-store.js';
-import { registerPoolMetrics } from '../metrics/pool.js';
-import { registerWebhookBacklogMetrics } from '../metrics/webhook-backlog.js';
-import { openStore } from '../store/open-store.js';
-import type { Store } from '../store/types.js';
+import { registerBatchMetrics } from '../../metrics/batches.js';
+import { instrumentStore } from '../../metrics/instrument-store.js';
+import { registerPoolMetrics } from '../../metrics/pool.js';
+import { registerWebhookBacklogMetrics } from '../../metrics/webhook-backlog.js';
+import { openStore } from '../../store/open-store.js';
+import type { Store } from '../../store/types.js';
 
 declare module 'fastify' {
   interface FastifyInstance {

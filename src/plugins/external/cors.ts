@@ -29,4 +29,5 @@ export const corsPolicy = fp(async (app: FastifyInstance, { origins }: { origins
     // A non-CORS OPTIONS request is not "invalid": it gets the usual 405/404 Error record.
     strictPreflight: false,
   });
-}, { name: 'cors-policy' });
+  // Its OPTIONS route parses and answers like every other.
+}, { name: 'cors-policy', dependencies: ['json-bodies', 'error-records'] });

@@ -19,9 +19,9 @@
 import rateLimit from '@fastify/rate-limit';
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, failure } from './errors.js';
+import { ApiError, failure } from '../../http/errors.js';
 import { connectRateLimitRedis, throttledWarning } from './rate-limit-store.js';
-import type { ServiceLimits } from '../config/service-limits.js';
+import type { ServiceLimits } from '../../config/service-limits.js';
 
 const WINDOW_MS = 60_000;
 const TOKEN_KEY = 'token:';
@@ -155,4 +155,6 @@ export const rateLimiting = fp(async (app: FastifyInstance, limits: ServiceLimit
     void reply.code(refusal.statusCode).headers(refusal.headers).type('application/json; charset=utf-8');
     return JSON.stringify(refusal.toRecord());
   });
-}, { name: 'rate-limiting' });
+  // Its refusals become Error records (error-records). The auth plugin's token and authenticator are read
+  // only while requests are answered, so auth, registered after this, is not listed.
+}, { name: 'rate-limiting', dependencies: ['error-records'] });
