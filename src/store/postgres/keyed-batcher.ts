@@ -22,7 +22,7 @@
  *   deadlock (with a transaction that locks rows in another order): a write alone
  *   holds no lock another statement waits for while it waits itself.
  */
-import { BatchScheduler } from '../core/batch-scheduler.js';
+import { Batcher, type BatchCounts } from '../core/batcher.js';
 import { StoreUnavailableError } from '../errors.js';
 import { isWriteConflict } from './errors.js';
 
@@ -71,51 +71,32 @@ export interface BatchRunner<Input, Outcome> {
   run(batch: readonly PendingWrite<Input, Outcome>[]): Promise<readonly PendingWrite<Input, Outcome>[]>;
 }
 
-/** Counters since the store opened: how well writes are being grouped. */
-export interface BatchStats {
-  /** Batch statements committed. */
-  readonly batches: number;
-  /** Writes those statements carried (a write sent again counts again). */
-  readonly writes: number;
-}
-
 const byId = <I, O>(a: PendingWrite<I, O>, b: PendingWrite<I, O>): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 export class KeyedBatcher<Input, Outcome> {
-  private queue: PendingWrite<Input, Outcome>[] = [];
   /** Ids of the writes in batches in flight. */
   private readonly inFlightIds = new Set<bigint>();
-  private readonly counters = { batches: 0, writes: 0 };
-  private readonly scheduler: BatchScheduler<PendingWrite<Input, Outcome>>;
+  private readonly batches: Batcher<PendingWrite<Input, Outcome>>;
 
   constructor(
     private readonly runner: BatchRunner<Input, Outcome>,
     maxInFlight: number,
   ) {
-    this.scheduler = new BatchScheduler({
-      maxInFlight,
-      size: () => this.queue.length,
-      take: () => this.take(),
-      send: (batch) => this.send(batch),
-    });
+    this.batches = new Batcher({ maxInFlight, take: (queue) => this.take(queue), send: (batch) => this.send(batch) });
   }
 
   /** Resolves once the write's batch committed (or rejects with the batch's failure). */
   write(id: bigint, input: Input): Promise<Outcome> {
-    if (this.scheduler.closing) return Promise.reject(new StoreUnavailableError('the store is closing'));
-    return new Promise((resolve, reject) => {
-      this.queue.push({ input, id, attempts: 0, alone: false, resolve, reject });
-      this.scheduler.schedule();
-    });
+    return new Promise((resolve, reject) => this.batches.add({ input, id, attempts: 0, alone: false, resolve, reject }));
   }
 
-  stats(): BatchStats {
-    return { ...this.counters };
+  stats(): BatchCounts {
+    return this.batches.stats();
   }
 
   /** Resolves once every write already accepted has settled. */
   close(): Promise<void> {
-    return this.scheduler.close();
+    return this.batches.close();
   }
 
   /** Its ids count as in flight until the batch has settled, so a later write of one waits. */
@@ -125,13 +106,13 @@ export class KeyedBatcher<Input, Outcome> {
     for (const item of batch) this.inFlightIds.delete(item.id);
   }
 
-  private take(): PendingWrite<Input, Outcome>[] {
+  private take(queue: PendingWrite<Input, Outcome>[]): PendingWrite<Input, Outcome>[] {
     const batch: PendingWrite<Input, Outcome>[] = [];
     const held: PendingWrite<Input, Outcome>[] = [];
     const ids = new Set<bigint>();
     let next = 0;
-    for (; next < this.queue.length && next < MAX_SCAN && batch.length < MAX_BATCH; next++) {
-      const item = this.queue[next] as PendingWrite<Input, Outcome>;
+    for (; next < queue.length && next < MAX_SCAN && batch.length < MAX_BATCH; next++) {
+      const item = queue[next] as PendingWrite<Input, Outcome>;
       if (ids.has(item.id) || this.inFlightIds.has(item.id) || (item.alone && batch.length > 0)) {
         held.push(item);
         continue;
@@ -143,8 +124,7 @@ export class KeyedBatcher<Input, Outcome> {
         break; // isolated after a failure: it cannot fail other writes again
       }
     }
-    const rest = this.queue.slice(next);
-    this.queue = held.length === 0 ? rest : held.concat(rest);
+    queue.splice(0, next, ...held);
     return batch.sort(byId);
   }
 
@@ -157,11 +137,9 @@ export class KeyedBatcher<Input, Outcome> {
       this.failed(batch, error);
       return;
     }
-    this.counters.batches++;
-    this.counters.writes += batch.length;
+    this.batches.counted(batch.length);
     for (const item of again) item.attempts++;
-    // At the front: they arrived before anything still queued.
-    if (again.length > 0) this.queue = [...again, ...this.queue];
+    this.batches.putBack(again);
   }
 
   /**
@@ -177,6 +155,6 @@ export class KeyedBatcher<Input, Outcome> {
       return;
     }
     for (const item of batch) item.alone = true;
-    this.queue = batch.concat(this.queue);
+    this.batches.putBack(batch);
   }
 }

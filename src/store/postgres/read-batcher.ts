@@ -18,7 +18,7 @@
  * attach a read to a statement already in flight, however tempting for a hot id.
  */
 import { isInt64 } from '../../domain/int64.js';
-import { BatchScheduler } from '../core/batch-scheduler.js';
+import { Batcher, type BatchCounts } from '../core/batcher.js';
 import { StoreUnavailableError } from '../errors.js';
 import type { VersionedPlant } from '../types.js';
 
@@ -49,13 +49,8 @@ export interface ReadBatchDatabase {
   find(ids: readonly bigint[]): Promise<ReadonlyMap<bigint, VersionedPlant>>;
 }
 
-/** Counters since the store opened: how well reads are being grouped. */
-export interface ReadBatchStats {
-  /** Batch statements that answered (a failed statement is not counted). */
-  readonly batches: number;
-  /** Reads those statements answered. */
-  readonly reads: number;
-  /** Distinct ids they asked for (reads of one id in one batch share one). */
+/** How well reads are being grouped: operations are reads; ids, the distinct ids asked (reads of one id in one batch share one). */
+export interface ReadBatchStats extends BatchCounts {
   readonly ids: number;
 }
 
@@ -79,56 +74,47 @@ function newSlot(id: bigint): Slot {
 }
 
 export class ReadBatcher {
-  /** Slots not yet sent, in arrival order of their first read. Only these may be joined. */
-  private queue = new Map<bigint, Slot>();
-  private readonly counters = { batches: 0, reads: 0, ids: 0 };
-  private readonly scheduler: BatchScheduler<Slot>;
+  /** The slots still queued, by id: only these may be joined. */
+  private readonly open = new Map<bigint, Slot>();
+  private ids = 0;
+  private readonly batches: Batcher<Slot>;
 
   constructor(
     private readonly database: ReadBatchDatabase,
     maxInFlight: number,
   ) {
-    this.scheduler = new BatchScheduler({
-      maxInFlight,
-      size: () => this.queue.size,
-      take: () => this.take(),
-      send: (batch) => this.send(batch),
-    });
+    this.batches = new Batcher({ maxInFlight, take: (queue) => this.take(queue), send: (batch) => this.send(batch) });
   }
 
   /** The plant with this id, or undefined; rejects with its batch's failure. */
   get(id: bigint): Promise<VersionedPlant | undefined> {
-    if (this.scheduler.closing) return Promise.reject(new StoreUnavailableError('the store is closing'));
+    if (this.batches.closing) return Promise.reject(new StoreUnavailableError('the store is closing'));
     // No such row can exist, and the statement would fail for the whole batch.
     if (!isInt64(id)) return Promise.reject(new RangeError(`plant id ${id} is outside int64`));
-    let slot = this.queue.get(id);
+    let slot = this.open.get(id);
     if (slot === undefined) {
       slot = newSlot(id);
-      this.queue.set(id, slot);
-      this.scheduler.schedule();
+      this.batches.add(slot);
+      this.open.set(id, slot);
     }
     slot.reads++;
     return slot.promise;
   }
 
   stats(): ReadBatchStats {
-    return { ...this.counters };
+    return { ...this.batches.stats(), ids: this.ids };
   }
 
   /** Resolves once every read already accepted has settled. */
   close(): Promise<void> {
-    return this.scheduler.close();
+    return this.batches.close();
   }
 
-  /** Only queued slots are taken, and a taken slot leaves the queue: no read joins a batch in flight. */
-  private take(): Slot[] {
-    const batch: Slot[] = [];
-    for (const slot of this.queue.values()) {
-      if (batch.length === MAX_READ_BATCH) break;
-      batch.push(slot);
-    }
-    if (batch.length === this.queue.size) this.queue = new Map();
-    else for (const slot of batch) this.queue.delete(slot.id);
+  /** A taken slot can no longer be joined: no read joins a batch in flight. */
+  private take(queue: Slot[]): Slot[] {
+    const batch = queue.splice(0, MAX_READ_BATCH);
+    if (queue.length === 0) this.open.clear();
+    else for (const slot of batch) this.open.delete(slot.id);
     return batch;
   }
 
@@ -143,11 +129,8 @@ export class ReadBatcher {
       for (const slot of batch) slot.reject(error);
       return;
     }
-    this.counters.batches++;
-    this.counters.ids += batch.length;
-    for (const slot of batch) {
-      this.counters.reads += slot.reads;
-      slot.resolve(found.get(slot.id));
-    }
+    this.ids += batch.length;
+    this.batches.counted(batch.reduce((reads, slot) => reads + slot.reads, 0));
+    for (const slot of batch) slot.resolve(found.get(slot.id));
   }
 }
