@@ -99,13 +99,6 @@ export class KeyedBatcher<Input, Outcome> {
     return this.batches.close();
   }
 
-  /** Its ids count as in flight until the batch has settled, so a later write of one waits. */
-  private async send(batch: PendingWrite<Input, Outcome>[]): Promise<void> {
-    for (const item of batch) this.inFlightIds.add(item.id);
-    await this.commit(batch);
-    for (const item of batch) this.inFlightIds.delete(item.id);
-  }
-
   private take(queue: PendingWrite<Input, Outcome>[]): PendingWrite<Input, Outcome>[] {
     const batch: PendingWrite<Input, Outcome>[] = [];
     const held: PendingWrite<Input, Outcome>[] = [];
@@ -128,18 +121,21 @@ export class KeyedBatcher<Input, Outcome> {
     return batch.sort(byId);
   }
 
-  /** Never rejects: every write in the batch is settled (or queued again) by the time it resolves. */
-  private async commit(batch: PendingWrite<Input, Outcome>[]): Promise<void> {
-    let again: readonly PendingWrite<Input, Outcome>[];
+  /**
+   * Never rejects: every write of the batch is settled or queued again by then. Its ids count as in
+   * flight until it has settled, so a later write of one waits.
+   */
+  private async send(batch: PendingWrite<Input, Outcome>[]): Promise<void> {
+    for (const item of batch) this.inFlightIds.add(item.id);
     try {
-      again = await this.runner.run(batch);
+      const again = await this.runner.run(batch);
+      this.batches.counted(batch.length);
+      for (const item of again) item.attempts++;
+      this.batches.putBack(again);
     } catch (error) {
       this.failed(batch, error);
-      return;
     }
-    this.batches.counted(batch.length);
-    for (const item of again) item.attempts++;
-    this.batches.putBack(again);
+    for (const item of batch) this.inFlightIds.delete(item.id);
   }
 
   /**
