@@ -1,43 +1,20 @@
 /**
- * Batched point reads on PostgreSQL (the DataLoader pattern): the getPlant calls that
- * arrive in one turn of the event loop go out together as one statement
- * (`... WHERE id = ANY($1)`), so a burst of N reads costs one round trip and one
- * statement instead of N. Several reads of one id in the same batch share one slot
- * (one array element, one promise).
- *
- * What the database does is the caller's (`ReadBatchDatabase`, in plant-store.ts);
- * this file decides what goes into which batch, and when.
- *
- * Consistency (read-your-writes): a read sees every write committed before it was
- * requested. A read only ever joins a slot that is still queued, never a batch whose
- * statement was already sent: a batch leaves the queue the moment it is sent, so a
- * later read of the same id starts a new slot. Every read in a batch therefore
- * arrived before its statement started, and under READ COMMITTED the statement's
- * snapshot, taken when it starts on the server, includes every commit the reader
- * could have been told about (a create's 200, a delete's 204). Keep it so: never
- * attach a read to a statement already in flight, however tempting for a hot id.
+ * PostgreSQL point reads in batches (the DataLoader pattern): the reads of one turn of the event loop go as
+ * one `WHERE id = ANY($1)` statement; reads of one id in a batch share one slot.
+ * Read-your-writes: a read joins only a slot still queued, never a statement already sent, so every read in
+ * a statement arrived before it started, and its READ COMMITTED snapshot holds every commit already told.
  */
 import { isInt64 } from '../../domain/int64.js';
 import { Batcher, type BatchCounts } from '../core/batcher.js';
 import { StoreUnavailableError } from '../errors.js';
 import type { VersionedPlant } from '../types.js';
 
-/**
- * At most this many distinct ids per statement: bounds the array parameter, the reply
- * (and the time the event loop spends parsing it in one go), and how long one batch
- * makes its first read wait for its last row. Reads beyond it wait for the next batch.
- */
+/** Distinct ids per statement: bounds the reply parsed in one go, and how long a first read waits for the last. */
 export const MAX_READ_BATCH = 1000;
 
 /**
- * Read batches in flight at once. Two keep the path busy: while one batch's reply
- * travels back and is parsed, the next gathers and executes. More would mostly split
- * the same arrivals into smaller batches (one more round trip each, for no faster
- * lookup: an index probe per id is the same work either way), and would take more of
- * the pool's connections. The connections left after the create and change batches
- * (batchesInFlightFor in keyed-batcher.ts) and one more for list, delete, the
- * webhook dispatcher and readiness checks bound it; it is never below one, since
- * reads must progress even on a tiny pool (they then queue in the pool, as before).
+ * Two keep the path busy (one reply is parsed while the next batch executes); more would only split arrivals.
+ * Bounded by the connections left after the write batches and one more for the rest; never below one.
  */
 export function readBatchesInFlightFor(poolSize: number, writeBatchesInFlight: number): number {
   return Math.max(1, Math.min(2, poolSize - 1 - writeBatchesInFlight));
@@ -49,7 +26,7 @@ export interface ReadBatchDatabase {
   find(ids: readonly bigint[]): Promise<ReadonlyMap<bigint, VersionedPlant>>;
 }
 
-/** How well reads are being grouped: operations are reads; ids, the distinct ids asked (reads of one id in one batch share one). */
+/** Operations are reads; `ids`, the distinct ids asked (the reads of one id in one batch share one). */
 export interface ReadBatchStats extends BatchCounts {
   readonly ids: number;
 }

@@ -1,20 +1,8 @@
 /**
- * Applies a batch of plant writes as ONE transaction: one commit, so one fsync, for
- * the whole batch. This is what group commit amortises.
- *
- * Within the batch the writes are applied in order, each seeing the ones before it,
- * so the outcome is exactly that of running them one by one: of two creates of one
- * id, the first inserts and the second is a replay (same name and tag) or a conflict
- * with the first's row; an update or delete after them sees that row. If anything
- * fails, the whole transaction is rolled back and the error is thrown: nothing of
- * the batch is stored and every write in it fails.
- *
- * Every change takes the next number of the store's version counter (read once per
- * batch, written back once), and writes its webhook event in the same transaction
- * (the outbox), so a change and its event are committed together or not at all.
- * The search index and the change log get the batch's changes at its end, in two
- * statements and one (search-index.ts and change-log-writes.ts say why not one per
- * write, by triggers).
+ * Applies a batch of plant writes as ONE transaction, so one fsync: what group commit amortises. The writes
+ * apply in order, each seeing those before it (as if run one by one); any failure rolls back the batch.
+ * Each change takes the next version (counter read and written once per batch) and writes its webhook event
+ * in the same transaction; the search index and the change log get the batch's changes at its end.
  */
 import type Database from 'better-sqlite3';
 import { samePlant } from '../../domain/same-plant.js';
@@ -60,7 +48,9 @@ export class BatchWriter {
       VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`);
     this.selectById = prepare('SELECT name, tag, version, name_words AS nameWords, tag_words AS tagWords FROM plants WHERE id = ?');
     // One UPDATE for every change: per-column variants showed no gain on bench:ab (bench/README.md).
-    this.updateById = prepare('UPDATE plants SET name = ?, name_key = ?, name_words = ?, tag = ?, tag_words = ?, version = ? WHERE id = ?');
+    this.updateById = prepare(
+      'UPDATE plants SET name = ?, name_key = ?, name_words = ?, tag = ?, tag_words = ?, version = ? WHERE id = ?',
+    );
     this.deleteById = prepare('DELETE FROM plants WHERE id = ? RETURNING tag, name_words AS nameWords, tag_words AS tagWords');
     this.readCounter = prepare('SELECT last FROM plant_version_counter').pluck();
     this.writeCounter = prepare('UPDATE plant_version_counter SET last = ?');

@@ -1,16 +1,7 @@
 /**
- * Group commit: the main thread's side of the writer thread (writer-worker.ts).
- *
- * A durable commit costs an fsync (a fraction of a millisecond to several), and
- * SQLite has one writer at a time: committing every create on its own caps creates
- * at one per fsync. Instead, plant writes that arrive while a batch is being
- * committed wait together and go to the writer thread as the next batch: one
- * transaction, one fsync. Each write's promise settles only when its batch's reply
- * arrives, i.e. after the batch is committed to disk (or failed as a whole).
- *
- * One unit (a batch, or one delegated token/webhook write) is in flight at a time,
- * so writes are applied in the order they arrived and never race each other for
- * the write lock.
+ * SQLite group commit, the main thread's side of the writer thread (writer-worker.ts): a commit costs an
+ * fsync, so the plant writes that queue meanwhile go as one transaction; each settles once it is on disk.
+ * One unit (a batch, or one delegated token/webhook write) is in flight at a time: writes apply in order.
  */
 import type { Worker } from 'node:worker_threads';
 import { Batcher, type BatchCounts } from '../core/batcher.js';
@@ -45,7 +36,7 @@ type Queued =
       readonly reject: (error: unknown) => void;
     };
 
-/** The unit in flight: its reply settles `batch`, then `done` lets the scheduler send the next. */
+/** The unit in flight: its reply settles `batch`, then `done` lets the batcher send the next. */
 interface Awaiting {
   readonly unit: number;
   readonly batch: Queued[];
@@ -149,10 +140,8 @@ export class GroupCommitWriter {
   }
 
   /**
-   * The writer thread died (it could not open the file, or a bug): whether the unit
-   * in flight was committed is unknown, so its writes fail as unavailable (a client's
-   * retry is safe: a committed create replays), and so does everything queued. A new
-   * thread starts with the next unit.
+   * The writer thread died: whether the unit in flight committed is unknown, so it and everything queued
+   * fail as unavailable (a retry is safe: a committed create replays). The next unit starts a new thread.
    */
   private onWorkerFailure(worker: Worker, error: unknown): void {
     if (worker !== this.worker) return;
