@@ -49,7 +49,7 @@ export class Batcher<Item> {
     if (items.length > 0) this.queue.unshift(...items);
   }
 
-  /** Counts a batch that completed; called before its items are settled, so a caller sees it counted. */
+  /** Counts a completed batch; called before its items are settled where it can be, so their callers see it. */
   counted(operations: number): void {
     this.counts.batches++;
     this.counts.operations += operations;
