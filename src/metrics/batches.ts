@@ -11,9 +11,9 @@
  * writes per fsync'd transaction), `create` and `read` (PostgreSQL statements).
  */
 import { Counter, type Registry } from 'prom-client';
-import type { BatchCounts } from '../store/core/batch-counts.js';
+import type { BatchCounts } from '../store/core/batcher.js';
 
-export type { BatchCounts } from '../store/core/batch-counts.js';
+export type { BatchCounts } from '../store/core/batcher.js';
 
 export interface BatchStatsSource {
   batchStats(): Readonly<Record<string, BatchCounts>>;

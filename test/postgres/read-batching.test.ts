@@ -59,7 +59,7 @@ describe('PostgreSQL point reads go in batches', { skip: !postgresAvailable() },
       for (const result of results) if (result !== undefined) assert.equal(typeof result.id, 'bigint');
       const batches = stats.batches - before.batches;
       t.diagnostic(`${requested.length} gets of ${distinct} ids in ${batches} statements`);
-      assert.equal(stats.reads - before.reads, requested.length);
+      assert.equal(stats.operations - before.operations, requested.length);
       assert.equal(stats.ids - before.ids, distinct, 'reads of one id in one batch share one slot');
       // All were requested in one turn: full batches of distinct ids, nothing more.
       assert.equal(batches, Math.ceil(distinct / MAX_READ_BATCH));
@@ -155,7 +155,7 @@ describe('PostgreSQL point reads go in batches', { skip: !postgresAvailable() },
       const stats = store.readBatchStats();
       const batches = stats.batches - before.batches;
       t.diagnostic(`500 GETs in ${batches} statements`);
-      assert.equal(stats.reads - before.reads, 500);
+      assert.equal(stats.operations - before.operations, 500);
       assert.ok(batches * 5 <= 500, `500 GETs took ${batches} statements`);
     });
   });
@@ -245,7 +245,7 @@ describe('PostgreSQL point reads go in batches', { skip: !postgresAvailable() },
           assert.deepEqual(unversioned(result), id < 100n ? { id, name: `p${id}` } : undefined);
         });
         await withinBound('close', closed);
-        assert.equal(store.readBatchStats().reads, 2500);
+        assert.equal(store.readBatchStats().operations, 2500);
       } finally {
         await schema.drop();
       }

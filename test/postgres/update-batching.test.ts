@@ -64,7 +64,7 @@ describe('PostgreSQL changes go in batches', { skip: !postgresAvailable() }, () 
       const versions = new Set(outcomes.map(versionOf));
       assert.equal(versions.size, 500, 'every change has its own version');
       const stats = store.updateBatchStats();
-      assert.equal(stats.writes - before.writes, 500);
+      assert.equal(stats.operations - before.operations, 500);
       assert.ok(stats.batches - before.batches <= 50, `500 changes took ${stats.batches - before.batches} statements`);
       t.diagnostic(`500 changes in ${stats.batches - before.batches} statements`);
       const rows = await adminRows<{ count: string }>(schema.url, "SELECT count(*) AS count FROM plants WHERE id BETWEEN 1000 AND 1499 AND name = 'renamed ' || (id - 1000) AND tag = 'changed'");

@@ -28,7 +28,7 @@ describe('SQLite group commit when the writer thread dies', () => {
         assert.ok(result.reason instanceof StoreUnavailableError, String(result.reason));
         assert.match(result.reason.message, /writer thread stopped/);
       }
-      assert.deepEqual(writer.stats(), { batches: 0, plantWrites: 0 });
+      assert.deepEqual(writer.stats(), { batches: 0, operations: 0 });
     } finally {
       await writer.close();
       rmSync(dir, { recursive: true, force: true });

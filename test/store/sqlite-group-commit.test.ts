@@ -52,7 +52,7 @@ describe('SQLite group commit', () => {
     const outcomes = await Promise.all(plants.map((plant) => store.plants.createPlant(plant)));
     assert.deepEqual(unversioned(outcomes), plants.map((plant) => ({ kind: 'created', plant })));
     const stats = store.groupCommitStats();
-    assert.equal(stats.plantWrites - before.plantWrites, 2000);
+    assert.equal(stats.operations - before.operations, 2000);
     assert.ok(stats.batches - before.batches <= 2000 / 100, `2000 writes took ${stats.batches - before.batches} batches`);
     const expected = plants
       .map((p) => ({ id: p.id, name: p.name, tag: p.tag ?? null }))

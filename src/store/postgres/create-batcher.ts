@@ -1,10 +1,7 @@
 /**
- * Creates on PostgreSQL go in batches (keyed-batcher.ts decides which creates share
- * a statement). One batch: insert every plant whose id is free, with its outbox
- * rows; then classify the ids that collided with one lookup: the same plant stored
- * is a replay, another one a conflict. An id whose row was deleted in between is
- * free again and its create goes back to the front of the queue, a bounded number
- * of times.
+ * PostgreSQL creates in batches: insert every plant whose id is free, with its outbox rows, then read the
+ * ids that collided in one lookup: the same plant is a replay, another a conflict. An id deleted in between
+ * is free again: its create goes again, a bounded number of times.
  */
 import { samePlant } from '../../domain/same-plant.js';
 import { StoreUnavailableError } from '../errors.js';

@@ -9,7 +9,8 @@ import type {
   CreatePlantOutcome, DeletePlantOutcome, ExpectedVersion, ListPlantsQuery, PlantChange, PlantCount, PlantFilter, PlantPage, PlantRecord, PlantStore, UpdatePlantOutcome, VersionedPlant,
 } from '../types.js';
 import { createBatcher, type CreateBatchDatabase } from './create-batcher.js';
-import type { BatchStats, KeyedBatcher } from './keyed-batcher.js';
+import type { BatchCounts } from '../core/batcher.js';
+import type { KeyedBatcher } from './keyed-batcher.js';
 import { guarded } from './errors.js';
 import { ArrayInput } from './array-input.js';
 import { BulkSlots } from '../core/bulk-slots.js';
@@ -228,12 +229,12 @@ export class PostgresPlantStore implements PlantStore {
   }
 
   /** How creates have been grouped into statements since the store opened. */
-  createBatchStats(): BatchStats {
+  createBatchStats(): BatchCounts {
     return this.creates.stats();
   }
 
   /** How changes have been grouped into statements since the store opened. */
-  updateBatchStats(): BatchStats {
+  updateBatchStats(): BatchCounts {
     return this.updates.stats();
   }
 

@@ -10,11 +10,11 @@
  * Retry-After); broken connections are dropped by the pool and replaced on the next
  * request, so the store recovers by itself when the database comes back.
  */
-import type { BatchCounts } from '../core/batch-counts.js';
+import type { BatchCounts } from '../core/batcher.js';
 import type pg from 'pg';
 import { StoreUnavailableError } from '../errors.js';
 import type { Store } from '../types.js';
-import { batchesInFlightFor, type BatchStats } from './keyed-batcher.js';
+import { batchesInFlightFor } from './keyed-batcher.js';
 import { guarded } from './errors.js';
 import { migrate } from './migrator.js';
 import { migrationsOf } from '../migrations.js';
@@ -106,12 +106,12 @@ export class PostgresStore implements Store {
   }
 
   /** How creates are being grouped into batch statements (see create-batcher.ts). */
-  createBatchStats(): BatchStats {
+  createBatchStats(): BatchCounts {
     return this.plants.createBatchStats();
   }
 
   /** How changes are being grouped into batch statements (see update-batcher.ts). */
-  updateBatchStats(): BatchStats {
+  updateBatchStats(): BatchCounts {
     return this.plants.updateBatchStats();
   }
 
@@ -122,14 +122,8 @@ export class PostgresStore implements Store {
 
   /** All of them, for /metrics (src/metrics/batches.ts). */
   batchStats(): Record<string, BatchCounts> {
-    const creates = this.createBatchStats();
-    const updates = this.updateBatchStats();
-    const reads = this.readBatchStats();
-    return {
-      create: { batches: creates.batches, operations: creates.writes },
-      update: { batches: updates.batches, operations: updates.writes },
-      read: { batches: reads.batches, operations: reads.reads },
-    };
+    const { batches, operations } = this.readBatchStats();
+    return { create: this.createBatchStats(), update: this.updateBatchStats(), read: { batches, operations } };
   }
 
   /** Writes and reads already accepted are answered (or failed) first, then the pool closes. */

@@ -1,21 +1,9 @@
 /**
- * Changes on PostgreSQL go in batches (keyed-batcher.ts decides which changes share
- * a statement): one UPDATE for the batch, whose WHERE holds each change's
- * precondition and its "changes something" test, so the database decides them on
- * the row itself.
- *
- * A change the statement did not apply goes again, in a batch whose statement also
- * reports, for each change it does not apply, the plant as its snapshot saw it,
- * which says why: absent, at another version, or already so. Each outcome is thus
- * the one the change would have had alone, at the moment of the statement that
- * decided it. (Reporting costs an index probe per change, so the first statement,
- * which applies almost every change under load, goes without.)
- *
- * One case needs more: the snapshot saw a plant the change applies to, yet the
- * UPDATE skipped it, because another writer changed or deleted it after the
- * snapshot was taken and before this statement could lock the row (PostgreSQL
- * re-checks the WHERE on the newest row). Then the change goes again, in a new
- * statement and snapshot, as if it had arrived just after that writer.
+ * PostgreSQL changes in batches: one UPDATE whose WHERE holds each change's precondition and its "changes
+ * something" test, so the row itself decides. A change not applied goes again in a statement that also
+ * reports what its snapshot saw (absent, another version, already so): the outcome it would have had alone.
+ * (The first statement goes without reporting: it costs an index probe per change and most changes apply.)
+ * Seen applicable yet skipped means another writer got in before the lock: it goes again, after that writer.
  */
 import { changed, versionMatches } from '../../domain/plant.js';
 import { samePlant } from '../../domain/same-plant.js';

@@ -1,20 +1,8 @@
 /**
- * Applies a batch of plant writes as ONE transaction: one commit, so one fsync, for
- * the whole batch. This is what group commit amortises.
- *
- * Within the batch the writes are applied in order, each seeing the ones before it,
- * so the outcome is exactly that of running them one by one: of two creates of one
- * id, the first inserts and the second is a replay (same name and tag) or a conflict
- * with the first's row; an update or delete after them sees that row. If anything
- * fails, the whole transaction is rolled back and the error is thrown: nothing of
- * the batch is stored and every write in it fails.
- *
- * Every change takes the next number of the store's version counter (read once per
- * batch, written back once), and writes its webhook event in the same transaction
- * (the outbox), so a change and its event are committed together or not at all.
- * The search index and the change log get the batch's changes at its end, in two
- * statements and one (search-index.ts and change-log-writes.ts say why not one per
- * write, by triggers).
+ * Applies a batch of plant writes as ONE transaction, so one fsync: what group commit amortises. The writes
+ * apply in order, each seeing those before it (as if run one by one); any failure rolls back the batch.
+ * Each change takes the next version (counter read and written once per batch) and writes its webhook event
+ * in the same transaction; the search index and the change log get the batch's changes at its end.
  */
 import type Database from 'better-sqlite3';
 import { samePlant } from '../../domain/same-plant.js';
@@ -44,9 +32,7 @@ const stateOf = ({ name, tag, version }: StoredRow): PlantState => ({ name, tag,
 export class BatchWriter {
   private readonly insert: Database.Statement;
   private readonly selectById: Database.Statement;
-  private readonly updateName: Database.Statement;
-  private readonly updateTag: Database.Statement;
-  private readonly updateNameAndTag: Database.Statement;
+  private readonly updateById: Database.Statement;
   private readonly deleteById: Database.Statement;
   private readonly readCounter: Database.Statement;
   private readonly writeCounter: Database.Statement;
@@ -61,11 +47,10 @@ export class BatchWriter {
     this.insert = prepare(`INSERT INTO plants (id, name, tag, created_at, version, name_key, name_words, tag_words)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`);
     this.selectById = prepare('SELECT name, tag, version, name_words AS nameWords, tag_words AS tagWords FROM plants WHERE id = ?');
-    // SQLite rewrites an index entry for every column an UPDATE sets, changed or not:
-    // a rename that set the tag too would rewrite its plants_tag_id entry for nothing.
-    this.updateName = prepare('UPDATE plants SET name = ?, name_key = ?, name_words = ?, version = ? WHERE id = ?');
-    this.updateTag = prepare('UPDATE plants SET tag = ?, tag_words = ?, version = ? WHERE id = ?');
-    this.updateNameAndTag = prepare('UPDATE plants SET name = ?, name_key = ?, name_words = ?, tag = ?, tag_words = ?, version = ? WHERE id = ?');
+    // One UPDATE for every change: per-column variants showed no gain on bench:ab (bench/README.md).
+    this.updateById = prepare(
+      'UPDATE plants SET name = ?, name_key = ?, name_words = ?, tag = ?, tag_words = ?, version = ? WHERE id = ?',
+    );
     this.deleteById = prepare('DELETE FROM plants WHERE id = ? RETURNING tag, name_words AS nameWords, tag_words AS tagWords');
     this.readCounter = prepare('SELECT last FROM plant_version_counter').pluck();
     this.writeCounter = prepare('UPDATE plant_version_counter SET last = ?');
@@ -131,11 +116,9 @@ export class BatchWriter {
     const version = (batch.version += 1n);
     const tag = after.tag ?? null;
     const find = findColumns(after.name, tag);
-    if (after.tag === before.tag) this.updateName.run(after.name, find.nameKey, find.nameWords, version, write.id);
-    else if (after.name === before.name) this.updateTag.run(tag, find.tagWords, version, write.id);
-    else this.updateNameAndTag.run(after.name, find.nameKey, find.nameWords, tag, find.tagWords, version, write.id);
-    // The words of the unchanged part are the row's: the index holds those.
+    // The words of the unchanged part stay the row's: the search index holds those.
     const words = { nameWords: after.name === before.name ? row.nameWords : find.nameWords, tagWords: after.tag === before.tag ? row.tagWords : find.tagWords };
+    this.updateById.run(after.name, find.nameKey, words.nameWords, tag, words.tagWords, version, write.id);
     batch.search.changed(write.id, row, words);
     batch.outbox.updated(after);
     batch.changes.updated(before, after);

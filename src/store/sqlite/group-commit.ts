@@ -1,19 +1,10 @@
 /**
- * Group commit: the main thread's side of the writer thread (writer-worker.ts).
- *
- * A durable commit costs an fsync (a fraction of a millisecond to several), and
- * SQLite has one writer at a time: committing every create on its own caps creates
- * at one per fsync. Instead, plant writes that arrive while a batch is being
- * committed wait together and go to the writer thread as the next batch: one
- * transaction, one fsync. Each write's promise settles only when its batch's reply
- * arrives, i.e. after the batch is committed to disk (or failed as a whole).
- *
- * One unit (a batch, or one delegated token/webhook write) is in flight at a time,
- * so writes are applied in the order they arrived and never race each other for
- * the write lock.
+ * SQLite group commit, the main thread's side of the writer thread (writer-worker.ts): a commit costs an
+ * fsync, so the plant writes that queue meanwhile go as one transaction; each settles once it is on disk.
+ * One unit (a batch, or one delegated token/webhook write) is in flight at a time: writes apply in order.
  */
 import type { Worker } from 'node:worker_threads';
-import { BatchScheduler } from '../core/batch-scheduler.js';
+import { Batcher, type BatchCounts } from '../core/batcher.js';
 import { StoreUnavailableError } from '../errors.js';
 import type { SqliteHealth } from './health.js';
 import { spawnWorker } from './spawn-worker.js';
@@ -45,7 +36,7 @@ type Queued =
       readonly reject: (error: unknown) => void;
     };
 
-/** The unit in flight: its reply settles `batch`, then `done` lets the scheduler send the next. */
+/** The unit in flight: its reply settles `batch`, then `done` lets the batcher send the next. */
 interface Awaiting {
   readonly unit: number;
   readonly batch: Queued[];
@@ -56,27 +47,21 @@ function rebuildError({ message, unavailable }: WriteFailure): Error {
   return unavailable ? new StoreUnavailableError(message) : new Error(message);
 }
 
-/** Counters since the store opened: how well writes are being grouped. */
-export interface GroupCommitStats {
-  /** Plant-write batches committed so far. */
-  readonly batches: number;
-  /** Plant writes in those batches. */
-  readonly plantWrites: number;
+/** The next unit: a delegated call on its own, or the plant writes up to the next call. */
+function takeUnit(queue: Queued[]): Queued[] {
+  let size = 1;
+  if (queue[0]?.kind === 'plant') {
+    while (size < queue.length && size < MAX_BATCH && queue[size]?.kind === 'plant') size++;
+  }
+  return queue.splice(0, size);
 }
 
 export class GroupCommitWriter {
   private worker: Worker | undefined;
-  private counters = { batches: 0, plantWrites: 0 };
-  private queue: Queued[] = [];
   private awaiting: Awaiting | undefined;
   private unitNumber = 0;
   private closed: Promise<void> | undefined;
-  private readonly scheduler = new BatchScheduler<Queued>({
-    maxInFlight: 1,
-    size: () => this.queue.length,
-    take: () => this.take(),
-    send: (batch) => this.send(batch),
-  });
+  private readonly batches = new Batcher<Queued>({ maxInFlight: 1, take: takeUnit, send: (batch) => this.send(batch) });
 
   constructor(
     private readonly workerData: WriterWorkerData,
@@ -88,42 +73,28 @@ export class GroupCommitWriter {
 
   /** Resolves once the write is committed to disk. */
   write(write: PlantWrite): Promise<PlantWriteResult> {
-    if (this.scheduler.closing) return Promise.reject(new StoreUnavailableError('the store is closing'));
-    return new Promise((resolve, reject) => {
-      this.queue.push({ kind: 'plant', write, resolve, reject });
-      this.scheduler.schedule();
-    });
+    return new Promise((resolve, reject) => this.batches.add({ kind: 'plant', write, resolve, reject }));
   }
 
   /** Runs `store.method(...args)` in the writer thread, in turn with the plant writes. */
   call<S extends DelegatedStore, M extends DelegatedMethod<S>>(store: S, method: M, args: WriteArgs<S, M>): Promise<WriteResult<S, M>> {
-    if (this.scheduler.closing) return Promise.reject(new StoreUnavailableError('the store is closing'));
     return new Promise((resolve, reject) => {
       const post = (worker: Worker, unit: number) => worker.postMessage({ kind: 'call', unit, store, method, args } satisfies CallRequest<S, M>);
       // The writer thread answers a call with what S.M returned (writer-worker.ts runs
       // the same declaration); a structured clone cannot carry its type across.
-      this.queue.push({ kind: 'call', post, resolve: (value) => resolve(value as WriteResult<S, M>), reject });
-      this.scheduler.schedule();
+      this.batches.add({ kind: 'call', post, resolve: (value) => resolve(value as WriteResult<S, M>), reject });
     });
   }
 
-  stats(): GroupCommitStats {
-    return { ...this.counters };
+  /** Plant-write batches committed, and the plant writes they carried. */
+  stats(): BatchCounts {
+    return this.batches.stats();
   }
 
   /** Waits for the writes already accepted, then stops the writer thread. */
   close(): Promise<void> {
-    this.closed ??= this.scheduler.close().then(() => this.stopWorker());
+    this.closed ??= this.batches.close().then(() => this.stopWorker());
     return this.closed;
-  }
-
-  /** The next unit: a delegated call on its own, or the plant writes up to the next call. */
-  private take(): Queued[] {
-    let size = 1;
-    if (this.queue[0]?.kind === 'plant') {
-      while (size < this.queue.length && size < MAX_BATCH && this.queue[size]?.kind === 'plant') size++;
-    }
-    return this.queue.splice(0, size);
   }
 
   private send(batch: Queued[]): Promise<void> {
@@ -157,8 +128,7 @@ export class GroupCommitWriter {
     } else if (batch[0]?.kind === 'call') {
       batch[0].resolve(reply.value);
     } else {
-      this.counters.batches++;
-      this.counters.plantWrites += batch.length;
+      this.batches.counted(batch.length);
       // A plants unit is answered with one result per write, in order (batch-writer.ts).
       const results = reply.value as PlantWriteResult[];
       batch.forEach((item, i) => {
@@ -170,10 +140,8 @@ export class GroupCommitWriter {
   }
 
   /**
-   * The writer thread died (it could not open the file, or a bug): whether the unit
-   * in flight was committed is unknown, so its writes fail as unavailable (a client's
-   * retry is safe: a committed create replays), and so does everything queued. A new
-   * thread starts with the next unit.
+   * The writer thread died: whether the unit in flight committed is unknown, so it and everything queued
+   * fail as unavailable (a retry is safe: a committed create replays). The next unit starts a new thread.
    */
   private onWorkerFailure(worker: Worker, error: unknown): void {
     if (worker !== this.worker) return;
@@ -181,7 +149,7 @@ export class GroupCommitWriter {
     this.awaiting = undefined;
     const failure = new StoreUnavailableError('the SQLite writer thread stopped', { cause: error });
     this.health?.noteWrite({ message: failure.message, unavailable: true });
-    this.scheduler.abort((batch) => {
+    this.batches.abort((batch) => {
       for (const item of batch) item.reject(failure);
     });
   }

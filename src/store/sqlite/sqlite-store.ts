@@ -9,14 +9,14 @@
  * synchronous=FULL (connection.ts): a 200 survives kill -9 and power loss alike.
  */
 import { defaultSqliteReaders } from '../../config/index.js';
-import type { BatchCounts } from '../core/batch-counts.js';
+import type { BatchCounts } from '../core/batcher.js';
 import type Database from 'better-sqlite3';
 import type { Store } from '../types.js';
 import { DEFAULT_BUSY_TIMEOUT_MS, openConnection } from './connection.js';
 import { StoreUnavailableError } from '../errors.js';
 import { guarded } from './errors.js';
 import { DelegatingTokenStore, DelegatingWebhookStore } from './delegating-stores.js';
-import { GroupCommitWriter, type GroupCommitStats } from './group-commit.js';
+import { GroupCommitWriter } from './group-commit.js';
 import { registerFindFunctions } from './find-functions.js';
 import { SqliteHealth } from './health.js';
 import { ReaderPool } from './reader-pool.js';
@@ -88,14 +88,13 @@ export class SqliteStore implements Store {
   }
 
   /** How many plant writes have been committed in how many batches. */
-  groupCommitStats(): GroupCommitStats {
+  groupCommitStats(): BatchCounts {
     return this.writer.stats();
   }
 
   /** The same, for /metrics (src/metrics/batches.ts). */
   batchStats(): Record<string, BatchCounts> {
-    const { batches, plantWrites } = this.writer.stats();
-    return { write: { batches, operations: plantWrites } };
+    return { write: this.writer.stats() };
   }
 
   async migrate(): Promise<void> {
