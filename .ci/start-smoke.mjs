@@ -46,10 +46,12 @@ const id = '9007199254740993';
 const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
 const created = await fetch(`${url}/plants`, { method: 'POST', headers, body: `{"id": ${id}, "name": "Monstera"}` });
 const createdBody = await created.text();
-if (created.status !== 200 || createdBody !== '{"name":"Monstera"}') fail(`POST /plants answered ${created.status} ${createdBody}`);
+if (created.status !== 200 || createdBody !== '{"name":"Monstera"}')
+  fail(`POST /plants answered ${created.status} ${createdBody}`);
 const read = await fetch(`${url}/plants/${id}`, { headers });
 const readBody = await read.text();
-if (read.status !== 200 || readBody !== `{"id":${id},"name":"Monstera"}`) fail(`GET /plants/${id} answered ${read.status} ${readBody}`);
+if (read.status !== 200 || readBody !== `{"id":${id},"name":"Monstera"}`)
+  fail(`GET /plants/${id} answered ${read.status} ${readBody}`);
 
 process.kill(-child.pid, 'SIGTERM');
 const stopTimer = setTimeout(() => fail('the service did not stop within 30 s of SIGTERM'), 30_000);
@@ -61,4 +63,6 @@ if (!output.includes(`"node":"v${pinned}"`)) fail(`the service did not say it ra
 // The service logs "stopped" just before exiting 0, once in-flight requests are done and the store is closed.
 if (!/"msg":"stopped"/.test(output)) fail('no graceful stop after SIGTERM');
 rmSync(dir, { recursive: true, force: true });
-process.stdout.write(`npm start: served on ${url} (Node.js ${pinned}), created and read plant ${id}, stopped gracefully on SIGTERM\n`);
+process.stdout.write(
+  `npm start: served on ${url} (Node.js ${pinned}), created and read plant ${id}, stopped gracefully on SIGTERM\n`,
+);

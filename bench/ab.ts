@@ -47,7 +47,10 @@ function parseBuild(spec: string): Build {
   const directory = colon === -1 ? spec : spec.slice(0, colon);
   const env: Record<string, string> = {};
   if (colon !== -1) {
-    for (const pair of spec.slice(colon + 1).split(',').filter(Boolean)) {
+    for (const pair of spec
+      .slice(colon + 1)
+      .split(',')
+      .filter(Boolean)) {
       const equals = pair.indexOf('=');
       if (equals < 1) throw new Error(`'${pair}' in '${spec}' is not NAME=value`);
       env[pair.slice(0, equals)] = pair.slice(equals + 1);
@@ -55,7 +58,12 @@ function parseBuild(spec: string): Build {
   }
   const { NODE_FLAGS: flags, ...rest } = env;
   const nodeFlags = flags === undefined ? undefined : flags.split(' ').filter(Boolean);
-  return { label: spec, directory: directory === 'floor' ? 'floor' : isAbsolute(directory) ? directory : join(process.cwd(), directory), env: rest, nodeFlags };
+  return {
+    label: spec,
+    directory: directory === 'floor' ? 'floor' : isAbsolute(directory) ? directory : join(process.cwd(), directory),
+    env: rest,
+    nodeFlags,
+  };
 }
 
 function parseArguments(argv: readonly string[]) {
@@ -79,7 +87,8 @@ function parseArguments(argv: readonly string[]) {
     else if (argument === '--duration') duration = Number(value());
     else builds.push(parseBuild(argument));
   }
-  if (!['create', 'update', 'get', 'list'].includes(kase)) throw new Error(`--case must be create, update, get or list (got '${kase}')`);
+  if (!['create', 'update', 'get', 'list'].includes(kase))
+    throw new Error(`--case must be create, update, get or list (got '${kase}')`);
   if (!['sqlite', 'postgres'].includes(store)) throw new Error(`--store must be sqlite or postgres (got '${store}')`);
   if (builds.length === 0) throw new Error('name at least one build directory (or floor)');
   return { kase, store, rounds, rate, duration, builds };
@@ -88,7 +97,14 @@ function parseArguments(argv: readonly string[]) {
 function startBuild(build: Build, databaseUrl: string): Promise<Running> {
   const logFile = join(tmpdir(), 'plantstore-ab.log');
   if (build.directory === 'floor') return startFloor(logFile);
-  return startService({ databaseUrl, logLevel: 'info', logFile, buildDir: build.directory, env: build.env, nodeFlags: build.nodeFlags });
+  return startService({
+    databaseUrl,
+    logLevel: 'info',
+    logFile,
+    buildDir: build.directory,
+    env: build.env,
+    nodeFlags: build.nodeFlags,
+  });
 }
 
 const { kase, store: storeName, rounds, rate, duration, builds } = parseArguments(process.argv.slice(2));
@@ -96,7 +112,12 @@ const stores = new Map<string, PreparedStore>();
 for (const build of builds) {
   // The floor answers from memory: any build's token and size serve its load.
   if (build.directory === 'floor') continue;
-  const prepared = await prepareStore(storeName, 10_000, process.env.BENCH_POSTGRES_URL || DEFAULT_POSTGRES_URL, build.directory);
+  const prepared = await prepareStore(
+    storeName,
+    10_000,
+    process.env.BENCH_POSTGRES_URL || DEFAULT_POSTGRES_URL,
+    build.directory,
+  );
   if ('skipped' in prepared) throw new Error(`${storeName}: ${prepared.skipped}`);
   stores.set(build.label, prepared);
 }
@@ -105,7 +126,8 @@ if (stores.size === 0) {
   if ('skipped' in prepared) throw new Error(`${storeName}: ${prepared.skipped}`);
   stores.set('', prepared);
 }
-const storeOf = (build: Build): PreparedStore => stores.get(build.label) ?? (stores.values().next().value as PreparedStore);
+const storeOf = (build: Build): PreparedStore =>
+  stores.get(build.label) ?? (stores.values().next().value as PreparedStore);
 interface Sample {
   readonly micros: number;
   readonly p50: number;
@@ -124,19 +146,26 @@ try {
       const result = await runLoadProcess({ ...spec, run: run++, duration });
       const micros = ((cpuMs(server.child.pid as number) - before) * 1000) / result.requests;
       const failures = Object.entries(result.statuses).filter(([status]) => status !== '200');
-      if (failures.length > 0) console.log(`${build.label}: answers other than 200: ${JSON.stringify(Object.fromEntries(failures))}`);
+      if (failures.length > 0)
+        console.log(`${build.label}: answers other than 200: ${JSON.stringify(Object.fromEntries(failures))}`);
       perBuild.get(build.label)?.push({ micros, p50: result.p50, p99: result.p99 });
       const rss = build.directory === 'floor' ? '' : `, peak RSS ${peakRss(server.child.pid as number).toFixed(0)} MB`;
       await stop(server);
-      console.log(`round ${round}: ${build.label}: ${micros.toFixed(1)} µs/req at ${Math.round(result.rps)} req/s, p50 ${result.p50.toFixed(2)} p99 ${result.p99.toFixed(2)} ms${rss}`);
+      console.log(
+        `round ${round}: ${build.label}: ${micros.toFixed(1)} µs/req at ${Math.round(result.rps)} req/s, p50 ${result.p50.toFixed(2)} p99 ${result.p99.toFixed(2)} ms${rss}`,
+      );
     }
   }
 } finally {
   for (const store of stores.values()) await store.cleanup();
 }
-console.log(`\n${kase} on ${storeName}, ${rate === undefined ? 'closed loop' : `${rate} req/s offered`}, 50 connections, ${duration} s per run, CPU µs per request (all threads), and latency in ms (medians over the runs):`);
+console.log(
+  `\n${kase} on ${storeName}, ${rate === undefined ? 'closed loop' : `${rate} req/s offered`}, 50 connections, ${duration} s per run, CPU µs per request (all threads), and latency in ms (medians over the runs):`,
+);
 for (const [label, samples] of perBuild) {
   const micros = samples.map((s) => s.micros);
   const latency = `p50 ${median(samples.map((s) => s.p50)).toFixed(2)}  p99 ${median(samples.map((s) => s.p99)).toFixed(2)}`;
-  console.log(`  ${label.padEnd(48)} median ${median(micros).toFixed(1)}   runs ${micros.map((m) => m.toFixed(1)).join(' ')}   ${latency}`);
+  console.log(
+    `  ${label.padEnd(48)} median ${median(micros).toFixed(1)}   runs ${micros.map((m) => m.toFixed(1)).join(' ')}   ${latency}`,
+  );
 }

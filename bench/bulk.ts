@@ -50,10 +50,19 @@ interface Exchange {
 }
 
 /** One request; the upload streamed from `file`, the answer read and counted (kept only when short). */
-function exchange(server: Running, method: string, path: string, token: string | undefined, file?: string): Promise<Exchange> {
+function exchange(
+  server: Running,
+  method: string,
+  path: string,
+  token: string | undefined,
+  file?: string,
+): Promise<Exchange> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const headers: Record<string, string> = { 'content-type': 'application/x-ndjson', ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) };
+    const headers: Record<string, string> = {
+      'content-type': 'application/x-ndjson',
+      ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+    };
     const req = request(`${server.url}${path}`, { method, headers }, (res) => {
       let bytes = 0;
       let body = '';
@@ -61,7 +70,9 @@ function exchange(server: Running, method: string, path: string, token: string |
         bytes += chunk.length;
         if (body.length < 4096) body += chunk.toString();
       });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, bytes, seconds: (performance.now() - started) / 1000 }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, body, bytes, seconds: (performance.now() - started) / 1000 }),
+      );
       res.on('error', reject);
     });
     req.on('error', reject);
@@ -71,19 +82,40 @@ function exchange(server: Running, method: string, path: string, token: string |
 }
 
 /** Imports the file into a fresh empty store, then exports it; checks both answers. */
-export async function benchBulk(store: StoreName, postgresUrl: string, input: { file: string; count: number }, logFile: string, logLevel: string): Promise<BulkFigures | string> {
+export async function benchBulk(
+  store: StoreName,
+  postgresUrl: string,
+  input: { file: string; count: number },
+  logFile: string,
+  logLevel: string,
+): Promise<BulkFigures | string> {
   const prepared = await prepareStore(store, 0, postgresUrl);
   if ('skipped' in prepared) return `${store}: bulk skipped: ${prepared.skipped}`;
   // Long enough for a million lines on a slow machine: the body must arrive within REQUEST_TIMEOUT_MS.
-  const service = await startService({ databaseUrl: prepared.databaseUrl, logLevel, logFile, env: { REQUEST_TIMEOUT_MS: '600000' } });
+  const service = await startService({
+    databaseUrl: prepared.databaseUrl,
+    logLevel,
+    logFile,
+    env: { REQUEST_TIMEOUT_MS: '600000' },
+  });
   try {
     const imported = await exchange(service, 'POST', '/plants/import', prepared.token, input.file);
     const expected = JSON.stringify({ created: input.count, unchanged: 0, skipped: 0, problems: [] });
-    if (imported.status !== 200 || imported.body !== expected) throw new Error(`${store}: import answered ${imported.status} ${imported.body.slice(0, 300)}`);
+    if (imported.status !== 200 || imported.body !== expected)
+      throw new Error(`${store}: import answered ${imported.status} ${imported.body.slice(0, 300)}`);
     const exported = await exchange(service, 'GET', '/plants/export', prepared.token);
     const lines = exported.status === 200 ? exported.bytes : -1;
-    if (lines !== statSync(input.file).size) throw new Error(`${store}: export answered ${exported.status}, ${exported.bytes} bytes, not the ${statSync(input.file).size} imported`);
-    return { store, plants: input.count, importSeconds: imported.seconds, exportSeconds: exported.seconds, peakRssMb: peakRss(service.child.pid as number) };
+    if (lines !== statSync(input.file).size)
+      throw new Error(
+        `${store}: export answered ${exported.status}, ${exported.bytes} bytes, not the ${statSync(input.file).size} imported`,
+      );
+    return {
+      store,
+      plants: input.count,
+      importSeconds: imported.seconds,
+      exportSeconds: exported.seconds,
+      peakRssMb: peakRss(service.child.pid as number),
+    };
   } finally {
     await stop(service);
     await prepared.cleanup();
@@ -94,16 +126,27 @@ export async function benchBulk(store: StoreName, postgresUrl: string, input: { 
 export async function floorBulk(floor: Running, input: { file: string; count: number }): Promise<BulkFigures> {
   const uploaded = await exchange(floor, 'POST', '/bulk-sink', undefined, input.file);
   const downloaded = await exchange(floor, 'GET', `/bulk-source?file=${encodeURIComponent(input.file)}`, undefined);
-  if (uploaded.status !== 200 || downloaded.status !== 200) throw new Error(`floor: bulk answered ${uploaded.status} and ${downloaded.status}`);
-  return { store: 'floor', plants: input.count, importSeconds: uploaded.seconds, exportSeconds: downloaded.seconds, peakRssMb: peakRss(floor.child.pid as number) };
+  if (uploaded.status !== 200 || downloaded.status !== 200)
+    throw new Error(`floor: bulk answered ${uploaded.status} and ${downloaded.status}`);
+  return {
+    store: 'floor',
+    plants: input.count,
+    importSeconds: uploaded.seconds,
+    exportSeconds: downloaded.seconds,
+    peakRssMb: peakRss(floor.child.pid as number),
+  };
 }
 
 export function formatBulk(rows: readonly BulkFigures[]): string {
   const rate = (seconds: number, plants: number) => Math.round(plants / seconds).toLocaleString('en-US');
   const floor = rows.find((row) => row.store === 'floor');
-  const lines = ['| bulk | plants | import s | import plants/s | export s | export plants/s | import/floor | export/floor | peak RSS MB |', '|---|---:|---:|---:|---:|---:|---:|---:|---:|'];
+  const lines = [
+    '| bulk | plants | import s | import plants/s | export s | export plants/s | import/floor | export/floor | peak RSS MB |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
   for (const row of rows) {
-    const ratio = (mine: number, theirs: number | undefined) => (theirs === undefined ? '' : (theirs / mine).toFixed(2));
+    const ratio = (mine: number, theirs: number | undefined) =>
+      theirs === undefined ? '' : (theirs / mine).toFixed(2);
     lines.push(
       `| ${row.store} | ${row.plants} | ${row.importSeconds.toFixed(2)} | ${rate(row.importSeconds, row.plants)} | ${row.exportSeconds.toFixed(2)} | ` +
         `${rate(row.exportSeconds, row.plants)} | ${ratio(row.importSeconds, floor?.importSeconds)} | ${ratio(row.exportSeconds, floor?.exportSeconds)} | ${row.peakRssMb.toFixed(0)} |`,

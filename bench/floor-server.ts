@@ -43,13 +43,18 @@ app.get('/events', (request, reply) => {
 
 app.post('/plants', async (request) => {
   const body = request.body as { id: number; name: string; tag?: string };
-  if (streams.size > 0) pendingMessages.push(`id: ${++lastPosition}\nevent: plant.created\ndata: ${JSON.stringify(body)}\n\n`);
+  if (streams.size > 0)
+    pendingMessages.push(`id: ${++lastPosition}\nevent: plant.created\ndata: ${JSON.stringify(body)}\n\n`);
   return body.tag === undefined ? { name: body.name } : { name: body.name, tag: body.tag };
 });
 
 app.get('/plants/:id', async (request) => seededPlant(Number((request.params as { id: string }).id)));
 
-app.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, app.getDefaultJsonParser('ignore', 'ignore'));
+app.addContentTypeParser(
+  'application/merge-patch+json',
+  { parseAs: 'string' },
+  app.getDefaultJsonParser('ignore', 'ignore'),
+);
 app.patch('/plants/:id', async (request) => {
   const plant = seededPlant(Number((request.params as { id: string }).id));
   return { ...plant, name: (request.body as { name: string }).name };
@@ -71,7 +76,9 @@ app.post('/bulk-sink', async (request) => {
   for await (const chunk of request.body as AsyncIterable<Buffer>) void chunk;
   return { ok: true };
 });
-app.get('/bulk-source', async (request, reply) => reply.type('application/x-ndjson').send(createReadStream((request.query as { file: string }).file)));
+app.get('/bulk-source', async (request, reply) =>
+  reply.type('application/x-ndjson').send(createReadStream((request.query as { file: string }).file)),
+);
 
 app.get('/healthz', async () => ({ status: 'ok' }));
 

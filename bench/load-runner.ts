@@ -50,7 +50,12 @@ function requestFor(spec: LoadSpec): AutocannonRequest {
   switch (spec.case) {
     case 'create': {
       let k = 0;
-      return { method: 'POST', path: '/plants', headers, setupRequest: (r) => ({ ...r, body: createBody(spec.run, k++) }) };
+      return {
+        method: 'POST',
+        path: '/plants',
+        headers,
+        setupRequest: (r) => ({ ...r, body: createBody(spec.run, k++) }),
+      };
     }
     case 'update': {
       // A JSON Merge Patch of a random seeded plant, without If-Match: the store decides each one.
@@ -59,11 +64,19 @@ function requestFor(spec: LoadSpec): AutocannonRequest {
       return {
         method: 'PATCH',
         headers: patch,
-        setupRequest: (r) => ({ ...r, path: `/plants/${randomSeededId(spec.storeSize)}`, body: updateBody(spec.run, k++) }),
+        setupRequest: (r) => ({
+          ...r,
+          path: `/plants/${randomSeededId(spec.storeSize)}`,
+          body: updateBody(spec.run, k++),
+        }),
       };
     }
     case 'get':
-      return { method: 'GET', headers, setupRequest: (r) => ({ ...r, path: `/plants/${randomSeededId(spec.storeSize)}` }) };
+      return {
+        method: 'GET',
+        headers,
+        setupRequest: (r) => ({ ...r, path: `/plants/${randomSeededId(spec.storeSize)}` }),
+      };
     case 'list': {
       const lastStart = Math.max(1, spec.storeSize - LIST_PAGE);
       return {
@@ -74,11 +87,15 @@ function requestFor(spec: LoadSpec): AutocannonRequest {
     }
     case 'search':
     case 'search-common':
-      return { method: 'GET', headers, setupRequest: (r) => ({ ...r, path: searchPath(spec.case === 'search-common') }) };
+      return {
+        method: 'GET',
+        headers,
+        setupRequest: (r) => ({ ...r, path: searchPath(spec.case === 'search-common') }),
+      };
     case 'sort-name':
       return { method: 'GET', headers, path: `/plants?limit=${LIST_PAGE}&sort=name` };
     case 'sort-name-deep':
-      if (spec.deepNameCursor === undefined) throw new Error('sort-name-deep needs the store\'s deep cursor');
+      if (spec.deepNameCursor === undefined) throw new Error("sort-name-deep needs the store's deep cursor");
       return { method: 'GET', headers, path: `/plants?limit=${LIST_PAGE}&sort=name&cursor=${spec.deepNameCursor}` };
     case 'count-tag':
       return { method: 'GET', headers: { ...headers, prefer: 'count=exact' }, path: COUNT_TAG_PATH };

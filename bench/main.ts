@@ -90,7 +90,12 @@ function caseGroups(cases: readonly CaseName[]): CaseName[][] {
  */
 async function benchCases(cases: readonly CaseName[], targets: readonly Target[], floor: Running, o: BenchOptions) {
   const specFor = (kase: CaseName, { prepared }: Target) => ({
-    case: kase, token: prepared.token, storeSize: prepared.size, connections: o.connections, duration: o.duration, deepNameCursor: prepared.deepNameCursor,
+    case: kase,
+    token: prepared.token,
+    storeSize: prepared.size,
+    connections: o.connections,
+    duration: o.duration,
+    deepNameCursor: prepared.deepNameCursor,
   });
   const first = targets[0] as Target;
   const entries = cases.flatMap((kase) => [
@@ -109,7 +114,11 @@ async function benchCases(cases: readonly CaseName[], targets: readonly Target[]
       (runs[index] as LoadResult[]).push(await load(server, spec));
     }
   }
-  const fixedLoad = async (server: Running, spec: ReturnType<typeof specFor>, offered: number): Promise<Row['halfLoad']> => {
+  const fixedLoad = async (
+    server: Running,
+    spec: ReturnType<typeof specFor>,
+    offered: number,
+  ): Promise<Row['halfLoad']> => {
     const paced = await load(server, { ...spec, rate: offered });
     return { offered, achieved: paced.rps, p99: paced.p99, p50: paced.p50 };
   };
@@ -126,7 +135,12 @@ async function benchCases(cases: readonly CaseName[], targets: readonly Target[]
         log(`${kase} on ${store} (${size} plants): fixed load of ${Math.round(row.rps / 2)} req/s`);
         halfLoad = await fixedLoad(target.service, specFor(kase, target), row.rps / 2);
       }
-      serviceRows.push({ ...row, ratio: row.rps / floorRow.rps, peakRssMb: peakRss(target.service.child.pid as number), halfLoad });
+      serviceRows.push({
+        ...row,
+        ratio: row.rps / floorRow.rps,
+        peakRssMb: peakRss(target.service.child.pid as number),
+        halfLoad,
+      });
     }
     // The floor at the first service's fixed load: the p99 this machine and load
     // generator give a server doing nothing, against which the service's p99 is read.
@@ -151,10 +165,17 @@ async function startTarget(prepared: PreparedStore): Promise<Target> {
     startups.push(trial.startupMs);
     await stop(trial);
   }
-  const service = await startService({ databaseUrl: prepared.databaseUrl, logLevel: options.logLevel, logFile, profileDir });
+  const service = await startService({
+    databaseUrl: prepared.databaseUrl,
+    logLevel: options.logLevel,
+    logFile,
+    profileDir,
+  });
   startups.push(service.startupMs);
   const runs = startups.map((ms) => Math.round(ms)).join(', ');
-  notes.push(`${store}, ${size} plants: start-up to first answered request ${Math.round(median(startups))} ms (median of ${runs})`);
+  notes.push(
+    `${store}, ${size} plants: start-up to first answered request ${Math.round(median(startups))} ms (median of ${runs})`,
+  );
   return { prepared, service };
 }
 
@@ -193,7 +214,8 @@ async function benchStore(store: StoreName, sizes: readonly number[], floor: Run
 function updateComparison(): void {
   for (const store of options.stores) {
     // A row's runs are in round order, so the i-th runs of the two cases shared a round.
-    const at = (kase: CaseName) => rows.find((r) => r.case === kase && r.store === store && r.plants === options.storeSize);
+    const at = (kase: CaseName) =>
+      rows.find((r) => r.case === kase && r.store === store && r.plants === options.storeSize);
     const [create, update] = [at('create'), at('update')];
     if (create === undefined || update === undefined) continue;
     const ratios = create.runs.map((run, round) => (update.runs[round] as LoadResult).rps / run.rps);
@@ -204,13 +226,17 @@ function updateComparison(): void {
   }
 }
 
-/** Issue 20's targets: search and name-ordered pages within 1.5x of the id-ordered list page, the deep page within 1.2x of the first, a tag count under 50 ms. */
+/** Issue 20's targets: search and name-ordered pages within 1.5x of the id-ordered list page, the deep page within 1.2x
+ * of the first, a tag count under 50 ms. */
 function findComparison(): void {
   for (const store of options.stores) {
-    const at = (kase: string) => rows.find((r) => r.case === kase && r.store === store && r.plants === options.storeSize);
+    const at = (kase: string) =>
+      rows.find((r) => r.case === kase && r.store === store && r.plants === options.storeSize);
     const list = at('list');
-    const ratio = (slow: Row | undefined, fast: Row | undefined) => (slow === undefined || fast === undefined ? undefined : fast.rps / slow.rps);
-    const quote = (name: string, value: number | undefined) => (value === undefined ? [] : [`${name} ${value.toFixed(2)}x`]);
+    const ratio = (slow: Row | undefined, fast: Row | undefined) =>
+      slow === undefined || fast === undefined ? undefined : fast.rps / slow.rps;
+    const quote = (name: string, value: number | undefined) =>
+      value === undefined ? [] : [`${name} ${value.toFixed(2)}x`];
     const parts = [
       ...quote('list/search', ratio(at('search'), list)),
       ...quote('list/search-common', ratio(at('search-common'), list)),
@@ -218,22 +244,33 @@ function findComparison(): void {
       ...quote('list/sort-name-deep', ratio(at('sort-name-deep'), list)),
       ...quote('first/deep name page', ratio(at('sort-name-deep'), at('sort-name'))),
     ];
-    if (parts.length > 0) notes.push(`${store}, ${options.storeSize} plants: req/s ratios (targets: list/search and list/sort-name <= 1.5, first/deep <= 1.2): ${parts.join(', ')}`);
+    if (parts.length > 0)
+      notes.push(
+        `${store}, ${options.storeSize} plants: req/s ratios (targets: list/search and list/sort-name <= 1.5, first/deep <= 1.2): ${parts.join(', ')}`,
+      );
     const count = at('count-tag');
-    if (count !== undefined) notes.push(`${store}, ${options.storeSize} plants: count of a tag (Prefer: count=exact) p50 ${count.p50.toFixed(1)} ms, p99 ${count.p99.toFixed(1)} ms (target < 50 ms)`);
+    if (count !== undefined)
+      notes.push(
+        `${store}, ${options.storeSize} plants: count of a tag (Prefer: count=exact) p50 ${count.p50.toFixed(1)} ms, p99 ${count.p99.toFixed(1)} ms (target < 50 ms)`,
+      );
   }
 }
 
 function scaleComparison(): void {
   for (const store of options.stores) {
-    const at = (kase: string, plants: number) => rows.find((r) => r.case === kase && r.store === store && r.plants === plants);
+    const at = (kase: string, plants: number) =>
+      rows.find((r) => r.case === kase && r.store === store && r.plants === plants);
     const [createSmall, createLarge] = [at('create', options.storeSize), at('create', options.scaleSize)];
     const [getSmall, getLarge] = [at('get', options.storeSize), at('get', options.scaleSize)];
     if (createSmall !== undefined && createLarge !== undefined) {
-      notes.push(`${store} scale: create req/s with ${options.scaleSize} plants is ${(createLarge.rps / createSmall.rps).toFixed(2)}x that with ${options.storeSize}`);
+      notes.push(
+        `${store} scale: create req/s with ${options.scaleSize} plants is ${(createLarge.rps / createSmall.rps).toFixed(2)}x that with ${options.storeSize}`,
+      );
     }
     if (getSmall !== undefined && getLarge !== undefined) {
-      notes.push(`${store} scale: get p99 with ${options.scaleSize} plants is ${(getLarge.p99 / getSmall.p99).toFixed(2)}x that with ${options.storeSize}`);
+      notes.push(
+        `${store} scale: get p99 with ${options.scaleSize} plants is ${(getLarge.p99 / getSmall.p99).toFixed(2)}x that with ${options.storeSize}`,
+      );
     }
   }
 }
@@ -241,7 +278,9 @@ function scaleComparison(): void {
 /** The disk's durable-write latency: the floor under any durable create's latency here. */
 function noteFsync(when: string): void {
   const { p50, p99, max } = probeFsync();
-  notes.push(`fsync of a 4 KB write on this disk, ${when}: p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms, max ${max.toFixed(2)} ms`);
+  notes.push(
+    `fsync of a 4 KB write on this disk, ${when}: p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms, max ${max.toFixed(2)} ms`,
+  );
 }
 
 /** This machine's speed now (machine-probe.ts): absolute figures compare across runs only with it alongside. */
@@ -253,7 +292,8 @@ async function noteMachine(when: string): Promise<void> {
   );
 }
 
-/** Issue 21's targets: import at least 150,000 plants/s on SQLite and 50,000/s on PostgreSQL, export 500,000/s, peak RSS under 150 MB. */
+/** Issue 21's targets: import at least 150,000 plants/s on SQLite and 50,000/s on PostgreSQL, export 500,000/s, peak
+ * RSS under 150 MB. */
 async function bulk(floor: Running): Promise<void> {
   log(`bulk: writing ${options.bulkSize} plants as NDJSON`);
   const input = await writeImportFile(options.bulkSize);
@@ -261,17 +301,26 @@ async function bulk(floor: Running): Promise<void> {
     bulkRows.push(await floorBulk(floor, { file: input.file, count: options.bulkSize }));
     for (const store of options.stores) {
       log(`bulk: import and export of ${options.bulkSize} plants on ${store}`);
-      const figures = await benchBulk(store, options.postgresUrl, { file: input.file, count: options.bulkSize }, join(logDir, `bulk-${store}.log`), options.logLevel);
+      const figures = await benchBulk(
+        store,
+        options.postgresUrl,
+        { file: input.file, count: options.bulkSize },
+        join(logDir, `bulk-${store}.log`),
+        options.logLevel,
+      );
       if (typeof figures === 'string') notes.push(figures);
       else bulkRows.push(figures);
     }
-    notes.push(`bulk: ${options.bulkSize} plants, ${(input.bytes / 1e6).toFixed(1)} MB of NDJSON; targets: import >= 150,000 plants/s (sqlite), >= 50,000/s (postgres); export >= 500,000/s; peak RSS < 150 MB`);
+    notes.push(
+      `bulk: ${options.bulkSize} plants, ${(input.bytes / 1e6).toFixed(1)} MB of NDJSON; targets: import >= 150,000 plants/s (sqlite), >= 50,000/s (postgres); export >= 500,000/s; peak RSS < 150 MB`,
+    );
   } finally {
     input.cleanup();
   }
 }
 
-/** The change stream's targets, with --streams (1,000) open on one instance: a create's message on every stream within 50 ms (p99) of its 200, creates at 0.8x the rate with none, the idle streams under 50 MB of RSS. */
+/** The change stream's targets, with --streams (1,000) open on one instance: a create's message on every stream within
+ * 50 ms (p99) of its 200, creates at 0.8x the rate with none, the idle streams under 50 MB of RSS. */
 async function streams(floor: Running): Promise<void> {
   log(`streams: ${options.streams} streams on the floor`);
   const floorFigures = await benchStreamsFloor(floor, options);
@@ -285,14 +334,23 @@ async function streams(floor: Running): Promise<void> {
     else {
       streamRows.push(figures);
       notes.push(...streamNotes(figures));
-      notes.push(`streams, ${store}: create req/s with the streams open ${(figures.createRps.streams / floorFigures.createRps.streams).toFixed(2)}x the floor's with the same streams open`);
+      notes.push(
+        `streams, ${store}: create req/s with the streams open ${(figures.createRps.streams / floorFigures.createRps.streams).toFixed(2)}x the floor's with the same streams open`,
+      );
     }
   }
 }
 
 /** GET and /healthz p99 while heavy searches, imports and a stream catch-up run, against their idle p99 (mixed.ts). */
 async function mixed(): Promise<void> {
-  const { mixedSize: size, mixedSeconds: seconds, mixedImport: importSize, mixedLoad: load, postgresUrl, logLevel } = options;
+  const {
+    mixedSize: size,
+    mixedSeconds: seconds,
+    mixedImport: importSize,
+    mixedLoad: load,
+    postgresUrl,
+    logLevel,
+  } = options;
   const settings = { size, seconds, importSize, load, postgresUrl, logLevel };
   for (const store of options.stores) {
     log(`mixed: ${size} plants on ${store}, ${seconds} s idle, then ${seconds} s heavy (${load.join(', ')})`);
@@ -324,7 +382,8 @@ async function main(): Promise<void> {
   }
   noteFsync('after the runs');
   await noteMachine('after the runs');
-  const setup = `${options.connections} connections, ${options.duration} s per run, median of ${options.repeats} runs, ` +
+  const setup =
+    `${options.connections} connections, ${options.duration} s per run, median of ${options.repeats} runs, ` +
     `${cpus().length} CPUs, node ${process.version}, service LOG_LEVEL=${options.logLevel}`;
   const bulkTable = bulkRows.length === 0 ? '' : `${formatBulk(bulkRows)}\n\n`;
   const streamTable = streamRows.length === 0 ? '' : `${formatStreams(streamRows)}\n\n`;
@@ -332,7 +391,16 @@ async function main(): Promise<void> {
   const caseTable = rows.length === 0 ? '' : `${formatTable(rows)}\n\n`;
   const noteLines = [...new Set(notes)].map((n) => `- ${n}`).join('\n');
   process.stdout.write(`\n${setup}\n\n${caseTable}${bulkTable}${streamTable}${mixedTable}${noteLines}\n`);
-  const document = { date: new Date().toISOString(), setup, options, rows, bulk: bulkRows, streams: streamRows, mixed: mixedRows, notes };
+  const document = {
+    date: new Date().toISOString(),
+    setup,
+    options,
+    rows,
+    bulk: bulkRows,
+    streams: streamRows,
+    mixed: mixedRows,
+    notes,
+  };
   const file = writeResults(join(ROOT, 'bench', 'results'), document);
   process.stdout.write(`\nresults: ${file}\n`);
 }

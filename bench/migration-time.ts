@@ -21,7 +21,12 @@ import { DEFAULT_POSTGRES_URL } from './options.js';
 import { SEED_SQL_NAME, SEED_SQL_TAG } from './workload.js';
 
 const BEFORE = 6;
-const { values } = parseArgs({ options: { plants: { type: 'string', default: '1000000' }, 'postgres-url': { type: 'string', default: process.env.BENCH_POSTGRES_URL ?? DEFAULT_POSTGRES_URL } } });
+const { values } = parseArgs({
+  options: {
+    plants: { type: 'string', default: '1000000' },
+    'postgres-url': { type: 'string', default: process.env.BENCH_POSTGRES_URL ?? DEFAULT_POSTGRES_URL },
+  },
+});
 const plants = Number(values.plants);
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
@@ -53,8 +58,13 @@ async function postgres(serverUrl: string): Promise<string> {
     const url = new URL(serverUrl);
     url.searchParams.set('options', `-c search_path=${schema}`);
     const settings = { url: url.toString(), ...DEFAULT_POSTGRES_SETTINGS };
-    await migratePostgres(settings, migrationsOf('postgres').filter((m) => m.version <= BEFORE));
-    await admin.query(`INSERT INTO ${schema}.plants (id, name, tag) SELECT x, ${SEED_SQL_NAME}, ${SEED_SQL_TAG} FROM generate_series(1, ${plants}) AS x`);
+    await migratePostgres(
+      settings,
+      migrationsOf('postgres').filter((m) => m.version <= BEFORE),
+    );
+    await admin.query(
+      `INSERT INTO ${schema}.plants (id, name, tag) SELECT x, ${SEED_SQL_NAME}, ${SEED_SQL_TAG} FROM generate_series(1, ${plants}) AS x`,
+    );
     await admin.query(`VACUUM (ANALYZE) ${schema}.plants`);
     const started = performance.now();
     await migratePostgres(settings, migrationsOf('postgres'));

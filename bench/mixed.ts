@@ -21,8 +21,18 @@ import { spawnBenchScript, startService, stop, type Running } from './processes.
 import { prepareStore } from './stores.js';
 import type { ProbeCommand, ProbeFigures, ProbeName, ProbeReply } from './mixed-probes.js';
 import {
-  catchUp, HEAVY_SEARCHES, importLoop, importPlants, junkLoop, searchLoop, streamPosition, JUNK_LINES,
-  type CatchUp, type ImportLoop, type RequestLoop, type Stop,
+  catchUp,
+  HEAVY_SEARCHES,
+  importLoop,
+  importPlants,
+  junkLoop,
+  searchLoop,
+  streamPosition,
+  JUNK_LINES,
+  type CatchUp,
+  type ImportLoop,
+  type RequestLoop,
+  type Stop,
 } from './mixed-load.js';
 
 const PROBE_INTERVAL_MS = 20;
@@ -104,10 +114,23 @@ class Probes {
 
 /** The figures of a heavy client not run (--mixed-load without it). */
 const NOT_RUN_IMPORTS: ImportLoop = {
-  done: 0, p50: Number.NaN, max: Number.NaN, statuses: {}, errors: 0, cutOff: 0, plants: 0, seconds: 0,
+  done: 0,
+  p50: Number.NaN,
+  max: Number.NaN,
+  statuses: {},
+  errors: 0,
+  cutOff: 0,
+  plants: 0,
+  seconds: 0,
 };
 const NOT_RUN_CATCH_UP: CatchUp = {
-  events: 0, seconds: 0, connections: 0, overflows: 0, otherEnds: 0, statuses: {}, errors: 0,
+  events: 0,
+  seconds: 0,
+  connections: 0,
+  overflows: 0,
+  otherEnds: 0,
+  statuses: {},
+  errors: 0,
 };
 
 async function measure(store: StoreName, service: Running, token: string, settings: MixedSettings) {
@@ -116,8 +139,13 @@ async function measure(store: StoreName, service: Running, token: string, settin
   try {
     const probe = (seconds = settings.seconds) =>
       probes.probe({
-        cmd: 'probe', url, token, storeSize: settings.size, seconds,
-        intervalMs: PROBE_INTERVAL_MS, graceMs: PROBE_GRACE_MS,
+        cmd: 'probe',
+        url,
+        token,
+        storeSize: settings.size,
+        seconds,
+        intervalMs: PROBE_INTERVAL_MS,
+        graceMs: PROBE_GRACE_MS,
       });
     const from = await streamPosition(url, token);
     const ids = { next: FIRST_IMPORTED_ID };
@@ -190,9 +218,18 @@ export async function benchMixed(store: StoreName, settings: MixedSettings, logF
 const ms = (value: number) => (Number.isNaN(value) ? '-' : value < 10 ? value.toFixed(1) : value.toFixed(0));
 const count = (value: number) => Math.round(value).toLocaleString('en-US');
 const HEADER = [
-  'mixed', 'plants', 'GET idle p50 / p99 ms', 'GET heavy p50 / p99 / max ms', 'GET p99 heavy/idle',
-  '/healthz idle p50 / p99 ms', '/healthz heavy p50 / p99 / max ms', '/healthz p99 heavy/idle',
-  'searches done', 'import plants/s', 'junk imports', 'events read (connections)',
+  'mixed',
+  'plants',
+  'GET idle p50 / p99 ms',
+  'GET heavy p50 / p99 / max ms',
+  'GET p99 heavy/idle',
+  '/healthz idle p50 / p99 ms',
+  '/healthz heavy p50 / p99 / max ms',
+  '/healthz p99 heavy/idle',
+  'searches done',
+  'import plants/s',
+  'junk imports',
+  'events read (connections)',
 ];
 
 export function formatMixed(rows: readonly MixedFigures[]): string {

@@ -125,7 +125,17 @@ function list<T extends string>(values: Record<string, string | undefined>, name
   return items as T[];
 }
 
-const CASES = ['create', 'update', 'get', 'list', 'search', 'search-common', 'sort-name', 'sort-name-deep', 'count-tag'] as const;
+const CASES = [
+  'create',
+  'update',
+  'get',
+  'list',
+  'search',
+  'search-common',
+  'sort-name',
+  'sort-name-deep',
+  'count-tag',
+] as const;
 
 export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): BenchOptions {
   const values: Record<string, string | undefined> = { ...env };

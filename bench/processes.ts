@@ -22,8 +22,13 @@ const CLI = join(ROOT, SERVICE_ENTRY);
  */
 function startScriptNodeFlags(): string[] {
   const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
-  const match = new RegExp(`^node((?: --[\\w-]+(?:=\\S+)?)*) ${SERVICE_ENTRY.replaceAll('.', '\\.')} serve$`).exec(manifest.scripts.start);
-  if (match === null) throw new Error(`package.json's start script is not "node [--flags] ${SERVICE_ENTRY} serve": ${manifest.scripts.start}`);
+  const match = new RegExp(`^node((?: --[\\w-]+(?:=\\S+)?)*) ${SERVICE_ENTRY.replaceAll('.', '\\.')} serve$`).exec(
+    manifest.scripts.start,
+  );
+  if (match === null)
+    throw new Error(
+      `package.json's start script is not "node [--flags] ${SERVICE_ENTRY} serve": ${manifest.scripts.start}`,
+    );
   return (match[1] as string).split(' ').filter(Boolean);
 }
 const SERVICE_NODE_FLAGS = startScriptNodeFlags();
@@ -98,7 +103,13 @@ export async function startService(options: ServiceOptions): Promise<Running> {
   const port = await freePort();
   const profile = options.profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`];
   const cli = entryOf(options.buildDir);
-  const env = { ...process.env, DATABASE_URL: options.databaseUrl, PORT: String(port), LOG_LEVEL: options.logLevel, ...options.env };
+  const env = {
+    ...process.env,
+    DATABASE_URL: options.databaseUrl,
+    PORT: String(port),
+    LOG_LEVEL: options.logLevel,
+    ...options.env,
+  };
   return start([...profile, ...(options.nodeFlags ?? SERVICE_NODE_FLAGS), cli, 'serve'], env, port, options.logFile);
 }
 

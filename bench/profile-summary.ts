@@ -53,7 +53,9 @@ for (const [id, micros] of selfMicros) {
 const print = (title: string, entries: Map<string, number>) => {
   process.stdout.write(`\n${title}\n`);
   for (const [key, micros] of [...entries].sort((a, b) => b[1] - a[1]).slice(0, top)) {
-    process.stdout.write(`${((100 * micros) / busy).toFixed(1).padStart(5)}%  ${(micros / 1000).toFixed(0).padStart(7)} ms  ${key}\n`);
+    process.stdout.write(
+      `${((100 * micros) / busy).toFixed(1).padStart(5)}%  ${(micros / 1000).toFixed(0).padStart(7)} ms  ${key}\n`,
+    );
   }
 };
 process.stdout.write(`busy ${(busy / 1000).toFixed(0)} ms (idle excluded)\n`);

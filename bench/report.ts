@@ -22,14 +22,21 @@ export interface Row {
   /** Median req/s of the service over median req/s of the floor, from interleaved runs. */
   readonly ratio?: number;
   /** Fixed-load run at half the measured maximum: offered and achieved rate, its p99. */
-  readonly halfLoad?: { readonly offered: number; readonly achieved: number; readonly p99: number; readonly p50: number };
+  readonly halfLoad?: {
+    readonly offered: number;
+    readonly achieved: number;
+    readonly p99: number;
+    readonly p50: number;
+  };
   readonly runs: readonly LoadResult[];
 }
 
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 export function summarise(kase: string, store: string, plants: number, runs: LoadResult[]): Row {
@@ -45,11 +52,23 @@ export function summarise(kase: string, store: string, plants: number, runs: Loa
   };
 }
 
-const fixed = (value: number | undefined, digits: number) => (value === undefined || Number.isNaN(value) ? '-' : value.toFixed(digits));
+const fixed = (value: number | undefined, digits: number) =>
+  value === undefined || Number.isNaN(value) ? '-' : value.toFixed(digits);
 const plantsLabel = (n: number) => (n >= 1_000_000 ? `${n / 1_000_000}M` : n >= 1000 ? `${n / 1000}k` : String(n));
 
 export function formatTable(rows: readonly Row[]): string {
-  const header = ['case', 'store', 'plants', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'peak RSS MB', 'ratio to floor', 'p99 ms @ half max (offered/achieved req/s)'];
+  const header = [
+    'case',
+    'store',
+    'plants',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    'CPU µs/req',
+    'peak RSS MB',
+    'ratio to floor',
+    'p99 ms @ half max (offered/achieved req/s)',
+  ];
   const lines = rows.map((row) => [
     row.case,
     row.store,
@@ -60,7 +79,9 @@ export function formatTable(rows: readonly Row[]): string {
     fixed(row.cpuMicros, 0),
     fixed(row.peakRssMb, 0),
     row.ratio === undefined ? '-' : `${row.ratio.toFixed(2)}x`,
-    row.halfLoad === undefined ? '-' : `${row.halfLoad.p99.toFixed(2)} (${Math.round(row.halfLoad.offered)}/${Math.round(row.halfLoad.achieved)})`,
+    row.halfLoad === undefined
+      ? '-'
+      : `${row.halfLoad.p99.toFixed(2)} (${Math.round(row.halfLoad.offered)}/${Math.round(row.halfLoad.achieved)})`,
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] as string).length)));
   const format = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] as number)).join(' | ')} |`;

@@ -33,7 +33,11 @@ export type Prepared = PreparedStore | { readonly skipped: string };
 /** Creates the (empty) store, as an operator would, then a token in it. */
 async function createToken(databaseUrl: string, buildDir: string | undefined): Promise<string> {
   await cli(['migrate'], databaseUrl, buildDir);
-  const out = await cli(['token', 'create', '--name', 'bench', '--scopes', 'plants:read,plants:write'], databaseUrl, buildDir);
+  const out = await cli(
+    ['token', 'create', '--name', 'bench', '--scopes', 'plants:read,plants:write'],
+    databaseUrl,
+    buildDir,
+  );
   return out.trim().split('\n').pop() as string;
 }
 
@@ -44,7 +48,7 @@ export async function prepareSqlite(size: number, buildDir?: string): Promise<Pr
   const token = await createToken(databaseUrl, buildDir);
   const started = performance.now();
   const db = new Database(path);
-  const find = findColumnsSql((db.prepare('SELECT name FROM pragma_table_info(\'plants\')').pluck().all() as string[]));
+  const find = findColumnsSql(db.prepare("SELECT name FROM pragma_table_info('plants')").pluck().all() as string[]);
   db.exec(`
     BEGIN;
     INSERT INTO plants (id, name, tag, created_at${find.columns})
@@ -56,8 +60,17 @@ export async function prepareSqlite(size: number, buildDir?: string): Promise<Pr
   const seedMs = performance.now() - started;
   let deepNameCursor: string | undefined;
   if (find.columns !== '' && size > 0) {
-    checkSeededFindColumns(db.prepare(`SELECT id, name, tag, name_key AS nameKey, name_words AS nameWords, tag_words AS tagWords FROM plants WHERE id % ${Math.max(1, Math.floor(size / 100))} = 0`).all() as SeededRow[]);
-    const deep = db.prepare('SELECT id, name_key FROM plants ORDER BY name_key, id LIMIT 1 OFFSET ?').raw().get(deepOffset(size)) as [number, string];
+    checkSeededFindColumns(
+      db
+        .prepare(
+          `SELECT id, name, tag, name_key AS nameKey, name_words AS nameWords, tag_words AS tagWords FROM plants WHERE id % ${Math.max(1, Math.floor(size / 100))} = 0`,
+        )
+        .all() as SeededRow[],
+    );
+    const deep = db
+      .prepare('SELECT id, name_key FROM plants ORDER BY name_key, id LIMIT 1 OFFSET ?')
+      .raw()
+      .get(deepOffset(size)) as [number, string];
     const secret = db.prepare("SELECT secret FROM store_secrets WHERE name = 'page-cursor'").pluck().get() as string;
     deepNameCursor = new PageCursors(secret).encode({ id: BigInt(deep[0]), key: deep[1] }, { order: 'name' });
   }
@@ -75,7 +88,8 @@ export async function prepareSqlite(size: number, buildDir?: string): Promise<Pr
   };
 }
 
-/** Whether this build's store has a search index, which the service fills on its writes (since migration 0010, not triggers): the seed fills it once, at the end. */
+/** Whether this build's store has a search index, which the service fills on its writes (since migration 0010, not
+ * triggers): the seed fills it once, at the end. */
 function searchIndexed(db: Database.Database): boolean {
   return db.prepare("SELECT 1 FROM sqlite_schema WHERE name = 'plants_search'").get() !== undefined;
 }
@@ -83,7 +97,10 @@ function searchIndexed(db: Database.Database): boolean {
 /** The find columns to seed (SEED_SQL_FIND_COLUMNS), if this build's store has them: ', a, b' and ', <a>, <b>'. */
 function findColumnsSql(columns: readonly string[]): { columns: string; values: string } {
   const present = Object.entries(SEED_SQL_FIND_COLUMNS).filter(([column]) => columns.includes(column));
-  return { columns: present.map(([column]) => `, ${column}`).join(''), values: present.map(([, value]) => `, ${value}`).join('') };
+  return {
+    columns: present.map(([column]) => `, ${column}`).join(''),
+    values: present.map(([, value]) => `, ${value}`).join(''),
+  };
 }
 
 interface SeededRow {
@@ -95,12 +112,15 @@ interface SeededRow {
   readonly tagWords: string;
 }
 
-/** The SQL that seeded the find columns must agree with the service's folding, or the find cases measure a store the service could not have written. */
+/** The SQL that seeded the find columns must agree with the service's folding, or the find cases measure a store the
+ * service could not have written. */
 function checkSeededFindColumns(rows: readonly SeededRow[]): void {
   for (const { id, name, tag, ...seeded } of rows) {
     const expected = findColumns(name, tag);
     if (JSON.stringify(seeded) !== JSON.stringify({ ...expected })) {
-      throw new Error(`seeded plant ${id}: find columns ${JSON.stringify(seeded)}, the service would write ${JSON.stringify(expected)}`);
+      throw new Error(
+        `seeded plant ${id}: find columns ${JSON.stringify(seeded)}, the service would write ${JSON.stringify(expected)}`,
+      );
     }
   }
 }
@@ -145,7 +165,8 @@ export async function preparePostgres(serverUrl: string, size: number, buildDir?
     } catch (error) {
       const message = (error as Error).message;
       await cleanup();
-      if (/unsupported DATABASE_URL/.test(message)) return { skipped: 'the service has no PostgreSQL store yet (src/store/postgres)' };
+      if (/unsupported DATABASE_URL/.test(message))
+        return { skipped: 'the service has no PostgreSQL store yet (src/store/postgres)' };
       return { skipped: `the PostgreSQL store did not start: ${message}` };
     }
     const columns = await admin.query<{ column_name: string; data_type: string; needs_value: boolean }>(
@@ -155,7 +176,9 @@ export async function preparePostgres(serverUrl: string, size: number, buildDir?
     );
     if (columns.rowCount === 0) {
       await cleanup();
-      return { skipped: `the PostgreSQL store did not create its tables in the search_path schema; set BENCH_POSTGRES_URL to a scratch database` };
+      return {
+        skipped: `the PostgreSQL store did not create its tables in the search_path schema; set BENCH_POSTGRES_URL to a scratch database`,
+      };
     }
     const find = findColumnsSql(columns.rows.map((c) => c.column_name));
     const extra = columns.rows.filter((c) => c.needs_value && !['id', 'name', 'tag'].includes(c.column_name));
@@ -179,10 +202,16 @@ export async function preparePostgres(serverUrl: string, size: number, buildDir?
         `SELECT id::text AS id, name, tag, name_key AS "nameKey", name_words AS "nameWords", tag_words AS "tagWords" FROM ${schema}.plants WHERE id % ${Math.max(1, Math.floor(size / 100))} = 0`,
       );
       checkSeededFindColumns(sample.rows);
-      const deep = await admin.query<{ id: string; name_key: string }>(`SELECT id::text AS id, name_key FROM ${schema}.plants ORDER BY name_key, id LIMIT 1 OFFSET $1`, [deepOffset(size)]);
-      const secret = await admin.query<{ secret: string }>(`SELECT secret FROM ${schema}.store_secrets WHERE name = 'page-cursor'`);
+      const deep = await admin.query<{ id: string; name_key: string }>(
+        `SELECT id::text AS id, name_key FROM ${schema}.plants ORDER BY name_key, id LIMIT 1 OFFSET $1`,
+        [deepOffset(size)],
+      );
+      const secret = await admin.query<{ secret: string }>(
+        `SELECT secret FROM ${schema}.store_secrets WHERE name = 'page-cursor'`,
+      );
       const [row, key] = [deep.rows[0], secret.rows[0]?.secret];
-      if (row === undefined || key === undefined) throw new Error('the seeded store has no deep page or no cursor secret');
+      if (row === undefined || key === undefined)
+        throw new Error('the seeded store has no deep page or no cursor secret');
       deepNameCursor = new PageCursors(key).encode({ id: BigInt(row.id), key: row.name_key }, { order: 'name' });
     }
     return { store: 'postgres', databaseUrl, token, size, seedMs, deepNameCursor, cleanup };
@@ -192,6 +221,11 @@ export async function preparePostgres(serverUrl: string, size: number, buildDir?
   }
 }
 
-export function prepareStore(store: StoreName, size: number, postgresUrl: string, buildDir?: string): Promise<Prepared> {
+export function prepareStore(
+  store: StoreName,
+  size: number,
+  postgresUrl: string,
+  buildDir?: string,
+): Promise<Prepared> {
   return store === 'sqlite' ? prepareSqlite(size, buildDir) : preparePostgres(postgresUrl, size, buildDir);
 }

@@ -22,7 +22,13 @@ import { connect, type Socket } from 'node:net';
 
 export type StreamCommand =
   | { readonly cmd: 'open'; readonly url: string; readonly token: string; readonly streams: number }
-  | { readonly cmd: 'latency'; readonly rate: number; readonly seconds: number; readonly idBase: number; readonly waitMs: number }
+  | {
+      readonly cmd: 'latency';
+      readonly rate: number;
+      readonly seconds: number;
+      readonly idBase: number;
+      readonly waitMs: number;
+    }
   | { readonly cmd: 'mark' }
   | { readonly cmd: 'report' }
   | { readonly cmd: 'close' };
@@ -50,7 +56,8 @@ export interface LatencyFigures {
   readonly missing: number;
   /** The creates' own latency, from send to 200. */
   readonly create: Percentiles;
-  /** Reads per stream during the run (each one or more of the service's writes): creates / this is how many messages came per read. */
+  /** Reads per stream during the run (each one or more of the service's writes): creates / this is how many messages
+   * came per read. */
   readonly readsPerStream: number;
   /** CPU this process used during the run, per second of it (1 = one core busy). */
   readonly clientCpuCores: number;
@@ -72,7 +79,12 @@ export interface StreamCounts {
 }
 
 export type StreamReply =
-  | { readonly type: 'opened'; readonly streams: number; readonly seconds: number; readonly failures: readonly string[] }
+  | {
+      readonly type: 'opened';
+      readonly streams: number;
+      readonly seconds: number;
+      readonly failures: readonly string[];
+    }
   | { readonly type: 'latency'; readonly figures: LatencyFigures }
   | { readonly type: 'marked' }
   | { readonly type: 'counts'; readonly counts: StreamCounts }
@@ -116,7 +128,10 @@ function reply(message: StreamReply): void {
 
 function percentiles(values: Float64Array): Percentiles {
   const sorted = values.sort();
-  const at = (p: number) => (sorted.length === 0 ? Number.NaN : (sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] as number));
+  const at = (p: number) =>
+    sorted.length === 0
+      ? Number.NaN
+      : (sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] as number);
   return { p50: at(50), p99: at(99), max: sorted.length === 0 ? Number.NaN : (sorted[sorted.length - 1] as number) };
 }
 
@@ -138,7 +153,8 @@ function recordArrivals(client: Client, index: number, chunk: Buffer, now: numbe
   for (;;) {
     const at = bytes.indexOf(DATA_ID, from);
     if (at === -1) {
-      // What could be the start of a marker cut off by the chunk's end (a marker starts a line, so none when the chunk ends one).
+      // What could be the start of a marker cut off by the chunk's end (a marker starts a line, so none when the chunk
+      // ends one).
       const keep = Math.max(from, bytes.length - DATA_ID.length + 1);
       if (keep < bytes.length && bytes[bytes.length - 1] !== 0x0a) client.carry = Buffer.from(bytes.subarray(keep));
       return;
@@ -146,7 +162,8 @@ function recordArrivals(client: Client, index: number, chunk: Buffer, now: numbe
     // The id, digit by digit: exact, as every id of the run is below 2^53.
     let end = at + DATA_ID.length;
     let id = 0;
-    for (let digit = bytes[end]; digit !== undefined && digit >= 0x30 && digit <= 0x39; digit = bytes[++end]) id = id * 10 + digit - 0x30;
+    for (let digit = bytes[end]; digit !== undefined && digit >= 0x30 && digit <= 0x39; digit = bytes[++end])
+      id = id * 10 + digit - 0x30;
     if (end === bytes.length) {
       client.carry = Buffer.from(bytes.subarray(at));
       return;
@@ -176,7 +193,9 @@ function openOne(target: URL, token: string, index: number): Promise<string | un
   return new Promise((resolve) => {
     const socket = connect(Number(target.port), target.hostname);
     socket.setNoDelay(true);
-    socket.write(`GET /events HTTP/1.1\r\nHost: ${target.host}\r\nAccept: text/event-stream\r\nAuthorization: Bearer ${token}\r\n\r\n`);
+    socket.write(
+      `GET /events HTTP/1.1\r\nHost: ${target.host}\r\nAccept: text/event-stream\r\nAuthorization: Bearer ${token}\r\n\r\n`,
+    );
     let head = EMPTY;
     const noHead = setTimeout(() => {
       socket.destroy();
@@ -194,7 +213,15 @@ function openOne(target: URL, token: string, index: number): Promise<string | un
         resolve(`stream ${index}: ${head.toString('latin1').slice(0, 300)}`);
         return;
       }
-      const client: Client = { socket, carry: undefined, bytes: 0, reads: 0, last: EMPTY, previous: EMPTY, ended: false };
+      const client: Client = {
+        socket,
+        carry: undefined,
+        bytes: 0,
+        reads: 0,
+        last: EMPTY,
+        previous: EMPTY,
+        ended: false,
+      };
       clients[index] = client;
       const onData = (data: Buffer) => {
         client.bytes += data.length;
@@ -222,10 +249,17 @@ async function open(command: Extract<StreamCommand, { cmd: 'open' }>): Promise<v
   const target = new URL(command.url);
   const failures: string[] = [];
   for (let first = 0; first < command.streams; first += OPENING_AT_ONCE) {
-    const batch = Array.from({ length: Math.min(OPENING_AT_ONCE, command.streams - first) }, (_, i) => openOne(target, command.token, first + i));
+    const batch = Array.from({ length: Math.min(OPENING_AT_ONCE, command.streams - first) }, (_, i) =>
+      openOne(target, command.token, first + i),
+    );
     for (const failure of await Promise.all(batch)) if (failure !== undefined) failures.push(failure);
   }
-  reply({ type: 'opened', streams: clients.filter(Boolean).length, seconds: (performance.now() - started) / 1000, failures: failures.slice(0, 5) });
+  reply({
+    type: 'opened',
+    streams: clients.filter(Boolean).length,
+    seconds: (performance.now() - started) / 1000,
+    failures: failures.slice(0, 5),
+  });
 }
 
 let writerTarget: { url: string; token: string } | undefined;
@@ -235,7 +269,12 @@ async function latency(command: Extract<StreamCommand, { cmd: 'latency' }>): Pro
   const { url, token } = writerTarget;
   const creates = Math.round(command.rate * command.seconds);
   const streams = clients.length;
-  const run = { arrivals: new Float64Array(creates * streams).fill(Number.NaN), creates, idBase: command.idBase, arrived: 0 };
+  const run = {
+    arrivals: new Float64Array(creates * streams).fill(Number.NaN),
+    creates,
+    idBase: command.idBase,
+    arrived: 0,
+  };
   for (const client of clients) client.carry = undefined;
   latencyRun = run;
   const sent = new Float64Array(creates);
@@ -247,7 +286,11 @@ async function latency(command: Extract<StreamCommand, { cmd: 'latency' }>): Pro
   const readsBefore = totalReads();
   const send = (k: number) => {
     const body = `{"id":${command.idBase + k},"name":"Streamed plant ${k}","tag":"stream"}`;
-    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) };
+    const headers = {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(body)),
+    };
     sent[k] = performance.now();
     const req = request(`${url}/plants`, { method: 'POST', agent, headers }, (res) => {
       answered[k] = performance.now();

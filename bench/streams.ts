@@ -51,7 +51,8 @@ export interface StreamFigures {
   readonly store: StoreName | 'floor';
   readonly streams: number;
   readonly openSeconds: number;
-  /** VmRSS of the server: as the phase began, before the streams opened (after the creates of step 1), with them open and idle. */
+  /** VmRSS of the server: as the phase began, before the streams opened (after the creates of step 1), with them open
+   * and idle. */
   readonly rssMb: { readonly started: number; readonly before: number; readonly idle: number };
   /** Median create req/s (and the service's CPU µs per create) with no stream open and with the streams open. */
   readonly createRps: { readonly none: number; readonly streams: number };
@@ -75,7 +76,10 @@ class StreamClients {
     this.exited = new Promise((resolve) => this.child.once('exit', resolve));
   }
 
-  async ask<T extends StreamReply['type']>(command: StreamCommand, expected: T): Promise<Extract<StreamReply, { type: T }>> {
+  async ask<T extends StreamReply['type']>(
+    command: StreamCommand,
+    expected: T,
+  ): Promise<Extract<StreamReply, { type: T }>> {
     const answer = new Promise<StreamReply>((resolve, reject) => {
       this.child.once('message', (message) => resolve(message as StreamReply));
       void this.exited.then((code) => reject(new Error(`the stream clients exited (${code}) during ${command.cmd}`)));
@@ -116,15 +120,29 @@ interface StreamTarget {
 }
 
 /** Steps 1-4 against one server (the service on a store, or the floor). */
-async function measureStreams(name: StreamFigures['store'], target: StreamTarget, settings: StreamSettings): Promise<StreamFigures> {
+async function measureStreams(
+  name: StreamFigures['store'],
+  target: StreamTarget,
+  settings: StreamSettings,
+): Promise<StreamFigures> {
   const { pid } = target;
   const started = currentRss(pid);
   let run = 0;
   const creates = async (duration: number): Promise<LoadResult> => {
     const cpuBefore = cpuMs(pid);
-    const result = await runLoadProcess({ url: target.url, case: 'create', token: target.token, run: run++, storeSize: target.size, connections: settings.connections, duration });
+    const result = await runLoadProcess({
+      url: target.url,
+      case: 'create',
+      token: target.token,
+      run: run++,
+      storeSize: target.size,
+      connections: settings.connections,
+      duration,
+    });
     if (Object.keys(result.statuses).some((status) => status !== '200') || result.errors > 0) {
-      throw new Error(`${name}: streams phase creates answered ${JSON.stringify(result.statuses)}, ${result.errors} errors`);
+      throw new Error(
+        `${name}: streams phase creates answered ${JSON.stringify(result.statuses)}, ${result.errors} errors`,
+      );
     }
     return { ...result, cpuMicrosPerRequest: ((cpuMs(pid) - cpuBefore) * 1000) / result.requests };
   };
@@ -135,14 +153,22 @@ async function measureStreams(name: StreamFigures['store'], target: StreamTarget
   const before = await settledRss(pid);
   const clients = new StreamClients();
   try {
-    const opened = await clients.ask({ cmd: 'open', url: target.url, token: target.token, streams: settings.streams }, 'opened');
+    const opened = await clients.ask(
+      { cmd: 'open', url: target.url, token: target.token, streams: settings.streams },
+      'opened',
+    );
     if (opened.failures.length > 0 || opened.streams !== settings.streams) {
-      throw new Error(`${name}: ${opened.streams} of ${settings.streams} streams opened: ${opened.failures.join('; ')}`);
+      throw new Error(
+        `${name}: ${opened.streams} of ${settings.streams} streams opened: ${opened.failures.join('; ')}`,
+      );
     }
     const idle = await settledRss(pid);
 
     const cpuBefore = cpuMs(pid);
-    const { figures: latency } = await clients.ask({ cmd: 'latency', rate: LATENCY_RATE, seconds: LATENCY_SECONDS, idBase: LATENCY_ID_BASE, waitMs: 10_000 }, 'latency');
+    const { figures: latency } = await clients.ask(
+      { cmd: 'latency', rate: LATENCY_RATE, seconds: LATENCY_SECONDS, idBase: LATENCY_ID_BASE, waitMs: 10_000 },
+      'latency',
+    );
     const latencyCpuMicrosPerCreate = ((cpuMs(pid) - cpuBefore) * 1000) / latency.creates;
 
     await clients.ask({ cmd: 'mark' }, 'marked');
@@ -172,14 +198,29 @@ async function measureStreams(name: StreamFigures['store'], target: StreamTarget
   }
 }
 
-export async function benchStreams(store: StoreName, settings: StreamSettings, logFile: string): Promise<StreamFigures | string> {
+export async function benchStreams(
+  store: StoreName,
+  settings: StreamSettings,
+  logFile: string,
+): Promise<StreamFigures | string> {
   const prepared = await prepareStore(store, STORE_SIZE, settings.postgresUrl, settings.buildDir);
   if ('skipped' in prepared) return `${store}: streams skipped: ${prepared.skipped}`;
   const env = { EVENTS_MAX_STREAMS_PER_TOKEN: String(settings.streams) };
   let service: Running | undefined;
   try {
-    service = await startService({ databaseUrl: prepared.databaseUrl, logLevel: settings.logLevel, logFile, env, buildDir: settings.buildDir, profileDir: settings.profileDir });
-    return await measureStreams(store, { url: service.url, pid: service.child.pid as number, token: prepared.token, size: prepared.size }, settings);
+    service = await startService({
+      databaseUrl: prepared.databaseUrl,
+      logLevel: settings.logLevel,
+      logFile,
+      env,
+      buildDir: settings.buildDir,
+      profileDir: settings.profileDir,
+    });
+    return await measureStreams(
+      store,
+      { url: service.url, pid: service.child.pid as number, token: prepared.token, size: prepared.size },
+      settings,
+    );
   } finally {
     if (service !== undefined) await stop(service);
     await prepared.cleanup();
@@ -188,7 +229,11 @@ export async function benchStreams(store: StoreName, settings: StreamSettings, l
 
 /** The same steps against the floor (floor-server.ts): what this machine gives the protocol itself, with no store. */
 export function benchStreamsFloor(floor: Running, settings: StreamSettings): Promise<StreamFigures> {
-  return measureStreams('floor', { url: floor.url, pid: floor.child.pid as number, token: 'floor', size: STORE_SIZE }, settings);
+  return measureStreams(
+    'floor',
+    { url: floor.url, pid: floor.child.pid as number, token: 'floor', size: STORE_SIZE },
+    settings,
+  );
 }
 
 const ms = (value: number) => value.toFixed(1);
@@ -221,7 +266,8 @@ function floorNotes(row: StreamFigures): string[] {
   ];
 }
 
-/** The notes main.ts prints under the tables: each figure against its target, and anything that makes a figure doubtful. */
+/** The notes main.ts prints under the tables: each figure against its target, and anything that makes a figure
+ * doubtful. */
 export function streamNotes(row: StreamFigures): string[] {
   const { latency: l, duringLoad: d } = row;
   if (row.store === 'floor') return [...floorNotes(row), ...integrityNotes(row)];
@@ -241,12 +287,15 @@ export function streamNotes(row: StreamFigures): string[] {
   return notes;
 }
 
-/** What makes a row's figures doubtful: creates that failed, messages that never came, streams that ended or fell apart. */
+/** What makes a row's figures doubtful: creates that failed, messages that never came, streams that ended or fell
+ * apart. */
 function integrityNotes(row: StreamFigures): string[] {
   const { latency: l, duringLoad: d } = row;
   const notes: string[] = [];
   if (l.missing > 0 || Object.keys(l.statuses).some((status) => status !== '200')) {
-    notes.push(`streams, ${row.store}: the paced creates answered ${JSON.stringify(l.statuses)}; ${l.missing} messages (create x stream) never arrived`);
+    notes.push(
+      `streams, ${row.store}: the paced creates answered ${JSON.stringify(l.statuses)}; ${l.missing} messages (create x stream) never arrived`,
+    );
   }
   if (d.ended > 0 || d.lastIds.length !== 1 || d.minBytes !== d.maxBytes) {
     notes.push(

@@ -27,7 +27,11 @@ export const SEED_SQL_TAG = `CASE WHEN x % 3 = 0 THEN NULL ELSE 'tag' || (x % 10
  * tags are ASCII, so folding them is lower() and their words are split at the one
  * space. stores.ts checks a sample against findColumns after seeding.
  */
-export const SEED_SQL_FIND_COLUMNS = { name_key: `'plant ' || x`, name_words: `'plant ' || x`, tag_words: `CASE WHEN x % 3 = 0 THEN '' ELSE 'tag' || (x % 10) END` };
+export const SEED_SQL_FIND_COLUMNS = {
+  name_key: `'plant ' || x`,
+  name_words: `'plant ' || x`,
+  tag_words: `CASE WHEN x % 3 = 0 THEN '' ELSE 'tag' || (x % 10) END`,
+};
 
 const RUN_BLOCK = 1_000_000_000n;
 const SMALL_BASE = 1_000_000_000_000n;

@@ -40,13 +40,18 @@ const EXTERNAL = ['better-sqlite3', '@scalar/fastify-api-reference', 'pino-prett
  * CommonJS packages bundled into an ES module still call `require` for Node's own
  * modules; an ES module has none, so each file gets one for its own location.
  */
-const REQUIRE_SHIM = "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
+const REQUIRE_SHIM =
+  "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
 
 export async function bundleService(outdir: string = SERVICE_DIR): Promise<void> {
   rmSync(outdir, { recursive: true, force: true });
   await build({
     absWorkingDir: ROOT,
-    entryPoints: { [basename(SERVICE_ENTRY_FILE, '.js')]: 'src/cli/main.ts', 'writer-worker': 'src/store/sqlite/writer-worker.ts', 'reader-worker': 'src/store/sqlite/reader-worker.ts' },
+    entryPoints: {
+      [basename(SERVICE_ENTRY_FILE, '.js')]: 'src/cli/main.ts',
+      'writer-worker': 'src/store/sqlite/writer-worker.ts',
+      'reader-worker': 'src/store/sqlite/reader-worker.ts',
+    },
     outdir,
     bundle: true,
     platform: 'node',
@@ -71,7 +76,8 @@ export async function bundleService(outdir: string = SERVICE_DIR): Promise<void>
  * beside itself): next to the bundle, and next to tsc's output of that module.
  */
 export function copyMigrations(...destinations: string[]): void {
-  for (const destination of destinations) cpSync(join(ROOT, MIGRATIONS), join(destination, 'migrations'), { recursive: true });
+  for (const destination of destinations)
+    cpSync(join(ROOT, MIGRATIONS), join(destination, 'migrations'), { recursive: true });
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

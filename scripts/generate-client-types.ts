@@ -33,7 +33,11 @@ const HEADER = `/**
 /** The document exactly as a client would fetch it, from an app on a throw-away store. */
 export async function servedOpenApiDocument(): Promise<OpenAPI3> {
   const dir = mkdtempSync(join(tmpdir(), 'plantstore-openapi-'));
-  const config = loadConfig({ DATABASE_URL: `sqlite:${join(dir, 'plantstore.db')}`, LOG_LEVEL: 'silent', LOG_FORMAT: 'json' });
+  const config = loadConfig({
+    DATABASE_URL: `sqlite:${join(dir, 'plantstore.db')}`,
+    LOG_LEVEL: 'silent',
+    LOG_FORMAT: 'json',
+  });
   const store = await openStore(config.databaseUrl);
   try {
     const app = await buildApp(config, { store });

@@ -28,7 +28,10 @@ export function usePrettyLogs(format: LogFormat, destination: NodeJS.WritableStr
   return (target as NodeJS.WriteStream).isTTY === true;
 }
 
-export async function loggerOptions(config: Config, destination: NodeJS.WritableStream | undefined): Promise<FastifyServerOptions['logger']> {
+export async function loggerOptions(
+  config: Config,
+  destination: NodeJS.WritableStream | undefined,
+): Promise<FastifyServerOptions['logger']> {
   const base = {
     level: config.logLevel,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },

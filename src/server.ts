@@ -27,7 +27,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     // Closed before the caller sees the error: the CLI exits at once on it, and an
     // exit while the store's writer thread is still loading SQLite kills the process
     // with a fatal error rather than the exit status that names the problem.
-    await app.close().catch((closeError: unknown) => app.log.error({ err: closeError }, 'closing the store after a failed start'));
+    await app
+      .close()
+      .catch((closeError: unknown) => app.log.error({ err: closeError }, 'closing the store after a failed start'));
     throw error;
   }
   const address = app.server.address();
@@ -77,7 +79,8 @@ export async function runServer(config: Config): Promise<void> {
   process.on('SIGINT', (signal) => onSignal(signal));
   const server = await startServer(config);
   server.app.log.info({ node: process.version }, 'running on Node.js');
-  if (server.bootstrapToken !== undefined) process.stdout.write(`\n${bootstrapBanner(server.url, server.bootstrapToken)}\n\n`);
+  if (server.bootstrapToken !== undefined)
+    process.stdout.write(`\n${bootstrapBanner(server.url, server.bootstrapToken)}\n\n`);
   let stopping = false;
   const shutdown = (signal: NodeJS.Signals) => {
     if (stopping) return;

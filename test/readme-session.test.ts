@@ -60,15 +60,22 @@ describe('the README curl session', () => {
     assert.ok(steps.length >= 10, `only ${steps.length} steps found`);
     const opened = await sqliteBackend.open();
     try {
-      const { secret } = await issueToken(opened.store.tokens, { name: 'readme', scopes: ['plants:read', 'plants:write'] });
+      const { secret } = await issueToken(opened.store.tokens, {
+        name: 'readme',
+        scopes: ['plants:read', 'plants:write'],
+      });
       const service = await startServiceProcess({ DATABASE_URL: opened.databaseUrl });
       try {
         const address = service.url.replace('http://', '');
         for (const step of steps) {
           assert.match(step.command, /^curl -i /, `not a curl -i command: ${step.command}`);
-          const { stdout } = await promisify(execFile)('bash', ['-c', step.command.replaceAll('localhost:8080', address)], {
-            env: { ...process.env, TOKEN: secret },
-          });
+          const { stdout } = await promisify(execFile)(
+            'bash',
+            ['-c', step.command.replaceAll('localhost:8080', address)],
+            {
+              env: { ...process.env, TOKEN: secret },
+            },
+          );
           assert.equal(shownPart(stdout), step.expected, `$ ${step.command}`);
         }
       } finally {

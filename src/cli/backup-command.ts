@@ -45,7 +45,9 @@ function sqlitePath(options: Options, command: 'backup' | 'restore'): string {
   const { databaseUrl } = configFrom(options);
   if (!databaseUrl.startsWith('sqlite:')) {
     const tool = command === 'backup' ? 'pg_dump' : 'pg_restore';
-    throw new ConfigError(`plantstore ${command} copies SQLite stores; on PostgreSQL use ${tool} (docs/postgresql.md, "Backing up and restoring")`);
+    throw new ConfigError(
+      `plantstore ${command} copies SQLite stores; on PostgreSQL use ${tool} (docs/postgresql.md, "Backing up and restoring")`,
+    );
   }
   return resolve(databaseUrl.slice('sqlite:'.length));
 }

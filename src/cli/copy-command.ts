@@ -36,7 +36,8 @@ async function run(from: string, to: string, replace: boolean): Promise<CopyRepo
     return await copyStore(from, to, { replace, onProgress: progressPrinter() });
   } catch (error) {
     // Refusals are the user's to fix: one line and exit status 2, as for a bad setting.
-    if (error instanceof CopyError || error instanceof StoreTooNewError) throw new ConfigError(error.message, { cause: error });
+    if (error instanceof CopyError || error instanceof StoreTooNewError)
+      throw new ConfigError(error.message, { cause: error });
     throw error;
   }
 }
@@ -46,13 +47,23 @@ export function registerCopyCommands(program: Command): void {
     .command('copy')
     .description('Copy a whole store into an empty one (SQLite to PostgreSQL and back), and verify it.')
     .requiredOption('--from <url>', 'the store to copy: sqlite:<path> (must exist) or postgres://...')
-    .requiredOption('--to <url>', 'the store to fill: sqlite:<path> (created if missing) or postgres://... (?options=-c%20search_path%3D<schema> for a schema)')
-    .option('--replace', 'empty a target that holds data rather than refuse it (its contents go only if the copy verifies)')
+    .requiredOption(
+      '--to <url>',
+      'the store to fill: sqlite:<path> (created if missing) or postgres://... (?options=-c%20search_path%3D<schema> for a schema)',
+    )
+    .option(
+      '--replace',
+      'empty a target that holds data rather than refuse it (its contents go only if the copy verifies)',
+    )
     .addHelpText('after', HELP)
     .action(async (options: Options) => {
       const report = await run(String(options.from), String(options.to), options.replace === true);
-      if (report.replaced !== undefined && report.committed) process.stderr.write("the target's previous contents were replaced.\n");
+      if (report.replaced !== undefined && report.committed)
+        process.stderr.write("the target's previous contents were replaced.\n");
       printVerification(report);
-      if (!report.committed) throw new Error(`the copy did not verify (${report.differences.join(', ')}): nothing was written to ${report.target.label}`);
+      if (!report.committed)
+        throw new Error(
+          `the copy did not verify (${report.differences.join(', ')}): nothing was written to ${report.target.label}`,
+        );
     });
 }

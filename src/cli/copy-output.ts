@@ -2,7 +2,13 @@
  * What `plantstore copy` prints: progress on stderr (for the person waiting), the
  * verification table on stdout (the result, which a script may keep).
  */
-import { TABLE_LABELS, type CopyProgress, type CopyReport, type StoreSummary, type TableCounts } from '../store/copy/copy-store.js';
+import {
+  TABLE_LABELS,
+  type CopyProgress,
+  type CopyReport,
+  type StoreSummary,
+  type TableCounts,
+} from '../store/copy/copy-store.js';
 import { printTable } from './table.js';
 
 const PROGRESS_EVERY_MS = 1000;
@@ -27,7 +33,9 @@ export function progressPrinter(out: NodeJS.WritableStream = process.stderr): (p
     const seconds = (now - started) / 1000;
     // A rate over less than a tenth of a second says little.
     const rate = seconds >= 0.1 && done > 0 ? `, ${number(Math.round(done / seconds))} rows/s` : '';
-    out.write(`${what}: ${number(done)} of ${number(total)} rows${finished ? ` in ${seconds.toFixed(1)} s` : ''}${rate}\n`);
+    out.write(
+      `${what}: ${number(done)} of ${number(total)} rows${finished ? ` in ${seconds.toFixed(1)} s` : ''}${rate}\n`,
+    );
   };
 }
 
@@ -36,7 +44,15 @@ function row(name: string, source: string, target: string): string[] {
 }
 
 /** Plants first: what the copy is mostly about. */
-const SHOWN: readonly (keyof TableCounts)[] = ['plants', 'tokens', 'webhook_subscriptions', 'webhook_events', 'webhook_deliveries', 'webhook_delivery_attempts', 'store_secrets'];
+const SHOWN: readonly (keyof TableCounts)[] = [
+  'plants',
+  'tokens',
+  'webhook_subscriptions',
+  'webhook_events',
+  'webhook_deliveries',
+  'webhook_delivery_attempts',
+  'store_secrets',
+];
 
 function figures(s: StoreSummary): Record<string, string> {
   return {
@@ -56,9 +72,18 @@ export function printVerification(report: CopyReport, out: NodeJS.WritableStream
     [
       ...Object.keys(source).map((name) => row(name, source[name] ?? '', target[name] ?? '')),
       // The target's may be higher (a replaced store's own was): only lower would differ.
-      ['version counter', report.source.versionCounter.toString(), report.target.versionCounter.toString(), report.differences.includes('version counter') ? 'DIFFERS' : 'ok'],
+      [
+        'version counter',
+        report.source.versionCounter.toString(),
+        report.target.versionCounter.toString(),
+        report.differences.includes('version counter') ? 'DIFFERS' : 'ok',
+      ],
     ],
     out,
   );
-  out.write(report.committed ? 'verified: the target holds what the source held; committed.\n' : `NOT verified (${report.differences.join(', ')} differ): the target was rolled back, unchanged.\n`);
+  out.write(
+    report.committed
+      ? 'verified: the target holds what the source held; committed.\n'
+      : `NOT verified (${report.differences.join(', ')} differ): the target was rolled back, unchanged.\n`,
+  );
 }

@@ -22,11 +22,21 @@ export function explainListenError(error: unknown, config: Config): unknown {
   const hostName = metrics || (hostname === config.metricsHost && hostname !== config.host) ? 'METRICS_HOST' : 'HOST';
   const where = `${String(address)}:${String(port)}`;
   if (failure.syscall === 'getaddrinfo') {
-    return new ConfigError(`${hostName}: cannot resolve the host name '${String(hostname)}' (${String(code)})`, { cause: error });
+    return new ConfigError(`${hostName}: cannot resolve the host name '${String(hostname)}' (${String(code)})`, {
+      cause: error,
+    });
   }
   if (failure.syscall !== 'listen') return error;
-  if (code === 'EADDRINUSE') return new ConfigError(`${portName}: ${where} is already in use (by another process?): choose another ${portName}`, { cause: error });
-  if (code === 'EACCES') return new ConfigError(`${portName}: no permission to listen on ${where} (ports below 1024 need privileges)`, { cause: error });
-  if (code === 'EADDRNOTAVAIL') return new ConfigError(`${hostName}: ${String(address)} is not an address of this machine`, { cause: error });
+  if (code === 'EADDRINUSE')
+    return new ConfigError(
+      `${portName}: ${where} is already in use (by another process?): choose another ${portName}`,
+      { cause: error },
+    );
+  if (code === 'EACCES')
+    return new ConfigError(`${portName}: no permission to listen on ${where} (ports below 1024 need privileges)`, {
+      cause: error,
+    });
+  if (code === 'EADDRNOTAVAIL')
+    return new ConfigError(`${hostName}: ${String(address)} is not an address of this machine`, { cause: error });
   return error;
 }

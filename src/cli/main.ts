@@ -41,7 +41,12 @@ try {
   await program.parseAsync(process.argv);
 } catch (error) {
   if (error instanceof CommanderError) process.exit(error.exitCode);
-  if (error instanceof ConfigError || error instanceof TokenError || error instanceof WebhookUrlError || error instanceof WebhookInputError) {
+  if (
+    error instanceof ConfigError ||
+    error instanceof TokenError ||
+    error instanceof WebhookUrlError ||
+    error instanceof WebhookInputError
+  ) {
     process.stderr.write(`plantstore: ${error.message}\n`);
     process.exit(2);
   }

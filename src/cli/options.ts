@@ -10,11 +10,15 @@ export type Options = Record<string, string | boolean | undefined>;
 
 /** Adds --database-url (DATABASE_URL), shared by every command that opens the store. */
 export function withDatabaseOption(command: Command): Command {
-  return command.option('--database-url <url>', 'sqlite:<path> or postgres://... (env DATABASE_URL; default sqlite:./data/plantstore.db)');
+  return command.option(
+    '--database-url <url>',
+    'sqlite:<path> or postgres://... (env DATABASE_URL; default sqlite:./data/plantstore.db)',
+  );
 }
 
 /** What `token` and `webhook` add to their help: they never create a store. */
-export const EXISTING_STORE_HELP = '\nThe SQLite store must exist: plantstore migrate (or a first plantstore serve) creates it.';
+export const EXISTING_STORE_HELP =
+  '\nThe SQLite store must exist: plantstore migrate (or a first plantstore serve) creates it.';
 
 const text = (value: string | boolean | undefined) => (typeof value === 'string' ? value : undefined);
 

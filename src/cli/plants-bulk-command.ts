@@ -15,7 +15,11 @@ import type { ConnectionOptions, PlantsCommandKit } from './plants-command-kit.j
 import { counted, progressReporter } from './progress.js';
 
 const FORMATS: readonly BulkFormat[] = ['ndjson', 'csv'];
-const FORMAT_OF_EXTENSION: Readonly<Record<string, BulkFormat>> = { '.ndjson': 'ndjson', '.jsonl': 'ndjson', '.csv': 'csv' };
+const FORMAT_OF_EXTENSION: Readonly<Record<string, BulkFormat>> = {
+  '.ndjson': 'ndjson',
+  '.jsonl': 'ndjson',
+  '.csv': 'csv',
+};
 
 const formatOfName = (file: string): BulkFormat | undefined => FORMAT_OF_EXTENSION[extname(file).toLowerCase()];
 
@@ -86,15 +90,23 @@ interface ExportOptions extends ConnectionOptions {
 
 const formatOption = (description: string) => new Option('--format <format>', description).choices(FORMATS);
 
-export function registerPlantsBulkCommands(plants: Command, { withConnectionOptions, clientFor, run, collect }: PlantsCommandKit): void {
+export function registerPlantsBulkCommands(
+  plants: Command,
+  { withConnectionOptions, clientFor, run, collect }: PlantsCommandKit,
+): void {
   withConnectionOptions(
     plants
       .command('import')
-      .description('Create many plants from an NDJSON or CSV file (or stdin), streamed: all or nothing, or --mode skip.')
+      .description(
+        'Create many plants from an NDJSON or CSV file (or stdin), streamed: all or nothing, or --mode skip.',
+      )
       .argument('<file>', 'an NDJSON (.ndjson, .jsonl) or CSV (.csv, header row id,name,tag) file, or - for stdin')
       .addOption(formatOption('ndjson or csv; needed for stdin, else the file name decides'))
       .addOption(
-        new Option('--mode <mode>', 'all (default): if any line is invalid or conflicts, nothing is stored; skip: the valid lines are stored, the others listed').choices(['all', 'skip']),
+        new Option(
+          '--mode <mode>',
+          'all (default): if any line is invalid or conflicts, nothing is stored; skip: the valid lines are stored, the others listed',
+        ).choices(['all', 'skip']),
       ),
     'print the summary as JSON: {"created","unchanged","skipped","problems":[{"line","error","message"}]}',
   ).action(async (file: string, options: ImportOptions) =>
@@ -102,13 +114,20 @@ export function registerPlantsBulkCommands(plants: Command, { withConnectionOpti
       const client = clientFor(options);
       const format = options.format ?? formatOfName(file);
       if (format === undefined) {
-        throw new ConfigError(file === '-' ? 'reading stdin needs --format ndjson or --format csv' : `cannot tell the format of ${file} from its name (.ndjson, .jsonl or .csv): pass --format`);
+        throw new ConfigError(
+          file === '-'
+            ? 'reading stdin needs --format ndjson or --format csv'
+            : `cannot tell the format of ${file} from its name (.ndjson, .jsonl or .csv): pass --format`,
+        );
       }
       const progress = progressReporter(await sizeOf(file));
       let summary: ImportSummary;
       try {
         const source = file === '-' ? process.stdin : createReadStream(file);
-        summary = await client.importPlants(counted(source, progress), { format, ...(options.mode === undefined ? {} : { mode: options.mode }) });
+        summary = await client.importPlants(counted(source, progress), {
+          format,
+          ...(options.mode === undefined ? {} : { mode: options.mode }),
+        });
       } finally {
         progress.stop();
       }
@@ -119,15 +138,25 @@ export function registerPlantsBulkCommands(plants: Command, { withConnectionOpti
   withConnectionOptions(
     plants
       .command('export')
-      .description('Write every plant (or those --search and --tag find) in id order, as NDJSON or CSV, to stdout or a file.')
-      .addOption(formatOption('ndjson (the default) or csv; with --output, a .csv or .ndjson name decides when this is left out'))
+      .description(
+        'Write every plant (or those --search and --tag find) in id order, as NDJSON or CSV, to stdout or a file.',
+      )
+      .addOption(
+        formatOption(
+          'ndjson (the default) or csv; with --output, a .csv or .ndjson name decides when this is left out',
+        ),
+      )
       .option('--output <file>', 'write to this file instead of stdout (replaced only once the export is complete)')
-      .option('--search <words>', 'only plants whose name or tag has a word starting with each of these (case and accents ignored)')
+      .option(
+        '--search <words>',
+        'only plants whose name or tag has a word starting with each of these (case and accents ignored)',
+      )
       .option('--tag <tag>', 'only plants with exactly this tag; repeat it for any of several', collect, []),
     false,
   ).action(async (options: ExportOptions) =>
     run(async () => {
-      const format = options.format ?? (options.output === undefined ? undefined : formatOfName(options.output)) ?? 'ndjson';
+      const format =
+        options.format ?? (options.output === undefined ? undefined : formatOfName(options.output)) ?? 'ndjson';
       const bytes = await clientFor(options).exportPlantsText({
         format,
         ...(options.search === undefined ? {} : { q: options.search }),

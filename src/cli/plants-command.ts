@@ -4,7 +4,15 @@
  * no header, for cut/awk.
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { createPlantStoreClient, PlantStoreError, toPlantId, type Plant, type PlantCount, type PlantOrder, type PlantStoreClient } from '../client/index.js';
+import {
+  createPlantStoreClient,
+  PlantStoreError,
+  toPlantId,
+  type Plant,
+  type PlantCount,
+  type PlantOrder,
+  type PlantStoreClient,
+} from '../client/index.js';
 import { stringifyJson } from '../client/json.js';
 import { ConfigError } from '../config/index.js';
 import { registerPlantsBulkCommands } from './plants-bulk-command.js';
@@ -15,7 +23,10 @@ import { printTable } from './table.js';
 export const DEFAULT_URL = 'http://127.0.0.1:8080';
 
 /** --url and --token, and --json described as `json` says (false: a command whose output is not a table has none). */
-function withConnectionOptions(command: Command, json: string | false = 'print JSON instead of a table (ids as exact JSON numbers)'): Command {
+function withConnectionOptions(
+  command: Command,
+  json: string | false = 'print JSON instead of a table (ids as exact JSON numbers)',
+): Command {
   const connected = command
     .option('--url <url>', `the service's base URL (env PLANTSTORE_URL; default ${DEFAULT_URL})`)
     .option('--token <token>', 'bearer token (env PLANTSTORE_TOKEN, which is safer: flags show up in ps)');
@@ -32,17 +43,21 @@ function parseId(value: string): bigint {
 
 function parseLimit(value: string): number {
   const limit = Number(value);
-  if (!/^[0-9]+$/.test(value) || limit < 1 || limit > 1000) throw new InvalidArgumentError('must be an integer from 1 to 1000');
+  if (!/^[0-9]+$/.test(value) || limit < 1 || limit > 1000)
+    throw new InvalidArgumentError('must be an integer from 1 to 1000');
   return limit;
 }
 
 function clientFor(options: ConnectionOptions): PlantStoreClient {
   const token = options.token ?? process.env.PLANTSTORE_TOKEN;
   if (token === undefined || token === '') {
-    throw new ConfigError('no API token: set PLANTSTORE_TOKEN or pass --token (create one with: plantstore token create --name NAME)');
+    throw new ConfigError(
+      'no API token: set PLANTSTORE_TOKEN or pass --token (create one with: plantstore token create --name NAME)',
+    );
   }
   const baseUrl = options.url ?? (process.env.PLANTSTORE_URL || DEFAULT_URL);
-  if (!/^https?:\/\/[^/]/.test(baseUrl)) throw new ConfigError(`--url must be an http:// or https:// URL (got '${baseUrl}')`);
+  if (!/^https?:\/\/[^/]/.test(baseUrl))
+    throw new ConfigError(`--url must be an http:// or https:// URL (got '${baseUrl}')`);
   return createPlantStoreClient({ baseUrl, token });
 }
 
@@ -91,7 +106,8 @@ function printList(plants: readonly Plant[], total: PlantCount | undefined, opti
     return;
   }
   const count = `${total.exact ? '' : '~'}${total.count}`;
-  if (options.json === true) process.stdout.write(`${stringifyJson({ total: total.count, exact: total.exact, plants })}\n`);
+  if (options.json === true)
+    process.stdout.write(`${stringifyJson({ total: total.count, exact: total.exact, plants })}\n`);
   else if (process.stdout.isTTY === true) {
     print(plants, options, true);
     process.stdout.write(`${count} ${total.count === 1 ? 'plant matches' : 'plants match'}\n`);
@@ -105,7 +121,10 @@ function print(plants: readonly Plant[], options: ConnectionOptions, asList: boo
   if (options.json === true) {
     process.stdout.write(`${stringifyJson(asList ? plants : plants[0])}\n`);
   } else if (process.stdout.isTTY === true) {
-    printTable(['ID', 'NAME', 'TAG'], plants.map((p) => [String(p.id), p.name, p.tag ?? '']));
+    printTable(
+      ['ID', 'NAME', 'TAG'],
+      plants.map((p) => [String(p.id), p.name, p.tag ?? '']),
+    );
   } else {
     // Names and tags cannot hold control characters, so tabs separate fields unambiguously.
     for (const p of plants) process.stdout.write(`${p.id}\t${p.name}\t${p.tag ?? ''}\n`);
@@ -115,7 +134,9 @@ function print(plants: readonly Plant[], options: ConnectionOptions, asList: boo
 export function registerPlantsCommands(program: Command): void {
   const plants = program
     .command('plants')
-    .description('Create, read, list, change, delete, import and export plants on a running service (uses PLANTSTORE_TOKEN).')
+    .description(
+      'Create, read, list, change, delete, import and export plants on a running service (uses PLANTSTORE_TOKEN).',
+    )
     .addHelpText(
       'after',
       [
@@ -131,7 +152,7 @@ export function registerPlantsCommands(program: Command): void {
         '  plantstore plants import plants.ndjson            # or .csv; --mode skip keeps the valid lines',
         '  plantstore plants export --output plants.csv',
         '',
-        'Failures print the server\'s message on one line and exit with 1 (2 for a missing token or a bad --url).',
+        "Failures print the server's message on one line and exit with 1 (2 for a missing token or a bad --url).",
       ].join('\n'),
     );
 
@@ -144,29 +165,40 @@ export function registerPlantsCommands(program: Command): void {
       .option('--tag <tag>', 'a tag, 1 to 100 characters'),
   ).action(async (id: bigint, name: string, options: ConnectionOptions & { tag?: string }) =>
     run(async () => {
-      const created = await clientFor(options).createPlant({ id, name, ...(options.tag === undefined ? {} : { tag: options.tag }) });
+      const created = await clientFor(options).createPlant({
+        id,
+        name,
+        ...(options.tag === undefined ? {} : { tag: options.tag }),
+      });
       print([{ id, ...created }], options, false);
     }),
   );
 
-  withConnectionOptions(plants.command('get').description('Show one plant.').argument('<id>', 'the plant id', parseId)).action(
-    async (id: bigint, options: ConnectionOptions) =>
-      run(async () => {
-        print([await clientFor(options).getPlant(id)], options, false);
-      }),
+  withConnectionOptions(
+    plants.command('get').description('Show one plant.').argument('<id>', 'the plant id', parseId),
+  ).action(async (id: bigint, options: ConnectionOptions) =>
+    run(async () => {
+      print([await clientFor(options).getPlant(id)], options, false);
+    }),
   );
 
   withConnectionOptions(
     plants
       .command('list')
       .description('List and find plants, one page (or --all of them); see docs/finding-plants.md.')
-      .option('--search <words>', 'only plants whose name or tag has a word starting with each of these (case and accents ignored)')
+      .option(
+        '--search <words>',
+        'only plants whose name or tag has a word starting with each of these (case and accents ignored)',
+      )
       .option('--sort <order>', 'id (default), -id, name or -name', parseOrder)
       .option('--tag <tag>', 'only plants with exactly this tag; repeat it for any of several', collect, [])
       .option('--limit <n>', 'page size, 1 to 1000 (default 100)', parseLimit)
       .option('--cursor <cursor>', 'start where the previous page ended (the cursor it printed)')
       .option('--after <id>', 'with the id order: start after this id', parseId)
-      .option('--count', 'also count every matching plant: printed after the page on a terminal, as "total<TAB>N" on stderr otherwise, as {"total":N,"exact":true,"plants":[...]} with --json')
+      .option(
+        '--count',
+        'also count every matching plant: printed after the page on a terminal, as "total<TAB>N" on stderr otherwise, as {"total":N,"exact":true,"plants":[...]} with --json',
+      )
       .option('--all', 'follow the pages until the last one'),
   ).action(async (options: ConnectionOptions & ListOptions) =>
     run(async () => {
@@ -204,22 +236,32 @@ export function registerPlantsCommands(program: Command): void {
   update.on('option:no-tag', () => tagOptionsGiven.add('--no-tag'));
   withConnectionOptions(
     update
-      .description('Change a plant\'s name or tag (what is not given is kept); prints the plant and, on stderr, its new ETag.')
+      .description(
+        "Change a plant's name or tag (what is not given is kept); prints the plant and, on stderr, its new ETag.",
+      )
       .argument('<id>', 'the plant id', parseId)
       .option('--name <name>', 'a new name, 1 to 200 characters')
       .option('--tag <tag>', 'a new tag, 1 to 100 characters')
       .option('--no-tag', 'remove the tag')
-      .option('--if-match <etag>', 'change it only if it is still at this version (an ETag, e.g. \'"3"\'); else fail, changing nothing'),
+      .option(
+        '--if-match <etag>',
+        'change it only if it is still at this version (an ETag, e.g. \'"3"\'); else fail, changing nothing',
+      ),
   ).action(async (id: bigint, options: ConnectionOptions & { name?: string; tag?: string | false; ifMatch?: string }) =>
     run(async () => {
       // An empty merge patch is a valid no-op for the API; from a terminal it is a forgotten option.
-      if (options.name === undefined && options.tag === undefined) throw new ConfigError('nothing to change: give --name, --tag or --no-tag');
+      if (options.name === undefined && options.tag === undefined)
+        throw new ConfigError('nothing to change: give --name, --tag or --no-tag');
       if (tagOptionsGiven.size > 1) throw new ConfigError('give --tag or --no-tag, not both');
       const change = {
         ...(options.name === undefined ? {} : { name: options.name }),
         ...(options.tag === undefined ? {} : { tag: options.tag === false ? null : options.tag }),
       };
-      const result = await clientFor(options).updatePlant(id, change, options.ifMatch === undefined ? {} : { ifMatch: options.ifMatch });
+      const result = await clientFor(options).updatePlant(
+        id,
+        change,
+        options.ifMatch === undefined ? {} : { ifMatch: options.ifMatch },
+      );
       if (result.kind === 'precondition-failed') throw result.error;
       if (options.json === true) process.stdout.write(`${stringifyJson({ ...result.plant, etag: result.etag })}\n`);
       else {
@@ -234,12 +276,20 @@ export function registerPlantsCommands(program: Command): void {
       .command('rm')
       .description('Delete a plant.')
       .argument('<id>', 'the plant id', parseId)
-      .option('--if-match <etag>', 'delete it only if it is still at this version (an ETag); else fail, deleting nothing'),
+      .option(
+        '--if-match <etag>',
+        'delete it only if it is still at this version (an ETag); else fail, deleting nothing',
+      ),
   ).action(async (id: bigint, options: ConnectionOptions & { ifMatch?: string }) =>
     run(async () => {
-      const result = await clientFor(options).deletePlant(id, options.ifMatch === undefined ? {} : { ifMatch: options.ifMatch });
+      const result = await clientFor(options).deletePlant(
+        id,
+        options.ifMatch === undefined ? {} : { ifMatch: options.ifMatch },
+      );
       if (result.kind === 'precondition-failed') throw result.error;
-      process.stdout.write(options.json === true ? `${stringifyJson({ id, deleted: true })}\n` : `deleted plant ${id}\n`);
+      process.stdout.write(
+        options.json === true ? `${stringifyJson({ id, deleted: true })}\n` : `deleted plant ${id}\n`,
+      );
     }),
   );
 

@@ -31,8 +31,15 @@ function parseEventId(value: string): string {
 
 function lineOf(change: PlantChangeEvent, json: boolean): string {
   if (json) {
-    const previous = change.type === 'plant.updated' && change.previousTag !== undefined ? { previousTag: change.previousTag } : {};
-    const object = { id: change.id, position: change.position.toString(), type: change.type, plant: change.plant, ...previous };
+    const previous =
+      change.type === 'plant.updated' && change.previousTag !== undefined ? { previousTag: change.previousTag } : {};
+    const object = {
+      id: change.id,
+      position: change.position.toString(),
+      type: change.type,
+      plant: change.plant,
+      ...previous,
+    };
     return `${stringifyJson(object)}\n`;
   }
   const named = change.type === 'plant.deleted' ? ['', ''] : [change.plant.name, change.plant.tag ?? ''];
@@ -47,14 +54,23 @@ interface WatchOptions extends ConnectionOptions {
   from?: string;
 }
 
-export function registerPlantsWatchCommand(plants: Command, { withConnectionOptions, clientFor, run }: PlantsCommandKit): void {
+export function registerPlantsWatchCommand(
+  plants: Command,
+  { withConnectionOptions, clientFor, run }: PlantsCommandKit,
+): void {
   withConnectionOptions(
     plants
       .command('watch')
-      .description('Print every change of a plant as it happens, until Ctrl-C; reconnects and carries on where it was by itself.')
+      .description(
+        'Print every change of a plant as it happens, until Ctrl-C; reconnects and carries on where it was by itself.',
+      )
       .option('--types <types>', 'only these, comma-separated: plant.created, plant.updated, plant.deleted', parseTypes)
       .option('--tag <tag>', 'only changes of plants with this tag, or that had it (for a deletion, the tag it had)')
-      .option('--from <id>', 'start right after this event (the first column of a line printed before), not now', parseEventId),
+      .option(
+        '--from <id>',
+        'start right after this event (the first column of a line printed before), not now',
+        parseEventId,
+      ),
     'print one JSON object per line: ' +
       '{"id":"<history>-12","position":"12","type":"plant.created","plant":{"id":...,"name":...,"tag":...}} ' +
       '(ids as exact numbers; a change of the tag adds "previousTag")',
@@ -75,11 +91,13 @@ export function registerPlantsWatchCommand(plants: Command, { withConnectionOpti
           ...(options.tag === undefined ? {} : { tag: options.tag }),
           ...(options.from === undefined ? {} : { after: options.from }),
           signal: stop.signal,
-          onReconnect: ({ reason, delayMs }) => process.stderr.write(`plantstore: ${reason}; reconnecting in ${(delayMs / 1000).toFixed(1)} s\n`),
+          onReconnect: ({ reason, delayMs }) =>
+            process.stderr.write(`plantstore: ${reason}; reconnecting in ${(delayMs / 1000).toFixed(1)} s\n`),
         });
         for await (const change of changes) {
           // Holding back while stdout is full, rather than buffering without bound.
-          if (!process.stdout.write(lineOf(change, options.json === true))) await once(process.stdout, 'drain', { signal: stop.signal }).catch(() => {});
+          if (!process.stdout.write(lineOf(change, options.json === true)))
+            await once(process.stdout, 'drain', { signal: stop.signal }).catch(() => {});
         }
       } finally {
         process.off('SIGINT', interrupted).off('SIGTERM', interrupted);

@@ -28,7 +28,11 @@ interface Sent {
 const number = (n: number) => Math.round(n).toLocaleString('en-US');
 const pad = (n: number) => String(n).padStart(2, '0');
 
-const UNITS = [[1e9, 'GB', 2], [1e6, 'MB', 1], [1e3, 'kB', 1]] as const;
+const UNITS = [
+  [1e9, 'GB', 2],
+  [1e6, 'MB', 1],
+  [1e3, 'kB', 1],
+] as const;
 const unitOf = (bytes: number) => UNITS.find(([scale]) => bytes >= scale) ?? UNITS[2];
 
 /** 1.5 MB, 512.0 kB. */
@@ -45,7 +49,9 @@ function sizes(part: number, whole: number): string {
 
 function duration(seconds: number): string {
   const s = Math.ceil(seconds);
-  return s >= 3600 ? `${Math.floor(s / 3600)}:${pad(Math.floor(s / 60) % 60)}:${pad(s % 60)}` : `${Math.floor(s / 60)}:${pad(s % 60)}`;
+  return s >= 3600
+    ? `${Math.floor(s / 3600)}:${pad(Math.floor(s / 60) % 60)}:${pad(s % 60)}`
+    : `${Math.floor(s / 60)}:${pad(s % 60)}`;
 }
 
 /** On a terminal, a bar and figures short enough for 80 columns; in a log, a sentence. */
@@ -58,11 +64,15 @@ function progressLine(sent: Sent, total: number | undefined, terminal: boolean):
     if (terminal) parts.push(`[${'█'.repeat(filled)}${'░'.repeat(BAR_WIDTH - filled)}]`);
     parts.push(`${Math.floor(fraction * 100)}%`, sizes(sent.bytes, total));
   } else parts.push(`${size(sent.bytes)} sent`);
-  if (sent.uploadSeconds !== undefined) parts.push(`sent in ${sent.uploadSeconds.toFixed(1)} s, committing ${duration(Math.floor(seconds - sent.uploadSeconds))}`);
+  if (sent.uploadSeconds !== undefined)
+    parts.push(
+      `sent in ${sent.uploadSeconds.toFixed(1)} s, committing ${duration(Math.floor(seconds - sent.uploadSeconds))}`,
+    );
   // A rate over less than half a second says little.
   else if (seconds >= 0.5) {
     parts.push(`${size(sent.bytes / seconds)}/s`, `${number(sent.lines / seconds)} plants/s`);
-    if (total !== undefined && sent.bytes > 0) parts.push(`ETA ${duration(Math.max(total - sent.bytes, 0) / (sent.bytes / seconds))}`);
+    if (total !== undefined && sent.bytes > 0)
+      parts.push(`ETA ${duration(Math.max(total - sent.bytes, 0) / (sent.bytes / seconds))}`);
   }
   return terminal ? parts.join('  ') : `importing: ${parts.join(', ')}`;
 }

@@ -22,7 +22,11 @@ export function registerServeCommands(program: Command): void {
   });
 
   withDatabaseOption(
-    program.command('migrate').description('Create the store if it does not exist, apply pending database migrations, then exit (serve does both at start-up too).'),
+    program
+      .command('migrate')
+      .description(
+        'Create the store if it does not exist, apply pending database migrations, then exit (serve does both at start-up too).',
+      ),
   ).action(async (options: Options) => {
     const config = configFrom(options);
     const store = await openStore(config.databaseUrl, config);

@@ -46,23 +46,43 @@ export function registerTokenCommands(program: Command): void {
   );
 
   withDatabaseOption(
-    token.command('list').description('List tokens (never their secrets).').option('--json', 'print JSON instead of a table'),
+    token
+      .command('list')
+      .description('List tokens (never their secrets).')
+      .option('--json', 'print JSON instead of a table'),
   ).action(async (options: Options) =>
     withStore(options, async (store) => {
       const tokens = await store.tokens.listTokens();
       if (options.json === true) {
-        process.stdout.write(`${JSON.stringify(tokens.map((t) => ({ ...t, status: tokenStatus(t) })), null, 2)}\n`);
+        process.stdout.write(
+          `${JSON.stringify(
+            tokens.map((t) => ({ ...t, status: tokenStatus(t) })),
+            null,
+            2,
+          )}\n`,
+        );
         return;
       }
       printTable(
         ['ID', 'NAME', 'SCOPES', 'STATUS', 'CREATED', 'EXPIRES', 'LAST USED'],
-        tokens.map((t) => [t.id, t.name, t.scopes.join(','), tokenStatus(t), iso(t.createdAt), iso(t.expiresAt), iso(t.lastUsedAt)]),
+        tokens.map((t) => [
+          t.id,
+          t.name,
+          t.scopes.join(','),
+          tokenStatus(t),
+          iso(t.createdAt),
+          iso(t.expiresAt),
+          iso(t.lastUsedAt),
+        ]),
       );
     }),
   );
 
   withDatabaseOption(
-    token.command('revoke').description('Revoke a token by id or name (takes effect within TOKEN_CACHE_TTL_MS, 2 s by default).').argument('<id-or-name>'),
+    token
+      .command('revoke')
+      .description('Revoke a token by id or name (takes effect within TOKEN_CACHE_TTL_MS, 2 s by default).')
+      .argument('<id-or-name>'),
   ).action(async (idOrName: string, options: Options) =>
     withStore(options, async (store) => {
       const revoked = await store.tokens.revokeToken(idOrName, new Date());

@@ -11,7 +11,9 @@ import { printTable } from './table.js';
 export function registerWebhookCommands(program: Command): void {
   const webhook = program
     .command('webhook')
-    .description('Add, list, rotate the secret of and remove webhook subscriptions (in the store DATABASE_URL names). See docs/webhooks.md.')
+    .description(
+      'Add, list, rotate the secret of and remove webhook subscriptions (in the store DATABASE_URL names). See docs/webhooks.md.',
+    )
     .addHelpText('after', EXISTING_STORE_HELP);
 
   withDatabaseOption(
@@ -23,7 +25,11 @@ export function registerWebhookCommands(program: Command): void {
   ).action(async (url: string, options: Options) =>
     withStore(options, async (store, { webhookAllowPrivateUrls: allowPrivate }) => {
       const description = typeof options.description === 'string' ? options.description : undefined;
-      const created = await createSubscription(store.webhooks, description === undefined ? { url } : { url, description }, { allowPrivate });
+      const created = await createSubscription(
+        store.webhooks,
+        description === undefined ? { url } : { url, description },
+        { allowPrivate },
+      );
       process.stderr.write(
         `created webhook subscription ${created.id} for ${created.url}.\n` +
           'The signing secret below is shown only now; give it to the receiver to verify webhook-signature.\n',
@@ -33,7 +39,10 @@ export function registerWebhookCommands(program: Command): void {
   );
 
   withDatabaseOption(
-    webhook.command('list').description('List subscriptions (never their secrets).').option('--json', 'print JSON instead of a table'),
+    webhook
+      .command('list')
+      .description('List subscriptions (never their secrets).')
+      .option('--json', 'print JSON instead of a table'),
   ).action(async (options: Options) =>
     withStore(options, async (store) => {
       const subscriptions = await store.webhooks.listSubscriptions();
@@ -51,9 +60,15 @@ export function registerWebhookCommands(program: Command): void {
   withDatabaseOption(
     webhook
       .command('rotate-secret')
-      .description('Give a subscription a new signing secret; prints it, once, alone on the last line. The old one keeps signing for the overlap.')
+      .description(
+        'Give a subscription a new signing secret; prints it, once, alone on the last line. The old one keeps signing for the overlap.',
+      )
       .argument('<id>')
-      .option('--overlap <seconds>', `how long the old secret keeps signing too (0 to ${MAX_OVERLAP_SECONDS}; 0 stops it at once)`, String(DEFAULT_OVERLAP_SECONDS)),
+      .option(
+        '--overlap <seconds>',
+        `how long the old secret keeps signing too (0 to ${MAX_OVERLAP_SECONDS}; 0 stops it at once)`,
+        String(DEFAULT_OVERLAP_SECONDS),
+      ),
   ).action(async (id: string, options: Options) =>
     withStore(options, async (store) => {
       const overlap = String(options.overlap);
@@ -74,10 +89,14 @@ export function registerWebhookCommands(program: Command): void {
   );
 
   withDatabaseOption(
-    webhook.command('remove').description('Delete a subscription with its pending deliveries and delivery log.').argument('<id>'),
+    webhook
+      .command('remove')
+      .description('Delete a subscription with its pending deliveries and delivery log.')
+      .argument('<id>'),
   ).action(async (id: string, options: Options) =>
     withStore(options, async (store) => {
-      if (!(await store.webhooks.deleteSubscription(id))) throw new WebhookInputError(`no webhook subscription has id '${id}'`);
+      if (!(await store.webhooks.deleteSubscription(id)))
+        throw new WebhookInputError(`no webhook subscription has id '${id}'`);
       process.stdout.write(`removed webhook subscription ${id}\n`);
     }),
   );

@@ -18,7 +18,8 @@ export type ImportProblem = ImportSummary['problems'][number];
 
 export type BulkFormat = 'ndjson' | 'csv';
 
-/** NDJSON (one NewPlant per line) or CSV (a header row naming id, name and tag), as text, bytes or a stream of chunks. */
+/** NDJSON (one NewPlant per line) or CSV (a header row naming id, name and tag), as text, bytes or a stream of chunks.
+ * */
 export type ImportBody = string | Uint8Array | AsyncIterable<Uint8Array | string>;
 
 export interface ImportOptions {
@@ -38,18 +39,25 @@ export interface BulkOperations {
   importPlants(body: ImportBody, options?: ImportOptions): Promise<ImportSummary>;
   /** Every plant matching `q` and `tag`, in id order, from one snapshot of the store. */
   exportPlants(options?: ExportOptions): AsyncIterable<Plant>;
-  /** The export's bytes (NDJSON or CSV), once the service has started answering; read them to the end or stop iterating. */
+  /** The export's bytes (NDJSON or CSV), once the service has started answering; read them to the end or stop
+   * iterating. */
   exportPlantsText(options?: ExportOptions & { readonly format?: BulkFormat }): Promise<AsyncIterable<Uint8Array>>;
 }
 
-const MEDIA_TYPES: Readonly<Record<BulkFormat, string>> = { ndjson: 'application/x-ndjson', csv: 'text/csv; charset=utf-8' };
+const MEDIA_TYPES: Readonly<Record<BulkFormat, string>> = {
+  ndjson: 'application/x-ndjson',
+  csv: 'text/csv; charset=utf-8',
+};
 
 /** Where a failed source (an unreadable file) is kept, so it is thrown as itself rather than as "cannot reach". */
 interface SourceFailure {
   error?: unknown;
 }
 
-async function* bytesOf(chunks: AsyncIterable<Uint8Array | string>, failure: SourceFailure): AsyncGenerator<Uint8Array> {
+async function* bytesOf(
+  chunks: AsyncIterable<Uint8Array | string>,
+  failure: SourceFailure,
+): AsyncGenerator<Uint8Array> {
   const encoder = new TextEncoder();
   try {
     for await (const chunk of chunks) yield typeof chunk === 'string' ? encoder.encode(chunk) : chunk;
@@ -79,12 +87,16 @@ export function bulkOperations(api: Client<paths>, baseUrl: string, timeoutMs: n
   /** What a failed fetch throws: the caller's own abort as it is, anything else as "cannot reach". */
   const unreachable = (error: unknown, signal: AbortSignal | undefined): unknown => {
     if (signal?.aborted === true) return error;
-    if (error instanceof DOMException && error.name === 'TimeoutError') return new PlantStoreConnectionError(baseUrl, new Error(`no answer within ${timeoutMs} ms`));
+    if (error instanceof DOMException && error.name === 'TimeoutError')
+      return new PlantStoreConnectionError(baseUrl, new Error(`no answer within ${timeoutMs} ms`));
     return new PlantStoreConnectionError(baseUrl, error);
   };
 
   /** The body's chunks; a connection lost mid-way is a PlantStoreConnectionError. */
-  async function* chunksOf(body: ReadableStream<Uint8Array> | null, signal: AbortSignal | undefined): AsyncGenerator<Uint8Array> {
+  async function* chunksOf(
+    body: ReadableStream<Uint8Array> | null,
+    signal: AbortSignal | undefined,
+  ): AsyncGenerator<Uint8Array> {
     if (body === null) return;
     try {
       yield* body;
@@ -96,7 +108,10 @@ export function bulkOperations(api: Client<paths>, baseUrl: string, timeoutMs: n
   const exportPlantsText: BulkOperations['exportPlantsText'] = async ({ format = 'ndjson', q, tag, signal } = {}) => {
     // A timer rather than AbortSignal.timeout: it must stop once the answer starts, or it would cut off a long export.
     const timer = new AbortController();
-    const timeout = setTimeout(() => timer.abort(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);
+    const timeout = setTimeout(
+      () => timer.abort(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError')),
+      timeoutMs,
+    );
     try {
       const query = { format, ...(q === undefined ? {} : { q }), ...(tag === undefined ? {} : { tag: [tag].flat() }) };
       const outcome = await api.GET('/plants/export', {

@@ -23,7 +23,10 @@ export class PlantStoreError extends Error {
 
 /** The service could not be reached (refused, reset, DNS, timeout...). */
 export class PlantStoreConnectionError extends Error {
-  constructor(readonly baseUrl: string, cause: unknown) {
+  constructor(
+    readonly baseUrl: string,
+    cause: unknown,
+  ) {
     super(`cannot reach ${baseUrl}: ${describeCause(cause)}`, { cause });
     this.name = 'PlantStoreConnectionError';
   }

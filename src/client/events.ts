@@ -46,7 +46,8 @@ export interface WatchOptions {
   readonly tag?: string;
   /** Ends the iteration: the loop finishes normally and the connection is closed. */
   readonly signal?: AbortSignal;
-  /** The wait before reconnecting, instead of the service's advice (`retry:`, 2 s). Failed connections wait longer each time, up to 30 s. */
+  /** The wait before reconnecting, instead of the service's advice (`retry:`, 2 s). Failed connections wait longer each
+   * time, up to 30 s. */
   readonly reconnectDelayMs?: number;
   /** Told before each wait to reconnect (the CLI shows it). */
   readonly onReconnect?: (reconnection: Reconnection) => void;
@@ -160,19 +161,23 @@ function retryable(error: unknown): boolean {
 /** Jittered, so the clients a restart cut off do not all come back at once. */
 function backoff(baseMs: number, failures: number, error: unknown): number {
   const doubled = Math.min(MAX_RETRY_MS, baseMs * 2 ** (failures - 1));
-  const asked = error instanceof PlantStoreError && error.retryAfterSeconds !== undefined ? error.retryAfterSeconds * 1000 : 0;
+  const asked =
+    error instanceof PlantStoreError && error.retryAfterSeconds !== undefined ? error.retryAfterSeconds * 1000 : 0;
   return Math.round(Math.min(MAX_RETRY_MS, Math.max(doubled * (0.75 + Math.random() / 4), asked)));
 }
 
 function describe(error: unknown): string {
-  if (error instanceof PlantStoreError) return `${error.message} (HTTP ${error.status}${error.error === 0 ? '' : `, error ${error.error}`})`;
+  if (error instanceof PlantStoreError)
+    return `${error.message} (HTTP ${error.status}${error.error === 0 ? '' : `, error ${error.error}`})`;
   return error instanceof Error ? error.message : String(error);
 }
 
 function startId(after: string): string {
   const at = idOf(after.trim());
   if (at === undefined) {
-    throw new RangeError(`after must be an event id as the stream sent it (<history>-<position>, or 0); got '${after}'`);
+    throw new RangeError(
+      `after must be an event id as the stream sent it (<history>-<position>, or 0); got '${after}'`,
+    );
   }
   return at.id;
 }
@@ -187,7 +192,10 @@ export function eventOperations(api: Client<paths>, baseUrl: string, timeoutMs: 
   ): Promise<ReadableStream<Uint8Array>> {
     // Not AbortSignal.timeout: this bounds the wait for the answer, and must not cut off the stream after it.
     const timer = new AbortController();
-    const timeout = setTimeout(() => timer.abort(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);
+    const timeout = setTimeout(
+      () => timer.abort(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError')),
+      timeoutMs,
+    );
     try {
       const outcome = await api.GET('/events', {
         params: { query, header: lastId === undefined ? {} : { 'last-event-id': lastId } },
@@ -196,16 +204,23 @@ export function eventOperations(api: Client<paths>, baseUrl: string, timeoutMs: 
         signal: AbortSignal.any([timer.signal, signal]),
       });
       if (!outcome.response.ok) throw errorFromResponse(outcome.response, outcome.error);
-      if (outcome.data === undefined || outcome.data === null) throw new PlantStoreConnectionError(baseUrl, new Error('the stream had no body'));
+      if (outcome.data === undefined || outcome.data === null)
+        throw new PlantStoreConnectionError(baseUrl, new Error('the stream had no body'));
       return outcome.data;
     } catch (error) {
-      throw error instanceof PlantStoreError || error instanceof PlantStoreConnectionError || signal.aborted ? error : new PlantStoreConnectionError(baseUrl, error);
+      throw error instanceof PlantStoreError || error instanceof PlantStoreConnectionError || signal.aborted
+        ? error
+        : new PlantStoreConnectionError(baseUrl, error);
     } finally {
       clearTimeout(timeout);
     }
   }
 
-  async function* chunksOf(body: ReadableStream<Uint8Array>, connection: AbortController, stop: AbortSignal): AsyncGenerator<Uint8Array> {
+  async function* chunksOf(
+    body: ReadableStream<Uint8Array>,
+    connection: AbortController,
+    stop: AbortSignal,
+  ): AsyncGenerator<Uint8Array> {
     const silent = () => connection.abort(new Error(`nothing received for ${SILENCE_LIMIT_MS / 1000} s`));
     let watchdog = setTimeout(silent, SILENCE_LIMIT_MS);
     try {
@@ -216,7 +231,9 @@ export function eventOperations(api: Client<paths>, baseUrl: string, timeoutMs: 
         watchdog = setTimeout(silent, SILENCE_LIMIT_MS);
       }
     } catch (error) {
-      throw stop.aborted ? error : new PlantStoreConnectionError(baseUrl, connection.signal.aborted ? connection.signal.reason : error);
+      throw stop.aborted
+        ? error
+        : new PlantStoreConnectionError(baseUrl, connection.signal.aborted ? connection.signal.reason : error);
     } finally {
       clearTimeout(watchdog);
     }

@@ -66,7 +66,8 @@ export type ChangeOutcome =
   /** HTTP 412: the plant is not at the version `ifMatch` named (or is gone); nothing changed. */
   | { readonly kind: 'precondition-failed'; readonly error: PlantStoreError };
 
-export type DeleteOutcome = { readonly kind: 'deleted' } | { readonly kind: 'precondition-failed'; readonly error: PlantStoreError };
+export type DeleteOutcome =
+  { readonly kind: 'deleted' } | { readonly kind: 'precondition-failed'; readonly error: PlantStoreError };
 
 /** The orders of a list: by id or by name (folded: see docs/finding-plants.md), `-` for descending. */
 export type PlantOrder = 'id' | '-id' | 'name' | '-name';
@@ -138,7 +139,8 @@ export function toPlantId(value: PlantId): bigint {
   if (typeof value === 'bigint') id = value;
   else if (typeof value === 'number') {
     // A number beyond 2^53 has already been rounded: refusing it is the only exact answer.
-    if (!Number.isSafeInteger(value)) throw new RangeError(`plant id ${value} is not a safe integer; pass larger ids as a bigint or a string`);
+    if (!Number.isSafeInteger(value))
+      throw new RangeError(`plant id ${value} is not a safe integer; pass larger ids as a bigint or a string`);
     id = BigInt(value);
   } else {
     if (!/^-?(0|[1-9][0-9]*)$/.test(value.trim())) throw new RangeError(`plant id '${value}' is not an integer`);
@@ -179,7 +181,10 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
   });
 
   /** Sends, turns failures into errors (but statuses in `expected`), and returns the response with its text. */
-  async function send(call: (signal: AbortSignal) => Promise<Outcome>, expected: readonly number[] = []): Promise<{ text: string | undefined; response: Response; error?: PlantStoreError }> {
+  async function send(
+    call: (signal: AbortSignal) => Promise<Outcome>,
+    expected: readonly number[] = [],
+  ): Promise<{ text: string | undefined; response: Response; error?: PlantStoreError }> {
     let outcome: Outcome;
     try {
       outcome = await call(AbortSignal.timeout(timeoutMs));
@@ -220,20 +225,39 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
       }),
     );
     const total = totalOf(response);
-    return { plants: decode<Plant[]>(text), nextCursor: nextCursor(response), ...(total === undefined ? {} : { total }) };
+    return {
+      plants: decode<Plant[]>(text),
+      nextCursor: nextCursor(response),
+      ...(total === undefined ? {} : { total }),
+    };
   };
 
   const etagOf = (response: Response): string => response.headers.get('etag') ?? '';
 
   /** The outcome of a PATCH or PUT: the plant and its ETag, or the 412. */
-  const changeOutcome = ({ text, response, error }: { text: string | undefined; response: Response; error?: PlantStoreError }): ChangeOutcome =>
-    error === undefined ? { kind: 'updated', plant: decode<Plant>(text), etag: etagOf(response) } : { kind: 'precondition-failed', error };
+  const changeOutcome = ({
+    text,
+    response,
+    error,
+  }: {
+    text: string | undefined;
+    response: Response;
+    error?: PlantStoreError;
+  }): ChangeOutcome =>
+    error === undefined
+      ? { kind: 'updated', plant: decode<Plant>(text), etag: etagOf(response) }
+      : { kind: 'precondition-failed', error };
 
-  const ifMatch = (options: Preconditions | undefined) => (options?.ifMatch === undefined ? {} : { 'if-match': options.ifMatch });
+  const ifMatch = (options: Preconditions | undefined) =>
+    options?.ifMatch === undefined ? {} : { 'if-match': options.ifMatch };
 
   return {
     async createPlant(plant) {
-      const body = { id: toPlantId(plant.id), name: plant.name, ...(plant.tag === undefined ? {} : { tag: plant.tag }) };
+      const body = {
+        id: toPlantId(plant.id),
+        name: plant.name,
+        ...(plant.tag === undefined ? {} : { tag: plant.tag }),
+      };
       const { text } = await send((signal) => api.POST('/plants', { body, parseAs: 'text', signal }));
       return decode<CreatedPlant>(text);
     },
@@ -247,28 +271,45 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
     async readPlant(id, options = {}) {
       const path = { id: toPlantId(id) };
       const header = options.ifNoneMatch === undefined ? {} : { 'if-none-match': options.ifNoneMatch };
-      const { text, response } = await send((signal) => api.GET('/plants/{id}', { params: { path, header }, parseAs: 'text', signal }), [304]);
+      const { text, response } = await send(
+        (signal) => api.GET('/plants/{id}', { params: { path, header }, parseAs: 'text', signal }),
+        [304],
+      );
       if (response.status === 304) return { kind: 'not-modified', etag: etagOf(response) };
       return { kind: 'plant', plant: decode<Plant>(text), etag: etagOf(response) };
     },
 
     async updatePlant(id, change, options) {
       const path = { id: toPlantId(id) };
-      const body = { ...(change.name === undefined ? {} : { name: change.name }), ...(change.tag === undefined ? {} : { tag: change.tag }) };
-      return changeOutcome(await send((signal) =>
-        api.PATCH('/plants/{id}', {
-          params: { path, header: ifMatch(options) },
-          body,
-          headers: { 'content-type': 'application/merge-patch+json' },
-          parseAs: 'text',
-          signal,
-        }), [412]));
+      const body = {
+        ...(change.name === undefined ? {} : { name: change.name }),
+        ...(change.tag === undefined ? {} : { tag: change.tag }),
+      };
+      return changeOutcome(
+        await send(
+          (signal) =>
+            api.PATCH('/plants/{id}', {
+              params: { path, header: ifMatch(options) },
+              body,
+              headers: { 'content-type': 'application/merge-patch+json' },
+              parseAs: 'text',
+              signal,
+            }),
+          [412],
+        ),
+      );
     },
 
     async replacePlant(id, plant, options) {
       const path = { id: toPlantId(id) };
       const body = { name: plant.name, ...(plant.tag === undefined ? {} : { tag: plant.tag }) };
-      return changeOutcome(await send((signal) => api.PUT('/plants/{id}', { params: { path, header: ifMatch(options) }, body, parseAs: 'text', signal }), [412]));
+      return changeOutcome(
+        await send(
+          (signal) =>
+            api.PUT('/plants/{id}', { params: { path, header: ifMatch(options) }, body, parseAs: 'text', signal }),
+          [412],
+        ),
+      );
     },
 
     listPlants,
@@ -284,13 +325,17 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
 
     async countPlants({ how = 'exact', ...filter } = {}) {
       const { total } = await listPlants({ ...filter, limit: 1, count: how });
-      if (total === undefined) throw new Error('the service answered without X-Total-Count: is it older than this client?');
+      if (total === undefined)
+        throw new Error('the service answered without X-Total-Count: is it older than this client?');
       return total;
     },
 
     async deletePlant(id, options) {
       const path = { id: toPlantId(id) };
-      const { error } = await send((signal) => api.DELETE('/plants/{id}', { params: { path, header: ifMatch(options) }, parseAs: 'text', signal }), [412]);
+      const { error } = await send(
+        (signal) => api.DELETE('/plants/{id}', { params: { path, header: ifMatch(options) }, parseAs: 'text', signal }),
+        [412],
+      );
       return error === undefined ? { kind: 'deleted' } : { kind: 'precondition-failed', error };
     },
 

@@ -14,7 +14,9 @@ export function redacted(url: string): string {
 export function databaseUrl(source: Source): string {
   const url = source.DATABASE_URL || DEFAULT_DATABASE_URL;
   if (!/^(sqlite:.+|postgres(ql)?:\/\/.+)$/.test(url)) {
-    throw new ConfigError(`DATABASE_URL must be sqlite:<path> or postgres://user@host:port/database (got '${redacted(url)}')`);
+    throw new ConfigError(
+      `DATABASE_URL must be sqlite:<path> or postgres://user@host:port/database (got '${redacted(url)}')`,
+    );
   }
   // The driver would say only "Invalid URL".
   const port = /^postgres(?:ql)?:\/\/(?:[^@/]*@)?(?:\[[^\]/]*\]|[^:/?#[]*):(\d+)(?:[/?#]|$)/.exec(url)?.[1];

@@ -23,7 +23,8 @@ export interface Config {
   readonly importLimitBytes: number;
   /** An export's snapshot holds back WAL checkpoints and vacuum, at the client's pace: this bounds it. */
   readonly exportTimeoutMs: number;
-  /** Imports and exports one token may run at once on an instance (429 beyond), so one client cannot hold every slot the store has. */
+  /** Imports and exports one token may run at once on an instance (429 beyond), so one client cannot hold every slot
+   * the store has. */
   readonly bulkMaxPerToken: number;
   /** How long a token lookup is cached: the bound on how late a revocation takes effect. */
   readonly tokenCacheTtlMs: number;
@@ -56,7 +57,8 @@ export interface Config {
   readonly webhookConcurrency: number;
   /** How often the outbox is polled for due deliveries (retries, and events other instances wrote). */
   readonly webhookPollIntervalMs: number;
-  /** Finished webhook events (with their deliveries and attempts) are deleted this many days after they were created; 0 keeps them forever. */
+  /** Finished webhook events (with their deliveries and attempts) are deleted this many days after they were created; 0
+   * keeps them forever. */
   readonly webhookRetentionDays: number;
   /** The live change stream (GET /events): see docs/events.md. */
   readonly events: EventStreamSettings;
@@ -73,7 +75,8 @@ export interface EventStreamSettings {
   readonly heartbeatMs: number;
   /** Open streams one token may hold at once (429 beyond). */
   readonly maxStreamsPerToken: number;
-  /** Bytes a stream may have waiting for its reader; beyond, it reads the log at the reader's pace, not live batches. */
+  /** Bytes a stream may have waiting for its reader; beyond, it reads the log at the reader's pace, not live batches.
+   * */
   readonly maxBacklogBytes: number;
   /** How long a stream's reader may take nothing of what waits for it before the stream is cut off (it can resume). */
   readonly stallMs: number;
@@ -89,7 +92,8 @@ function retrySchedule(source: Source): number[] {
   try {
     return parseRetrySchedule(raw);
   } catch (error) {
-    if (error instanceof RetryScheduleError) throw new ConfigError(`WEBHOOK_RETRY_SCHEDULE: ${error.message} (got '${raw}')`);
+    if (error instanceof RetryScheduleError)
+      throw new ConfigError(`WEBHOOK_RETRY_SCHEDULE: ${error.message} (got '${raw}')`);
     throw error;
   }
 }
@@ -109,7 +113,8 @@ function metricsPort(source: Source, port: number, apiHost: string, metricsHost:
 
 function logLevel(source: Source): string {
   const level = source.LOG_LEVEL || 'info';
-  if (!LOG_LEVELS.includes(level)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got '${level}')`);
+  if (!LOG_LEVELS.includes(level))
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got '${level}')`);
   return level;
 }
 
@@ -120,7 +125,10 @@ export function defaultSqliteReaders(): number {
 
 /** `overrides` (from flags) are keyed by the variables' names, so a flag and its variable cannot disagree. */
 export function loadConfig(env: Source = process.env, overrides: Source = {}): Config {
-  const source: Source = { ...env, ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)) };
+  const source: Source = {
+    ...env,
+    ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)),
+  };
   const apiHost = host(source, 'HOST', '127.0.0.1');
   const port = integer(source, 'PORT', 8080, 0, 65535);
   const metricsHost = host(source, 'METRICS_HOST', '127.0.0.1');

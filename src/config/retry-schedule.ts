@@ -31,4 +31,3 @@ export function parseRetrySchedule(text: string): number[] {
   if (delays.length > MAX_STEPS) throw new RetryScheduleError(`at most ${MAX_STEPS} retries (got ${delays.length})`);
   return delays;
 }
-

@@ -36,10 +36,15 @@ export interface ServiceLimits {
 const ORIGIN = /^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?$/;
 
 function corsOrigins(source: Source): string[] {
-  const origins = (source.CORS_ORIGINS ?? '').split(',').map((o) => o.trim()).filter((o) => o !== '');
+  const origins = (source.CORS_ORIGINS ?? '')
+    .split(',')
+    .map((o) => o.trim())
+    .filter((o) => o !== '');
   for (const origin of origins) {
     if (!ORIGIN.test(origin)) {
-      throw new ConfigError(`CORS_ORIGINS must be a comma-separated list of origins like https://app.example.com (got '${origin}')`);
+      throw new ConfigError(
+        `CORS_ORIGINS must be a comma-separated list of origins like https://app.example.com (got '${origin}')`,
+      );
     }
   }
   return origins;
@@ -48,7 +53,8 @@ function corsOrigins(source: Source): string[] {
 function redisUrl(source: Source): string | undefined {
   const url = source.REDIS_URL;
   if (url === undefined || url === '') return undefined;
-  if (!/^rediss?:\/\/.+/.test(url)) throw new ConfigError(`REDIS_URL must be redis://host:port or rediss://host:port (got '${url}')`);
+  if (!/^rediss?:\/\/.+/.test(url))
+    throw new ConfigError(`REDIS_URL must be redis://host:port or rediss://host:port (got '${url}')`);
   return url;
 }
 
@@ -56,10 +62,15 @@ function trustProxy(source: Source): boolean | number | string[] {
   const raw = (source.TRUST_PROXY ?? '').trim();
   if (raw === '' || raw === 'false') return false;
   if (/^\d+$/.test(raw)) return integer(source, 'TRUST_PROXY', 0, 0, 100);
-  const addresses = raw.split(',').map((a) => a.trim()).filter((a) => a !== '');
+  const addresses = raw
+    .split(',')
+    .map((a) => a.trim())
+    .filter((a) => a !== '');
   for (const address of addresses) {
     if (!isAddressOrCidr(address)) {
-      throw new ConfigError(`TRUST_PROXY must be false, a number of proxy hops, or a comma-separated list of proxy addresses/CIDRs (got '${address}')`);
+      throw new ConfigError(
+        `TRUST_PROXY must be false, a number of proxy hops, or a comma-separated list of proxy addresses/CIDRs (got '${address}')`,
+      );
     }
   }
   return addresses;
@@ -71,7 +82,9 @@ export function loadServiceLimits(source: Source): ServiceLimits {
   const headersTimeoutMs = integer(source, 'HEADERS_TIMEOUT_MS', 10_000, 500, 3_600_000);
   // Node refuses to start with a headers timeout longer than the request timeout.
   if (headersTimeoutMs > requestTimeoutMs) {
-    throw new ConfigError(`HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
+    throw new ConfigError(
+      `HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed REQUEST_TIMEOUT_MS (${requestTimeoutMs})`,
+    );
   }
   return {
     rateLimitPerMinute,

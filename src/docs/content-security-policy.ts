@@ -15,7 +15,12 @@ const INLINE_SCRIPT = /<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g;
 
 /** 'sha256-...' sources for each inline script of an HTML page. */
 export function inlineScriptHashes(html: string): string[] {
-  return [...html.matchAll(INLINE_SCRIPT)].map((match) => `'sha256-${createHash('sha256').update(match[1] ?? '').digest('base64')}'`);
+  return [...html.matchAll(INLINE_SCRIPT)].map(
+    (match) =>
+      `'sha256-${createHash('sha256')
+        .update(match[1] ?? '')
+        .digest('base64')}'`,
+  );
 }
 
 export function docsContentSecurityPolicy(scriptHashes: readonly string[]): string {

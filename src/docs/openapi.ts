@@ -31,10 +31,11 @@ function isObject(value: unknown): value is Json {
 
 /** The rate-limit and protocol-limit paragraph of the description (docs/security.md has the whole story). */
 function serviceLimitsText(service: ServiceLimits): string[] {
-  const rate = service.rateLimitPerMinute === 0 && service.anonymousRateLimitPerMinute === 0
-    ? 'Rate limiting is off on this server.'
-    : `Each token may make ${service.rateLimitPerMinute || 'unlimited'} requests a minute; requests without a valid token, ` +
-      `${service.anonymousRateLimitPerMinute || 'unlimited'} a minute per client address.`;
+  const rate =
+    service.rateLimitPerMinute === 0 && service.anonymousRateLimitPerMinute === 0
+      ? 'Rate limiting is off on this server.'
+      : `Each token may make ${service.rateLimitPerMinute || 'unlimited'} requests a minute; requests without a valid token, ` +
+        `${service.anonymousRateLimitPerMinute || 'unlimited'} a minute per client address.`;
   return [
     '',
     `**Rate limits.** ${rate} Over the limit, a request gets 429 RATE_LIMITED with \`Retry-After\`; while limiting is on,`,
@@ -56,9 +57,19 @@ function markdownText(text: string): string {
 /** The failures a route can produce: its own plus those its shape implies. */
 export function failuresOf(schema: FastifySchema, own: readonly ErrorName[]): ErrorName[] {
   const names = new Set<ErrorName>();
-  if (Array.isArray(schema.security) && schema.security.length > 0) (['TOKEN_MISSING', 'TOKEN_INVALID', 'INSUFFICIENT_SCOPE'] as const).forEach((n) => names.add(n));
+  if (Array.isArray(schema.security) && schema.security.length > 0)
+    (['TOKEN_MISSING', 'TOKEN_INVALID', 'INSUFFICIENT_SCOPE'] as const).forEach((n) => names.add(n));
   if (schema.body !== undefined) {
-    (['INVALID_JSON', 'BODY_REQUIRED', 'BODY_NOT_OBJECT', 'INVALID_FIELD', 'BODY_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'] as const).forEach((n) => names.add(n));
+    (
+      [
+        'INVALID_JSON',
+        'BODY_REQUIRED',
+        'BODY_NOT_OBJECT',
+        'INVALID_FIELD',
+        'BODY_TOO_LARGE',
+        'UNSUPPORTED_MEDIA_TYPE',
+      ] as const
+    ).forEach((n) => names.add(n));
   }
   if (schema.params !== undefined || schema.querystring !== undefined) names.add('INVALID_PARAMETER');
   own.forEach((n) => names.add(n));
@@ -82,15 +93,24 @@ function errorResponses(failures: readonly ErrorName[]): Json {
     const first = Errors[names[0] as ErrorName];
     const headers: Json = {};
     if (status === 401 || status === 403) {
-      headers['WWW-Authenticate'] = { description: `RFC 6750 challenge, realm "${REALM}".`, schema: { type: 'string' } };
+      headers['WWW-Authenticate'] = {
+        description: `RFC 6750 challenge, realm "${REALM}".`,
+        schema: { type: 'string' },
+      };
     }
-    if (status === 503) headers['Retry-After'] = { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } };
+    if (status === 503)
+      headers['Retry-After'] = { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } };
     if (status === 405) headers.Allow = { description: 'The methods this path has.', schema: { type: 'string' } };
     if (status === 429) Object.assign(headers, { 'Retry-After': RETRY_AFTER_HEADER }, RATE_LIMIT_HEADERS);
     responses[String(status)] = {
       description: lines.join('\n'),
       ...(Object.keys(headers).length > 0 ? { headers } : {}),
-      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, example: { error: first.code, message: first.meaning } } },
+      content: {
+        'application/json': {
+          schema: { $ref: '#/components/schemas/Error' },
+          example: { error: first.code, message: first.meaning },
+        },
+      },
     };
   }
   return responses;
@@ -98,13 +118,16 @@ function errorResponses(failures: readonly ErrorName[]): Json {
 
 /** The first of `examples` beside a `$ref` (the library resolves the reference and drops its siblings). */
 function refExample(schema: unknown): unknown {
-  return isObject(schema) && schema.$ref !== undefined && Array.isArray(schema.examples) ? schema.examples[0] : undefined;
+  return isObject(schema) && schema.$ref !== undefined && Array.isArray(schema.examples)
+    ? schema.examples[0]
+    : undefined;
 }
 
 /** The examples of a route's `$ref`'d body and responses, by where they go: `body`, or the status. */
 function mediaExamples(schema: FastifySchema): Json {
   const examples: Json = { body: refExample(schema.body) };
-  for (const [status, response] of Object.entries(isObject(schema.response) ? schema.response : {})) examples[status] = refExample(response);
+  for (const [status, response] of Object.entries(isObject(schema.response) ? schema.response : {}))
+    examples[status] = refExample(response);
   return Object.fromEntries(Object.entries(examples).filter(([, example]) => example !== undefined));
 }
 
@@ -129,7 +152,8 @@ function completeOperation(operation: Json, components: Json, bodyLimitBytes: nu
   const body = operation.requestBody;
   if (isObject(body)) {
     // A streamed body (an import's NDJSON or CSV) keeps the description its route gives it.
-    if (isObject(body.content) && 'application/json' in body.content) body.description = `A JSON object, UTF-8, at most ${bodyLimitBytes} bytes.`;
+    if (isObject(body.content) && 'application/json' in body.content)
+      body.description = `A JSON object, UTF-8, at most ${bodyLimitBytes} bytes.`;
     setExample(body.content, examples.body);
     // A body whose schema admits null may be left out (Fastify validates a missing body as null).
     const media = isObject(body.content) ? body.content['application/json'] : undefined;
@@ -176,31 +200,54 @@ export function openApiOptions(config: Config): SwaggerOptions {
   return {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Plant Store', version: '1.0.0', license: { name: 'MIT', identifier: 'MIT' }, description: description(config) },
+      info: {
+        title: 'Plant Store',
+        version: '1.0.0',
+        license: { name: 'MIT', identifier: 'MIT' },
+        description: description(config),
+      },
       tags: [
         { name: 'plants', description: 'The plant resource.' },
         { name: 'service', description: 'Health and description of the service itself (no token needed).' },
         webhooksTag,
-        { name: 'events', description: 'The live change stream: every change of a plant, in order, resumable (Server-Sent Events; docs/events.md).' },
+        {
+          name: 'events',
+          description:
+            'The live change stream: every change of a plant, in order, resumable (Server-Sent Events; docs/events.md).',
+        },
       ],
       webhooks: webhookEvents({ timeoutMs: config.webhookTimeoutMs, retrySchedule: config.webhookRetrySchedule }),
       components: {
-        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An opaque Plant Store token (pst_...).' } },
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'An opaque Plant Store token (pst_...).' },
+        },
       },
       security: [{ bearerAuth: [] }],
     },
     // Shared schemas keep their own names under components (NewPlant, Error, ...).
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+    },
     // Only the operations: not /docs, the 405 answers or CORS preflights.
     hideUntagged: true,
     transform: ({ schema, url, route }) => ({
-      schema: schema === undefined ? schema : { ...schema, 'x-failures': failuresOf(schema, route.config?.failures ?? []), 'x-examples': mediaExamples(schema) },
+      schema:
+        schema === undefined
+          ? schema
+          : {
+              ...schema,
+              'x-failures': failuresOf(schema, route.config?.failures ?? []),
+              'x-examples': mediaExamples(schema),
+            },
       url,
     }),
     transformObject: (documentObject) => {
       if (!('openapiObject' in documentObject)) return documentObject.swaggerObject;
       const { openapiObject } = documentObject;
-      const components = isObject(openapiObject.components) && isObject(openapiObject.components.schemas) ? openapiObject.components.schemas : {};
+      const components =
+        isObject(openapiObject.components) && isObject(openapiObject.components.schemas)
+          ? openapiObject.components.schemas
+          : {};
       const paths: unknown = openapiObject.paths;
       for (const path of Object.values(isObject(paths) ? paths : {})) {
         for (const operation of Object.values(isObject(path) ? path : {})) {
@@ -208,7 +255,12 @@ export function openApiOptions(config: Config): SwaggerOptions {
         }
       }
       return Object.assign(openapiObject, {
-        'x-error-catalogue': catalogue.map(([name, e]) => ({ error: e.code, status: e.status, name, meaning: e.meaning })),
+        'x-error-catalogue': catalogue.map(([name, e]) => ({
+          error: e.code,
+          status: e.status,
+          name,
+          meaning: e.meaning,
+        })),
       });
     },
   };

@@ -61,14 +61,17 @@ function docsHeaders(): (request: FastifyRequest, reply: FastifyReply, payload: 
   };
 }
 
-export const docsPage = fp(async (app: FastifyInstance) => {
-  const scalar = new LazyDocsApp(DOCS_PATH, SCALAR_CONFIGURATION);
-  const forward = (request: FastifyRequest, reply: FastifyReply) => scalar.forward(request, reply);
-  // An encapsulated context, so the headers hook applies to the docs routes only,
-  // and runs after any app-wide onSend hook (route-context hooks run last).
-  await app.register(async (docs) => {
-    docs.addHook('onSend', docsHeaders());
-    docs.get(DOCS_PATH, forward);
-    docs.get(`${DOCS_PATH}/*`, forward);
-  });
-}, { name: 'docs', dependencies: ['system'] });
+export const docsPage = fp(
+  async (app: FastifyInstance) => {
+    const scalar = new LazyDocsApp(DOCS_PATH, SCALAR_CONFIGURATION);
+    const forward = (request: FastifyRequest, reply: FastifyReply) => scalar.forward(request, reply);
+    // An encapsulated context, so the headers hook applies to the docs routes only,
+    // and runs after any app-wide onSend hook (route-context hooks run last).
+    await app.register(async (docs) => {
+      docs.addHook('onSend', docsHeaders());
+      docs.get(DOCS_PATH, forward);
+      docs.get(`${DOCS_PATH}/*`, forward);
+    });
+  },
+  { name: 'docs', dependencies: ['system'] },
+);

@@ -20,9 +20,11 @@
  * of one of the words of its name or tag.
  */
 
-/** Longest word kept, in code points: a longer word is kept as its first 64 (PostgreSQL's lexemes are limited in size). */
+/** Longest word kept, in code points: a longer word is kept as its first 64 (PostgreSQL's lexemes are limited in size).
+ * */
 export const WORD_MAX_LENGTH = 64;
-/** Longest name key, in code points: a longer one is cut (an index entry is limited in size); names that share it are ordered by id. */
+/** Longest name key, in code points: a longer one is cut (an index entry is limited in size); names that share it are
+ * ordered by id. */
 export const NAME_KEY_MAX_LENGTH = 256;
 
 const COMBINING_MARKS = /\p{M}/gu;

@@ -16,7 +16,8 @@ export const OPAQUE_ID = '^[A-Za-z0-9_]+$';
 /** The control characters PRINTABLE_TEXT refuses, for callers without a schema (the CLI). */
 export const CONTROL_CHARACTER = new RegExp(`[${CONTROL_RANGES}]`);
 
-/** What a webhook URL must not contain: a URL parser would drop or re-encode it silently, and the raw text is stored. */
+/** What a webhook URL must not contain: a URL parser would drop or re-encode it silently, and the raw text is stored.
+ * */
 export const URL_FORBIDDEN_CHARACTER = new RegExp(`[ ${CONTROL_RANGES}]`);
 
 const PATTERN_PHRASES: Readonly<Record<string, string>> = {

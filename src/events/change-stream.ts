@@ -178,8 +178,7 @@ export class ChangeStream {
       wait.timer = setTimeout(() => this.stalled(), this.limits.stallMs);
       return;
     }
-    const detail =
-      `the client read nothing for ${this.limits.stallMs} ms while ${this.pending} bytes waited for it; resume from lastEventId`;
+    const detail = `the client read nothing for ${this.limits.stallMs} ms while ${this.pending} bytes waited for it; resume from lastEventId`;
     this.body.push(closingMessage('overflow', this.source.history, this.told, detail));
     this.end();
   }

@@ -37,7 +37,8 @@ export class ChangeLogRetention {
     const before = new Date(now - this.retentionHours * 3_600_000);
     let total = 0;
     try {
-      for (let deleted = PER_STATEMENT; deleted === PER_STATEMENT; total += deleted) deleted = await this.log.prune(before, PER_STATEMENT);
+      for (let deleted = PER_STATEMENT; deleted === PER_STATEMENT; total += deleted)
+        deleted = await this.log.prune(before, PER_STATEMENT);
     } catch (error) {
       this.logger.warn({ err: error }, 'change log retention: pruning failed; it is tried again in a minute');
     }

@@ -30,20 +30,23 @@ export interface EventRoutesOptions {
   readonly stallMs: number;
 }
 
-/** An event id as the stream sends it, `<history>-<position>`; a bare position is what earlier releases' clients kept. */
+/** An event id as the stream sends it, `<history>-<position>`; a bare position is what earlier releases' clients kept.
+ * */
 const EVENT_ID = '^([0-9a-f]{16}-)?(0|[1-9][0-9]{0,18})$';
 
 const EventsQuery = {
   type: 'object',
   properties: {
     after: {
-      type: 'string', pattern: EVENT_ID,
+      type: 'string',
+      pattern: EVENT_ID,
       description:
         'Resume right after this event (its `id`, `<history>-<position>`). `Last-Event-ID` wins when both are sent. Without either, the stream ' +
         'starts now. `0` alone: from the oldest change the log keeps.',
     },
     types: {
-      type: 'string', pattern: `^(${EVENT_TYPES.join('|').replaceAll('.', '\\.')})(,(${EVENT_TYPES.join('|').replaceAll('.', '\\.')}))*$`,
+      type: 'string',
+      pattern: `^(${EVENT_TYPES.join('|').replaceAll('.', '\\.')})(,(${EVENT_TYPES.join('|').replaceAll('.', '\\.')}))*$`,
       description: `Only these event types, comma-separated: ${EVENT_TYPES.join(', ')} (all by default).`,
     },
     tag: {
@@ -59,8 +62,10 @@ const EventsHeaders = {
   type: 'object',
   properties: {
     'last-event-id': {
-      type: 'string', maxLength: 64,
-      description: 'The `id` of the last event received (`<history>-<position>`): the stream resumes right after it (EventSource sends it when it reconnects).',
+      type: 'string',
+      maxLength: 64,
+      description:
+        'The `id` of the last event received (`<history>-<position>`): the stream resumes right after it (EventSource sends it when it reconnects).',
     },
   },
 } as const;
@@ -85,7 +90,8 @@ function resumePointOf(raw: string, name: string): ResumePoint {
   return { name, text, history: match[1]?.slice(0, -1), position };
 }
 
-/** The headers of an answer that is an event stream: set just before it is sent, so an Error record thrown earlier keeps its own. */
+/** The headers of an answer that is an event stream: set just before it is sent, so an Error record thrown earlier
+ * keeps its own. */
 function markEventStream(reply: FastifyReply): void {
   void reply
     .header('content-type', `${SSE_MEDIA_TYPE}; charset=utf-8`)
@@ -120,7 +126,9 @@ async function startOf(
     ]);
   }
   if (resumeAfter > last) {
-    throw failure('INVALID_PARAMETER', [`${resume.name} ${resume.text} is past the last change (${last}): not a position of this store`]);
+    throw failure('INVALID_PARAMETER', [
+      `${resume.name} ${resume.text} is past the last change (${last}): not a position of this store`,
+    ]);
   }
   if (resumeAfter < last && (oldest === undefined || oldest > resumeAfter + 1n)) {
     throw failure('EVENTS_EXPIRED', [
@@ -133,107 +141,125 @@ async function startOf(
 
 export function eventRoutes(options: EventRoutesOptions): TypedRoutes {
   return async (app) => {
-    app.get('/events', {
-      schema: {
-        operationId: 'streamEvents',
-        summary: 'Stream every change (Server-Sent Events)',
-        description:
-          'A live stream of every change of a plant, in order, as Server-Sent Events (`text/event-stream`): each message has `id:` (its position ' +
-          'in the store\'s change log), `event:` (`plant.created`, `plant.updated` or `plant.deleted`) and `data:` (the JSON webhooks carry: ' +
-          'the plant, or for a deletion `{"id"}`; int64 ids exact). Changes made on any instance reach every stream within about a second.\n\n' +
-          '**Resuming.** Send the last `id` received as `Last-Event-ID` (EventSource does so when it reconnects) or as `?after=`: the stream ' +
-          'continues right after it, with no gap and no repeat. A position older than the change log keeps (`EVENTS_RETENTION_HOURS`) ' +
-          'gets 410 `EVENTS_EXPIRED` before the stream starts. An id is `<history>-<position>`: a store restored from a backup or replaced by ' +
-          'a copy starts a new history, and an id of another one (or a bare position, except `0`) gets 410 `EVENTS_HISTORY_CHANGED`. ' +
-          'Without either, the stream starts now.\n\n' +
-          '**Tag filter.** With `tag`, a change that takes a plant out of the tag passes too: a change of the tag adds `previousTag` to ' +
-          'its data (the tag the plant had, `null` for none), so a reader keeping a tag\'s set sees plants leave it.\n\n' +
-          `**Keeping it open.** A comment line (\`: heartbeat\`) comes every \`EVENTS_HEARTBEAT_MS\` (15 s by default), with an id-only message ` +
-          `when a filter skipped changes, so a resume does not re-read them; \`retry: ${RETRY_MS}\` advises the reconnect delay. A client ` +
-          'far behind (a resume, a large import) gets every change on the one connection, at its own pace: the stream reads the log as the ' +
-          'client takes what it was sent, holding at most about `EVENTS_MAX_BACKLOG_BYTES` for it. A client that takes nothing for ' +
-          '`EVENTS_STALL_MS` (30 s by default) while changes wait for it gets a `stream.overflow` event naming `lastEventId` and the ' +
-          'stream ends; a server that shuts down ends streams with `stream.shutdown`. Reconnect and resume from `lastEventId` either way. ' +
-          'A stream whose token is revoked or expires while it runs ends with `stream.unauthorized` within about ' +
-          '`TOKEN_CACHE_TTL_MS` and a second. One token may hold `EVENTS_MAX_STREAMS_PER_TOKEN` streams (429 beyond).',
-        tags: ['events'],
-        security: bearerAuth('plants:read'),
-        querystring: EventsQuery,
-        headers: EventsHeaders,
-        response: {
-          200: streamedText('The stream of changes.', {
-            [SSE_MEDIA_TYPE]: { schema: { type: 'string', description: 'id:, event:, data: messages; comment heartbeats.' } },
-          }),
+    app.get(
+      '/events',
+      {
+        schema: {
+          operationId: 'streamEvents',
+          summary: 'Stream every change (Server-Sent Events)',
+          description:
+            'A live stream of every change of a plant, in order, as Server-Sent Events (`text/event-stream`): each message has `id:` (its position ' +
+            "in the store's change log), `event:` (`plant.created`, `plant.updated` or `plant.deleted`) and `data:` (the JSON webhooks carry: " +
+            'the plant, or for a deletion `{"id"}`; int64 ids exact). Changes made on any instance reach every stream within about a second.\n\n' +
+            '**Resuming.** Send the last `id` received as `Last-Event-ID` (EventSource does so when it reconnects) or as `?after=`: the stream ' +
+            'continues right after it, with no gap and no repeat. A position older than the change log keeps (`EVENTS_RETENTION_HOURS`) ' +
+            'gets 410 `EVENTS_EXPIRED` before the stream starts. An id is `<history>-<position>`: a store restored from a backup or replaced by ' +
+            'a copy starts a new history, and an id of another one (or a bare position, except `0`) gets 410 `EVENTS_HISTORY_CHANGED`. ' +
+            'Without either, the stream starts now.\n\n' +
+            '**Tag filter.** With `tag`, a change that takes a plant out of the tag passes too: a change of the tag adds `previousTag` to ' +
+            "its data (the tag the plant had, `null` for none), so a reader keeping a tag's set sees plants leave it.\n\n" +
+            `**Keeping it open.** A comment line (\`: heartbeat\`) comes every \`EVENTS_HEARTBEAT_MS\` (15 s by default), with an id-only message ` +
+            `when a filter skipped changes, so a resume does not re-read them; \`retry: ${RETRY_MS}\` advises the reconnect delay. A client ` +
+            'far behind (a resume, a large import) gets every change on the one connection, at its own pace: the stream reads the log as the ' +
+            'client takes what it was sent, holding at most about `EVENTS_MAX_BACKLOG_BYTES` for it. A client that takes nothing for ' +
+            '`EVENTS_STALL_MS` (30 s by default) while changes wait for it gets a `stream.overflow` event naming `lastEventId` and the ' +
+            'stream ends; a server that shuts down ends streams with `stream.shutdown`. Reconnect and resume from `lastEventId` either way. ' +
+            'A stream whose token is revoked or expires while it runs ends with `stream.unauthorized` within about ' +
+            '`TOKEN_CACHE_TTL_MS` and a second. One token may hold `EVENTS_MAX_STREAMS_PER_TOKEN` streams (429 beyond).',
+          tags: ['events'],
+          security: bearerAuth('plants:read'),
+          querystring: EventsQuery,
+          headers: EventsHeaders,
+          response: {
+            200: streamedText('The stream of changes.', {
+              [SSE_MEDIA_TYPE]: {
+                schema: { type: 'string', description: 'id:, event:, data: messages; comment heartbeats.' },
+              },
+            }),
+          },
         },
+        config: { failures: ['EVENTS_EXPIRED', 'EVENTS_HISTORY_CHANGED', 'TOO_MANY_STREAMS', 'STORE_UNAVAILABLE'] },
       },
-      config: { failures: ['EVENTS_EXPIRED', 'EVENTS_HISTORY_CHANGED', 'TOO_MANY_STREAMS', 'STORE_UNAVAILABLE'] },
-    }, async (request, reply) => {
-      const { after, types, tag } = request.query;
-      const header = request.headers['last-event-id'];
-      const resume =
-        header !== undefined && header !== ''
-          ? resumePointOf(header, 'Last-Event-ID')
-          : after === undefined
-            ? undefined
-            : resumePointOf(after, 'after');
-      if (options.closing()) {
-        // Shutting down: no hub is started now, and the stream ends at once, saying where to resume.
-        const now = async () => {
-          const bounds = await app.store.changes.bounds();
-          return { position: bounds.last, history: bounds.history };
+      async (request, reply) => {
+        const { after, types, tag } = request.query;
+        const header = request.headers['last-event-id'];
+        const resume =
+          header !== undefined && header !== ''
+            ? resumePointOf(header, 'Last-Event-ID')
+            : after === undefined
+              ? undefined
+              : resumePointOf(after, 'after');
+        if (options.closing()) {
+          // Shutting down: no hub is started now, and the stream ends at once, saying where to resume.
+          const now = async () => {
+            const bounds = await app.store.changes.bounds();
+            return { position: bounds.last, history: bounds.history };
+          };
+          const { position, history } = await startOf(app.store.changes, now, resume, options.retentionHours);
+          markEventStream(reply);
+          const closing = closingMessage('shutdown', history, position, SHUTDOWN_DETAIL);
+          return reply.send(retryAdvice(RETRY_MS) + positionMessage(history, position) + closing);
+        }
+        const release = options.open.reserve(request.token?.id ?? '', (held) => failure('TOO_MANY_STREAMS', [held]));
+        let hub: ChangeHub;
+        let start: bigint;
+        try {
+          hub = await options.hub();
+          const now = () => ({ position: hub.position, history: hub.history });
+          const begin = await startOf(app.store.changes, now, resume, options.retentionHours);
+          hub.noteHistory(begin.history);
+          start = begin.position;
+        } catch (error) {
+          release();
+          throw error;
+        }
+        const filter: StreamFilter = {
+          ...(types === undefined ? {} : { types: new Set(types.split(',').filter(isEventType) as EventType[]) }),
+          ...(tag === undefined ? {} : { tag }),
         };
-        const { position, history } = await startOf(app.store.changes, now, resume, options.retentionHours);
-        markEventStream(reply);
-        const closing = closingMessage('shutdown', history, position, SHUTDOWN_DETAIL);
-        return reply.send(retryAdvice(RETRY_MS) + positionMessage(history, position) + closing);
-      }
-      const release = options.open.reserve(request.token?.id ?? '', (held) => failure('TOO_MANY_STREAMS', [held]));
-      let hub: ChangeHub;
-      let start: bigint;
-      try {
-        hub = await options.hub();
-        const now = () => ({ position: hub.position, history: hub.history });
-        const begin = await startOf(app.store.changes, now, resume, options.retentionHours);
-        hub.noteHistory(begin.history);
-        start = begin.position;
-      } catch (error) {
-        release();
-        throw error;
-      }
-      const filter: StreamFilter = {
-        ...(types === undefined ? {} : { types: new Set(types.split(',').filter(isEventType) as EventType[]) }),
-        ...(tag === undefined ? {} : { tag }),
-      };
 
-      // What the socket has not taken waits in the stream's body and in the response, and counts as the
-      // reader's backlog; the response's 'drain' tells the stream the reader took it.
-      const raw = reply.raw;
-      const source = { log: app.store.changes, livePosition: () => hub.position, history: hub.history };
-      const limits = { maxBacklogBytes: options.maxBacklogBytes, stallMs: options.stallMs };
-      const stream = new ChangeStream(source, () => raw.writableLength, filter, start, limits, () => {
-        hub.remove(stream);
-        options.open.remove(stream);
-      });
-      raw.on('drain', () => stream.taken());
-      const out = stream.body;
-      options.open.attach(stream, { secret: bearerSecret(request) ?? '', release });
-      // The stream ends with the connection, also when the client went away while it was being set up:
-      // finished() reports a response already closed too, where a 'close' listener added now never fires.
-      finished(raw, () => stream.end());
-      // The start as an id-only message: a client that loses the connection before the first change
-      // still resumes from here (EventSource sends it back as Last-Event-ID), not from a later "now".
-      out.push(`${retryAdvice(RETRY_MS)}${positionMessage(hub.history, start)}${comment(`streaming changes after ${start}`)}`);
-      // Closing began while the stream was being set up, after the open streams were ended: end this one too.
-      if (options.closing()) stream.close('shutdown', SHUTDOWN_DETAIL);
-      else {
-        hub.add(stream);
-        stream.start().catch((error: unknown) => {
-          request.log.warn({ err: error }, 'change stream: catching up failed; the stream ends and the client resumes');
-          stream.end();
-        });
-      }
-      markEventStream(reply);
-      return reply.send(out);
-    });
+        // What the socket has not taken waits in the stream's body and in the response, and counts as the
+        // reader's backlog; the response's 'drain' tells the stream the reader took it.
+        const raw = reply.raw;
+        const source = { log: app.store.changes, livePosition: () => hub.position, history: hub.history };
+        const limits = { maxBacklogBytes: options.maxBacklogBytes, stallMs: options.stallMs };
+        const stream = new ChangeStream(
+          source,
+          () => raw.writableLength,
+          filter,
+          start,
+          limits,
+          () => {
+            hub.remove(stream);
+            options.open.remove(stream);
+          },
+        );
+        raw.on('drain', () => stream.taken());
+        const out = stream.body;
+        options.open.attach(stream, { secret: bearerSecret(request) ?? '', release });
+        // The stream ends with the connection, also when the client went away while it was being set up:
+        // finished() reports a response already closed too, where a 'close' listener added now never fires.
+        finished(raw, () => stream.end());
+        // The start as an id-only message: a client that loses the connection before the first change
+        // still resumes from here (EventSource sends it back as Last-Event-ID), not from a later "now".
+        out.push(
+          `${retryAdvice(RETRY_MS)}${positionMessage(hub.history, start)}${comment(`streaming changes after ${start}`)}`,
+        );
+        // Closing began while the stream was being set up, after the open streams were ended: end this one too.
+        if (options.closing()) stream.close('shutdown', SHUTDOWN_DETAIL);
+        else {
+          hub.add(stream);
+          stream.start().catch((error: unknown) => {
+            request.log.warn(
+              { err: error },
+              'change stream: catching up failed; the stream ends and the client resumes',
+            );
+            stream.end();
+          });
+        }
+        markEventStream(reply);
+        return reply.send(out);
+      },
+    );
   };
 }

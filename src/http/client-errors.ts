@@ -24,7 +24,10 @@ interface ClientError extends Error {
 function classify(error: ClientError, limits: ServiceLimits): { entry: CatalogueEntry; message: string } {
   switch (error.code) {
     case 'HPE_HEADER_OVERFLOW':
-      return { entry: Errors.HEADERS_TOO_LARGE, message: `request line and headers exceed the limit of ${limits.maxHeaderSizeBytes} bytes` };
+      return {
+        entry: Errors.HEADERS_TOO_LARGE,
+        message: `request line and headers exceed the limit of ${limits.maxHeaderSizeBytes} bytes`,
+      };
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return {
         entry: Errors.REQUEST_TIMEOUT,
@@ -34,7 +37,8 @@ function classify(error: ClientError, limits: ServiceLimits): { entry: Catalogue
       return { entry: Errors.BODY_TOO_LARGE, message: 'chunk extensions are too large' };
     default: {
       // The reason is llhttp's fixed text, never the client's bytes.
-      const reason = typeof error.reason === 'string' && /^[\x20-\x7e]{1,100}$/.test(error.reason) ? `: ${error.reason}` : '';
+      const reason =
+        typeof error.reason === 'string' && /^[\x20-\x7e]{1,100}$/.test(error.reason) ? `: ${error.reason}` : '';
       return { entry: Errors.BAD_REQUEST, message: `malformed HTTP request${reason}` };
     }
   }
@@ -59,14 +63,20 @@ export function rawErrorResponse(entry: CatalogueEntry, message: string): string
 }
 
 function statusText(status: number): string {
-  return { 400: 'Bad Request', 408: 'Request Timeout', 413: 'Payload Too Large', 431: 'Request Header Fields Too Large' }[status] ?? 'Error';
+  return (
+    { 400: 'Bad Request', 408: 'Request Timeout', 413: 'Payload Too Large', 431: 'Request Header Fields Too Large' }[
+      status
+    ] ?? 'Error'
+  );
 }
 
 // Sockets already being answered: Node's parser, once failed, reports every later
 // chunk of the same connection as another client error.
 const answering = new WeakSet<Socket>();
 
-export function clientErrorHandler(limits: ServiceLimits): (this: FastifyInstance, error: ClientError, socket: Socket) => void {
+export function clientErrorHandler(
+  limits: ServiceLimits,
+): (this: FastifyInstance, error: ClientError, socket: Socket) => void {
   return function onClientError(this: FastifyInstance, error, socket) {
     // A reset connection has nobody left to answer.
     if (error.code === 'ECONNRESET' || socket.destroyed || answering.has(socket)) return;
@@ -95,11 +105,12 @@ export function clientErrorHandler(limits: ServiceLimits): (this: FastifyInstanc
  * records here (`frameworkErrors` option).
  */
 export function frameworkErrorHandler(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
-  const [entry, message] = error.code === 'FST_ERR_MAX_PARAM_LENGTH'
-    ? [Errors.INVALID_PARAMETER, 'a path parameter is longer than 100 characters']
-    : error.code === 'FST_ERR_BAD_URL'
-      ? [Errors.BAD_REQUEST, 'the URL is malformed (invalid percent-encoding)']
-      : [Errors.BAD_REQUEST, 'the request could not be routed'];
+  const [entry, message] =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? [Errors.INVALID_PARAMETER, 'a path parameter is longer than 100 characters']
+      : error.code === 'FST_ERR_BAD_URL'
+        ? [Errors.BAD_REQUEST, 'the URL is malformed (invalid percent-encoding)']
+        : [Errors.BAD_REQUEST, 'the request could not be routed'];
   void reply
     .code(entry.status)
     .headers({ 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' })

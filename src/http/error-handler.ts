@@ -55,22 +55,25 @@ function sendError(reply: FastifyReply, error: ApiError): void {
   void reply.code(error.statusCode).headers(error.headers).send(error.toRecord());
 }
 
-export const errorRecords = fp(async (app: FastifyInstance, { bodyLimit }: { bodyLimit: number }) => {
-  app.addSchema(ErrorSchema);
-  app.setErrorHandler((error: FastifyError, request, reply) => {
-    const apiError = toApiError(error, request, bodyLimit);
-    if (apiError !== undefined) {
-      // The record says only "unavailable"; the log says why (a full disk, a corrupt file...).
-      if (apiError.statusCode >= 500) request.log.warn({ err: error }, `store unavailable: ${error.message}`);
-      sendError(reply, apiError);
-      return;
-    }
-    request.log.error({ err: error }, 'unexpected error');
-    sendError(reply, failure('INTERNAL', [request.id]));
-  });
+export const errorRecords = fp(
+  async (app: FastifyInstance, { bodyLimit }: { bodyLimit: number }) => {
+    app.addSchema(ErrorSchema);
+    app.setErrorHandler((error: FastifyError, request, reply) => {
+      const apiError = toApiError(error, request, bodyLimit);
+      if (apiError !== undefined) {
+        // The record says only "unavailable"; the log says why (a full disk, a corrupt file...).
+        if (apiError.statusCode >= 500) request.log.warn({ err: error }, `store unavailable: ${error.message}`);
+        sendError(reply, apiError);
+        return;
+      }
+      request.log.error({ err: error }, 'unexpected error');
+      sendError(reply, failure('INTERNAL', [request.id]));
+    });
 
-  app.setNotFoundHandler((request, reply) => sendError(reply, routeNotFound(request.method, request.url)));
-}, { name: 'error-records' });
+    app.setNotFoundHandler((request, reply) => sendError(reply, routeNotFound(request.method, request.url)));
+  },
+  { name: 'error-records' },
+);
 
 /** The 404 for a path no operation serves (the query string is left out). */
 export function routeNotFound(method: string, url: string): ApiError {

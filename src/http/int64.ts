@@ -40,9 +40,7 @@ export function exactJsonNumber(literal: string): number | bigint {
   // 10^20 already exceeds int64; anything longer is out of range, whatever it is.
   if (digits.length + exponent > 20) return sign === '-' ? -Infinity : Infinity;
   const value = BigInt(sign + digits) * 10n ** BigInt(exponent);
-  return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
-    ? Number(value)
-    : value;
+  return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value;
 }
 
 /** True for a value the body parser produced that is an int64 integer. */

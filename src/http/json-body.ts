@@ -68,13 +68,19 @@ export function assertUtf8Charset(request: FastifyRequest, format = 'JSON'): voi
 export function assertNoCodings(request: FastifyRequest): void {
   const contentEncoding = request.headers['content-encoding'];
   if (contentEncoding !== undefined && contentEncoding.trim().toLowerCase() !== 'identity') {
-    throw failure('UNSUPPORTED_MEDIA_TYPE', [`content-encoding ${contentEncoding.slice(0, 100)} is not supported: send the body uncompressed`], {
-      'accept-encoding': 'identity',
-    });
+    throw failure(
+      'UNSUPPORTED_MEDIA_TYPE',
+      [`content-encoding ${contentEncoding.slice(0, 100)} is not supported: send the body uncompressed`],
+      {
+        'accept-encoding': 'identity',
+      },
+    );
   }
   const transferEncoding = request.headers['transfer-encoding'];
   if (transferEncoding !== undefined && transferEncoding.trim().toLowerCase() !== 'chunked') {
-    throw failure('BAD_REQUEST', [`transfer coding ${transferEncoding.slice(0, 100)} is not supported: send the body with Content-Length or chunked alone`]);
+    throw failure('BAD_REQUEST', [
+      `transfer coding ${transferEncoding.slice(0, 100)} is not supported: send the body with Content-Length or chunked alone`,
+    ]);
   }
 }
 
@@ -106,26 +112,33 @@ function hasNoBody(request: FastifyRequest): boolean {
  * type (Fastify's text/plain included) gets 415 unless there is no body. Nothing is
  * read before deciding.
  */
-export const jsonBodies = fp(async (app: FastifyInstance, { bodyLimit }: { bodyLimit: number }) => {
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', (request, _payload, done) => {
-    if (hasNoBody(request)) done(null, undefined);
-    else done(notJsonError(request), undefined);
-  });
-  const parse = (request: FastifyRequest, body: string | Buffer, done: (error: Error | null, body?: unknown) => void) => {
-    try {
-      assertNoCodings(request);
-      assertUtf8Charset(request);
-      // A chunked body can be empty too.
-      done(null, (body as Buffer).length === 0 ? undefined : parseJsonBody(body as Buffer));
-    } catch (error) {
-      done(error as Error, undefined);
-    }
-  };
-  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit }, parse);
-  // A JSON Merge Patch (RFC 7396) is JSON; only PATCH takes one.
-  app.addContentTypeParser(MERGE_PATCH, { parseAs: 'buffer', bodyLimit }, (request, body, done) => {
-    if (request.method === 'PATCH') parse(request, body, done);
-    else done(notJsonError(request), undefined);
-  });
-}, { name: 'json-bodies' });
+export const jsonBodies = fp(
+  async (app: FastifyInstance, { bodyLimit }: { bodyLimit: number }) => {
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser('*', (request, _payload, done) => {
+      if (hasNoBody(request)) done(null, undefined);
+      else done(notJsonError(request), undefined);
+    });
+    const parse = (
+      request: FastifyRequest,
+      body: string | Buffer,
+      done: (error: Error | null, body?: unknown) => void,
+    ) => {
+      try {
+        assertNoCodings(request);
+        assertUtf8Charset(request);
+        // A chunked body can be empty too.
+        done(null, (body as Buffer).length === 0 ? undefined : parseJsonBody(body as Buffer));
+      } catch (error) {
+        done(error as Error, undefined);
+      }
+    };
+    app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit }, parse);
+    // A JSON Merge Patch (RFC 7396) is JSON; only PATCH takes one.
+    app.addContentTypeParser(MERGE_PATCH, { parseAs: 'buffer', bodyLimit }, (request, body, done) => {
+      if (request.method === 'PATCH') parse(request, body, done);
+      else done(notJsonError(request), undefined);
+    });
+  },
+  { name: 'json-bodies' },
+);

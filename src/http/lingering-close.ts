@@ -47,20 +47,27 @@ function linger(request: IncomingMessage, limits: LingerLimits): void {
   socket.once('close', stop);
 }
 
-export const lingeringClose = fp(async (app: FastifyInstance, limits: LingerLimits) => {
-  if (limits.lingerLimitBytes === 0 || limits.lingerTimeoutMs === 0) return;
-  const lingerAfterAnswer: onSendHookHandler = (request, reply, payload, done) => {
-    const raw = request.raw;
-    // Only a network connection can be reset (app.inject's requests have none). A declared
-    // body that could not be discarded within the limit is not waited for: its connection
-    // closes at once.
-    const lingers = raw.socket instanceof Socket && !raw.complete && !(Number(raw.headers['content-length']) > limits.lingerLimitBytes);
-    if (lingers) {
-      const connection = reply.getHeader('connection');
-      if (typeof connection === 'string' && connection.toLowerCase() === 'close') void reply.removeHeader('connection');
-      reply.raw.once('finish', () => linger(raw, limits));
-    }
-    done(null, payload);
-  };
-  app.addHook('onSend', lingerAfterAnswer);
-}, { name: 'lingering-close' });
+export const lingeringClose = fp(
+  async (app: FastifyInstance, limits: LingerLimits) => {
+    if (limits.lingerLimitBytes === 0 || limits.lingerTimeoutMs === 0) return;
+    const lingerAfterAnswer: onSendHookHandler = (request, reply, payload, done) => {
+      const raw = request.raw;
+      // Only a network connection can be reset (app.inject's requests have none). A declared
+      // body that could not be discarded within the limit is not waited for: its connection
+      // closes at once.
+      const lingers =
+        raw.socket instanceof Socket &&
+        !raw.complete &&
+        !(Number(raw.headers['content-length']) > limits.lingerLimitBytes);
+      if (lingers) {
+        const connection = reply.getHeader('connection');
+        if (typeof connection === 'string' && connection.toLowerCase() === 'close')
+          void reply.removeHeader('connection');
+        reply.raw.once('finish', () => linger(raw, limits));
+      }
+      done(null, payload);
+    };
+    app.addHook('onSend', lingerAfterAnswer);
+  },
+  { name: 'lingering-close' },
+);

@@ -28,33 +28,40 @@ declare module 'fastify' {
 /** The order methods are listed in an Allow header. */
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
-export const collectRoutes = fp(async (app: FastifyInstance) => {
-  app.decorate('documentedRoutes', []);
-  app.addHook('onRoute', (route) => {
-    if (route.schema?.operationId === undefined) return;
-    for (const method of [route.method].flat()) app.documentedRoutes.push({ method, url: route.url, schema: route.schema });
-  });
-}, { name: 'collect-routes' });
-
-export const answerOtherMethods = fp(async (app: FastifyInstance) => {
-  const methodsByUrl = new Map<string, Set<string>>();
-  for (const { method, url } of app.documentedRoutes) {
-    const methods = methodsByUrl.get(url) ?? new Set<string>();
-    methods.add(method);
-    if (method === 'GET') methods.add('HEAD');
-    methodsByUrl.set(url, methods);
-  }
-  for (const [url, allowed] of methodsByUrl) {
-    const allow = METHODS.filter((m) => allowed.has(m)).join(', ');
-    const path = url.replace(/:([A-Za-z]+)/g, '{$1}');
-    app.route({
-      method: app.supportedMethods.filter((m) => !allowed.has(m)),
-      url,
-      // Do not parse (or refuse) a body we are going to reject anyway.
-      onRequest: async (request) => {
-        throw failure('METHOD_NOT_ALLOWED', [request.method, path, allow], { allow });
-      },
-      handler: async () => undefined,
+export const collectRoutes = fp(
+  async (app: FastifyInstance) => {
+    app.decorate('documentedRoutes', []);
+    app.addHook('onRoute', (route) => {
+      if (route.schema?.operationId === undefined) return;
+      for (const method of [route.method].flat())
+        app.documentedRoutes.push({ method, url: route.url, schema: route.schema });
     });
-  }
-}, { name: 'answer-other-methods', dependencies: ['collect-routes'] });
+  },
+  { name: 'collect-routes' },
+);
+
+export const answerOtherMethods = fp(
+  async (app: FastifyInstance) => {
+    const methodsByUrl = new Map<string, Set<string>>();
+    for (const { method, url } of app.documentedRoutes) {
+      const methods = methodsByUrl.get(url) ?? new Set<string>();
+      methods.add(method);
+      if (method === 'GET') methods.add('HEAD');
+      methodsByUrl.set(url, methods);
+    }
+    for (const [url, allowed] of methodsByUrl) {
+      const allow = METHODS.filter((m) => allowed.has(m)).join(', ');
+      const path = url.replace(/:([A-Za-z]+)/g, '{$1}');
+      app.route({
+        method: app.supportedMethods.filter((m) => !allowed.has(m)),
+        url,
+        // Do not parse (or refuse) a body we are going to reject anyway.
+        onRequest: async (request) => {
+          throw failure('METHOD_NOT_ALLOWED', [request.method, path, allow], { allow });
+        },
+        handler: async () => undefined,
+      });
+    }
+  },
+  { name: 'answer-other-methods', dependencies: ['collect-routes'] },
+);

@@ -48,7 +48,8 @@ export function headProblem(request: IncomingMessage): string | undefined {
     return needsHost ? 'malformed HTTP request: an HTTP/1.1 request must carry a Host header' : undefined;
   }
   if (hosts > 1) return 'malformed HTTP request: send exactly one Host header';
-  if (!HOST_VALUE.test(request.headers.host ?? '')) return 'malformed HTTP request: the Host header value is not a valid host[:port]';
+  if (!HOST_VALUE.test(request.headers.host ?? ''))
+    return 'malformed HTTP request: the Host header value is not a valid host[:port]';
   if (contentTypes > 1) return 'send exactly one Content-Type header';
   return undefined;
 }
@@ -82,23 +83,26 @@ export interface ProtocolEdgeOptions {
 }
 
 /** The above; registered before any hook that acts on a request (rate limiting, auth). */
-export const protocolEdges = fp(async (app: FastifyInstance, options: ProtocolEdgeOptions) => {
-  const server = app.server;
-  const route = (request: IncomingMessage, response: ServerResponse) => {
-    trackExchange(request, response);
-    app.routing(request, response);
-  };
-  server.on('request', trackExchange);
-  server.on('checkExpectation', route);
-  if (options.continueFromRoutes) server.on('checkContinue', route);
-  server.on('connect', (_request, socket) => {
-    socket.on('error', () => {});
-    socket.end(rawErrorResponse(Errors.BAD_REQUEST, 'CONNECT is not supported: this server is not a proxy'));
-    setTimeout(() => socket.destroy(), 1000).unref();
-  });
-  app.addHook('onRequest', inTurnAndWellFormed);
-  if (options.continueFromRoutes) app.addHook('onRoute', answerContinueWhenReading);
-}, { name: 'protocol-edges' });
+export const protocolEdges = fp(
+  async (app: FastifyInstance, options: ProtocolEdgeOptions) => {
+    const server = app.server;
+    const route = (request: IncomingMessage, response: ServerResponse) => {
+      trackExchange(request, response);
+      app.routing(request, response);
+    };
+    server.on('request', trackExchange);
+    server.on('checkExpectation', route);
+    if (options.continueFromRoutes) server.on('checkContinue', route);
+    server.on('connect', (_request, socket) => {
+      socket.on('error', () => {});
+      socket.end(rawErrorResponse(Errors.BAD_REQUEST, 'CONNECT is not supported: this server is not a proxy'));
+      setTimeout(() => socket.destroy(), 1000).unref();
+    });
+    app.addHook('onRequest', inTurnAndWellFormed);
+    if (options.continueFromRoutes) app.addHook('onRoute', answerContinueWhenReading);
+  },
+  { name: 'protocol-edges' },
+);
 
 /**
  * `Expect: 100-continue` asks the server whether to send the body at all. Node says
@@ -112,7 +116,11 @@ export const protocolEdges = fp(async (app: FastifyInstance, options: ProtocolEd
  */
 const sendContinue: preParsingHookHandler = (request, reply, payload, done) => {
   const expect = request.headers.expect;
-  if (expect !== undefined && expect.toLowerCase() === '100-continue' && !(Number(request.headers['content-length']) > request.routeOptions.bodyLimit)) {
+  if (
+    expect !== undefined &&
+    expect.toLowerCase() === '100-continue' &&
+    !(Number(request.headers['content-length']) > request.routeOptions.bodyLimit)
+  ) {
     reply.raw.writeContinue();
   }
   done(null, payload);

@@ -19,7 +19,11 @@ function decoded(component: string): string | undefined {
 }
 
 /** Why the query string is refused, or undefined. */
-export function queryStringProblem(query: string, parameters: ReadonlySet<string>, repeatable: ReadonlySet<string> = new Set()): string | undefined {
+export function queryStringProblem(
+  query: string,
+  parameters: ReadonlySet<string>,
+  repeatable: ReadonlySet<string> = new Set(),
+): string | undefined {
   const given = new Set<string>();
   for (const pair of query.split('&')) {
     const equals = pair.indexOf('=');
@@ -27,7 +31,8 @@ export function queryStringProblem(query: string, parameters: ReadonlySet<string
     if (name === undefined || !parameters.has(name)) continue;
     if (given.has(name) && !repeatable.has(name)) return `${name} is given more than once`;
     given.add(name);
-    if (equals !== -1 && decoded(pair.slice(equals + 1)) === undefined) return `${name} must be valid percent-encoded UTF-8`;
+    if (equals !== -1 && decoded(pair.slice(equals + 1)) === undefined)
+      return `${name} must be valid percent-encoded UTF-8`;
   }
   return undefined;
 }
@@ -40,8 +45,12 @@ function checkQueryString({ names, repeatable }: QueryParameters): preValidation
     // already: a repeated parameter is an array there.
     const start = request.url.indexOf('?');
     const query = request.query;
-    const repeated = typeof query === 'object' && query !== null && once.some((name) => Array.isArray(Reflect.get(query, name)));
-    const problem = start !== -1 && (repeated || request.url.includes('%', start)) ? queryStringProblem(request.url.slice(start + 1), known, repeatable) : undefined;
+    const repeated =
+      typeof query === 'object' && query !== null && once.some((name) => Array.isArray(Reflect.get(query, name)));
+    const problem =
+      start !== -1 && (repeated || request.url.includes('%', start))
+        ? queryStringProblem(request.url.slice(start + 1), known, repeatable)
+        : undefined;
     done(problem === undefined ? undefined : failure('INVALID_PARAMETER', [problem]));
   };
 }
@@ -54,19 +63,26 @@ interface QueryParameters {
 
 function queryParameters(route: RouteOptions): QueryParameters {
   const query = route.schema?.querystring;
-  const properties: unknown = typeof query === 'object' && query !== null ? Reflect.get(query, 'properties') : undefined;
+  const properties: unknown =
+    typeof query === 'object' && query !== null ? Reflect.get(query, 'properties') : undefined;
   if (typeof properties !== 'object' || properties === null) return { names: [], repeatable: new Set() };
   const entries = Object.entries(properties as Record<string, { type?: unknown }>);
-  return { names: entries.map(([name]) => name), repeatable: new Set(entries.filter(([, schema]) => schema.type === 'array').map(([name]) => name)) };
+  return {
+    names: entries.map(([name]) => name),
+    repeatable: new Set(entries.filter(([, schema]) => schema.type === 'array').map(([name]) => name)),
+  };
 }
 
 /** Holds the query string of every route with query parameters to the rules above. */
-export const queryStringRules = fp(async (app: FastifyInstance) => {
-  app.addHook('onRoute', (route) => {
-    const parameters = queryParameters(route);
-    if (parameters.names.length === 0) return;
-    const existing = route.preValidation;
-    const check = checkQueryString(parameters);
-    route.preValidation = existing === undefined ? [check] : [check, ...[existing].flat()];
-  });
-}, { name: 'query-string-rules' });
+export const queryStringRules = fp(
+  async (app: FastifyInstance) => {
+    app.addHook('onRoute', (route) => {
+      const parameters = queryParameters(route);
+      if (parameters.names.length === 0) return;
+      const existing = route.preValidation;
+      const check = checkQueryString(parameters);
+      route.preValidation = existing === undefined ? [check] : [check, ...[existing].flat()];
+    });
+  },
+  { name: 'query-string-rules' },
+);

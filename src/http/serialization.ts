@@ -9,7 +9,9 @@ import type { FastifyServerOptions } from 'fastify';
 import fastJson, { type Schema } from 'fast-json-stringify';
 
 type Schemas = Readonly<Record<string, Schema>>;
-type SerializerFactory = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildSerializer'];
+type SerializerFactory = NonNullable<
+  NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']
+>['buildSerializer'];
 
 /** The `$ref`s in a schema, as the ids of shared schemas (`StoredPlant`, `Error#/...` -> `Error`). */
 function refsOf(node: unknown, found: Set<string>): void {
@@ -38,7 +40,8 @@ export function referencedSchemas(schema: Schema, shared: Schemas): Record<strin
 }
 
 function buildSerializer(shared: Schemas = {}, options: object = {}) {
-  return ({ schema }: { schema: Schema }) => fastJson(schema, { ...options, schema: referencedSchemas(schema, shared) });
+  return ({ schema }: { schema: Schema }) =>
+    fastJson(schema, { ...options, schema: referencedSchemas(schema, shared) });
 }
 
 /** For Fastify's `schemaController.compilersFactory.buildSerializer`. */

@@ -21,7 +21,13 @@ function trustHops(hops: number): (address: string, hop: number) => boolean {
 
 export type ServerLimitOptions = Pick<
   FastifyServerOptions,
-  'connectionTimeout' | 'keepAliveTimeout' | 'requestTimeout' | 'clientErrorHandler' | 'return503OnClosing' | 'trustProxy' | 'frameworkErrors'
+  | 'connectionTimeout'
+  | 'keepAliveTimeout'
+  | 'requestTimeout'
+  | 'clientErrorHandler'
+  | 'return503OnClosing'
+  | 'trustProxy'
+  | 'frameworkErrors'
 > & { readonly http: ServerOptions };
 
 export function serverOptions(limits: ServiceLimits): ServerLimitOptions {

@@ -37,7 +37,11 @@ interface JsonTextResponse {
  * it; handlers send a string, which Fastify passes on as it is (it serialises only
  * what is not text yet), so it is typed as text, not from the schema.
  */
-export function jsonText(description: string, schema: object, headers?: Readonly<Record<string, object>>): JsonTextResponse {
+export function jsonText(
+  description: string,
+  schema: object,
+  headers?: Readonly<Record<string, object>>,
+): JsonTextResponse {
   return { description, ...(headers === undefined ? {} : { headers }), content: { 'application/json': { schema } } };
 }
 
@@ -51,6 +55,9 @@ interface StreamedText {
  * import's NDJSON or CSV, an export). The schemas document each type; the handler
  * reads or sends a stream, so the body is not typed from them.
  */
-export function streamedText(description: string, content: Readonly<Record<string, { readonly schema: object }>>): StreamedText {
+export function streamedText(
+  description: string,
+  content: Readonly<Record<string, { readonly schema: object }>>,
+): StreamedText {
   return { description, content };
 }

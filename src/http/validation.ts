@@ -31,7 +31,14 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
  */
 function int64Keyword(acceptsText: boolean) {
   const validate = (_enabled: boolean, data: unknown, _schema?: unknown, where?: DataValidationCxt): boolean => {
-    const value = typeof data === 'string' ? (acceptsText ? parseInt64Text(data) : undefined) : isInt64Value(data) ? BigInt(data) : undefined;
+    const value =
+      typeof data === 'string'
+        ? acceptsText
+          ? parseInt64Text(data)
+          : undefined
+        : isInt64Value(data)
+          ? BigInt(data)
+          : undefined;
     if (value !== undefined) {
       if (where?.parentData !== undefined) Reflect.set(where.parentData, where.parentDataProperty, value);
       return true;
@@ -40,7 +47,11 @@ function int64Keyword(acceptsText: boolean) {
     // Digits that parseInt64Text refused for how they are written (007, -0), not for their value.
     const oddlyWritten = text !== undefined && /^-?0[0-9]*$/.test(text);
     const outOfRange = !oddlyWritten && (isIntegerValue(data) || (text !== undefined && /^-?[0-9]+$/.test(text)));
-    const hint = oddlyWritten ? '; write it in plain decimal, without leading zeros or -0' : outOfRange ? '; this one is out of range' : '';
+    const hint = oddlyWritten
+      ? '; write it in plain decimal, without leading zeros or -0'
+      : outOfRange
+        ? '; this one is out of range'
+        : '';
     const message = `must be an integer ${INT64_RANGE} (int64)${hint}`;
     (validate as { errors?: Partial<ErrorObject>[] }).errors = [{ keyword: 'int64', message, params: {} }];
     return false;
@@ -57,7 +68,9 @@ function int64Keyword(acceptsText: boolean) {
 function decimalTextKeyword() {
   const validate = (_enabled: boolean, data: unknown): boolean => {
     if (typeof data !== 'string' || /^-?(?:0|[1-9][0-9]*)$/.test(data)) return true;
-    (validate as { errors?: Partial<ErrorObject>[] }).errors = [{ keyword: 'type', message: 'must be integer', params: { type: 'integer' } }];
+    (validate as { errors?: Partial<ErrorObject>[] }).errors = [
+      { keyword: 'type', message: 'must be integer', params: { type: 'integer' } },
+    ];
     return false;
   };
   return validate;
@@ -71,11 +84,27 @@ function decimalTextKeyword() {
  * unknown keywords while compiling.
  */
 export function createAjv(forText: boolean, validateSchema = false): Ajv {
-  const ajv = new Ajv({ coerceTypes: forText ? 'array' : false, allErrors: true, useDefaults: true, strict: true, unicodeRegExp: true, validateSchema });
-  ajv.addKeyword({ keyword: 'int64', schemaType: 'boolean', errors: true, modifying: true, validate: int64Keyword(forText) });
+  const ajv = new Ajv({
+    coerceTypes: forText ? 'array' : false,
+    allErrors: true,
+    useDefaults: true,
+    strict: true,
+    unicodeRegExp: true,
+    validateSchema,
+  });
+  ajv.addKeyword({
+    keyword: 'int64',
+    schemaType: 'boolean',
+    errors: true,
+    modifying: true,
+    validate: int64Keyword(forText),
+  });
   ajv.addKeyword({ keyword: 'decimalText', schemaType: 'boolean', errors: true, validate: decimalTextKeyword() });
   ajv.addKeyword('example');
-  ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31 });
+  ajv.addFormat('int32', {
+    type: 'number',
+    validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31,
+  });
   return ajv;
 }
 
@@ -113,7 +142,9 @@ export function toRuntimeSchema<T>(schema: T, forText = false): T {
  * is called with the shared schemas and returns the same route-part compiler
  * setValidatorCompiler takes, which is what this is, hence the cast.
  */
-type ValidatorFactory = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildValidator'];
+type ValidatorFactory = NonNullable<
+  NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']
+>['buildValidator'];
 
 // One pair for the process: a shared schema ($id) is added once and compiled once,
 // however many encapsulation contexts (and apps, in tests) refer to it.
@@ -147,7 +178,9 @@ function describe(error: FastifySchemaValidationError, part: string): string {
   const params = error.params as { limit?: number };
   switch (error.keyword) {
     case 'maxItems':
-      return part === 'body' ? `must have at most ${params.limit} items` : `must be given at most ${params.limit} times`;
+      return part === 'body'
+        ? `must have at most ${params.limit} items`
+        : `must be given at most ${params.limit} times`;
     case 'required':
       return 'is required';
     case 'maxLength':

@@ -27,7 +27,13 @@ export function reportsBatchStats(store: object): store is BatchStatsSource {
  * A Prometheus counter mirroring one field of the store's counts. They only grow, so
  * at each scrape the counter is advanced by what they grew since the last one.
  */
-function mirrorCounter(registry: Registry, source: BatchStatsSource, field: keyof BatchCounts, name: string, help: string): void {
+function mirrorCounter(
+  registry: Registry,
+  source: BatchStatsSource,
+  field: keyof BatchCounts,
+  name: string,
+  help: string,
+): void {
   const seen = new Map<string, number>();
   new Counter({
     name,

@@ -32,36 +32,51 @@ const EXAMPLE = [
 ].join('\n');
 
 function metricsRoute(app: FastifyInstance, metrics: ServiceMetrics, config: Config): void {
-  const where = config.metricsPort === undefined ? 'on the API port' : `only on METRICS_PORT (${config.metricsHost}:${config.metricsPort}), not on the API port`;
-  app.get('/metrics', {
-    schema: {
-      operationId: 'metrics',
-      summary: 'Prometheus metrics',
-      description:
-        'Metrics in the Prometheus text format: requests by route and status, request latency histograms, store call ' +
-        'latency and errors, connection-pool usage (PostgreSQL), and the Node.js process metrics.\n\n' +
-        `${config.metricsAuth === 'admin' ? 'Needs a token with the `admin` scope' : 'Open to anyone who can reach it'} ` +
-        `(METRICS_AUTH=admin|none), served ${where}. See docs/deploying.md.`,
-      tags: ['service'],
-      security: config.metricsAuth === 'admin' ? bearerAuth('admin') : [],
-      response: { 200: { description: 'The current metrics.', content: { 'text/plain': { schema: { type: 'string', examples: [EXAMPLE] } } } } },
+  const where =
+    config.metricsPort === undefined
+      ? 'on the API port'
+      : `only on METRICS_PORT (${config.metricsHost}:${config.metricsPort}), not on the API port`;
+  app.get(
+    '/metrics',
+    {
+      schema: {
+        operationId: 'metrics',
+        summary: 'Prometheus metrics',
+        description:
+          'Metrics in the Prometheus text format: requests by route and status, request latency histograms, store call ' +
+          'latency and errors, connection-pool usage (PostgreSQL), and the Node.js process metrics.\n\n' +
+          `${config.metricsAuth === 'admin' ? 'Needs a token with the `admin` scope' : 'Open to anyone who can reach it'} ` +
+          `(METRICS_AUTH=admin|none), served ${where}. See docs/deploying.md.`,
+        tags: ['service'],
+        security: config.metricsAuth === 'admin' ? bearerAuth('admin') : [],
+        response: {
+          200: {
+            description: 'The current metrics.',
+            content: { 'text/plain': { schema: { type: 'string', examples: [EXAMPLE] } } },
+          },
+        },
+      },
     },
-  }, async (_request, reply) => reply.type(metrics.contentType).send(await metrics.render()));
+    async (_request, reply) => reply.type(metrics.contentType).send(await metrics.render()),
+  );
 }
 
 /**
  * GET /metrics: on the API port (documented with the other operations), or with
  * METRICS_PORT on its own listener instead.
  */
-export const metricsRoutes = fp(async (app: FastifyInstance) => {
-  app.decorate('metricsServer', null);
-  if (app.config.metricsPort === undefined) metricsRoute(app, app.metrics, app.config);
-  else serveSeparately(app, app.config, app.config.metricsPort);
-}, {
-  name: 'metrics-routes',
-  dependencies: ['metrics', 'auth', 'query-string-rules', 'collect-routes'],
-  decorators: { fastify: ['config'] },
-});
+export const metricsRoutes = fp(
+  async (app: FastifyInstance) => {
+    app.decorate('metricsServer', null);
+    if (app.config.metricsPort === undefined) metricsRoute(app, app.metrics, app.config);
+    else serveSeparately(app, app.config, app.config.metricsPort);
+  },
+  {
+    name: 'metrics-routes',
+    dependencies: ['metrics', 'auth', 'query-string-rules', 'collect-routes'],
+    decorators: { fastify: ['config'] },
+  },
+);
 
 /**
  * Serves /metrics on its own port, with the same authentication, Error records,

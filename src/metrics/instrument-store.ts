@@ -52,60 +52,153 @@ function timer(duration: LabelledHistogram, errors: LabelledCounter, operation: 
 
 /** One timer per method of a store part, named `family.method`. */
 function timers<K extends string>(metrics: ServiceMetrics, family: string, methods: readonly K[]): Record<K, Timed> {
-  return Object.fromEntries(methods.map((m) => [m, timer(metrics.storeDuration, metrics.storeErrors, `${family}.${m}`)])) as Record<K, Timed>;
+  return Object.fromEntries(
+    methods.map((m) => [m, timer(metrics.storeDuration, metrics.storeErrors, `${family}.${m}`)]),
+  ) as Record<K, Timed>;
 }
 
 class TimedPlantStore implements PlantStore {
   private readonly t;
-  constructor(private readonly inner: PlantStore, metrics: ServiceMetrics) {
-    this.t = timers(metrics, 'plants', ['createPlant', 'getPlant', 'listPlantsPage', 'countPlants', 'updatePlant', 'deletePlant'] as const);
+  constructor(
+    private readonly inner: PlantStore,
+    metrics: ServiceMetrics,
+  ) {
+    this.t = timers(metrics, 'plants', [
+      'createPlant',
+      'getPlant',
+      'listPlantsPage',
+      'countPlants',
+      'updatePlant',
+      'deletePlant',
+    ] as const);
   }
-  createPlant(...a: Parameters<PlantStore['createPlant']>) { return this.t.createPlant(() => this.inner.createPlant(...a)); }
-  getPlant(...a: Parameters<PlantStore['getPlant']>) { return this.t.getPlant(() => this.inner.getPlant(...a)); }
-  listPlantsPage(...a: Parameters<PlantStore['listPlantsPage']>) { return this.t.listPlantsPage(() => this.inner.listPlantsPage(...a)); }
-  countPlants(...a: Parameters<PlantStore['countPlants']>) { return this.t.countPlants(() => this.inner.countPlants(...a)); }
-  pageCursorSecret() { return this.inner.pageCursorSecret(); }
-  updatePlant(...a: Parameters<PlantStore['updatePlant']>) { return this.t.updatePlant(() => this.inner.updatePlant(...a)); }
-  deletePlant(...a: Parameters<PlantStore['deletePlant']>) { return this.t.deletePlant(() => this.inner.deletePlant(...a)); }
-  // Timed as a whole by the import and export routes' request durations: a per-call timer would mix their chunks with requests.
-  beginImport() { return this.inner.beginImport(); }
-  exportPlants(...a: Parameters<PlantStore['exportPlants']>) { return this.inner.exportPlants(...a); }
+  createPlant(...a: Parameters<PlantStore['createPlant']>) {
+    return this.t.createPlant(() => this.inner.createPlant(...a));
+  }
+  getPlant(...a: Parameters<PlantStore['getPlant']>) {
+    return this.t.getPlant(() => this.inner.getPlant(...a));
+  }
+  listPlantsPage(...a: Parameters<PlantStore['listPlantsPage']>) {
+    return this.t.listPlantsPage(() => this.inner.listPlantsPage(...a));
+  }
+  countPlants(...a: Parameters<PlantStore['countPlants']>) {
+    return this.t.countPlants(() => this.inner.countPlants(...a));
+  }
+  pageCursorSecret() {
+    return this.inner.pageCursorSecret();
+  }
+  updatePlant(...a: Parameters<PlantStore['updatePlant']>) {
+    return this.t.updatePlant(() => this.inner.updatePlant(...a));
+  }
+  deletePlant(...a: Parameters<PlantStore['deletePlant']>) {
+    return this.t.deletePlant(() => this.inner.deletePlant(...a));
+  }
+  // Timed as a whole by the import and export routes' request durations: a per-call timer would mix their chunks with
+  // requests.
+  beginImport() {
+    return this.inner.beginImport();
+  }
+  exportPlants(...a: Parameters<PlantStore['exportPlants']>) {
+    return this.inner.exportPlants(...a);
+  }
 }
 
 class TimedTokenStore implements TokenStore {
   private readonly t;
-  constructor(private readonly inner: TokenStore, metrics: ServiceMetrics) {
-    this.t = timers(metrics, 'tokens', ['insertToken', 'findTokenBySecretHash', 'listTokens', 'revokeToken', 'recordTokenUse', 'countTokens'] as const);
+  constructor(
+    private readonly inner: TokenStore,
+    metrics: ServiceMetrics,
+  ) {
+    this.t = timers(metrics, 'tokens', [
+      'insertToken',
+      'findTokenBySecretHash',
+      'listTokens',
+      'revokeToken',
+      'recordTokenUse',
+      'countTokens',
+    ] as const);
   }
-  insertToken(...a: Parameters<TokenStore['insertToken']>) { return this.t.insertToken(() => this.inner.insertToken(...a)); }
-  findTokenBySecretHash(...a: Parameters<TokenStore['findTokenBySecretHash']>) { return this.t.findTokenBySecretHash(() => this.inner.findTokenBySecretHash(...a)); }
-  listTokens() { return this.t.listTokens(() => this.inner.listTokens()); }
-  revokeToken(...a: Parameters<TokenStore['revokeToken']>) { return this.t.revokeToken(() => this.inner.revokeToken(...a)); }
-  recordTokenUse(...a: Parameters<TokenStore['recordTokenUse']>) { return this.t.recordTokenUse(() => this.inner.recordTokenUse(...a)); }
-  countTokens() { return this.t.countTokens(() => this.inner.countTokens()); }
+  insertToken(...a: Parameters<TokenStore['insertToken']>) {
+    return this.t.insertToken(() => this.inner.insertToken(...a));
+  }
+  findTokenBySecretHash(...a: Parameters<TokenStore['findTokenBySecretHash']>) {
+    return this.t.findTokenBySecretHash(() => this.inner.findTokenBySecretHash(...a));
+  }
+  listTokens() {
+    return this.t.listTokens(() => this.inner.listTokens());
+  }
+  revokeToken(...a: Parameters<TokenStore['revokeToken']>) {
+    return this.t.revokeToken(() => this.inner.revokeToken(...a));
+  }
+  recordTokenUse(...a: Parameters<TokenStore['recordTokenUse']>) {
+    return this.t.recordTokenUse(() => this.inner.recordTokenUse(...a));
+  }
+  countTokens() {
+    return this.t.countTokens(() => this.inner.countTokens());
+  }
 }
 
 class TimedWebhookStore implements WebhookStore {
   private readonly t;
-  constructor(private readonly inner: WebhookStore, metrics: ServiceMetrics) {
+  constructor(
+    private readonly inner: WebhookStore,
+    metrics: ServiceMetrics,
+  ) {
     this.t = timers(metrics, 'webhooks', [
-      'insertSubscription', 'listSubscriptions', 'getSubscription', 'rotateSecret', 'deleteSubscription', 'listDeliveries', 'getDelivery',
-      'hasDueDeliveries', 'backlog', 'claimDueDeliveries', 'recordAttempt', 'retryDelivery', 'pruneFinishedEvents',
+      'insertSubscription',
+      'listSubscriptions',
+      'getSubscription',
+      'rotateSecret',
+      'deleteSubscription',
+      'listDeliveries',
+      'getDelivery',
+      'hasDueDeliveries',
+      'backlog',
+      'claimDueDeliveries',
+      'recordAttempt',
+      'retryDelivery',
+      'pruneFinishedEvents',
     ] as const);
   }
-  insertSubscription(...a: Parameters<WebhookStore['insertSubscription']>) { return this.t.insertSubscription(() => this.inner.insertSubscription(...a)); }
-  listSubscriptions() { return this.t.listSubscriptions(() => this.inner.listSubscriptions()); }
-  getSubscription(...a: Parameters<WebhookStore['getSubscription']>) { return this.t.getSubscription(() => this.inner.getSubscription(...a)); }
-  rotateSecret(...a: Parameters<WebhookStore['rotateSecret']>) { return this.t.rotateSecret(() => this.inner.rotateSecret(...a)); }
-  deleteSubscription(...a: Parameters<WebhookStore['deleteSubscription']>) { return this.t.deleteSubscription(() => this.inner.deleteSubscription(...a)); }
-  listDeliveries(...a: Parameters<WebhookStore['listDeliveries']>) { return this.t.listDeliveries(() => this.inner.listDeliveries(...a)); }
-  getDelivery(...a: Parameters<WebhookStore['getDelivery']>) { return this.t.getDelivery(() => this.inner.getDelivery(...a)); }
-  hasDueDeliveries(...a: Parameters<WebhookStore['hasDueDeliveries']>) { return this.t.hasDueDeliveries(() => this.inner.hasDueDeliveries(...a)); }
-  backlog(...a: Parameters<WebhookStore['backlog']>) { return this.t.backlog(() => this.inner.backlog(...a)); }
-  claimDueDeliveries(...a: Parameters<WebhookStore['claimDueDeliveries']>) { return this.t.claimDueDeliveries(() => this.inner.claimDueDeliveries(...a)); }
-  recordAttempt(...a: Parameters<WebhookStore['recordAttempt']>) { return this.t.recordAttempt(() => this.inner.recordAttempt(...a)); }
-  retryDelivery(...a: Parameters<WebhookStore['retryDelivery']>) { return this.t.retryDelivery(() => this.inner.retryDelivery(...a)); }
-  pruneFinishedEvents(...a: Parameters<WebhookStore['pruneFinishedEvents']>) { return this.t.pruneFinishedEvents(() => this.inner.pruneFinishedEvents(...a)); }
+  insertSubscription(...a: Parameters<WebhookStore['insertSubscription']>) {
+    return this.t.insertSubscription(() => this.inner.insertSubscription(...a));
+  }
+  listSubscriptions() {
+    return this.t.listSubscriptions(() => this.inner.listSubscriptions());
+  }
+  getSubscription(...a: Parameters<WebhookStore['getSubscription']>) {
+    return this.t.getSubscription(() => this.inner.getSubscription(...a));
+  }
+  rotateSecret(...a: Parameters<WebhookStore['rotateSecret']>) {
+    return this.t.rotateSecret(() => this.inner.rotateSecret(...a));
+  }
+  deleteSubscription(...a: Parameters<WebhookStore['deleteSubscription']>) {
+    return this.t.deleteSubscription(() => this.inner.deleteSubscription(...a));
+  }
+  listDeliveries(...a: Parameters<WebhookStore['listDeliveries']>) {
+    return this.t.listDeliveries(() => this.inner.listDeliveries(...a));
+  }
+  getDelivery(...a: Parameters<WebhookStore['getDelivery']>) {
+    return this.t.getDelivery(() => this.inner.getDelivery(...a));
+  }
+  hasDueDeliveries(...a: Parameters<WebhookStore['hasDueDeliveries']>) {
+    return this.t.hasDueDeliveries(() => this.inner.hasDueDeliveries(...a));
+  }
+  backlog(...a: Parameters<WebhookStore['backlog']>) {
+    return this.t.backlog(() => this.inner.backlog(...a));
+  }
+  claimDueDeliveries(...a: Parameters<WebhookStore['claimDueDeliveries']>) {
+    return this.t.claimDueDeliveries(() => this.inner.claimDueDeliveries(...a));
+  }
+  recordAttempt(...a: Parameters<WebhookStore['recordAttempt']>) {
+    return this.t.recordAttempt(() => this.inner.recordAttempt(...a));
+  }
+  retryDelivery(...a: Parameters<WebhookStore['retryDelivery']>) {
+    return this.t.retryDelivery(() => this.inner.retryDelivery(...a));
+  }
+  pruneFinishedEvents(...a: Parameters<WebhookStore['pruneFinishedEvents']>) {
+    return this.t.pruneFinishedEvents(() => this.inner.pruneFinishedEvents(...a));
+  }
 }
 
 /** The store the app uses: the same store, every call timed. */

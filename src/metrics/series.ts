@@ -32,7 +32,11 @@ function numberText(value: number): string {
 abstract class Family<S> {
   protected readonly all: S[] = [];
 
-  constructor(readonly name: string, readonly help: string, private readonly type: 'counter' | 'histogram') {}
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    private readonly type: 'counter' | 'histogram',
+  ) {}
 
   protected header(): string {
     return `# HELP ${this.name} ${escaped(this.help, false)}\n# TYPE ${this.name} ${this.type}\n`;
@@ -74,7 +78,10 @@ export class HistogramSeries {
   sum = 0;
   count = 0;
 
-  constructor(readonly labels: Labels, private readonly bounds: Float64Array) {
+  constructor(
+    readonly labels: Labels,
+    private readonly bounds: Float64Array,
+  ) {
     this.counts = new Float64Array(bounds.length + 1);
   }
 

@@ -23,7 +23,10 @@ export class ServiceMetrics {
 
   constructor(options: ServiceMetricsOptions) {
     const { registry } = this;
-    this.httpRequests = new LabelledCounter('plantstore_http_requests_total', 'HTTP requests answered, by method, route template and status code.');
+    this.httpRequests = new LabelledCounter(
+      'plantstore_http_requests_total',
+      'HTTP requests answered, by method, route template and status code.',
+    );
     this.httpDuration = new LabelledHistogram(
       'plantstore_http_request_duration_seconds',
       'Time from receiving a request to finishing its response, by method, route template and status code.',
@@ -38,7 +41,12 @@ export class ServiceMetrics {
       'plantstore_store_errors_total',
       'Store calls that failed, by operation and kind (unavailable: the database could not serve it; other: anything else).',
     );
-    const info = new Gauge({ name: 'plantstore_info', help: 'Always 1; the labels describe this instance.', labelNames: ['store'], registers: [registry] });
+    const info = new Gauge({
+      name: 'plantstore_info',
+      help: 'Always 1; the labels describe this instance.',
+      labelNames: ['store'],
+      registers: [registry],
+    });
     info.labels(options.storeKind).set(1);
     collectDefaultMetrics({ register: registry });
   }
@@ -49,7 +57,9 @@ export class ServiceMetrics {
 
   /** The exposition text for a scrape: prom-client's registry, then the per-request series (series.ts). */
   async render(): Promise<string> {
-    const own = [this.httpRequests, this.httpDuration, this.storeDuration, this.storeErrors].map((family) => family.render()).join('');
+    const own = [this.httpRequests, this.httpDuration, this.storeDuration, this.storeErrors]
+      .map((family) => family.render())
+      .join('');
     return (await this.registry.metrics()) + own;
   }
 }

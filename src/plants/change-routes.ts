@@ -24,99 +24,146 @@ function expectation(request: FastifyRequest, required: boolean): ExpectedVersio
 }
 
 /** The 412 or 404 of a write that did not happen. */
-function refusal(id: bigint, outcome: { kind: 'not-found' } | { kind: 'precondition-failed'; current: VersionedPlant }, expected: ExpectedVersion | undefined): ApiError {
+function refusal(
+  id: bigint,
+  outcome: { kind: 'not-found' } | { kind: 'precondition-failed'; current: VersionedPlant },
+  expected: ExpectedVersion | undefined,
+): ApiError {
   if (outcome.kind === 'precondition-failed') {
-    return failure('PRECONDITION_FAILED', [`plant ${id} is at version ${etagOf(outcome.current.version)}, not one If-Match names; read it again and retry`]);
+    return failure('PRECONDITION_FAILED', [
+      `plant ${id} is at version ${etagOf(outcome.current.version)}, not one If-Match names; read it again and retry`,
+    ]);
   }
-  if (expected !== undefined) return failure('PRECONDITION_FAILED', [`no plant has id ${id}, so If-Match cannot match`]);
+  if (expected !== undefined)
+    return failure('PRECONDITION_FAILED', [`no plant has id ${id}, so If-Match cannot match`]);
   return failure('PLANT_NOT_FOUND', [id]);
 }
 
 function sameId(pathId: bigint, bodyId: bigint | undefined): void {
-  if (bodyId !== undefined && bodyId !== pathId) throw failure('INVALID_FIELD', [`id must be the id in the path (${pathId}), or be left out`]);
+  if (bodyId !== undefined && bodyId !== pathId)
+    throw failure('INVALID_FIELD', [`id must be the id in the path (${pathId}), or be left out`]);
 }
 
-const changeFailures = ['PLANT_NOT_FOUND', 'PRECONDITION_FAILED', 'PRECONDITION_REQUIRED', 'STORE_UNAVAILABLE'] as const;
+const changeFailures = [
+  'PLANT_NOT_FOUND',
+  'PRECONDITION_FAILED',
+  'PRECONDITION_REQUIRED',
+  'STORE_UNAVAILABLE',
+] as const;
 
-export const plantChangeRoutes: TypedRoutes<[typeof PlantPatch, typeof PlantReplacement, typeof StoredPlant]> = async (app) => {
+export const plantChangeRoutes: TypedRoutes<[typeof PlantPatch, typeof PlantReplacement, typeof StoredPlant]> = async (
+  app,
+) => {
   const required = app.config.requirePreconditions;
-  const conditionally = `${required ? 'If-Match is required on this server (REQUIRE_PRECONDITIONS): without it the answer is 428. ' : ''}` +
+  const conditionally =
+    `${required ? 'If-Match is required on this server (REQUIRE_PRECONDITIONS): without it the answer is 428. ' : ''}` +
     'With `If-Match: <ETag>` the change is made only if the plant is still at that version, else 412 and nothing changes ' +
     '(`If-Match: *`: any existing plant). Of concurrent writers sending the same ETag, exactly one succeeds.';
 
-  const answer = async (id: bigint, outcome: UpdatePlantOutcome, expected: ExpectedVersion | undefined, reply: { header(name: string, value: string): unknown }): Promise<PlantJson> => {
+  const answer = async (
+    id: bigint,
+    outcome: UpdatePlantOutcome,
+    expected: ExpectedVersion | undefined,
+    reply: { header(name: string, value: string): unknown },
+  ): Promise<PlantJson> => {
     if (outcome.kind === 'not-found' || outcome.kind === 'precondition-failed') throw refusal(id, outcome, expected);
     reply.header('etag', etagOf(outcome.plant.version));
     return plantJson(outcome.plant);
   };
 
-  app.patch('/plants/:id', {
-    schema: {
-      operationId: 'updatePlant',
-      summary: 'Change a plant',
-      description:
-        'Changes a plant with a JSON Merge Patch (RFC 7396): the name or tag sent is set, what is left out is kept, `"tag": null` ' +
-        'removes the tag. A change that changes nothing answers 200, keeps the version and sends no event. A 200 means the change ' +
-        `is durably committed; it answers the plant as it is now, with its new ETag. ${conditionally}`,
-      tags: ['plants'],
-      security: bearerAuth('plants:write'),
-      consumes: [MERGE_PATCH, 'application/json'],
-      params: PlantPath,
-      headers: ConditionalHeaders.ifMatch,
-      body: { $ref: 'PlantPatch', examples: [{ name: 'Monstera deliciosa', tag: null }] },
-      response: { 200: { $ref: 'StoredPlant', description: 'The plant after the change.', headers: ETagHeader, examples: [example] } },
+  app.patch(
+    '/plants/:id',
+    {
+      schema: {
+        operationId: 'updatePlant',
+        summary: 'Change a plant',
+        description:
+          'Changes a plant with a JSON Merge Patch (RFC 7396): the name or tag sent is set, what is left out is kept, `"tag": null` ' +
+          'removes the tag. A change that changes nothing answers 200, keeps the version and sends no event. A 200 means the change ' +
+          `is durably committed; it answers the plant as it is now, with its new ETag. ${conditionally}`,
+        tags: ['plants'],
+        security: bearerAuth('plants:write'),
+        consumes: [MERGE_PATCH, 'application/json'],
+        params: PlantPath,
+        headers: ConditionalHeaders.ifMatch,
+        body: { $ref: 'PlantPatch', examples: [{ name: 'Monstera deliciosa', tag: null }] },
+        response: {
+          200: {
+            $ref: 'StoredPlant',
+            description: 'The plant after the change.',
+            headers: ETagHeader,
+            examples: [example],
+          },
+        },
+      },
+      config: { failures: changeFailures },
     },
-    config: { failures: changeFailures },
-  }, async (request, reply) => {
-    const { id } = request.params;
-    const expected = expectation(request, required);
-    const { id: bodyId, name, tag } = request.body;
-    sameId(id, bodyId);
-    const change = { id, ...(name === undefined ? {} : { name }), ...(tag === undefined ? {} : { tag }) };
-    return answer(id, await app.store.plants.updatePlant(change, expected), expected, reply);
-  });
+    async (request, reply) => {
+      const { id } = request.params;
+      const expected = expectation(request, required);
+      const { id: bodyId, name, tag } = request.body;
+      sameId(id, bodyId);
+      const change = { id, ...(name === undefined ? {} : { name }), ...(tag === undefined ? {} : { tag }) };
+      return answer(id, await app.store.plants.updatePlant(change, expected), expected, reply);
+    },
+  );
 
-  app.put('/plants/:id', {
-    schema: {
-      operationId: 'replacePlant',
-      summary: 'Replace a plant',
-      description:
-        'Replaces the name and tag of an existing plant (a tag left out is removed); 404 when there is none (creating is ' +
-        '`POST /plants`). A replacement that changes nothing answers 200, keeps the version and sends no event. A 200 means the ' +
-        `change is durably committed; it answers the plant as it is now, with its ETag. ${conditionally}`,
-      tags: ['plants'],
-      security: bearerAuth('plants:write'),
-      params: PlantPath,
-      headers: ConditionalHeaders.ifMatch,
-      body: { $ref: 'PlantReplacement', examples: [{ name: 'Monstera deliciosa' }] },
-      response: { 200: { $ref: 'StoredPlant', description: 'The plant after the change.', headers: ETagHeader, examples: [example] } },
+  app.put(
+    '/plants/:id',
+    {
+      schema: {
+        operationId: 'replacePlant',
+        summary: 'Replace a plant',
+        description:
+          'Replaces the name and tag of an existing plant (a tag left out is removed); 404 when there is none (creating is ' +
+          '`POST /plants`). A replacement that changes nothing answers 200, keeps the version and sends no event. A 200 means the ' +
+          `change is durably committed; it answers the plant as it is now, with its ETag. ${conditionally}`,
+        tags: ['plants'],
+        security: bearerAuth('plants:write'),
+        params: PlantPath,
+        headers: ConditionalHeaders.ifMatch,
+        body: { $ref: 'PlantReplacement', examples: [{ name: 'Monstera deliciosa' }] },
+        response: {
+          200: {
+            $ref: 'StoredPlant',
+            description: 'The plant after the change.',
+            headers: ETagHeader,
+            examples: [example],
+          },
+        },
+      },
+      config: { failures: changeFailures },
     },
-    config: { failures: changeFailures },
-  }, async (request, reply) => {
-    const { id } = request.params;
-    const expected = expectation(request, required);
-    const { id: bodyId, name, tag } = request.body;
-    sameId(id, bodyId);
-    return answer(id, await app.store.plants.updatePlant({ id, name, tag: tag ?? null }, expected), expected, reply);
-  });
+    async (request, reply) => {
+      const { id } = request.params;
+      const expected = expectation(request, required);
+      const { id: bodyId, name, tag } = request.body;
+      sameId(id, bodyId);
+      return answer(id, await app.store.plants.updatePlant({ id, name, tag: tag ?? null }, expected), expected, reply);
+    },
+  );
 
-  app.delete('/plants/:id', {
-    schema: {
-      operationId: 'deletePlant',
-      summary: 'Delete a plant',
-      description: `Deletes a plant. Its id is then free: creating it again is a fresh create. ${conditionally}`,
-      tags: ['plants'],
-      security: bearerAuth('plants:write'),
-      params: PlantPath,
-      headers: ConditionalHeaders.ifMatch,
-      response: { 204: { type: 'null', description: 'The plant was deleted; the body is empty.' } },
+  app.delete(
+    '/plants/:id',
+    {
+      schema: {
+        operationId: 'deletePlant',
+        summary: 'Delete a plant',
+        description: `Deletes a plant. Its id is then free: creating it again is a fresh create. ${conditionally}`,
+        tags: ['plants'],
+        security: bearerAuth('plants:write'),
+        params: PlantPath,
+        headers: ConditionalHeaders.ifMatch,
+        response: { 204: { type: 'null', description: 'The plant was deleted; the body is empty.' } },
+      },
+      config: { failures: changeFailures },
     },
-    config: { failures: changeFailures },
-  }, async (request, reply) => {
-    const { id } = request.params;
-    const expected = expectation(request, required);
-    const outcome: DeletePlantOutcome = await app.store.plants.deletePlant(id, expected);
-    if (outcome.kind !== 'deleted') throw refusal(id, outcome, expected);
-    return reply.code(204).send(null);
-  });
+    async (request, reply) => {
+      const { id } = request.params;
+      const expected = expectation(request, required);
+      const outcome: DeletePlantOutcome = await app.store.plants.deletePlant(id, expected);
+      if (outcome.kind !== 'deleted') throw refusal(id, outcome, expected);
+      return reply.code(204).send(null);
+    },
+  );
 };

@@ -13,14 +13,20 @@ export const MAX_TERMS = 8;
 
 export const FindQueryProperties = {
   q: {
-    type: 'string', minLength: 1, maxLength: Q_MAX_LENGTH, pattern: PRINTABLE_TEXT,
+    type: 'string',
+    minLength: 1,
+    maxLength: Q_MAX_LENGTH,
+    pattern: PRINTABLE_TEXT,
     description:
       `Search words (at most ${MAX_TERMS}, ${Q_MAX_LENGTH} characters in all): plants whose name or tag has, for every word, a word that starts ` +
       'with it (`mon` and `delic` both find "Monstera deliciosa"). Case, accents and other marks are ignored (`cafe` finds "Café"); ' +
       'words are runs of letters and digits, everything else separates them; no stemming.',
   },
   tag: {
-    type: 'array', items: PlantTag, minItems: 1, maxItems: MAX_TAGS,
+    type: 'array',
+    items: PlantTag,
+    minItems: 1,
+    maxItems: MAX_TAGS,
     description: `Only plants with exactly this tag; repeat it (up to ${MAX_TAGS} times) for plants with any of the tags.`,
   },
 } as const;
@@ -30,7 +36,7 @@ export function termsOf(q: string | undefined): string[] | undefined {
   if (q === undefined) return undefined;
   const terms = searchTerms(q);
   if (terms.length === 0) throw failure('INVALID_PARAMETER', ['q must contain at least one letter or digit']);
-  if (terms.length > MAX_TERMS) throw failure('INVALID_PARAMETER', [`q must have at most ${MAX_TERMS} words (it has ${terms.length})`]);
+  if (terms.length > MAX_TERMS)
+    throw failure('INVALID_PARAMETER', [`q must have at most ${MAX_TERMS} words (it has ${terms.length})`]);
   return terms;
 }
-

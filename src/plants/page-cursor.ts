@@ -27,7 +27,9 @@ const MAC_BYTES = 16;
 export const CURSOR_MAX_LENGTH = 2048;
 
 function refused(): Error {
-  return failure('INVALID_PARAMETER', ['cursor is not one this service made for this query: follow the Link header of the previous page, with the same sort, q and tag']);
+  return failure('INVALID_PARAMETER', [
+    'cursor is not one this service made for this query: follow the Link header of the previous page, with the same sort, q and tag',
+  ]);
 }
 
 /** The scope as one text: the same query gives the same text, whatever the order of its tags and terms. */
@@ -39,7 +41,9 @@ export class PageCursors {
   constructor(private readonly secret: string) {}
 
   encode(position: PagePosition, scope: CursorScope): string {
-    const payload = Buffer.from(JSON.stringify(position.key === undefined ? [position.id.toString()] : [position.id.toString(), position.key])).toString('base64url');
+    const payload = Buffer.from(
+      JSON.stringify(position.key === undefined ? [position.id.toString()] : [position.id.toString(), position.key]),
+    ).toString('base64url');
     return `${payload}.${this.mac(payload, scope).toString('base64url')}`;
   }
 
@@ -47,7 +51,8 @@ export class PageCursors {
   decode(cursor: string, scope: CursorScope): PagePosition {
     const [payload = '', mac = '', ...rest] = cursor.split('.');
     const given = Buffer.from(mac, 'base64url');
-    if (rest.length > 0 || given.length !== MAC_BYTES || !timingSafeEqual(given, this.mac(payload, scope))) throw refused();
+    if (rest.length > 0 || given.length !== MAC_BYTES || !timingSafeEqual(given, this.mac(payload, scope)))
+      throw refused();
     // Signed by us, so well formed; checked all the same, as a secret can leak.
     let parsed: unknown;
     try {
@@ -63,6 +68,9 @@ export class PageCursors {
   }
 
   private mac(payload: string, scope: CursorScope): Buffer {
-    return createHmac('sha256', this.secret).update(`${payload}\n${scopeText(scope)}`).digest().subarray(0, MAC_BYTES);
+    return createHmac('sha256', this.secret)
+      .update(`${payload}\n${scopeText(scope)}`)
+      .digest()
+      .subarray(0, MAC_BYTES);
   }
 }

@@ -22,7 +22,8 @@ function versionOf(opaque: string): bigint | undefined {
   return VERSION.test(opaque) ? BigInt(opaque) : undefined;
 }
 
-/** What an If-Match header accepts: undefined when absent, 'any' for `*`, else the versions its strong tags name (possibly none). */
+/** What an If-Match header accepts: undefined when absent, 'any' for `*`, else the versions its strong tags name
+ * (possibly none). */
 export function expectedByIfMatch(header: string | undefined): ExpectedVersion | undefined {
   if (header === undefined) return undefined;
   const tags = entityTags(header);

@@ -10,26 +10,40 @@ export const PlantPath = {
 
 /** The response header naming the version of the plant the response carries. */
 export const ETagHeader = {
-  ETag: { type: 'string', description: 'The plant\'s current version, a strong entity-tag (`"42"`): send it in If-Match to change the plant only if it is still so.' },
+  ETag: {
+    type: 'string',
+    description:
+      'The plant\'s current version, a strong entity-tag (`"42"`): send it in If-Match to change the plant only if it is still so.',
+  },
 } as const;
 
 export const ConditionalHeaders = {
   ifMatch: {
     type: 'object',
     properties: {
-      'if-match': { type: 'string', description: 'An ETag of the plant (or `*`, any existing plant): the write happens only if the plant is at that version, else 412.' },
+      'if-match': {
+        type: 'string',
+        description:
+          'An ETag of the plant (or `*`, any existing plant): the write happens only if the plant is at that version, else 412.',
+      },
     },
   },
   ifNoneMatch: {
     type: 'object',
     properties: {
-      'if-none-match': { type: 'string', description: 'An ETag the client holds: if the plant is still at that version, 304 and no body.' },
+      'if-none-match': {
+        type: 'string',
+        description: 'An ETag the client holds: if the plant is still at that version, 304 and no body.',
+      },
     },
   },
   createOnly: {
     type: 'object',
     properties: {
-      'if-none-match': { type: 'string', description: '`*`: create only; if a plant has this id at all (even identical), 412 and nothing changes.' },
+      'if-none-match': {
+        type: 'string',
+        description: '`*`: create only; if a plant has this id at all (even identical), 412 and nothing changes.',
+      },
     },
   },
 } as const;
@@ -42,5 +56,7 @@ export interface PlantJson {
 
 /** A plant as the API shows it: no version (that is the ETag), no tag key when there is none. */
 export function plantJson(plant: PlantRecord): PlantJson {
-  return plant.tag === undefined ? { id: plant.id, name: plant.name } : { id: plant.id, name: plant.name, tag: plant.tag };
+  return plant.tag === undefined
+    ? { id: plant.id, name: plant.name }
+    : { id: plant.id, name: plant.name, tag: plant.tag };
 }

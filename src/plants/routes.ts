@@ -18,65 +18,79 @@ function toPlant(plant: PlantRecord): { name: string; tag?: string } {
 const example = { id: 10, name: 'Monstera deliciosa', tag: 'houseplant' };
 
 export const plantRoutes: TypedRoutes<[typeof NewPlant, typeof Plant, typeof StoredPlant]> = async (app) => {
-  app.post('/plants', {
-    schema: {
-      operationId: 'createPlant',
-      summary: 'Create a plant',
-      description:
-        'Creates a new plant in the store with the id the client chose. A 200 means the plant is durably committed.\n\n' +
-        'Creating an id that exists already with the **same** name and tag is a safe retry: it answers 200 with the same body ' +
-        'and changes nothing. With a different name or tag it answers 409. Properties not in `NewPlant` are ignored.\n\n' +
-        'With `If-None-Match: *` it only creates: if the id exists at all, even with the same name and tag, it answers 412 ' +
-        'and changes nothing. The `ETag` header is the plant\'s version, for conditional changes.',
-      tags: ['plants'],
-      security: bearerAuth('plants:write'),
-      headers: ConditionalHeaders.createOnly,
-      body: { $ref: 'NewPlant', examples: [example] },
-      response: {
-        200: {
-          $ref: 'Plant',
-          description: 'The plant was created (or this was a safe retry of its creation).',
-          headers: ETagHeader,
-          examples: [{ name: example.name, tag: example.tag }],
+  app.post(
+    '/plants',
+    {
+      schema: {
+        operationId: 'createPlant',
+        summary: 'Create a plant',
+        description:
+          'Creates a new plant in the store with the id the client chose. A 200 means the plant is durably committed.\n\n' +
+          'Creating an id that exists already with the **same** name and tag is a safe retry: it answers 200 with the same body ' +
+          'and changes nothing. With a different name or tag it answers 409. Properties not in `NewPlant` are ignored.\n\n' +
+          'With `If-None-Match: *` it only creates: if the id exists at all, even with the same name and tag, it answers 412 ' +
+          "and changes nothing. The `ETag` header is the plant's version, for conditional changes.",
+        tags: ['plants'],
+        security: bearerAuth('plants:write'),
+        headers: ConditionalHeaders.createOnly,
+        body: { $ref: 'NewPlant', examples: [example] },
+        response: {
+          200: {
+            $ref: 'Plant',
+            description: 'The plant was created (or this was a safe retry of its creation).',
+            headers: ETagHeader,
+            examples: [{ name: example.name, tag: example.tag }],
+          },
         },
       },
+      config: { failures: ['PLANT_CONFLICT', 'PRECONDITION_FAILED', 'STORE_UNAVAILABLE'] },
     },
-    config: { failures: ['PLANT_CONFLICT', 'PRECONDITION_FAILED', 'STORE_UNAVAILABLE'] },
-  }, async (request, reply) => {
-    const { id, name, tag } = request.body;
-    const plant: PlantRecord = tag === undefined ? { id, name } : { id, name, tag };
-    const outcome = await app.store.plants.createPlant(plant);
-    if (outcome.kind !== 'created' && noneMatchAny(request.headers['if-none-match'])) {
-      throw failure('PRECONDITION_FAILED', [`a plant with id ${id} exists, and If-None-Match: * asks to create only`]);
-    }
-    if (outcome.kind === 'conflict') throw failure('PLANT_CONFLICT', [id]);
-    void reply.header('etag', etagOf(outcome.plant.version));
-    return toPlant(outcome.plant);
-  });
+    async (request, reply) => {
+      const { id, name, tag } = request.body;
+      const plant: PlantRecord = tag === undefined ? { id, name } : { id, name, tag };
+      const outcome = await app.store.plants.createPlant(plant);
+      if (outcome.kind !== 'created' && noneMatchAny(request.headers['if-none-match'])) {
+        throw failure('PRECONDITION_FAILED', [
+          `a plant with id ${id} exists, and If-None-Match: * asks to create only`,
+        ]);
+      }
+      if (outcome.kind === 'conflict') throw failure('PLANT_CONFLICT', [id]);
+      void reply.header('etag', etagOf(outcome.plant.version));
+      return toPlant(outcome.plant);
+    },
+  );
 
-  app.get('/plants/:id', {
-    schema: {
-      operationId: 'getPlant',
-      summary: 'Read a plant',
-      description:
-        'Returns one plant, with its id, and its version as the `ETag` header. With `If-None-Match: <ETag>`, a plant still at ' +
-        'that version answers 304 with no body.',
-      tags: ['plants'],
-      security: bearerAuth('plants:read'),
-      params: PlantPath,
-      headers: ConditionalHeaders.ifNoneMatch,
-      response: {
-        200: { $ref: 'StoredPlant', description: 'The plant.', headers: ETagHeader, examples: [example] },
-        304: { type: 'null', description: 'Not modified: the plant is still at the version If-None-Match names.', headers: ETagHeader },
+  app.get(
+    '/plants/:id',
+    {
+      schema: {
+        operationId: 'getPlant',
+        summary: 'Read a plant',
+        description:
+          'Returns one plant, with its id, and its version as the `ETag` header. With `If-None-Match: <ETag>`, a plant still at ' +
+          'that version answers 304 with no body.',
+        tags: ['plants'],
+        security: bearerAuth('plants:read'),
+        params: PlantPath,
+        headers: ConditionalHeaders.ifNoneMatch,
+        response: {
+          200: { $ref: 'StoredPlant', description: 'The plant.', headers: ETagHeader, examples: [example] },
+          304: {
+            type: 'null',
+            description: 'Not modified: the plant is still at the version If-None-Match names.',
+            headers: ETagHeader,
+          },
+        },
       },
+      config: { failures: ['PLANT_NOT_FOUND', 'STORE_UNAVAILABLE'] },
     },
-    config: { failures: ['PLANT_NOT_FOUND', 'STORE_UNAVAILABLE'] },
-  }, async (request, reply) => {
-    const { id } = request.params;
-    const plant = await app.store.plants.getPlant(id);
-    if (plant === undefined) throw failure('PLANT_NOT_FOUND', [id]);
-    void reply.header('etag', etagOf(plant.version));
-    if (noneMatchHits(request.headers['if-none-match'], plant.version)) return reply.code(304).send(null);
-    return plantJson(plant);
-  });
+    async (request, reply) => {
+      const { id } = request.params;
+      const plant = await app.store.plants.getPlant(id);
+      if (plant === undefined) throw failure('PLANT_NOT_FOUND', [id]);
+      void reply.header('etag', etagOf(plant.version));
+      if (noneMatchHits(request.headers['if-none-match'], plant.version)) return reply.code(304).send(null);
+      return plantJson(plant);
+    },
+  );
 };

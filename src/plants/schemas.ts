@@ -9,7 +9,6 @@ import { PLANT_TEXT_RULES } from '../domain/plant.js';
 export const NAME_MAX_LENGTH = PLANT_TEXT_RULES.name.maxLength;
 export const TAG_MAX_LENGTH = PLANT_TEXT_RULES.tag.maxLength;
 
-
 export const Int64Id = {
   type: 'integer',
   format: 'int64',
@@ -70,7 +69,11 @@ export const PlantPatch = {
   properties: {
     id: { ...Int64Id, description: 'May be left out; if sent, it must be the id in the path.' },
     name: PlantName,
-    tag: { ...PlantTag, type: ['string', 'null'], description: `A new tag (1 to ${TAG_MAX_LENGTH} characters, no control characters), or null to remove it.` },
+    tag: {
+      ...PlantTag,
+      type: ['string', 'null'],
+      description: `A new tag (1 to ${TAG_MAX_LENGTH} characters, no control characters), or null to remove it.`,
+    },
   },
   description:
     'A JSON Merge Patch (RFC 7396) of a plant: the properties sent are changed, the others kept. `"tag": null` removes the tag; ' +
@@ -86,5 +89,6 @@ export const PlantReplacement = {
     name: PlantName,
     tag: { ...PlantTag, description: 'The new tag; leave it out to remove the tag.' },
   },
-  description: 'A plant\'s new name and tag, replacing both (a tag left out is removed). Properties not listed here are ignored.',
+  description:
+    "A plant's new name and tag, replacing both (a tag left out is removed). Properties not listed here are ignored.",
 } as const;

@@ -24,7 +24,11 @@ export class StoreTooNewError extends Error {
 }
 
 /** Refuses a store whose recorded migrations go beyond the ones this build has. */
-export function refuseNewerStore(where: string, applied: Iterable<number>, known: readonly { readonly version: number }[]): void {
+export function refuseNewerStore(
+  where: string,
+  applied: Iterable<number>,
+  known: readonly { readonly version: number }[],
+): void {
   const newest = Math.max(0, ...applied);
   const knownNewest = Math.max(0, ...known.map((migration) => migration.version));
   if (newest > knownNewest) throw new StoreTooNewError(where, newest, knownNewest);

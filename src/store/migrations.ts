@@ -38,7 +38,9 @@ export function migrationsOf(dialect: Dialect): readonly Migration[] {
       const match = FILE_NAME.exec(file);
       if (match === null) return [];
       const [, number = '', slug = ''] = match;
-      return [{ version: Number(number), name: slug.replaceAll('-', ' '), sql: readFileSync(new URL(file, folder), 'utf8') }];
+      return [
+        { version: Number(number), name: slug.replaceAll('-', ' '), sql: readFileSync(new URL(file, folder), 'utf8') },
+      ];
     })
     .sort((a, b) => a.version - b.version);
 }

@@ -45,7 +45,10 @@ export async function openStore(databaseUrl: string, settings: StoreSettings = {
       });
     } catch (error) {
       // The driver's own message is only "Invalid URL".
-      if (hasCode(error, 'ERR_INVALID_URL')) throw new ConfigError(`DATABASE_URL is not a valid postgres:// URL (got '${redacted(databaseUrl)}')`, { cause: error });
+      if (hasCode(error, 'ERR_INVALID_URL'))
+        throw new ConfigError(`DATABASE_URL is not a valid postgres:// URL (got '${redacted(databaseUrl)}')`, {
+          cause: error,
+        });
       throw error;
     }
   }
@@ -86,7 +89,10 @@ function sqliteOpenError(path: string, error: unknown): ConfigError {
   const why = reason(error);
   const folderStat = statSync(folder, { throwIfNoEntry: false });
   if (folderStat === undefined || !folderStat.isDirectory()) {
-    return new ConfigError(`DATABASE_URL: cannot create the folder ${folder} that holds the SQLite store ${file}: ${why}`, { cause: error });
+    return new ConfigError(
+      `DATABASE_URL: cannot create the folder ${folder} that holds the SQLite store ${file}: ${why}`,
+      { cause: error },
+    );
   }
   if (statSync(file, { throwIfNoEntry: false })?.isDirectory() === true) {
     return new ConfigError(`DATABASE_URL: ${file} is a folder, not a SQLite file (${why})`, { cause: error });

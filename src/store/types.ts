@@ -103,7 +103,13 @@ export interface ImportConflict {
 
 export type ImportOutcome =
   /** Committed: `created` new plants (each with its plant.created event); `unchanged` lines matched what was stored. */
-  | { readonly kind: 'applied'; readonly created: number; readonly unchanged: number; readonly conflicts: readonly ImportConflict[]; readonly conflictCount: number }
+  | {
+      readonly kind: 'applied';
+      readonly created: number;
+      readonly unchanged: number;
+      readonly conflicts: readonly ImportConflict[];
+      readonly conflictCount: number;
+    }
   /** Mode 'all' and some lines conflict: nothing was stored. */
   | { readonly kind: 'rejected'; readonly conflicts: readonly ImportConflict[]; readonly conflictCount: number };
 

@@ -3,7 +3,13 @@
  * The stores differ only in how a time comes back (a Date from PostgreSQL's
  * timestamptz, integer milliseconds from SQLite), so rows are generic over it.
  */
-import type { ClaimedDelivery, DeliveryAttempt, DeliveryStatus, WebhookDelivery, WebhookSubscription } from './types.js';
+import type {
+  ClaimedDelivery,
+  DeliveryAttempt,
+  DeliveryStatus,
+  WebhookDelivery,
+  WebhookSubscription,
+} from './types.js';
 import { isEventType } from '../domain/events.js';
 
 export interface SubscriptionRow<Time> {
@@ -66,7 +72,8 @@ export function toClaimedDelivery(row: ClaimRow, leaseOwner: string): ClaimedDel
   };
 }
 
-export const DELIVERY_COLUMNS = 'd.id, d.subscription_id, d.event_id, e.type, d.status, d.attempt_count, d.next_attempt_at, d.created_at';
+export const DELIVERY_COLUMNS =
+  'd.id, d.subscription_id, d.event_id, e.type, d.status, d.attempt_count, d.next_attempt_at, d.created_at';
 export const DELIVERY_FROM = 'webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id';
 
 /** The row-to-record mappers for a store whose times come back as `Time`. */
@@ -74,7 +81,12 @@ export function webhookRowMappers<Time>(toDate: (time: Time) => Date) {
   const mappers = {
     toSubscription(row: SubscriptionRow<Time>): WebhookSubscription {
       const types = typeof row.event_types === 'string' ? row.event_types.split(',') : row.event_types;
-      const base = { id: row.id, url: row.url, eventTypes: types.filter(isEventType), createdAt: toDate(row.created_at) };
+      const base = {
+        id: row.id,
+        url: row.url,
+        eventTypes: types.filter(isEventType),
+        createdAt: toDate(row.created_at),
+      };
       return row.description === null ? base : { ...base, description: row.description };
     },
     toAttempt(row: AttemptRow<Time>): DeliveryAttempt {

@@ -15,48 +15,63 @@ const Status = {
 } as const;
 
 const systemRoutes: TypedRoutes = async (app) => {
-  app.get('/healthz', {
-    schema: {
-      operationId: 'health',
-      summary: 'Liveness',
-      description: 'Answers 200 while the process is running, whatever the state of the store.',
-      tags: ['service'],
-      security: [],
-      response: { 200: { ...Status, description: 'The process is alive.' } },
+  app.get(
+    '/healthz',
+    {
+      schema: {
+        operationId: 'health',
+        summary: 'Liveness',
+        description: 'Answers 200 while the process is running, whatever the state of the store.',
+        tags: ['service'],
+        security: [],
+        response: { 200: { ...Status, description: 'The process is alive.' } },
+      },
     },
-  }, async () => ({ status: 'ok' as const }));
+    async () => ({ status: 'ok' as const }),
+  );
 
-  app.get('/readyz', {
-    schema: {
-      operationId: 'readiness',
-      summary: 'Readiness',
-      description: 'Answers 200 when the store is reachable, 503 (with an Error record) while it is not.',
-      tags: ['service'],
-      security: [],
-      response: { 200: { ...Status, description: 'The store answers.' } },
+  app.get(
+    '/readyz',
+    {
+      schema: {
+        operationId: 'readiness',
+        summary: 'Readiness',
+        description: 'Answers 200 when the store is reachable, 503 (with an Error record) while it is not.',
+        tags: ['service'],
+        security: [],
+        response: { 200: { ...Status, description: 'The store answers.' } },
+      },
+      config: { failures: ['STORE_UNAVAILABLE'] },
     },
-    config: { failures: ['STORE_UNAVAILABLE'] },
-  }, async () => {
-    await app.store.ping();
-    return { status: 'ok' as const };
-  });
+    async () => {
+      await app.store.ping();
+      return { status: 'ok' as const };
+    },
+  );
 
   let document: string | undefined;
-  app.get('/openapi.json', {
-    schema: {
-      operationId: 'openapi',
-      summary: 'This OpenAPI document',
-      description: 'The OpenAPI 3.1 description of the whole service.',
-      tags: ['service'],
-      security: [],
-      response: { 200: jsonText('The OpenAPI document.', { type: 'object' }) },
+  app.get(
+    '/openapi.json',
+    {
+      schema: {
+        operationId: 'openapi',
+        summary: 'This OpenAPI document',
+        description: 'The OpenAPI 3.1 description of the whole service.',
+        tags: ['service'],
+        security: [],
+        response: { 200: jsonText('The OpenAPI document.', { type: 'object' }) },
+      },
     },
-  }, async (_request, reply) => {
-    document ??= JSON.stringify(app.swagger());
-    return reply.type('application/json; charset=utf-8').send(document);
-  });
+    async (_request, reply) => {
+      document ??= JSON.stringify(app.swagger());
+      return reply.type('application/json; charset=utf-8').send(document);
+    },
+  );
 };
 
-export const systemPlugin = fp(async (app: FastifyInstance) => {
-  await app.register(systemRoutes);
-}, { name: 'system', dependencies: ['store', '@fastify/swagger', 'query-string-rules', 'collect-routes'] });
+export const systemPlugin = fp(
+  async (app: FastifyInstance) => {
+    await app.register(systemRoutes);
+  },
+  { name: 'system', dependencies: ['store', '@fastify/swagger', 'query-string-rules', 'collect-routes'] },
+);

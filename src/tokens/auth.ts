@@ -3,7 +3,14 @@
  * bearerAuth(...)`), which the OpenAPI document shows; the check runs in onRequest, before the
  * body is read, so an unauthenticated client cannot make the service parse anything.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler, RouteOptions } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  HookHandlerDoneFunction,
+  onRequestHookHandler,
+  RouteOptions,
+} from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError, failure } from '../http/errors.js';
 import type { TokenRecord } from '../store/types.js';
@@ -31,7 +38,8 @@ export function bearerAuth<S extends Scope>(scope: S): [{ bearerAuth: [S] }] {
 export function requiredScope(security: unknown): Scope | undefined {
   if (!Array.isArray(security)) return undefined;
   const [requirement] = security as unknown[];
-  const scopes = typeof requirement === 'object' && requirement !== null ? Reflect.get(requirement, 'bearerAuth') : undefined;
+  const scopes =
+    typeof requirement === 'object' && requirement !== null ? Reflect.get(requirement, 'bearerAuth') : undefined;
   const [scope] = Array.isArray(scopes) ? (scopes as unknown[]) : [];
   return typeof scope === 'string' && isScope(scope) ? scope : undefined;
 }
@@ -68,10 +76,18 @@ function challenge(params: string): Record<string, string> {
 function admit(request: FastifyRequest, result: Authentication, scope: Scope): ApiError | undefined {
   if (!result.ok) {
     const description = TOKEN_REFUSALS[result.reason];
-    return failure('TOKEN_INVALID', [description], challenge(`, error="invalid_token", error_description="${description}"`));
+    return failure(
+      'TOKEN_INVALID',
+      [description],
+      challenge(`, error="invalid_token", error_description="${description}"`),
+    );
   }
   if (!result.token.scopes.includes(scope)) {
-    return failure('INSUFFICIENT_SCOPE', [scope, result.token.scopes.join(', ')], challenge(`, error="insufficient_scope", scope="${scope}"`));
+    return failure(
+      'INSUFFICIENT_SCOPE',
+      [scope, result.token.scopes.join(', ')],
+      challenge(`, error="insufficient_scope", scope="${scope}"`),
+    );
   }
   request.token = result.token;
   return undefined;
@@ -115,18 +131,27 @@ function addToOnRequest(route: RouteOptions, hook: onRequestHookHandler): void {
 }
 
 /** Guards the routes added after it; the separate /metrics listener shares the app's `authenticator`. */
-export const routeGuard = fp(async (app: FastifyInstance) => {
-  app.addHook('onRoute', (route) => {
-    const scope = requiredScope(route.schema?.security);
-    if (scope !== undefined) addToOnRequest(route, requireScope(scope));
-  });
-}, { name: 'route-guard', decorators: { fastify: ['authenticator'] } });
+export const routeGuard = fp(
+  async (app: FastifyInstance) => {
+    app.addHook('onRoute', (route) => {
+      const scope = requiredScope(route.schema?.security);
+      if (scope !== undefined) addToOnRequest(route, requireScope(scope));
+    });
+  },
+  { name: 'route-guard', decorators: { fastify: ['authenticator'] } },
+);
 
 /** Tokens: the authenticator over the store's tokens, and the route guard. */
-export const authPlugin = fp(async (app: FastifyInstance) => {
-  app.decorate('authenticator', new TokenAuthenticator(app.store.tokens, {
-    cacheTtlMs: app.config.tokenCacheTtlMs,
-    onBackgroundError: (error) => app.log.warn({ err: error }, 'could not record token use'),
-  }));
-  await app.register(routeGuard);
-}, { name: 'auth', dependencies: ['store'], decorators: { fastify: ['config'] } });
+export const authPlugin = fp(
+  async (app: FastifyInstance) => {
+    app.decorate(
+      'authenticator',
+      new TokenAuthenticator(app.store.tokens, {
+        cacheTtlMs: app.config.tokenCacheTtlMs,
+        onBackgroundError: (error) => app.log.warn({ err: error }, 'could not record token use'),
+      }),
+    );
+    await app.register(routeGuard);
+  },
+  { name: 'auth', dependencies: ['store'], decorators: { fastify: ['config'] } },
+);

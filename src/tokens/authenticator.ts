@@ -76,6 +76,8 @@ export class TokenAuthenticator {
     if (now - lastUsed < this.lastUsedResolutionMs) return;
     const entry = this.cache.get(secretHash);
     if (entry !== undefined) entry.token = { ...token, lastUsedAt: new Date(now) };
-    this.store.recordTokenUse(token.id, new Date(now)).catch((error: unknown) => this.options.onBackgroundError?.(error));
+    this.store
+      .recordTokenUse(token.id, new Date(now))
+      .catch((error: unknown) => this.options.onBackgroundError?.(error));
   }
 }

@@ -13,7 +13,8 @@ export class PerTokenPlaces {
     return this.taken.get(tokenId) ?? 0;
   }
 
-  /** Takes one of the token's places, or throws `refusal(held)` when all are taken; the returned function gives it back (once). */
+  /** Takes one of the token's places, or throws `refusal(held)` when all are taken; the returned function gives it back
+   * (once). */
   take(tokenId: string, refusal: (held: number) => Error): () => void {
     const held = this.held(tokenId);
     if (held >= this.limit) throw refusal(held);

@@ -12,7 +12,10 @@ export function isScope(value: string): value is Scope {
 
 /** Parses "plants:read,plants:write"; throws naming the first unknown scope. */
 export function parseScopes(text: string): Scope[] {
-  const scopes = text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const scopes = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   for (const scope of scopes) {
     if (!isScope(scope)) throw new Error(`unknown scope '${scope}' (known: ${SCOPES.join(', ')})`);
   }

@@ -24,7 +24,11 @@ export interface IssueTokenRequest {
   readonly expiresInMs?: number;
 }
 
-export async function issueToken(store: TokenStore, request: IssueTokenRequest, now = new Date()): Promise<IssuedToken> {
+export async function issueToken(
+  store: TokenStore,
+  request: IssueTokenRequest,
+  now = new Date(),
+): Promise<IssuedToken> {
   if (!TOKEN_NAME.test(request.name) || request.name.startsWith('tok_')) {
     throw new TokenError(
       `invalid token name '${request.name}': use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit (and not 'tok_', which token ids use)`,
@@ -65,7 +69,8 @@ const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_00
 /** Parses "90s", "15m", "12h", "30d", "2w" into milliseconds. */
 export function parseDuration(text: string): number {
   const match = DURATION.exec(text.trim());
-  if (match === null) throw new TokenError(`invalid duration '${text}': use a number and a unit, e.g. 90s, 15m, 12h, 30d, 2w`);
+  if (match === null)
+    throw new TokenError(`invalid duration '${text}': use a number and a unit, e.g. 90s, 15m, 12h, 30d, 2w`);
   const [, amount, unit] = match as unknown as [string, string, keyof typeof UNIT_MS];
   const ms = Number(amount) * UNIT_MS[unit];
   if (ms <= 0 || !Number.isSafeInteger(ms)) throw new TokenError(`invalid duration '${text}': must be positive`);

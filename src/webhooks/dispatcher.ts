@@ -49,7 +49,10 @@ export class WebhookDispatcher {
   private stopping = false;
   private claims = 0;
 
-  constructor(private readonly store: WebhookStore, private readonly options: DispatcherOptions) {}
+  constructor(
+    private readonly store: WebhookStore,
+    private readonly options: DispatcherOptions,
+  ) {}
 
   start(): void {
     if (this.timer !== undefined || this.stopping) return;
@@ -97,7 +100,8 @@ export class WebhookDispatcher {
   private async claimWhileFree(): Promise<void> {
     try {
       // A read first: when nothing is due (the usual case) no write is made at all.
-      if (this.options.concurrency - this.inFlight.size <= 0 || !(await this.store.hasDueDeliveries(new Date()))) return;
+      if (this.options.concurrency - this.inFlight.size <= 0 || !(await this.store.hasDueDeliveries(new Date())))
+        return;
       for (;;) {
         const free = this.options.concurrency - this.inFlight.size;
         if (free <= 0 || this.stopping) return;
@@ -120,7 +124,9 @@ export class WebhookDispatcher {
     const controller = new AbortController();
     const done = this.deliver(delivery, controller.signal)
       // deliver() handles what it expects; anything else is a bug, logged rather than left to crash the process.
-      .catch((error: unknown) => this.options.log.warn({ err: error, deliveryId: delivery.deliveryId }, 'webhooks: unexpected delivery failure'))
+      .catch((error: unknown) =>
+        this.options.log.warn({ err: error, deliveryId: delivery.deliveryId }, 'webhooks: unexpected delivery failure'),
+      )
       .finally(() => {
         this.inFlight.delete(delivery.deliveryId);
         this.nudge();
@@ -135,7 +141,11 @@ export class WebhookDispatcher {
       headers = webhookHeaders(delivery, attemptedAt);
     } catch (error) {
       // Only a secret edited by hand in the database can get here; it must not crash the process.
-      await this.record(delivery, attemptedAt, { latencyMs: 0, error: `cannot sign: ${(error as Error).message}`, interrupted: false });
+      await this.record(delivery, attemptedAt, {
+        latencyMs: 0,
+        error: `cannot sign: ${(error as Error).message}`,
+        interrupted: false,
+      });
       return;
     }
     const result = await sendWebhook({
@@ -167,7 +177,10 @@ export class WebhookDispatcher {
       });
     } catch (error) {
       // The lease expires and the delivery is attempted again: at-least-once.
-      this.options.log.warn({ err: error, deliveryId: delivery.deliveryId }, 'webhooks: could not record a delivery attempt');
+      this.options.log.warn(
+        { err: error, deliveryId: delivery.deliveryId },
+        'webhooks: could not record a delivery attempt',
+      );
     }
   }
 
@@ -189,7 +202,12 @@ export class WebhookDispatcher {
       status: result.status,
       error: result.error,
     };
-    if (outcome.kind === 'failed') this.options.log.warn(fields, 'webhooks: delivery failed; no attempts left (retry it by hand)');
-    else if (outcome.kind === 'retry') this.options.log.info({ ...fields, nextAttemptAt: outcome.nextAttemptAt }, 'webhooks: delivery attempt failed; will retry');
+    if (outcome.kind === 'failed')
+      this.options.log.warn(fields, 'webhooks: delivery failed; no attempts left (retry it by hand)');
+    else if (outcome.kind === 'retry')
+      this.options.log.info(
+        { ...fields, nextAttemptAt: outcome.nextAttemptAt },
+        'webhooks: delivery attempt failed; will retry',
+      );
   }
 }

@@ -7,7 +7,8 @@ import { PLANT_CREATED, PLANT_DELETED, PLANT_UPDATED, type EventType } from '../
 
 export const webhooksTag = {
   name: 'webhooks',
-  description: 'Subscriptions to events (admin scope), and their delivery log. The events themselves are under `webhooks`.',
+  description:
+    'Subscriptions to events (admin scope), and their delivery log. The events themselves are under `webhooks`.',
 };
 
 export interface WebhookDocumentSettings {
@@ -17,7 +18,12 @@ export interface WebhookDocumentSettings {
 
 /** 300000 -> "5m": the schedule as WEBHOOK_RETRY_SCHEDULE writes it. */
 export function formatDelay(ms: number): string {
-  for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]] as const) {
+  for (const [unit, size] of [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+  ] as const) {
     if (ms >= size && ms % size === 0) return `${ms / size}${unit}`;
   }
   return `${ms}ms`;
@@ -92,7 +98,7 @@ export function webhookEvents(settings: WebhookDocumentSettings) {
         '`v1,` + base64(HMAC-SHA256(key, `<webhook-id>.<webhook-timestamp>.<body>`)), the key being the base64 part of',
         'the subscription secret (`whsec_...`). Verify it over the raw body, e.g. with the `standardwebhooks` library.',
         'After a secret rotation (`POST /webhooks/{id}/rotate-secret`) the header carries two signatures for a while, the',
-        'new secret\'s first: accept the message if any one verifies (the Standard Webhooks libraries do).',
+        "new secret's first: accept the message if any one verifies (the Standard Webhooks libraries do).",
         '',
         `**Acknowledging.** Answer any 2xx within ${settings.timeoutMs / 1000} s. Anything else (another status, a`,
         `timeout, a refused connection) is retried after ${schedule} (each delay ±20% jitter): ${attempts} attempts in all,`,
@@ -104,9 +110,21 @@ export function webhookEvents(settings: WebhookDocumentSettings) {
       tags: ['webhooks'],
       security: [],
       parameters: [
-        header('webhook-id', 'The event id (msg_...): the same on every attempt and for every subscription; deduplicate on it.', 'msg_2bVq3v0oZ8yKkq7m9L1c4Q'),
-        header('webhook-timestamp', 'When this attempt was signed, in seconds since the Unix epoch. Reject old ones to stop replays.', '1767268800'),
-        header('webhook-signature', 'Space-separated signatures, each `v1,<base64 HMAC-SHA256>` (see above).', 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4='),
+        header(
+          'webhook-id',
+          'The event id (msg_...): the same on every attempt and for every subscription; deduplicate on it.',
+          'msg_2bVq3v0oZ8yKkq7m9L1c4Q',
+        ),
+        header(
+          'webhook-timestamp',
+          'When this attempt was signed, in seconds since the Unix epoch. Reject old ones to stop replays.',
+          '1767268800',
+        ),
+        header(
+          'webhook-signature',
+          'Space-separated signatures, each `v1,<base64 HMAC-SHA256>` (see above).',
+          'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
+        ),
         header(EVENT_TYPE_HEADER, `The event type: \`${e.type}\`.`, e.type),
       ],
       requestBody: {
@@ -115,7 +133,9 @@ export function webhookEvents(settings: WebhookDocumentSettings) {
         content: { 'application/json': { schema: { $ref: `#/components/schemas/${e.schema}` }, example: e.example } },
       },
       responses: {
-        '2XX': { description: `Acknowledged: the delivery is done. Must arrive within ${settings.timeoutMs / 1000} s; the body is ignored.` },
+        '2XX': {
+          description: `Acknowledged: the delivery is done. Must arrive within ${settings.timeoutMs / 1000} s; the body is ignored.`,
+        },
         default: { description: 'Not acknowledged: the delivery is retried on the schedule above.' },
       },
     },

@@ -8,7 +8,15 @@ import { WebhookDispatcher } from './dispatcher.js';
 import { WebhookRetentionJob } from './retention.js';
 import { DeletedPlant } from './openapi.js';
 import { webhookRoutes } from './routes.js';
-import { CreatedWebhookSubscription, DeliveryAttempt, NewWebhookSubscription, RotatedWebhookSubscription, RotateWebhookSecret, WebhookDelivery, WebhookSubscription } from './schemas.js';
+import {
+  CreatedWebhookSubscription,
+  DeliveryAttempt,
+  NewWebhookSubscription,
+  RotatedWebhookSubscription,
+  RotateWebhookSecret,
+  WebhookDelivery,
+  WebhookSubscription,
+} from './schemas.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -17,40 +25,61 @@ declare module 'fastify' {
   }
 }
 
-export const webhookDispatcher = fp(async (app: FastifyInstance) => {
-  const { config } = app;
-  const store = app.store.webhooks;
-  const dispatcher = new WebhookDispatcher(store, {
-    concurrency: config.webhookConcurrency,
-    pollIntervalMs: config.webhookPollIntervalMs,
-    timeoutMs: config.webhookTimeoutMs,
-    retrySchedule: config.webhookRetrySchedule,
-    urlPolicy: { allowPrivate: config.webhookAllowPrivateUrls },
-    log: app.log.child({ component: 'webhooks' }),
-  });
-  const retention = new WebhookRetentionJob(store, {
-    retentionDays: config.webhookRetentionDays,
-    log: app.log.child({ component: 'webhooks' }),
-  });
-  app.decorate('webhookDispatcher', dispatcher);
-  app.decorate('webhookRetention', retention);
-  app.addHook('onReady', async () => {
-    dispatcher.start();
-    retention.start();
-  });
-  app.addHook('onClose', async () => {
-    await Promise.all([dispatcher.stop(), retention.stop()]);
-  });
-  // A callback hook: it runs on every request, and an async one costs a promise each time.
-  app.addHook('onResponse', (request, reply, done) => {
-    const url = request.routeOptions.url;
-    if (reply.statusCode < 300 && request.method !== 'GET' && request.method !== 'HEAD' && (url === '/plants' || url === '/plants/:id' || url === '/plants/import')) dispatcher.nudge();
-    done();
-  });
-}, { name: 'webhook-dispatcher', dependencies: ['store'], decorators: { fastify: ['config'] } });
+export const webhookDispatcher = fp(
+  async (app: FastifyInstance) => {
+    const { config } = app;
+    const store = app.store.webhooks;
+    const dispatcher = new WebhookDispatcher(store, {
+      concurrency: config.webhookConcurrency,
+      pollIntervalMs: config.webhookPollIntervalMs,
+      timeoutMs: config.webhookTimeoutMs,
+      retrySchedule: config.webhookRetrySchedule,
+      urlPolicy: { allowPrivate: config.webhookAllowPrivateUrls },
+      log: app.log.child({ component: 'webhooks' }),
+    });
+    const retention = new WebhookRetentionJob(store, {
+      retentionDays: config.webhookRetentionDays,
+      log: app.log.child({ component: 'webhooks' }),
+    });
+    app.decorate('webhookDispatcher', dispatcher);
+    app.decorate('webhookRetention', retention);
+    app.addHook('onReady', async () => {
+      dispatcher.start();
+      retention.start();
+    });
+    app.addHook('onClose', async () => {
+      await Promise.all([dispatcher.stop(), retention.stop()]);
+    });
+    // A callback hook: it runs on every request, and an async one costs a promise each time.
+    app.addHook('onResponse', (request, reply, done) => {
+      const url = request.routeOptions.url;
+      if (
+        reply.statusCode < 300 &&
+        request.method !== 'GET' &&
+        request.method !== 'HEAD' &&
+        (url === '/plants' || url === '/plants/:id' || url === '/plants/import')
+      )
+        dispatcher.nudge();
+      done();
+    });
+  },
+  { name: 'webhook-dispatcher', dependencies: ['store'], decorators: { fastify: ['config'] } },
+);
 
-export const webhooksPlugin = fp(async (app: FastifyInstance) => {
-  const shared = [DeletedPlant, NewWebhookSubscription, WebhookSubscription, CreatedWebhookSubscription, RotateWebhookSecret, RotatedWebhookSubscription, DeliveryAttempt, WebhookDelivery];
-  for (const schema of shared) app.addSchema(schema);
-  await app.register(webhookRoutes);
-}, { name: 'webhooks', dependencies: ['store', 'auth', 'query-string-rules', 'collect-routes', 'webhook-dispatcher'] });
+export const webhooksPlugin = fp(
+  async (app: FastifyInstance) => {
+    const shared = [
+      DeletedPlant,
+      NewWebhookSubscription,
+      WebhookSubscription,
+      CreatedWebhookSubscription,
+      RotateWebhookSecret,
+      RotatedWebhookSubscription,
+      DeliveryAttempt,
+      WebhookDelivery,
+    ];
+    for (const schema of shared) app.addSchema(schema);
+    await app.register(webhookRoutes);
+  },
+  { name: 'webhooks', dependencies: ['store', 'auth', 'query-string-rules', 'collect-routes', 'webhook-dispatcher'] },
+);

@@ -37,7 +37,10 @@ export class WebhookRetentionJob {
   private run: Promise<number> | undefined;
   private stopping = false;
 
-  constructor(private readonly store: Pick<WebhookStore, 'pruneFinishedEvents'>, private readonly options: RetentionOptions) {}
+  constructor(
+    private readonly store: Pick<WebhookStore, 'pruneFinishedEvents'>,
+    private readonly options: RetentionOptions,
+  ) {}
 
   /** Whether a run is scheduled or under way (false with 0 days, and after stop()). */
   get active(): boolean {
@@ -68,10 +71,17 @@ export class WebhookRetentionJob {
         if (deleted < chunkSize || this.stopping) break;
       }
     } catch (error) {
-      this.options.log.warn({ err: error, pruned, before }, 'webhooks: could not delete old events from the delivery log; will try again at the next run');
+      this.options.log.warn(
+        { err: error, pruned, before },
+        'webhooks: could not delete old events from the delivery log; will try again at the next run',
+      );
       return pruned;
     }
-    if (pruned > 0) this.options.log.info({ pruned, before }, `webhooks: deleted ${pruned} finished events older than ${this.options.retentionDays} days, with their deliveries`);
+    if (pruned > 0)
+      this.options.log.info(
+        { pruned, before },
+        `webhooks: deleted ${pruned} finished events older than ${this.options.retentionDays} days, with their deliveries`,
+      );
     return pruned;
   }
 

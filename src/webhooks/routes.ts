@@ -6,7 +6,12 @@ import { isEventType, type EventType } from '../domain/events.js';
 import { failure } from '../http/errors.js';
 import { OPAQUE_ID } from '../domain/text-rules.js';
 import type { TypedRoutes } from '../http/type-provider.js';
-import type { DeliveryAttempt as AttemptRecord, WebhookDelivery as DeliveryRecord, WebhookSubscription as SubscriptionRecord, WebhookStore } from '../store/types.js';
+import type {
+  DeliveryAttempt as AttemptRecord,
+  WebhookDelivery as DeliveryRecord,
+  WebhookSubscription as SubscriptionRecord,
+  WebhookStore,
+} from '../store/types.js';
 import { bearerAuth } from '../tokens/auth.js';
 import { createSubscription } from './subscriptions.js';
 import type {
@@ -33,13 +38,22 @@ const SubscriptionPath = {
 const DeliveryPath = {
   type: 'object',
   required: ['id', 'deliveryId'],
-  properties: { ...SubscriptionPath.properties, deliveryId: { ...ID_SCHEMA, description: 'The delivery id (dlv_...).' } },
+  properties: {
+    ...SubscriptionPath.properties,
+    deliveryId: { ...ID_SCHEMA, description: 'The delivery id (dlv_...).' },
+  },
 } as const;
 
 const iso = (date: Date) => date.toISOString();
 
 function subscriptionJson(s: SubscriptionRecord) {
-  return { id: s.id, url: s.url, ...(s.description === undefined ? {} : { description: s.description }), eventTypes: [...s.eventTypes], createdAt: iso(s.createdAt) };
+  return {
+    id: s.id,
+    url: s.url,
+    ...(s.description === undefined ? {} : { description: s.description }),
+    eventTypes: [...s.eventTypes],
+    createdAt: iso(s.createdAt),
+  };
 }
 
 function attemptJson(a: AttemptRecord) {
@@ -79,7 +93,13 @@ async function existingSubscription(store: WebhookStore, id: string): Promise<Su
   return subscription;
 }
 
-const example = { id: 'whk_3f1c0e9a7b2d4c5e6f708192', url: 'https://example.com/hooks/plants', description: 'inventory sync', eventTypes: ['plant.created'], createdAt: '2026-01-01T12:00:00.000Z' };
+const example = {
+  id: 'whk_3f1c0e9a7b2d4c5e6f708192',
+  url: 'https://example.com/hooks/plants',
+  description: 'inventory sync',
+  eventTypes: ['plant.created'],
+  createdAt: '2026-01-01T12:00:00.000Z',
+};
 const deliveryExample = {
   id: 'dlv_0f9e8d7c6b5a49382716f5e4d3c2b1a0',
   eventId: 'msg_2bVq3v0oZ8yKkq7m9L1c4Q',
@@ -88,173 +108,269 @@ const deliveryExample = {
   attemptCount: 1,
   nextAttemptAt: '2026-01-01T12:00:06.000Z',
   createdAt: '2026-01-01T12:00:00.000Z',
-  attempts: [{ attempt: 1, attemptedAt: '2026-01-01T12:00:00.012Z', responseStatus: 503, latencyMs: 41, error: 'the subscriber answered 503' }],
+  attempts: [
+    {
+      attempt: 1,
+      attemptedAt: '2026-01-01T12:00:00.012Z',
+      responseStatus: 503,
+      latencyMs: 41,
+      error: 'the subscriber answered 503',
+    },
+  ],
 };
 
 type WebhookSchemas = [
-  typeof NewWebhookSubscription, typeof WebhookSubscription, typeof CreatedWebhookSubscription, typeof RotateWebhookSecret,
-  typeof RotatedWebhookSubscription, typeof WebhookDelivery, typeof DeliveryAttempt,
+  typeof NewWebhookSubscription,
+  typeof WebhookSubscription,
+  typeof CreatedWebhookSubscription,
+  typeof RotateWebhookSecret,
+  typeof RotatedWebhookSubscription,
+  typeof WebhookDelivery,
+  typeof DeliveryAttempt,
 ];
 
 export const webhookRoutes: TypedRoutes<WebhookSchemas> = async (app) => {
   const { store, config } = app;
   const admin = bearerAuth('admin');
 
-  app.post('/webhooks', {
-    schema: {
-      operationId: 'createWebhook',
-      summary: 'Subscribe to events',
-      description:
-        'Registers a URL that receives every event of the types it chooses (`eventTypes`, default `["plant.created"]`; see the ' +
-        '`webhooks` section for each event\'s body, signed per Standard Webhooks). The response carries the signing secret, ' +
-        '**shown only here**.',
-      tags: ['webhooks'],
-      security: admin,
-      body: { $ref: 'NewWebhookSubscription', examples: [{ url: 'https://example.com/hooks/plants', description: 'inventory sync' }] },
-      response: {
-        201: { $ref: 'CreatedWebhookSubscription', description: 'The subscription, with its signing secret.', examples: [{ ...example, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }] },
-      },
-    },
-    config: { failures: ['INVALID_WEBHOOK_URL', 'STORE_UNAVAILABLE'] },
-  }, async (request, reply) => {
-    const { url, description, eventTypes } = request.body;
-    try {
-      const input = { url, ...(description === undefined ? {} : { description }), ...(eventTypes === undefined ? {} : { eventTypes }) };
-      const created = await createSubscription(store.webhooks, input, { allowPrivate: config.webhookAllowPrivateUrls });
-      return reply.code(201).send({ ...subscriptionJson(created), secret: created.secret });
-    } catch (error) {
-      if (error instanceof WebhookUrlError) throw failure('INVALID_WEBHOOK_URL', [error.message]);
-      throw error;
-    }
-  });
-
-  app.get('/webhooks', {
-    schema: {
-      operationId: 'listWebhooks',
-      summary: 'List subscriptions',
-      description: 'Every webhook subscription, oldest first (never their secrets).',
-      tags: ['webhooks'],
-      security: admin,
-      response: { 200: { type: 'array', items: { $ref: 'WebhookSubscription' }, description: 'The subscriptions.', examples: [[example]] } },
-    },
-    config: { failures: ['STORE_UNAVAILABLE'] },
-  }, async () => (await store.webhooks.listSubscriptions()).map(subscriptionJson));
-
-  app.get('/webhooks/:id', {
-    schema: {
-      operationId: 'getWebhook',
-      summary: 'Read a subscription',
-      description: 'One subscription (not its secret).',
-      tags: ['webhooks'],
-      security: admin,
-      params: SubscriptionPath,
-      response: { 200: { $ref: 'WebhookSubscription', description: 'The subscription.', examples: [example] } },
-    },
-    config: { failures: ['WEBHOOK_NOT_FOUND', 'STORE_UNAVAILABLE'] },
-  }, async (request) => subscriptionJson(await existingSubscription(store.webhooks, request.params.id)));
-
-  app.delete('/webhooks/:id', {
-    schema: {
-      operationId: 'deleteWebhook',
-      summary: 'Unsubscribe',
-      description: 'Deletes the subscription with its pending deliveries and delivery log. Nothing more is sent to it (an attempt already in flight may still arrive).',
-      tags: ['webhooks'],
-      security: admin,
-      params: SubscriptionPath,
-      response: { 204: { type: 'null', description: 'Deleted; the body is empty.' } },
-    },
-    config: { failures: ['WEBHOOK_NOT_FOUND', 'STORE_UNAVAILABLE'] },
-  }, async (request, reply) => {
-    const { id } = request.params;
-    if (!(await store.webhooks.deleteSubscription(id))) throw webhookNotFound(id);
-    return reply.code(204).send(null);
-  });
-
-  app.post('/webhooks/:id/rotate-secret', {
-    schema: {
-      operationId: 'rotateWebhookSecret',
-      summary: 'Rotate the signing secret',
-      description:
-        'Gives the subscription a new signing secret, **shown only in this response**. The previous one stays valid for ' +
-        `\`overlapSeconds\` (default ${DEFAULT_OVERLAP_SECONDS}, 24 h): until then every delivery carries two signatures in ` +
-        'webhook-signature, the new secret\'s first, so the receiver accepts deliveries whichever secret it holds while it ' +
-        'switches. Rotating again during an overlap ends the older secret at once: there are never more than two. ' +
-        'Pending deliveries and the delivery log are kept. The body is optional.',
-      tags: ['webhooks'],
-      security: admin,
-      params: SubscriptionPath,
-      body: { $ref: 'RotateWebhookSecret', examples: [{ overlapSeconds: 3600 }] },
-      response: {
-        200: {
-          $ref: 'RotatedWebhookSubscription',
-          description: 'The subscription, with its new signing secret.',
-          examples: [{ ...example, secret: 'whsec_c2Vjb25kIHNlY3JldCBmb3Igcm90YXRpb24', previousSecretExpiresAt: '2026-01-01T13:00:00.000Z' }],
+  app.post(
+    '/webhooks',
+    {
+      schema: {
+        operationId: 'createWebhook',
+        summary: 'Subscribe to events',
+        description:
+          'Registers a URL that receives every event of the types it chooses (`eventTypes`, default `["plant.created"]`; see the ' +
+          "`webhooks` section for each event's body, signed per Standard Webhooks). The response carries the signing secret, " +
+          '**shown only here**.',
+        tags: ['webhooks'],
+        security: admin,
+        body: {
+          $ref: 'NewWebhookSubscription',
+          examples: [{ url: 'https://example.com/hooks/plants', description: 'inventory sync' }],
         },
-      },
-    },
-    config: { failures: ['WEBHOOK_NOT_FOUND', 'STORE_UNAVAILABLE'] },
-  }, async (request) => {
-    const subscription = await existingSubscription(store.webhooks, request.params.id);
-    const rotated = await rotateSigningSecret(store.webhooks, subscription.id, request.body?.overlapSeconds);
-    // Deleted between the read and the rotation.
-    if (rotated === undefined) throw webhookNotFound(subscription.id);
-    const expiry = rotated.previousSecretExpiresAt;
-    return { ...subscriptionJson(subscription), secret: rotated.secret, ...(expiry === undefined ? {} : { previousSecretExpiresAt: iso(expiry) }) };
-  });
-
-  app.get('/webhooks/:id/deliveries', {
-    schema: {
-      operationId: 'listWebhookDeliveries',
-      summary: 'Delivery log',
-      description:
-        'The deliveries of events to this subscription, newest first, each with every attempt: when, the HTTP status, ' +
-        'the latency and why it did not acknowledge. Finished deliveries are deleted with their event once it is ' +
-        'WEBHOOK_RETENTION_DAYS old (30 by default; 0 keeps them forever); a pending one is kept until it finishes.',
-      tags: ['webhooks'],
-      security: admin,
-      params: SubscriptionPath,
-      querystring: {
-        type: 'object',
-        properties: {
-          limit: {
-            type: 'integer', format: 'int32', minimum: 1, maximum: DELIVERIES_MAX_LIMIT, default: DELIVERIES_DEFAULT_LIMIT,
-            description: `Maximum number of deliveries (1 to ${DELIVERIES_MAX_LIMIT}; default ${DELIVERIES_DEFAULT_LIMIT}).`,
+        response: {
+          201: {
+            $ref: 'CreatedWebhookSubscription',
+            description: 'The subscription, with its signing secret.',
+            examples: [{ ...example, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }],
           },
-          status: { type: 'string', enum: ['pending', 'succeeded', 'failed'], description: 'Only deliveries in this state.' },
         },
       },
-      response: { 200: { type: 'array', items: { $ref: 'WebhookDelivery' }, description: 'The deliveries.', examples: [[deliveryExample]] } },
+      config: { failures: ['INVALID_WEBHOOK_URL', 'STORE_UNAVAILABLE'] },
     },
-    config: { failures: ['WEBHOOK_NOT_FOUND', 'STORE_UNAVAILABLE'] },
-  }, async (request) => {
-    const subscription = await existingSubscription(store.webhooks, request.params.id);
-    const { limit, status } = request.query;
-    const deliveries = await store.webhooks.listDeliveries(subscription.id, status === undefined ? { limit } : { limit, status });
-    return deliveries.map(deliveryJson);
-  });
+    async (request, reply) => {
+      const { url, description, eventTypes } = request.body;
+      try {
+        const input = {
+          url,
+          ...(description === undefined ? {} : { description }),
+          ...(eventTypes === undefined ? {} : { eventTypes }),
+        };
+        const created = await createSubscription(store.webhooks, input, {
+          allowPrivate: config.webhookAllowPrivateUrls,
+        });
+        return reply.code(201).send({ ...subscriptionJson(created), secret: created.secret });
+      } catch (error) {
+        if (error instanceof WebhookUrlError) throw failure('INVALID_WEBHOOK_URL', [error.message]);
+        throw error;
+      }
+    },
+  );
 
-  app.post('/webhooks/:id/deliveries/:deliveryId/retry', {
-    schema: {
-      operationId: 'retryWebhookDelivery',
-      summary: 'Retry a delivery now',
-      description:
-        'Sends a delivery again, at once, with the same webhook-id. A failed (or succeeded) delivery gets exactly one more ' +
-        'attempt; a pending one just has its next attempt brought forward. The answer is the delivery as it is now ' +
-        '(pending); follow its outcome in the delivery log.',
-      tags: ['webhooks'],
-      security: admin,
-      params: DeliveryPath,
-      response: { 200: { $ref: 'WebhookDelivery', description: 'The delivery, due now.', examples: [{ ...deliveryExample, status: 'pending' }] } },
+  app.get(
+    '/webhooks',
+    {
+      schema: {
+        operationId: 'listWebhooks',
+        summary: 'List subscriptions',
+        description: 'Every webhook subscription, oldest first (never their secrets).',
+        tags: ['webhooks'],
+        security: admin,
+        response: {
+          200: {
+            type: 'array',
+            items: { $ref: 'WebhookSubscription' },
+            description: 'The subscriptions.',
+            examples: [[example]],
+          },
+        },
+      },
+      config: { failures: ['STORE_UNAVAILABLE'] },
     },
-    config: { failures: ['WEBHOOK_NOT_FOUND', 'WEBHOOK_DELIVERY_NOT_FOUND', 'STORE_UNAVAILABLE'] },
-  }, async (request) => {
-    const subscription = await existingSubscription(store.webhooks, request.params.id);
-    const { deliveryId } = request.params;
-    const delivery = await store.webhooks.retryDelivery(subscription.id, deliveryId, new Date());
-    if (delivery === undefined) {
-      throw failure('WEBHOOK_DELIVERY_NOT_FOUND', [subscription.id, deliveryId]);
-    }
-    app.webhookDispatcher?.nudge();
-    return deliveryJson(delivery);
-  });
+    async () => (await store.webhooks.listSubscriptions()).map(subscriptionJson),
+  );
+
+  app.get(
+    '/webhooks/:id',
+    {
+      schema: {
+        operationId: 'getWebhook',
+        summary: 'Read a subscription',
+        description: 'One subscription (not its secret).',
+        tags: ['webhooks'],
+        security: admin,
+        params: SubscriptionPath,
+        response: { 200: { $ref: 'WebhookSubscription', description: 'The subscription.', examples: [example] } },
+      },
+      config: { failures: ['WEBHOOK_NOT_FOUND', 'STORE_UNAVAILABLE'] },
+    },
+    async (request) => subscriptionJson(await existingSubscription(store.webhooks, request.params.id)),
+  );
+
+  app.delete(
+    '/webhooks/:id',
+    {
+      schema: {
+        operationId: 'deleteWebhook',
+        summary: 'Unsubscribe',
+        description:
+          'Deletes the subscription with its pending deliveries and delivery log. Nothing more is sent to it (an attempt already in flight may still arrive).',
+        tags: ['webhooks'],
+        security: admin,
+        params: SubscriptionPath,
+        response: { 204: { type: 'null', description: 'Deleted; the body is empty.' } },
+      },
+      config: { failures: ['WEBHOOK_NOT_FOUND', 'STORE_UNAVAILABLE'] },
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      if (!(await store.webhooks.deleteSubscription(id))) throw webhookNotFound(id);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/webhooks/:id/rotate-secret',
+    {
+      schema: {
+        operationId: 'rotateWebhookSecret',
+        summary: 'Rotate the signing secret',
+        description:
+          'Gives the subscription a new signing secret, **shown only in this response**. The previous one stays valid for ' +
+          `\`overlapSeconds\` (default ${DEFAULT_OVERLAP_SECONDS}, 24 h): until then every delivery carries two signatures in ` +
+          "webhook-signature, the new secret's first, so the receiver accepts deliveries whichever secret it holds while it " +
+          'switches. Rotating again during an overlap ends the older secret at once: there are never more than two. ' +
+          'Pending deliveries and the delivery log are kept. The body is optional.',
+        tags: ['webhooks'],
+        security: admin,
+        params: SubscriptionPath,
+        body: { $ref: 'RotateWebhookSecret', examples: [{ overlapSeconds: 3600 }] },
+        response: {
+          200: {
+            $ref: 'RotatedWebhookSubscription',
+            description: 'The subscription, with its new signing secret.',
+            examples: [
+              {
+                ...example,
+                secret: 'whsec_c2Vjb25kIHNlY3JldCBmb3Igcm90YXRpb24',
+                previousSecretExpiresAt: '2026-01-01T13:00:00.000Z',
+              },
+            ],
+          },
+        },
+      },
+      config: { failures: ['WEBHOOK_NOT_FOUND', 'STORE_UNAVAILABLE'] },
+    },
+    async (request) => {
+      const subscription = await existingSubscription(store.webhooks, request.params.id);
+      const rotated = await rotateSigningSecret(store.webhooks, subscription.id, request.body?.overlapSeconds);
+      // Deleted between the read and the rotation.
+      if (rotated === undefined) throw webhookNotFound(subscription.id);
+      const expiry = rotated.previousSecretExpiresAt;
+      return {
+        ...subscriptionJson(subscription),
+        secret: rotated.secret,
+        ...(expiry === undefined ? {} : { previousSecretExpiresAt: iso(expiry) }),
+      };
+    },
+  );
+
+  app.get(
+    '/webhooks/:id/deliveries',
+    {
+      schema: {
+        operationId: 'listWebhookDeliveries',
+        summary: 'Delivery log',
+        description:
+          'The deliveries of events to this subscription, newest first, each with every attempt: when, the HTTP status, ' +
+          'the latency and why it did not acknowledge. Finished deliveries are deleted with their event once it is ' +
+          'WEBHOOK_RETENTION_DAYS old (30 by default; 0 keeps them forever); a pending one is kept until it finishes.',
+        tags: ['webhooks'],
+        security: admin,
+        params: SubscriptionPath,
+        querystring: {
+          type: 'object',
+          properties: {
+            limit: {
+              type: 'integer',
+              format: 'int32',
+              minimum: 1,
+              maximum: DELIVERIES_MAX_LIMIT,
+              default: DELIVERIES_DEFAULT_LIMIT,
+              description: `Maximum number of deliveries (1 to ${DELIVERIES_MAX_LIMIT}; default ${DELIVERIES_DEFAULT_LIMIT}).`,
+            },
+            status: {
+              type: 'string',
+              enum: ['pending', 'succeeded', 'failed'],
+              description: 'Only deliveries in this state.',
+            },
+          },
+        },
+        response: {
+          200: {
+            type: 'array',
+            items: { $ref: 'WebhookDelivery' },
+            description: 'The deliveries.',
+            examples: [[deliveryExample]],
+          },
+        },
+      },
+      config: { failures: ['WEBHOOK_NOT_FOUND', 'STORE_UNAVAILABLE'] },
+    },
+    async (request) => {
+      const subscription = await existingSubscription(store.webhooks, request.params.id);
+      const { limit, status } = request.query;
+      const deliveries = await store.webhooks.listDeliveries(
+        subscription.id,
+        status === undefined ? { limit } : { limit, status },
+      );
+      return deliveries.map(deliveryJson);
+    },
+  );
+
+  app.post(
+    '/webhooks/:id/deliveries/:deliveryId/retry',
+    {
+      schema: {
+        operationId: 'retryWebhookDelivery',
+        summary: 'Retry a delivery now',
+        description:
+          'Sends a delivery again, at once, with the same webhook-id. A failed (or succeeded) delivery gets exactly one more ' +
+          'attempt; a pending one just has its next attempt brought forward. The answer is the delivery as it is now ' +
+          '(pending); follow its outcome in the delivery log.',
+        tags: ['webhooks'],
+        security: admin,
+        params: DeliveryPath,
+        response: {
+          200: {
+            $ref: 'WebhookDelivery',
+            description: 'The delivery, due now.',
+            examples: [{ ...deliveryExample, status: 'pending' }],
+          },
+        },
+      },
+      config: { failures: ['WEBHOOK_NOT_FOUND', 'WEBHOOK_DELIVERY_NOT_FOUND', 'STORE_UNAVAILABLE'] },
+    },
+    async (request) => {
+      const subscription = await existingSubscription(store.webhooks, request.params.id);
+      const { deliveryId } = request.params;
+      const delivery = await store.webhooks.retryDelivery(subscription.id, deliveryId, new Date());
+      if (delivery === undefined) {
+        throw failure('WEBHOOK_DELIVERY_NOT_FOUND', [subscription.id, deliveryId]);
+      }
+      app.webhookDispatcher?.nudge();
+      return deliveryJson(delivery);
+    },
+  );
 };

@@ -39,7 +39,11 @@ const EventTypes = {
   example: ['plant.created', 'plant.updated', 'plant.deleted'],
 } as const;
 
-const SubscriptionId = { type: 'string', description: 'The subscription id (whk_...).', example: 'whk_3f1c0e9a7b2d4c5e6f708192' } as const;
+const SubscriptionId = {
+  type: 'string',
+  description: 'The subscription id (whk_...).',
+  example: 'whk_3f1c0e9a7b2d4c5e6f708192',
+} as const;
 
 export const NewWebhookSubscription = {
   $id: 'NewWebhookSubscription',
@@ -59,7 +63,8 @@ export const WebhookSubscription = {
   required: ['id', 'url', 'eventTypes', 'createdAt'],
   properties: { id: SubscriptionId, url: Url, description: Description, eventTypes: EventTypes, createdAt: DateTime },
   additionalProperties: false,
-  description: 'A webhook subscription: every event of its types is POSTed to its url. The signing secret is not shown.',
+  description:
+    'A webhook subscription: every event of its types is POSTed to its url. The signing secret is not shown.',
 } as const;
 
 export const CreatedWebhookSubscription = {
@@ -134,11 +139,23 @@ export const DeliveryAttempt = {
   type: 'object',
   required: ['attempt', 'attemptedAt', 'latencyMs'],
   properties: {
-    attempt: { type: 'integer', minimum: 1, description: 'Which attempt this was (an attempt interrupted by a shutdown is logged and repeated with the same number).' },
+    attempt: {
+      type: 'integer',
+      minimum: 1,
+      description:
+        'Which attempt this was (an attempt interrupted by a shutdown is logged and repeated with the same number).',
+    },
     attemptedAt: DateTime,
     responseStatus: { type: 'integer', description: "The subscriber's HTTP status; absent when no response came." },
-    latencyMs: { type: 'number', description: 'Whole milliseconds from sending to the response status (or to the failure).' },
-    error: { type: 'string', description: 'Why the attempt did not acknowledge (timeout, refused connection, non-2xx status...); absent on success.' },
+    latencyMs: {
+      type: 'number',
+      description: 'Whole milliseconds from sending to the response status (or to the failure).',
+    },
+    error: {
+      type: 'string',
+      description:
+        'Why the attempt did not acknowledge (timeout, refused connection, non-2xx status...); absent on success.',
+    },
   },
   additionalProperties: false,
 } as const;
@@ -154,7 +171,8 @@ export const WebhookDelivery = {
     status: {
       type: 'string',
       enum: ['pending', 'succeeded', 'failed'],
-      description: 'pending: waiting for its next attempt; succeeded: a 2xx was received; failed: the retry schedule is exhausted.',
+      description:
+        'pending: waiting for its next attempt; succeeded: a 2xx was received; failed: the retry schedule is exhausted.',
     },
     attemptCount: { type: 'integer', minimum: 0, description: 'Attempts made so far.' },
     nextAttemptAt: { ...DateTime, description: 'When the next attempt is due; only while pending.' },

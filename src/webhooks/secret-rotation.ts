@@ -18,7 +18,9 @@ export interface RotatedSecret {
 /** The check the HTTP schema makes, for callers without one (the CLI). */
 export function checkOverlapSeconds(overlapSeconds: number): void {
   if (!Number.isInteger(overlapSeconds) || overlapSeconds < 0 || overlapSeconds > MAX_OVERLAP_SECONDS) {
-    throw new WebhookInputError(`the overlap must be a whole number of seconds from 0 to ${MAX_OVERLAP_SECONDS} (7 days)`);
+    throw new WebhookInputError(
+      `the overlap must be a whole number of seconds from 0 to ${MAX_OVERLAP_SECONDS} (7 days)`,
+    );
   }
 }
 

@@ -64,7 +64,10 @@ export function sendWebhook(request: SendRequest): Promise<SendResult> {
     // check is made here for those (the policy may have changed since subscribing).
     const literal = url.hostname.replace(/^\[|\]$/g, '');
     if (!request.policy.allowPrivate && isIP(literal) !== 0 && !isPublicAddress(literal)) {
-      settle({ error: `refused by the SSRF policy: ${literal} is a private, loopback or reserved address`, interrupted: false });
+      settle({
+        error: `refused by the SSRF policy: ${literal} is a private, loopback or reserved address`,
+        interrupted: false,
+      });
       return;
     }
     if (request.signal?.aborted === true) {
@@ -100,7 +103,8 @@ export function sendWebhook(request: SendRequest): Promise<SendResult> {
     });
     req.on('error', (error) => {
       clearTimeout(deadline);
-      if (request.signal?.aborted === true) settle({ error: 'interrupted: the service was shutting down', interrupted: true });
+      if (request.signal?.aborted === true)
+        settle({ error: 'interrupted: the service was shutting down', interrupted: true });
       else settle({ error: describe(error, request.timeoutMs), interrupted: false });
     });
     req.end(request.body);

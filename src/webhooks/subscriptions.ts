@@ -16,7 +16,8 @@ export class WebhookInputError extends Error {}
 export interface SubscriptionRequest {
   readonly url: string;
   readonly description?: string;
-  /** Which events it receives; plant.created alone by default (what every subscription received before types could be chosen). */
+  /** Which events it receives; plant.created alone by default (what every subscription received before types could be
+   * chosen). */
   readonly eventTypes?: readonly EventType[];
 }
 
@@ -33,12 +34,23 @@ export function generateSubscriptionId(): string {
 
 /** The checks the HTTP schema makes, for callers without one (the CLI). */
 export function checkDescription(description: string): void {
-  if (description.length === 0 || [...description].length > DESCRIPTION_MAX_LENGTH || CONTROL_CHARACTER.test(description)) {
-    throw new WebhookInputError(`description must be 1 to ${DESCRIPTION_MAX_LENGTH} characters without control characters`);
+  if (
+    description.length === 0 ||
+    [...description].length > DESCRIPTION_MAX_LENGTH ||
+    CONTROL_CHARACTER.test(description)
+  ) {
+    throw new WebhookInputError(
+      `description must be 1 to ${DESCRIPTION_MAX_LENGTH} characters without control characters`,
+    );
   }
 }
 
-export async function createSubscription(store: WebhookStore, request: SubscriptionRequest, policy: UrlPolicy, now = new Date()): Promise<NewWebhookSubscription> {
+export async function createSubscription(
+  store: WebhookStore,
+  request: SubscriptionRequest,
+  policy: UrlPolicy,
+  now = new Date(),
+): Promise<NewWebhookSubscription> {
   const url = await checkWebhookUrl(request.url, policy);
   if (request.description !== undefined) checkDescription(request.description);
   const subscription: NewWebhookSubscription = {

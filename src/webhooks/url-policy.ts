@@ -12,9 +12,21 @@ export class WebhookUrlError extends Error {}
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
 
 const NON_PUBLIC_IPV4: ReadonlyArray<readonly [string, number]> = [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16],
-  ['172.16.0.0', 12], ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16],
-  ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.88.99.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
 ];
 
 // IPv6 forms that carry an IPv4 address in their low or middle bits, and reach it:
@@ -28,8 +40,15 @@ const IPV4_CARRIERS: ReadonlyArray<readonly [prefix: string, bitsBeforeIpv4: num
 ];
 
 const NON_PUBLIC_IPV6: ReadonlyArray<readonly [string, number]> = [
-  ['::', 128], ['::1', 128], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 32], ['2001:db8::', 32],
-  ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
+  ['::', 128],
+  ['::1', 128],
+  ['64:ff9b:1::', 48],
+  ['100::', 64],
+  ['2001::', 32],
+  ['2001:db8::', 32],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
 ];
 
 /** `prefix` (an IPv6 network) with the IPv4 address written into it after `bitsBefore` bits. */
@@ -43,7 +62,8 @@ function carrying(prefix: string, bitsBefore: number, ipv4: string): string {
 const nonPublic = new BlockList();
 for (const [network, prefix] of NON_PUBLIC_IPV4) {
   nonPublic.addSubnet(network, prefix, 'ipv4');
-  for (const [carrier, bitsBefore] of IPV4_CARRIERS) nonPublic.addSubnet(carrying(carrier, bitsBefore, network), bitsBefore + prefix, 'ipv6');
+  for (const [carrier, bitsBefore] of IPV4_CARRIERS)
+    nonPublic.addSubnet(carrying(carrier, bitsBefore, network), bitsBefore + prefix, 'ipv6');
 }
 for (const [network, prefix] of NON_PUBLIC_IPV6) nonPublic.addSubnet(network, prefix, 'ipv6');
 
@@ -59,7 +79,8 @@ export interface UrlPolicy {
 
 /** Syntax checks that need no DNS: characters, scheme, credentials, length. */
 export function parseWebhookUrl(raw: string): URL {
-  if (raw.length > MAX_WEBHOOK_URL_LENGTH) throw new WebhookUrlError(`url must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`);
+  if (raw.length > MAX_WEBHOOK_URL_LENGTH)
+    throw new WebhookUrlError(`url must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`);
   // new URL() would drop leading and trailing controls and tabs silently.
   if (URL_FORBIDDEN_CHARACTER.test(raw)) throw new WebhookUrlError('url must not contain spaces or control characters');
   let url: URL;
@@ -68,7 +89,8 @@ export function parseWebhookUrl(raw: string): URL {
   } catch {
     throw new WebhookUrlError('url must be an absolute http or https URL');
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new WebhookUrlError(`url must use http or https, not ${url.protocol.slice(0, -1)}`);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new WebhookUrlError(`url must use http or https, not ${url.protocol.slice(0, -1)}`);
   if (url.username !== '' || url.password !== '') throw new WebhookUrlError('url must not contain credentials');
   if (url.hash !== '') throw new WebhookUrlError('url must not contain a #fragment');
   if (url.port === '0') throw new WebhookUrlError('url port must be from 1 to 65535');
@@ -78,7 +100,9 @@ export function parseWebhookUrl(raw: string): URL {
 type Lookup = (hostname: string, options: { all: true }) => Promise<LookupAddress[]>;
 
 const lookupAll: Lookup = (hostname, options) =>
-  new Promise((resolve, reject) => dnsLookup(hostname, options, (error, addresses) => (error ? reject(error) : resolve(addresses))));
+  new Promise((resolve, reject) =>
+    dnsLookup(hostname, options, (error, addresses) => (error ? reject(error) : resolve(addresses))),
+  );
 
 /** Full check at subscription time: syntax, then every address the host resolves to. */
 export async function checkWebhookUrl(raw: string, policy: UrlPolicy, lookup: Lookup = lookupAll): Promise<URL> {
@@ -113,7 +137,9 @@ export function guardedLookup(policy: UrlPolicy) {
       if (error) return callback(error, []);
       const usable = policy.allowPrivate ? addresses : addresses.filter((a) => isPublicAddress(a.address));
       if (usable.length === 0) {
-        const refused = Object.assign(new Error(`${hostname} resolves only to non-public addresses`), { code: 'EWEBHOOKPRIVATE' });
+        const refused = Object.assign(new Error(`${hostname} resolves only to non-public addresses`), {
+          code: 'EWEBHOOKPRIVATE',
+        });
         return callback(refused, []);
       }
       if (options.all === true) return callback(null, usable);

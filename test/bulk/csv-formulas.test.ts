@@ -23,56 +23,73 @@ const PLANTS = [
   { id: '6', name: 'plain = fine', tag: "it's" },
 ];
 
-for (const backend of testBackends()) describe(`CSV export and formulas [${backend.name}]`, () => {
-  let h: Harness;
-  beforeEach(async () => {
-    h = await createHarness({ backend });
-  });
-  afterEach(async () => {
-    await h.close();
-  });
-
-  const importInto = (harness: Harness, payload: string, headers: Record<string, string>) => harness.request({
-    method: 'POST', url: '/plants/import', headers: { ...headers, ...bearer(harness.tokens.write) }, payload,
-  });
-  const plantsOf = async (harness: Harness) =>
-    (await listed(harness.store, { limit: 1000 })).map((p) => [p.id.toString(), p.name, p.tag]);
-
-  it('writes a name or tag that would run as a formula behind a single quote, and reads it back exactly', async () => {
-    const lines = PLANTS.map((p) => JSON.stringify(p).replace(/"id":"(-?\d+)"/, '"id":$1')).join('\n');
-    assert.equal((await importInto(h, lines, NDJSON)).statusCode, 200);
-    const exported = await h.request({
-      method: 'GET', url: '/plants/export?format=csv', headers: bearer(h.tokens.read),
+for (const backend of testBackends())
+  describe(`CSV export and formulas [${backend.name}]`, () => {
+    let h: Harness;
+    beforeEach(async () => {
+      h = await createHarness({ backend });
     });
-    assert.equal(exported.statusCode, 200);
-    assert.equal(exported.body, [
-      'id,name,tag',
-      // An id is a number, never a formula: written as it is.
-      `-9223372036854775808,"'-1","'-t"`,
-      `1,"'=cmd|' /C calc'!A0","'=HYPERLINK(""http://x"")"`,
-      `2,"'+SUM(1)",`,
-      `3,"'@x","'@"`,
-      `4,"''quoted","'''"`,
-      `5,"'''=twice",`,
-      `6,plain = fine,it's`,
-      '',
-    ].join('\r\n'));
+    afterEach(async () => {
+      await h.close();
+    });
 
-    const copy = await createHarness({ backend });
-    try {
-      const imported = await importInto(copy, exported.body, CSV);
-      assert.equal(imported.statusCode, 200, imported.body);
-      assert.deepEqual(await plantsOf(copy), await plantsOf(h));
-      assert.deepEqual(await plantsOf(copy), PLANTS.map((p) => [p.id, p.name, p.tag]));
-    } finally {
-      await copy.close();
-    }
-  });
+    const importInto = (harness: Harness, payload: string, headers: Record<string, string>) =>
+      harness.request({
+        method: 'POST',
+        url: '/plants/import',
+        headers: { ...headers, ...bearer(harness.tokens.write) },
+        payload,
+      });
+    const plantsOf = async (harness: Harness) =>
+      (await listed(harness.store, { limit: 1000 })).map((p) => [p.id.toString(), p.name, p.tag]);
 
-  it('reads a cell that starts with a single quote the export would not have written as it is', async () => {
-    const csv = ['id,name,tag', "1,'Monstera,'o", `2,"'=x",'`, `3,=raw,+raw`].join('\r\n');
-    const response = await importInto(h, csv, CSV);
-    assert.equal(response.statusCode, 200, response.body);
-    assert.deepEqual(await plantsOf(h), [['1', "'Monstera", "'o"], ['2', '=x', "'"], ['3', '=raw', '+raw']]);
+    it('writes a name or tag that would run as a formula behind a single quote, and reads it back exactly', async () => {
+      const lines = PLANTS.map((p) => JSON.stringify(p).replace(/"id":"(-?\d+)"/, '"id":$1')).join('\n');
+      assert.equal((await importInto(h, lines, NDJSON)).statusCode, 200);
+      const exported = await h.request({
+        method: 'GET',
+        url: '/plants/export?format=csv',
+        headers: bearer(h.tokens.read),
+      });
+      assert.equal(exported.statusCode, 200);
+      assert.equal(
+        exported.body,
+        [
+          'id,name,tag',
+          // An id is a number, never a formula: written as it is.
+          `-9223372036854775808,"'-1","'-t"`,
+          `1,"'=cmd|' /C calc'!A0","'=HYPERLINK(""http://x"")"`,
+          `2,"'+SUM(1)",`,
+          `3,"'@x","'@"`,
+          `4,"''quoted","'''"`,
+          `5,"'''=twice",`,
+          `6,plain = fine,it's`,
+          '',
+        ].join('\r\n'),
+      );
+
+      const copy = await createHarness({ backend });
+      try {
+        const imported = await importInto(copy, exported.body, CSV);
+        assert.equal(imported.statusCode, 200, imported.body);
+        assert.deepEqual(await plantsOf(copy), await plantsOf(h));
+        assert.deepEqual(
+          await plantsOf(copy),
+          PLANTS.map((p) => [p.id, p.name, p.tag]),
+        );
+      } finally {
+        await copy.close();
+      }
+    });
+
+    it('reads a cell that starts with a single quote the export would not have written as it is', async () => {
+      const csv = ['id,name,tag', "1,'Monstera,'o", `2,"'=x",'`, `3,=raw,+raw`].join('\r\n');
+      const response = await importInto(h, csv, CSV);
+      assert.equal(response.statusCode, 200, response.body);
+      assert.deepEqual(await plantsOf(h), [
+        ['1', "'Monstera", "'o"],
+        ['2', '=x', "'"],
+        ['3', '=raw', '+raw'],
+      ]);
+    });
   });
-});

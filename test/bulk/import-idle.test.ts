@@ -60,32 +60,42 @@ async function postImport(url: string, token: string, body: string): Promise<{ s
   }
 }
 
-for (const backend of testBackends()) describe(`an import slower than CONNECTION_TIMEOUT_MS [${backend.name}]`, () => {
-  it('is answered: the idle timeout never runs while the service applies it or holds back its body', async () => {
-    const h = await createHarness({ backend, env: { CONNECTION_TIMEOUT_MS: String(IDLE_MS) } });
-    try {
-      const url = await listen(h);
-      const release = await holdWriteLock(h);
-      let released = false;
+for (const backend of testBackends())
+  describe(`an import slower than CONNECTION_TIMEOUT_MS [${backend.name}]`, () => {
+    it('is answered: the idle timeout never runs while the service applies it or holds back its body', async () => {
+      const h = await createHarness({ backend, env: { CONNECTION_TIMEOUT_MS: String(IDLE_MS) } });
       try {
-        // Small: its body is all in at once, then the store keeps the service busy.
-        const applied = postImport(url, h.tokens.write, lines(1, 10));
-        await sleep(IDLE_MS);
-        // Many chunks: the service stops reading it while its first chunks wait on the store.
-        const heldBack = postImport(url, h.tokens.write, lines(1000, 20_000));
-        await sleep(HELD_MS);
-        await release();
-        released = true;
-        const answers = await Promise.all([applied, heldBack]);
-        assert.deepEqual(answers.map((answer) => answer.status), [200, 200], answers.map((answer) => answer.body).join('\n'));
-        assert.deepEqual(answers.map((answer) => (JSON.parse(answer.body) as { created: number }).created), [10, 20_000]);
+        const url = await listen(h);
+        const release = await holdWriteLock(h);
+        let released = false;
+        try {
+          // Small: its body is all in at once, then the store keeps the service busy.
+          const applied = postImport(url, h.tokens.write, lines(1, 10));
+          await sleep(IDLE_MS);
+          // Many chunks: the service stops reading it while its first chunks wait on the store.
+          const heldBack = postImport(url, h.tokens.write, lines(1000, 20_000));
+          await sleep(HELD_MS);
+          await release();
+          released = true;
+          const answers = await Promise.all([applied, heldBack]);
+          assert.deepEqual(
+            answers.map((answer) => answer.status),
+            [200, 200],
+            answers.map((answer) => answer.body).join('\n'),
+          );
+          assert.deepEqual(
+            answers.map((answer) => (JSON.parse(answer.body) as { created: number }).created),
+            [10, 20_000],
+          );
+        } finally {
+          if (!released) await release();
+        }
+        const count = await fetch(`${url}/plants?limit=1`, {
+          headers: { ...bearer(h.tokens.read), prefer: 'count=exact' },
+        });
+        assert.equal(count.headers.get('x-total-count'), '20010');
       } finally {
-        if (!released) await release();
+        await h.close();
       }
-      const count = await fetch(`${url}/plants?limit=1`, { headers: { ...bearer(h.tokens.read), prefer: 'count=exact' } });
-      assert.equal(count.headers.get('x-total-count'), '20010');
-    } finally {
-      await h.close();
-    }
+    });
   });
-});

@@ -25,7 +25,8 @@ const ALLOWED_SHARE = 0.4;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** CPU time of this thread where Node has process.threadCpuUsage, else of the process, in ms. */
-const threadCpu: (() => NodeJS.CpuUsage) | undefined = (process as { threadCpuUsage?: () => NodeJS.CpuUsage }).threadCpuUsage;
+const threadCpu: (() => NodeJS.CpuUsage) | undefined = (process as { threadCpuUsage?: () => NodeJS.CpuUsage })
+  .threadCpuUsage;
 
 function cpuMs(): number {
   const usage = threadCpu === undefined ? process.cpuUsage() : threadCpu.call(process);
@@ -84,54 +85,77 @@ const ndjson = 'application/x-ndjson';
 const CASES: readonly Case[] = [
   // All or nothing: after the first problem every line is still read, to count the problems, and nothing is staged.
   {
-    name: 'lines that are not JSON (mode=all)', type: ndjson, query: '', body: repeated(10_000, () => 'x\n'), status: 400,
+    name: 'lines that are not JSON (mode=all)',
+    type: ndjson,
+    query: '',
+    body: repeated(10_000, () => 'x\n'),
+    status: 400,
   },
   { name: 'blank lines', type: ndjson, query: '', body: repeated(60_000, () => '\n'), status: 200 },
   {
-    name: 'records that are not CSV (mode=skip)', type: 'text/csv', query: '?mode=skip',
-    body: `id,name\n${repeated(16_000, () => 'a"\n')}`, status: 200,
+    name: 'records that are not CSV (mode=skip)',
+    type: 'text/csv',
+    query: '?mode=skip',
+    body: `id,name\n${repeated(16_000, () => 'a"\n')}`,
+    status: 200,
   },
   {
-    name: 'plants after a first invalid line (mode=all)', type: ndjson, query: '',
-    body: `{}\n${repeated(25_000, plantLine)}`, status: 400,
+    name: 'plants after a first invalid line (mode=all)',
+    type: ndjson,
+    query: '',
+    body: `{}\n${repeated(25_000, plantLine)}`,
+    status: 400,
   },
   { name: 'valid lines', type: ndjson, query: '', body: repeated(25_000, plantLine), status: 200 },
 ];
 
-for (const backend of testBackends()) describe(`an import as the event loop sees it [${backend.name}]`, () => {
-  it('never holds the event loop for more than a small share of its work', { timeout: 120_000 }, async (t) => {
-    const h = await createHarness({ backend });
-    try {
-      const url = await listen(h);
-      const post = async (type: string, query: string, body: string) => {
-        const response = await fetch(`${url}/plants/import${query}`, {
-          method: 'POST', headers: { 'content-type': type, authorization: `Bearer ${h.tokens.write}` }, body,
-        });
-        await response.text();
-        return response.status;
-      };
-      // Warm-up: the first import compiles the code paths and opens the store's connections.
-      assert.equal(await post('application/x-ndjson', '', repeated(2000, (i) => plantLine(-1 - i))), 200);
-      const idle = await stretchesDuring(() => sleep(200));
-      const measured: string[] = [`idle: longest ${idle.longestCpu.toFixed(1)} ms CPU`];
-      const shares: number[] = [];
-      for (const { name, type, query, body, status } of CASES) {
-        let answered = 0;
-        const import_ = await stretchesDuring(async () => {
-          answered = await post(type, query, body);
-        });
-        assert.equal(answered, status, name);
-        shares.push(import_.longestCpu / import_.totalCpu);
-        measured.push(
-          `${name}: longest ${import_.longestCpu.toFixed(1)} ms CPU (${import_.longestWall.toFixed(1)} ms wall) ` +
-            `of ${import_.totalCpu.toFixed(0)} ms`,
+for (const backend of testBackends())
+  describe(`an import as the event loop sees it [${backend.name}]`, () => {
+    it('never holds the event loop for more than a small share of its work', { timeout: 120_000 }, async (t) => {
+      const h = await createHarness({ backend });
+      try {
+        const url = await listen(h);
+        const post = async (type: string, query: string, body: string) => {
+          const response = await fetch(`${url}/plants/import${query}`, {
+            method: 'POST',
+            headers: { 'content-type': type, authorization: `Bearer ${h.tokens.write}` },
+            body,
+          });
+          await response.text();
+          return response.status;
+        };
+        // Warm-up: the first import compiles the code paths and opens the store's connections.
+        assert.equal(
+          await post(
+            'application/x-ndjson',
+            '',
+            repeated(2000, (i) => plantLine(-1 - i)),
+          ),
+          200,
         );
+        const idle = await stretchesDuring(() => sleep(200));
+        const measured: string[] = [`idle: longest ${idle.longestCpu.toFixed(1)} ms CPU`];
+        const shares: number[] = [];
+        for (const { name, type, query, body, status } of CASES) {
+          let answered = 0;
+          const import_ = await stretchesDuring(async () => {
+            answered = await post(type, query, body);
+          });
+          assert.equal(answered, status, name);
+          shares.push(import_.longestCpu / import_.totalCpu);
+          measured.push(
+            `${name}: longest ${import_.longestCpu.toFixed(1)} ms CPU (${import_.longestWall.toFixed(1)} ms wall) ` +
+              `of ${import_.totalCpu.toFixed(0)} ms`,
+          );
+        }
+        const longest = `the event loop's longest stretch of work: ${measured.join('; ')}`;
+        t.diagnostic(longest);
+        assert.ok(
+          shares.every((share) => share <= ALLOWED_SHARE),
+          longest,
+        );
+      } finally {
+        await h.close();
       }
-      const longest = `the event loop's longest stretch of work: ${measured.join('; ')}`;
-      t.diagnostic(longest);
-      assert.ok(shares.every((share) => share <= ALLOWED_SHARE), longest);
-    } finally {
-      await h.close();
-    }
+    });
   });
-});

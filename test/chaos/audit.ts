@@ -22,14 +22,19 @@ export async function snapshotStore(databaseUrl: string): Promise<StoreSnapshot>
   if (databaseUrl.startsWith('sqlite:')) {
     const db = new Database(databaseUrl.slice('sqlite:'.length), { readonly: true });
     try {
-      const integrity = (db.pragma('integrity_check') as { integrity_check: string }[]).map((r) => r.integrity_check).join('; ');
+      const integrity = (db.pragma('integrity_check') as { integrity_check: string }[])
+        .map((r) => r.integrity_check)
+        .join('; ');
       const rows = db.prepare('SELECT CAST(id AS TEXT) AS id, name, tag FROM plants').all() as StoredRow[];
       return { rows, integrity };
     } finally {
       db.close();
     }
   }
-  const rows = await withAdminClient(async (client) => (await client.query<StoredRow>('SELECT id::text AS id, name, tag FROM plants')).rows, databaseUrl);
+  const rows = await withAdminClient(
+    async (client) => (await client.query<StoredRow>('SELECT id::text AS id, name, tag FROM plants')).rows,
+    databaseUrl,
+  );
   return { rows, integrity: 'not applicable' };
 }
 
@@ -38,17 +43,20 @@ const same = (row: StoredRow, plant: SentPlant) => row.name === plant.name && (r
 /** Everything wrong with the store, given what the clients sent and were told (empty when sound). */
 export function auditStore(snapshot: StoreSnapshot, ledger: LoadLedger): string[] {
   const problems: string[] = [];
-  if (snapshot.integrity !== 'ok' && snapshot.integrity !== 'not applicable') problems.push(`integrity_check: ${snapshot.integrity}`);
+  if (snapshot.integrity !== 'ok' && snapshot.integrity !== 'not applicable')
+    problems.push(`integrity_check: ${snapshot.integrity}`);
   const byId = new Map(snapshot.rows.map((row) => [row.id, row]));
   for (const plant of ledger.acknowledged.values()) {
     const row = byId.get(plant.id);
     if (row === undefined) problems.push(`acknowledged plant ${plant.id} is missing`);
-    else if (!same(row, plant)) problems.push(`acknowledged plant ${plant.id} stored as ${JSON.stringify(row)}, sent ${JSON.stringify(plant)}`);
+    else if (!same(row, plant))
+      problems.push(`acknowledged plant ${plant.id} stored as ${JSON.stringify(row)}, sent ${JSON.stringify(plant)}`);
   }
   for (const row of snapshot.rows) {
     const sent = ledger.attempted.get(row.id);
     if (sent === undefined) problems.push(`row ${row.id} was never sent by a client`);
-    else if (!same(row, sent)) problems.push(`row ${row.id} is ${JSON.stringify(row)}, but the client sent ${JSON.stringify(sent)}`);
+    else if (!same(row, sent))
+      problems.push(`row ${row.id} is ${JSON.stringify(row)}, but the client sent ${JSON.stringify(sent)}`);
   }
   return problems;
 }

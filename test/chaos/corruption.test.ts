@@ -20,7 +20,11 @@ async function storeWithPlants(): Promise<{ path: string; databaseUrl: string; t
   const path = join(tempDir(), 'plantstore.db');
   const store = SqliteStore.open({ path });
   const { secret } = await issueToken(store.tokens, { name: 'reader', scopes: ['plants:read', 'plants:write'] });
-  await Promise.all(Array.from({ length: PLANTS }, (_, i) => store.plants.createPlant({ id: BigInt(i), name: `plant number ${i} with a longer name`, tag: 'fern' })));
+  await Promise.all(
+    Array.from({ length: PLANTS }, (_, i) =>
+      store.plants.createPlant({ id: BigInt(i), name: `plant number ${i} with a longer name`, tag: 'fern' }),
+    ),
+  );
   await store.close();
   return { path, databaseUrl: `sqlite:${path}`, token: secret };
 }
@@ -50,7 +54,10 @@ describe('a corrupt store [sqlite]', () => {
         assert.equal(ready.status, 503);
         assert.equal(((await ready.json()) as { error: number }).error, Errors.STORE_UNAVAILABLE.code);
         await new Promise((resolve) => setTimeout(resolve, 100));
-        line = service.output().split('\n').find((l) => l.includes('is corrupt'));
+        line = service
+          .output()
+          .split('\n')
+          .find((l) => l.includes('is corrupt'));
       }
       assert.ok(line !== undefined, `no log line says the store is corrupt:\n${service.output()}`);
       assert.ok(line.includes(path), `the log line names the file: ${line}`);
@@ -79,7 +86,8 @@ describe('a corrupt store [sqlite]', () => {
     const { path, databaseUrl, token } = await storeWithPlants();
     const service = await startServiceProcess({ DATABASE_URL: databaseUrl });
     try {
-      for (let i = 0; i < 50 && (await fetch(`${service.url}/readyz`)).status !== 200; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+      for (let i = 0; i < 50 && (await fetch(`${service.url}/readyz`)).status !== 200; i++)
+        await new Promise((resolve) => setTimeout(resolve, 100));
       assert.equal((await fetch(`${service.url}/readyz`)).status, 200);
       corruptMiddle(path);
       const headers = { authorization: `Bearer ${token}` };
@@ -96,7 +104,10 @@ describe('a corrupt store [sqlite]', () => {
       assert.ok(!statuses.has(500), `no 500s: ${JSON.stringify([...statuses])}`);
       assert.ok(statuses.has(503), `the corruption was met: ${JSON.stringify([...statuses])}`);
       assert.equal((refused as { error: number }).error, Errors.STORE_UNAVAILABLE.code);
-      assert.match(service.output(), /"msg":"store unavailable: the SQLite store is corrupt \(SQLITE_CORRUPT\): stop the service and restore the file from a backup"/);
+      assert.match(
+        service.output(),
+        /"msg":"store unavailable: the SQLite store is corrupt \(SQLITE_CORRUPT\): stop the service and restore the file from a backup"/,
+      );
       // Readiness follows what the reads met, so a balancer stops sending traffic.
       assert.equal((await fetch(`${service.url}/readyz`)).status, 503);
     } finally {
@@ -108,18 +119,33 @@ describe('a corrupt store [sqlite]', () => {
     const { path, databaseUrl, token } = await storeWithPlants();
     const service = await startServiceProcess({ DATABASE_URL: databaseUrl });
     try {
-      for (let i = 0; i < 50 && (await fetch(`${service.url}/readyz`)).status !== 200; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+      for (let i = 0; i < 50 && (await fetch(`${service.url}/readyz`)).status !== 200; i++)
+        await new Promise((resolve) => setTimeout(resolve, 100));
       assert.equal((await fetch(`${service.url}/readyz`)).status, 200);
       corruptMiddle(path);
       const headers = { authorization: `Bearer ${token}`, prefer: 'count=exact' };
       const statuses: number[] = [];
-      for (const query of ['limit=1000', 'limit=1000&after=1000', 'limit=1000&after=2500', 'q=number&limit=1000', 'q=longer&sort=name&limit=1000']) {
+      for (const query of [
+        'limit=1000',
+        'limit=1000&after=1000',
+        'limit=1000&after=2500',
+        'q=number&limit=1000',
+        'q=longer&sort=name&limit=1000',
+      ]) {
         statuses.push((await fetch(`${service.url}/plants?${query}`, { headers })).status);
       }
       assert.ok(!statuses.includes(500), `no 500s: ${statuses.join(', ')}`);
       assert.ok(statuses.includes(503), `the corruption was met: ${statuses.join(', ')}`);
       const ready = await fetch(`${service.url}/readyz`);
-      assert.equal(ready.status, 503, service.output().split('\n').filter((line) => line.includes('unavailable')).join('\n'));
+      assert.equal(
+        ready.status,
+        503,
+        service
+          .output()
+          .split('\n')
+          .filter((line) => line.includes('unavailable'))
+          .join('\n'),
+      );
       assert.equal(((await ready.json()) as { error: number }).error, Errors.STORE_UNAVAILABLE.code);
     } finally {
       await service.stop('SIGKILL');

@@ -29,12 +29,24 @@ export function newLedger(): LoadLedger {
 }
 
 // Names that stress encoding and storage: quotes, backslashes, non-BMP, RTL, combining marks.
-const AWKWARD = ['Monstera', 'Ficus "lyrata"', 'back\\slash', 'Ærøskøbing fern', '🌵 cactus', 'שרך', 'e\u0301\u0301', "O'Brien's ivy", '漢字'];
+const AWKWARD = [
+  'Monstera',
+  'Ficus "lyrata"',
+  'back\\slash',
+  'Ærøskøbing fern',
+  '🌵 cactus',
+  'שרך',
+  'e\u0301\u0301',
+  "O'Brien's ivy",
+  '漢字',
+];
 
 export function plantFor(id: bigint): SentPlant {
   const n = Number(id % 1000n);
   const name = `${AWKWARD[n % AWKWARD.length]} #${id}`;
-  return n % 3 === 0 ? { id: String(id), name } : { id: String(id), name, tag: `tag-${n % 7}-${AWKWARD[(n + 1) % AWKWARD.length]}` };
+  return n % 3 === 0
+    ? { id: String(id), name }
+    : { id: String(id), name, tag: `tag-${n % 7}-${AWKWARD[(n + 1) % AWKWARD.length]}` };
 }
 
 export function bodyOf(plant: SentPlant): string {
@@ -47,7 +59,13 @@ function count(ledger: LoadLedger, key: string): void {
 }
 
 /** Sends one create and records its outcome. Returns false when no answer came. */
-export async function sendCreate(url: string, token: string, plant: SentPlant, ledger: LoadLedger, timeoutMs = 10_000): Promise<boolean> {
+export async function sendCreate(
+  url: string,
+  token: string,
+  plant: SentPlant,
+  ledger: LoadLedger,
+  timeoutMs = 10_000,
+): Promise<boolean> {
   ledger.attempted.set(plant.id, plant);
   let status: number;
   let text: string;
@@ -79,7 +97,8 @@ export async function sendCreate(url: string, token: string, plant: SentPlant, l
   } catch {
     body = undefined;
   }
-  if (!isCataloguedError(body)) ledger.violations.push(`${status} for ${plant.id} without an Error record: ${text.slice(0, 200)}`);
+  if (!isCataloguedError(body))
+    ledger.violations.push(`${status} for ${plant.id} without an Error record: ${text.slice(0, 200)}`);
   else if (status >= 500 && status !== 503) ledger.violations.push(`${status} for ${plant.id}: ${text.slice(0, 200)}`);
   return true;
 }

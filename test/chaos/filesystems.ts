@@ -12,7 +12,10 @@ import { basename, join } from 'node:path';
 
 function run(command: string, args: string[]): { ok: boolean; output: string } {
   const result = spawnSync(command, args, { encoding: 'utf8' });
-  return { ok: result.status === 0, output: `${result.stdout ?? ''}${result.stderr ?? ''}${result.error?.message ?? ''}`.trim() };
+  return {
+    ok: result.status === 0,
+    output: `${result.stdout ?? ''}${result.stderr ?? ''}${result.error?.message ?? ''}`.trim(),
+  };
 }
 
 export interface MountedFs {

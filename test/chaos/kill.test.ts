@@ -28,43 +28,58 @@ const KILL_AFTER_MS = { min: 0, max: 1350 };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-for (const backend of testBackends()) describe(`kill -9 under create load [${backend.name}]`, () => {
-  const timeout = 120_000 + CYCLES * 60_000;
-  it(`loses no acknowledged create over ${CYCLES} kill/restart cycles`, { timeout }, async (t) => {
-    const opened = await backend.open();
-    const { secret } = await issueToken(opened.store.tokens, { name: 'writer', scopes: ['plants:read', 'plants:write'] });
-    const ledger = newLedger();
-    try {
-      for (let cycle = 0; cycle < CYCLES; cycle++) {
-        const service = await startServiceProcess({ DATABASE_URL: opened.databaseUrl });
-        // Creates whose answer the last kill swallowed: committed or not, a retry must now succeed.
-        const retried = [...ledger.unknown.values()];
-        for (const plant of retried) {
-          const answered = await sendCreate(service.url, secret, plant, ledger, WAIT_BOUND_MS);
-          assert.ok(answered, `retry of ${plant.id} got no answer`);
-          assert.ok(ledger.acknowledged.has(plant.id), `retry of ${plant.id} was not a 200: ${JSON.stringify([...ledger.statuses])}`);
+for (const backend of testBackends())
+  describe(`kill -9 under create load [${backend.name}]`, () => {
+    const timeout = 120_000 + CYCLES * 60_000;
+    it(`loses no acknowledged create over ${CYCLES} kill/restart cycles`, { timeout }, async (t) => {
+      const opened = await backend.open();
+      const { secret } = await issueToken(opened.store.tokens, {
+        name: 'writer',
+        scopes: ['plants:read', 'plants:write'],
+      });
+      const ledger = newLedger();
+      try {
+        for (let cycle = 0; cycle < CYCLES; cycle++) {
+          const service = await startServiceProcess({ DATABASE_URL: opened.databaseUrl });
+          // Creates whose answer the last kill swallowed: committed or not, a retry must now succeed.
+          const retried = [...ledger.unknown.values()];
+          for (const plant of retried) {
+            const answered = await sendCreate(service.url, secret, plant, ledger, WAIT_BOUND_MS);
+            assert.ok(answered, `retry of ${plant.id} got no answer`);
+            assert.ok(
+              ledger.acknowledged.has(plant.id),
+              `retry of ${plant.id} was not a 200: ${JSON.stringify([...ledger.statuses])}`,
+            );
+          }
+          const before = ledger.acknowledged.size;
+          const load = startCreateLoad({
+            url: service.url,
+            token: secret,
+            ledger,
+            concurrency: CONCURRENCY,
+            firstId: BigInt(cycle) * 10_000_000n + 1n,
+          });
+          const killAfter = KILL_AFTER_MS.min + Math.floor(Math.random() * (KILL_AFTER_MS.max - KILL_AFTER_MS.min));
+          await waitFor(`cycle ${cycle + 1}: a create acknowledged`, () => ledger.acknowledged.size > before);
+          await sleep(killAfter);
+          assert.equal(await service.stop('SIGKILL'), 'SIGKILL');
+          load.stop();
+          await load.done;
+          t.diagnostic(
+            `cycle ${cycle + 1}: killed ${killAfter} ms after the first acknowledged create; ` +
+              `${ledger.acknowledged.size - before} creates acknowledged, ` +
+              `${retried.length} retried, ${ledger.unknown.size} unanswered`,
+          );
+          assert.ok(ledger.acknowledged.size > before, `cycle ${cycle + 1}: the load ran`);
         }
-        const before = ledger.acknowledged.size;
-        const load = startCreateLoad({ url: service.url, token: secret, ledger, concurrency: CONCURRENCY, firstId: BigInt(cycle) * 10_000_000n + 1n });
-        const killAfter = KILL_AFTER_MS.min + Math.floor(Math.random() * (KILL_AFTER_MS.max - KILL_AFTER_MS.min));
-        await waitFor(`cycle ${cycle + 1}: a create acknowledged`, () => ledger.acknowledged.size > before);
-        await sleep(killAfter);
-        assert.equal(await service.stop('SIGKILL'), 'SIGKILL');
-        load.stop();
-        await load.done;
+        assert.deepEqual(ledger.violations, []);
+        const snapshot = await snapshotStore(opened.databaseUrl);
+        assert.deepEqual(auditStore(snapshot, ledger), []);
         t.diagnostic(
-          `cycle ${cycle + 1}: killed ${killAfter} ms after the first acknowledged create; ` +
-            `${ledger.acknowledged.size - before} creates acknowledged, ` +
-            `${retried.length} retried, ${ledger.unknown.size} unanswered`,
+          `${snapshot.rows.length} rows; ${ledger.acknowledged.size} acknowledged; integrity: ${snapshot.integrity}`,
         );
-        assert.ok(ledger.acknowledged.size > before, `cycle ${cycle + 1}: the load ran`);
+      } finally {
+        await opened.cleanup();
       }
-      assert.deepEqual(ledger.violations, []);
-      const snapshot = await snapshotStore(opened.databaseUrl);
-      assert.deepEqual(auditStore(snapshot, ledger), []);
-      t.diagnostic(`${snapshot.rows.length} rows; ${ledger.acknowledged.size} acknowledged; integrity: ${snapshot.integrity}`);
-    } finally {
-      await opened.cleanup();
-    }
+    });
   });
-});

@@ -34,10 +34,20 @@ async function prepareDatabase(dir: string): Promise<{ databaseUrl: string; toke
 }
 
 /** Creates plants one at a time from `next` until `until` says stop; returns the ids sent. */
-async function createUntil(service: ServiceProcess, token: string, ledger: LoadLedger, next: { id: bigint }, until: () => boolean, max: number): Promise<void> {
+async function createUntil(
+  service: ServiceProcess,
+  token: string,
+  ledger: LoadLedger,
+  next: { id: bigint },
+  until: () => boolean,
+  max: number,
+): Promise<void> {
   for (let i = 0; i < max && !until(); i++) {
     // Unanswered within a wait far above any create's on a busy machine: the service stopped answering.
-    assert.ok(await sendCreate(service.url, token, plantFor(next.id++), ledger, WAIT_BOUND_MS), 'the service stopped answering');
+    assert.ok(
+      await sendCreate(service.url, token, plantFor(next.id++), ledger, WAIT_BOUND_MS),
+      'the service stopped answering',
+    );
   }
 }
 
@@ -51,91 +61,113 @@ async function expectAlive(service: ServiceProcess, token: string, readableId: s
 function assert503Only(ledger: LoadLedger): void {
   assert.deepEqual(ledger.violations, []);
   const statuses = [...ledger.statuses.keys()];
-  assert.ok(statuses.every((s) => s === '200' || s === '503'), `statuses: ${JSON.stringify([...ledger.statuses])}`);
+  assert.ok(
+    statuses.every((s) => s === '200' || s === '503'),
+    `statuses: ${JSON.stringify([...ledger.statuses])}`,
+  );
 }
 
 describe('storage faults [sqlite]', () => {
-  it('disk full: 503 with an Error record, reads go on, and creates succeed again once space returns', { timeout: 300_000 }, async (t) => {
-    const fs = mountTmpfs(4 * 1024 * 1024);
-    if ('skip' in fs) return skipLoudly(t, fs.skip);
-    try {
-      const { databaseUrl, token } = await prepareDatabase(fs.dir);
-      const service = await startServiceProcess({ DATABASE_URL: databaseUrl });
-      const ledger = newLedger();
-      const next = { id: 1n };
-      await createUntil(service, token, ledger, next, () => false, 20);
-      assert.equal(ledger.acknowledged.size, 20);
+  it(
+    'disk full: 503 with an Error record, reads go on, and creates succeed again once space returns',
+    { timeout: 300_000 },
+    async (t) => {
+      const fs = mountTmpfs(4 * 1024 * 1024);
+      if ('skip' in fs) return skipLoudly(t, fs.skip);
+      try {
+        const { databaseUrl, token } = await prepareDatabase(fs.dir);
+        const service = await startServiceProcess({ DATABASE_URL: databaseUrl });
+        const ledger = newLedger();
+        const next = { id: 1n };
+        await createUntil(service, token, ledger, next, () => false, 20);
+        assert.equal(ledger.acknowledged.size, 20);
 
-      const filler = fillDisk(fs.dir);
-      const unavailable = () => (ledger.statuses.get('503') ?? 0) > 0;
-      await createUntil(service, token, ledger, next, unavailable, 20_000);
-      assert.ok(unavailable(), 'the full disk was never noticed');
-      // The 503 is an Error record with Retry-After.
-      const refused = await fetch(`${service.url}/plants`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ id: 999_999_999, name: 'no room' }),
-      });
-      ledger.attempted.set('999999999', { id: '999999999', name: 'no room' });
-      if (refused.status === 503) {
-        assert.ok(isCataloguedError(await refused.json()));
-        assert.match(refused.headers.get('retry-after') ?? '', /^\d+$/);
-      } else {
-        assert.equal(refused.status, 200);
-        ledger.acknowledged.set('999999999', { id: '999999999', name: 'no room' });
+        const filler = fillDisk(fs.dir);
+        const unavailable = () => (ledger.statuses.get('503') ?? 0) > 0;
+        await createUntil(service, token, ledger, next, unavailable, 20_000);
+        assert.ok(unavailable(), 'the full disk was never noticed');
+        // The 503 is an Error record with Retry-After.
+        const refused = await fetch(`${service.url}/plants`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ id: 999_999_999, name: 'no room' }),
+        });
+        ledger.attempted.set('999999999', { id: '999999999', name: 'no room' });
+        if (refused.status === 503) {
+          assert.ok(isCataloguedError(await refused.json()));
+          assert.match(refused.headers.get('retry-after') ?? '', /^\d+$/);
+        } else {
+          assert.equal(refused.status, 200);
+          ledger.acknowledged.set('999999999', { id: '999999999', name: 'no room' });
+        }
+        await createUntil(service, token, ledger, next, () => false, 20);
+        await expectAlive(service, token, '1');
+        assert503Only(ledger);
+        t.diagnostic(`disk full: ${JSON.stringify(Object.fromEntries(ledger.statuses))}`);
+        // Readiness says what the creates say: this instance cannot store anything now.
+        const notReady = await fetch(`${service.url}/readyz`);
+        assert.equal(notReady.status, 503, `readyz with a full disk: ${await notReady.text()}`);
+
+        freeDisk(filler);
+        const before = ledger.acknowledged.size;
+        await createUntil(service, token, ledger, next, () => ledger.acknowledged.size >= before + 20, 1000);
+        assert.ok(
+          ledger.acknowledged.size >= before + 20,
+          `creates did not recover: ${JSON.stringify([...ledger.statuses])}`,
+        );
+        assert503Only(ledger);
+        assert.equal((await fetch(`${service.url}/readyz`)).status, 200, 'ready again once space returned');
+
+        assert.equal(await service.stop('SIGTERM'), 0, service.output().slice(-2000));
+        assert.deepEqual(auditStore(await snapshotStore(databaseUrl), ledger), []);
+      } finally {
+        fs.unmount();
       }
-      await createUntil(service, token, ledger, next, () => false, 20);
-      await expectAlive(service, token, '1');
-      assert503Only(ledger);
-      t.diagnostic(`disk full: ${JSON.stringify(Object.fromEntries(ledger.statuses))}`);
-      // Readiness says what the creates say: this instance cannot store anything now.
-      const notReady = await fetch(`${service.url}/readyz`);
-      assert.equal(notReady.status, 503, `readyz with a full disk: ${await notReady.text()}`);
+    },
+  );
 
-      freeDisk(filler);
-      const before = ledger.acknowledged.size;
-      await createUntil(service, token, ledger, next, () => ledger.acknowledged.size >= before + 20, 1000);
-      assert.ok(ledger.acknowledged.size >= before + 20, `creates did not recover: ${JSON.stringify([...ledger.statuses])}`);
-      assert503Only(ledger);
-      assert.equal((await fetch(`${service.url}/readyz`)).status, 200, 'ready again once space returned');
+  it(
+    'file system turns read-only: 503 with an Error record and no crash; after repair and restart, nothing acknowledged is lost',
+    { timeout: 300_000 },
+    async (t) => {
+      const fs = mountExt4Image(16);
+      if ('skip' in fs) return skipLoudly(t, fs.skip);
+      try {
+        const { databaseUrl, token } = await prepareDatabase(fs.dir);
+        const service = await startServiceProcess({ DATABASE_URL: databaseUrl });
+        const ledger = newLedger();
+        const next = { id: 1n };
+        await createUntil(service, token, ledger, next, () => false, 20);
+        assert.equal(ledger.acknowledged.size, 20);
 
-      assert.equal(await service.stop('SIGTERM'), 0, service.output().slice(-2000));
-      assert.deepEqual(auditStore(await snapshotStore(databaseUrl), ledger), []);
-    } finally {
-      fs.unmount();
-    }
-  });
+        fs.failToReadOnly();
+        assert.ok(fs.isReadOnly, 'the file system did not turn read-only');
+        await createUntil(service, token, ledger, next, () => false, 30);
+        assert.equal(
+          ledger.statuses.get('503'),
+          30,
+          `every create is refused: ${JSON.stringify([...ledger.statuses])}`,
+        );
+        await expectAlive(service, token, '1');
+        assert.equal((await fetch(`${service.url}/readyz`)).status, 503, 'readyz on a read-only file system');
+        assert503Only(ledger);
 
-  it('file system turns read-only: 503 with an Error record and no crash; after repair and restart, nothing acknowledged is lost', { timeout: 300_000 }, async (t) => {
-    const fs = mountExt4Image(16);
-    if ('skip' in fs) return skipLoudly(t, fs.skip);
-    try {
-      const { databaseUrl, token } = await prepareDatabase(fs.dir);
-      const service = await startServiceProcess({ DATABASE_URL: databaseUrl });
-      const ledger = newLedger();
-      const next = { id: 1n };
-      await createUntil(service, token, ledger, next, () => false, 20);
-      assert.equal(ledger.acknowledged.size, 20);
-
-      fs.failToReadOnly();
-      assert.ok(fs.isReadOnly, 'the file system did not turn read-only');
-      await createUntil(service, token, ledger, next, () => false, 30);
-      assert.equal(ledger.statuses.get('503'), 30, `every create is refused: ${JSON.stringify([...ledger.statuses])}`);
-      await expectAlive(service, token, '1');
-      assert.equal((await fetch(`${service.url}/readyz`)).status, 503, 'readyz on a read-only file system');
-      assert503Only(ledger);
-
-      // Shutting down cannot checkpoint a read-only file; it must still end.
-      const code = await service.stop('SIGTERM');
-      t.diagnostic(`exit code on a read-only file system: ${code}`);
-      fs.repair();
-      const restarted = await startServiceProcess({ DATABASE_URL: databaseUrl });
-      await createUntil(restarted, token, ledger, next, () => false, 20);
-      assert.equal(ledger.acknowledged.size, 40, `creates work after repair: ${JSON.stringify([...ledger.statuses])}`);
-      assert.equal(await restarted.stop('SIGTERM'), 0);
-      assert.deepEqual(auditStore(await snapshotStore(databaseUrl), ledger), []);
-    } finally {
-      fs.unmount();
-    }
-  });
+        // Shutting down cannot checkpoint a read-only file; it must still end.
+        const code = await service.stop('SIGTERM');
+        t.diagnostic(`exit code on a read-only file system: ${code}`);
+        fs.repair();
+        const restarted = await startServiceProcess({ DATABASE_URL: databaseUrl });
+        await createUntil(restarted, token, ledger, next, () => false, 20);
+        assert.equal(
+          ledger.acknowledged.size,
+          40,
+          `creates work after repair: ${JSON.stringify([...ledger.statuses])}`,
+        );
+        assert.equal(await restarted.stop('SIGTERM'), 0);
+        assert.deepEqual(auditStore(await snapshotStore(databaseUrl), ledger), []);
+      } finally {
+        fs.unmount();
+      }
+    },
+  );
 });

@@ -51,7 +51,9 @@ async function newStore(path: string, seed: number): Promise<string> {
     const { secret } = await issueToken(store.tokens, { name: 'tests', scopes: ['plants:read', 'plants:write'] });
     for (let first = 1; first <= seed; first += 1000) {
       const ids = Array.from({ length: Math.min(1000, seed - first + 1) }, (_, i) => first + i);
-      await Promise.all(ids.map((id) => store.plants.createPlant({ id: BigInt(id), name: seededName(id), tag: `seed-${id % 7}` })));
+      await Promise.all(
+        ids.map((id) => store.plants.createPlant({ id: BigInt(id), name: seededName(id), tag: `seed-${id % 7}` })),
+      );
     }
     return secret;
   } finally {
@@ -62,7 +64,10 @@ async function newStore(path: string, seed: number): Promise<string> {
 async function call(url: string, token: string, method: string, path: string, body?: unknown): Promise<number> {
   const response = await fetch(`${url}${path}`, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   await response.arrayBuffer();
@@ -160,7 +165,10 @@ describe('plantstore backup and restore (SQLite)', () => {
       const backup = await cli(['backup', join(dir, 'backup.db'), '--database-url', `sqlite:${live}`]);
       during = load.created.length - before.size;
       assert.equal(backup.code, 0, backup.stderr);
-      assert.match(backup.stderr, /^backed up .*live\.db to .*backup\.db: \d+ plants, schema version \d+, \d+ pages \([\d.]+ MiB\), in [\d.]+ s\n$/);
+      assert.match(
+        backup.stderr,
+        /^backed up .*live\.db to .*backup\.db: \d+ plants, schema version \d+, \d+ pages \([\d.]+ MiB\), in [\d.]+ s\n$/,
+      );
       // Creates acknowledged after the backup returned: the backup must not have them. Each worker may have had one
       // create committed before the backup's snapshot and answered after it returned; the next one was committed after.
       const atReturn = load.created.length;
@@ -170,7 +178,10 @@ describe('plantstore backup and restore (SQLite)', () => {
       await service.stop();
     }
     assert.deepEqual(load.unexpected, []);
-    assert.ok(before.size > 0 && during > 0, `the service took writes before (${before.size}) and while (${during}) the backup ran`);
+    assert.ok(
+      before.size > 0 && during > 0,
+      `the service took writes before (${before.size}) and while (${during}) the backup ran`,
+    );
 
     const restored = join(dir, 'restored', 'plantstore.db');
     const restore = await cli(['restore', join(dir, 'backup.db'), '--database-url', `sqlite:${restored}`]);
@@ -186,12 +197,19 @@ describe('plantstore backup and restore (SQLite)', () => {
       // FTS5 checks its index, and with rank 1 that it matches the plants table too; it throws if not.
       db.prepare("INSERT INTO plants_search (plants_search, rank) VALUES ('integrity-check', 1)").run();
       const staleFindColumns = db
-        .prepare('SELECT count(*) FROM plants WHERE name_key IS NOT plant_name_key(name) OR name_words IS NOT plant_search_words(name) OR tag_words IS NOT plant_search_words(tag)')
+        .prepare(
+          'SELECT count(*) FROM plants WHERE name_key IS NOT plant_name_key(name) OR name_words IS NOT plant_search_words(name) OR tag_words IS NOT plant_search_words(tag)',
+        )
         .pluck()
         .get();
       assert.equal(staleFindColumns, 0);
-      const versions = db.prepare('SELECT (SELECT last FROM plant_version_counter) AS last, (SELECT max(version) FROM plants) AS newest').get() as { last: number; newest: number };
-      assert.ok(versions.last >= versions.newest, `version counter ${versions.last} is behind a plant's version ${versions.newest}`);
+      const versions = db
+        .prepare('SELECT (SELECT last FROM plant_version_counter) AS last, (SELECT max(version) FROM plants) AS newest')
+        .get() as { last: number; newest: number };
+      assert.ok(
+        versions.last >= versions.newest,
+        `version counter ${versions.last} is behind a plant's version ${versions.newest}`,
+      );
       newestVersion = versions.newest;
       rows = db.prepare('SELECT CAST(id AS TEXT) AS id, name FROM plants').all() as { id: string; name: string }[];
     } finally {
@@ -200,9 +218,13 @@ describe('plantstore backup and restore (SQLite)', () => {
 
     const byId = new Map(rows.map((row) => [row.id, row.name]));
     const problems: string[] = [];
-    for (const id of before) if (!byId.has(id)) problems.push(`plant ${id}, acknowledged before the backup began, is missing`);
-    for (let id = 1; id <= SEEDED / 2; id++) if (!byId.has(String(id))) problems.push(`seeded plant ${id} (never deleted) is missing`);
-    for (const [id, name] of byId) if (load.names.get(id)?.has(name) !== true) problems.push(`plant ${id} is named ${JSON.stringify(name)}, which no client sent`);
+    for (const id of before)
+      if (!byId.has(id)) problems.push(`plant ${id}, acknowledged before the backup began, is missing`);
+    for (let id = 1; id <= SEEDED / 2; id++)
+      if (!byId.has(String(id))) problems.push(`seeded plant ${id} (never deleted) is missing`);
+    for (const [id, name] of byId)
+      if (load.names.get(id)?.has(name) !== true)
+        problems.push(`plant ${id} is named ${JSON.stringify(name)}, which no client sent`);
     assert.deepEqual(problems, []);
     const createdInBackup = rows.filter((row) => Number(row.id) >= FIRST_CREATED).length;
     assert.ok(createdInBackup < load.created.length, 'the backup is the store at one moment, not at its end');
@@ -224,157 +246,204 @@ describe('plantstore backup and restore (SQLite)', () => {
     );
   });
 
-  it('restore refuses a store an idle running service has open, and replaces it once the service stopped or was killed', { timeout: 300_000 }, async () => {
-    const dir = scratch();
-    const live = join(dir, 'live.db');
-    const url = `sqlite:${live}`;
-    const backupFile = join(dir, 'backup.db');
-    const token = await newStore(live, 3);
-    let service = await startServiceProcess({ DATABASE_URL: url });
-    assert.equal(await call(service.url, token, 'POST', '/plants', { id: 4, name: 'In the backup' }), 200);
-    assert.equal((await cli(['backup', backupFile, '--database-url', url])).code, 0);
-    assert.equal(await call(service.url, token, 'POST', '/plants', { id: 5, name: 'After the backup' }), 200);
-    await sleep(200);
+  it(
+    'restore refuses a store an idle running service has open, and replaces it once the service stopped or was killed',
+    { timeout: 300_000 },
+    async () => {
+      const dir = scratch();
+      const live = join(dir, 'live.db');
+      const url = `sqlite:${live}`;
+      const backupFile = join(dir, 'backup.db');
+      const token = await newStore(live, 3);
+      let service = await startServiceProcess({ DATABASE_URL: url });
+      assert.equal(await call(service.url, token, 'POST', '/plants', { id: 4, name: 'In the backup' }), 200);
+      assert.equal((await cli(['backup', backupFile, '--database-url', url])).code, 0);
+      assert.equal(await call(service.url, token, 'POST', '/plants', { id: 5, name: 'After the backup' }), 200);
+      await sleep(200);
 
-    const inode = statSync(live).ino;
-    const refused = await cli(['restore', backupFile, '--force', '--database-url', url]);
-    assert.equal(refused.code, 1);
-    assert.match(refused.stderr, /^plantstore: .*live\.db is open in another process \(a running plantstore serve\?\): stop it first; a store in use is never replaced\n$/);
-    const withoutForce = await cli(['restore', backupFile, '--database-url', url]);
-    assert.equal(withoutForce.code, 1);
-    assert.match(withoutForce.stderr, /live\.db exists: pass --force to replace it/);
-    assert.equal(statSync(live).ino, inode, 'the store file is the same');
-    assert.equal(await call(service.url, token, 'GET', '/plants/5'), 200, 'the service still has what was written after the backup');
-    assert.deepEqual(partials(dir), []);
+      const inode = statSync(live).ino;
+      const refused = await cli(['restore', backupFile, '--force', '--database-url', url]);
+      assert.equal(refused.code, 1);
+      assert.match(
+        refused.stderr,
+        /^plantstore: .*live\.db is open in another process \(a running plantstore serve\?\): stop it first; a store in use is never replaced\n$/,
+      );
+      const withoutForce = await cli(['restore', backupFile, '--database-url', url]);
+      assert.equal(withoutForce.code, 1);
+      assert.match(withoutForce.stderr, /live\.db exists: pass --force to replace it/);
+      assert.equal(statSync(live).ino, inode, 'the store file is the same');
+      assert.equal(
+        await call(service.url, token, 'GET', '/plants/5'),
+        200,
+        'the service still has what was written after the backup',
+      );
+      assert.deepEqual(partials(dir), []);
 
-    assert.equal(await service.stop(), 0);
-    const afterStop = await cli(['restore', backupFile, '--force', '--database-url', url]);
-    assert.equal(afterStop.code, 0, afterStop.stderr);
-    assert.match(afterStop.stderr, /, replacing the store that was there: 4 plants,/);
-    assert.deepEqual(plantIds(live), ['1', '2', '3', '4']);
+      assert.equal(await service.stop(), 0);
+      const afterStop = await cli(['restore', backupFile, '--force', '--database-url', url]);
+      assert.equal(afterStop.code, 0, afterStop.stderr);
+      assert.match(afterStop.stderr, /, replacing the store that was there: 4 plants,/);
+      assert.deepEqual(plantIds(live), ['1', '2', '3', '4']);
 
-    service = await startServiceProcess({ DATABASE_URL: url });
-    assert.equal(await call(service.url, token, 'GET', '/plants/4'), 200, 'the restored store serves, with its tokens');
-    assert.equal(await call(service.url, token, 'GET', '/plants/5'), 404);
-    assert.equal(await call(service.url, token, 'POST', '/plants', { id: 6, name: 'Before the kill' }), 200);
-    assert.equal(await service.stop('SIGKILL'), 'SIGKILL');
-    assert.ok(existsSync(`${live}-wal`), 'the killed service left its WAL behind');
+      service = await startServiceProcess({ DATABASE_URL: url });
+      assert.equal(
+        await call(service.url, token, 'GET', '/plants/4'),
+        200,
+        'the restored store serves, with its tokens',
+      );
+      assert.equal(await call(service.url, token, 'GET', '/plants/5'), 404);
+      assert.equal(await call(service.url, token, 'POST', '/plants', { id: 6, name: 'Before the kill' }), 200);
+      assert.equal(await service.stop('SIGKILL'), 'SIGKILL');
+      assert.ok(existsSync(`${live}-wal`), 'the killed service left its WAL behind');
 
-    const afterKill = await cli(['restore', backupFile, '--force', '--database-url', url]);
-    assert.equal(afterKill.code, 0, afterKill.stderr);
-    assert.equal(existsSync(`${live}-wal`), false, 'no WAL of the old store is left to be replayed into the restored one');
-    const store = SqliteStore.open({ path: live });
-    try {
-      await ready(store);
-      assert.equal((await store.plants.getPlant(4n))?.name, 'In the backup');
-      assert.equal(await store.plants.getPlant(6n), undefined);
-    } finally {
-      await store.close();
-    }
-    assert.deepEqual(plantIds(live), ['1', '2', '3', '4']);
-    assert.deepEqual(partials(dir), []);
-  });
+      const afterKill = await cli(['restore', backupFile, '--force', '--database-url', url]);
+      assert.equal(afterKill.code, 0, afterKill.stderr);
+      assert.equal(
+        existsSync(`${live}-wal`),
+        false,
+        'no WAL of the old store is left to be replayed into the restored one',
+      );
+      const store = SqliteStore.open({ path: live });
+      try {
+        await ready(store);
+        assert.equal((await store.plants.getPlant(4n))?.name, 'In the backup');
+        assert.equal(await store.plants.getPlant(6n), undefined);
+      } finally {
+        await store.close();
+      }
+      assert.deepEqual(plantIds(live), ['1', '2', '3', '4']);
+      assert.deepEqual(partials(dir), []);
+    },
+  );
 
-  it('a restored store starts a new history of stream positions: a client resuming from the one it replaced is refused, not resumed', { timeout: 300_000 }, async () => {
-    const dir = scratch();
-    const live = join(dir, 'live.db');
-    const url = `sqlite:${live}`;
-    const backupFile = join(dir, 'backup.db');
-    const token = await newStore(live, 0);
-    let service = await startServiceProcess({ DATABASE_URL: url });
-    const create = async (from: number, to: number) => {
-      for (let id = from; id <= to; id++) assert.equal(await call(service.url, token, 'POST', '/plants', { id, name: `plant ${id}` }), 200);
-    };
-    await create(1, 10);
-    assert.equal((await cli(['backup', backupFile, '--database-url', url])).code, 0);
-    await create(11, 15);
-    // A client has seen every change up to position 15.
-    const reader = await openStream(`${service.url}/events?after=0`, token);
-    const seen = (await reader.waitFor(15, (m) => m.event === 'plant.created')).at(-1)?.id ?? '';
-    reader.close();
-    assert.match(seen, /^[0-9a-f]{16}-15$/);
-    assert.equal(await service.stop(), 0);
+  it(
+    'a restored store starts a new history of stream positions: a client resuming from the one it replaced is refused, not resumed',
+    { timeout: 300_000 },
+    async () => {
+      const dir = scratch();
+      const live = join(dir, 'live.db');
+      const url = `sqlite:${live}`;
+      const backupFile = join(dir, 'backup.db');
+      const token = await newStore(live, 0);
+      let service = await startServiceProcess({ DATABASE_URL: url });
+      const create = async (from: number, to: number) => {
+        for (let id = from; id <= to; id++)
+          assert.equal(await call(service.url, token, 'POST', '/plants', { id, name: `plant ${id}` }), 200);
+      };
+      await create(1, 10);
+      assert.equal((await cli(['backup', backupFile, '--database-url', url])).code, 0);
+      await create(11, 15);
+      // A client has seen every change up to position 15.
+      const reader = await openStream(`${service.url}/events?after=0`, token);
+      const seen = (await reader.waitFor(15, (m) => m.event === 'plant.created')).at(-1)?.id ?? '';
+      reader.close();
+      assert.match(seen, /^[0-9a-f]{16}-15$/);
+      assert.equal(await service.stop(), 0);
 
-    assert.equal((await cli(['restore', backupFile, '--force', '--database-url', url])).code, 0);
-    service = await startServiceProcess({ DATABASE_URL: url });
-    try {
-      await create(101, 110); // positions 11 to 20 of the restored history
-      const resumed = await openStream(`${service.url}/events`, token, { 'last-event-id': seen });
-      assert.equal(resumed.status, 410);
-      const record = JSON.parse(await resumed.body()) as { error: number; message: string };
-      assert.equal(record.error, Errors.EVENTS_HISTORY_CHANGED.code);
-      assert.match(record.message, /belongs to another history of this store .*restored from a backup/);
-      // Read afresh: the restored history's own ids resume.
-      const fresh = await openStream(`${service.url}/events?after=0`, token);
-      const ids = (await fresh.waitFor(20, (m) => m.event === 'plant.created')).map((m) => m.id ?? '');
-      fresh.close();
-      assert.notEqual(ids[0]?.split('-')[0], seen.split('-')[0]);
-      const next = await openStream(`${service.url}/events`, token, { 'last-event-id': ids[9] ?? '' });
-      assert.deepEqual((await next.waitFor(5, (m) => m.event === 'plant.created')).slice(0, 5).map((m) => m.data), [101, 102, 103, 104, 105].map((id) => `{"id":${id},"name":"plant ${id}"}`));
-      next.close();
-    } finally {
-      await service.stop();
-    }
-  });
+      assert.equal((await cli(['restore', backupFile, '--force', '--database-url', url])).code, 0);
+      service = await startServiceProcess({ DATABASE_URL: url });
+      try {
+        await create(101, 110); // positions 11 to 20 of the restored history
+        const resumed = await openStream(`${service.url}/events`, token, { 'last-event-id': seen });
+        assert.equal(resumed.status, 410);
+        const record = JSON.parse(await resumed.body()) as { error: number; message: string };
+        assert.equal(record.error, Errors.EVENTS_HISTORY_CHANGED.code);
+        assert.match(record.message, /belongs to another history of this store .*restored from a backup/);
+        // Read afresh: the restored history's own ids resume.
+        const fresh = await openStream(`${service.url}/events?after=0`, token);
+        const ids = (await fresh.waitFor(20, (m) => m.event === 'plant.created')).map((m) => m.id ?? '');
+        fresh.close();
+        assert.notEqual(ids[0]?.split('-')[0], seen.split('-')[0]);
+        const next = await openStream(`${service.url}/events`, token, { 'last-event-id': ids[9] ?? '' });
+        assert.deepEqual(
+          (await next.waitFor(5, (m) => m.event === 'plant.created')).slice(0, 5).map((m) => m.data),
+          [101, 102, 103, 104, 105].map((id) => `{"id":${id},"name":"plant ${id}"}`),
+        );
+        next.close();
+      } finally {
+        await service.stop();
+      }
+    },
+  );
 
-  it('refuses an existing backup file without --force, files that are not Plant Store backups, and PostgreSQL', { timeout: 300_000 }, async () => {
-    const dir = scratch();
-    const live = join(dir, 'live.db');
-    const url = `sqlite:${live}`;
-    await newStore(live, 2);
+  it(
+    'refuses an existing backup file without --force, files that are not Plant Store backups, and PostgreSQL',
+    { timeout: 300_000 },
+    async () => {
+      const dir = scratch();
+      const live = join(dir, 'live.db');
+      const url = `sqlite:${live}`;
+      await newStore(live, 2);
 
-    const file = join(dir, 'backup.db');
-    writeFileSync(file, 'keep me\n');
-    const exists = await cli(['backup', file, '--database-url', url]);
-    assert.equal(exists.code, 1);
-    assert.match(exists.stderr, /^plantstore: .*backup\.db exists: pass --force to replace it/);
-    const notADatabase = await cli(['backup', file, '--force', '--database-url', url]);
-    assert.equal(notADatabase.code, 1);
-    assert.match(notADatabase.stderr, /backup\.db exists and is not a SQLite database: not replacing it/);
-    assert.equal(readFileSync(file, 'utf8'), 'keep me\n');
-    rmSync(file);
-    const made = await cli(['backup', file, '--database-url', url]);
-    assert.equal(made.code, 0, made.stderr);
-    assert.match(made.stderr, /: 2 plants, schema version \d+,/);
-    const replaced = await cli(['backup', file, '--force', '--database-url', url]);
-    assert.equal(replaced.code, 0, replaced.stderr);
-    assert.match(replaced.stderr, /\(replacing the file that was there\): 2 plants/);
-    const missing = await cli(['backup', join(dir, 'other.db'), '--database-url', `sqlite:${join(dir, 'missing.db')}`]);
-    assert.equal(missing.code, 1);
-    assert.match(missing.stderr, /no SQLite store at .*missing\.db/);
+      const file = join(dir, 'backup.db');
+      writeFileSync(file, 'keep me\n');
+      const exists = await cli(['backup', file, '--database-url', url]);
+      assert.equal(exists.code, 1);
+      assert.match(exists.stderr, /^plantstore: .*backup\.db exists: pass --force to replace it/);
+      const notADatabase = await cli(['backup', file, '--force', '--database-url', url]);
+      assert.equal(notADatabase.code, 1);
+      assert.match(notADatabase.stderr, /backup\.db exists and is not a SQLite database: not replacing it/);
+      assert.equal(readFileSync(file, 'utf8'), 'keep me\n');
+      rmSync(file);
+      const made = await cli(['backup', file, '--database-url', url]);
+      assert.equal(made.code, 0, made.stderr);
+      assert.match(made.stderr, /: 2 plants, schema version \d+,/);
+      const replaced = await cli(['backup', file, '--force', '--database-url', url]);
+      assert.equal(replaced.code, 0, replaced.stderr);
+      assert.match(replaced.stderr, /\(replacing the file that was there\): 2 plants/);
+      const missing = await cli([
+        'backup',
+        join(dir, 'other.db'),
+        '--database-url',
+        `sqlite:${join(dir, 'missing.db')}`,
+      ]);
+      assert.equal(missing.code, 1);
+      assert.match(missing.stderr, /no SQLite store at .*missing\.db/);
 
-    const notes = join(dir, 'notes.txt');
-    writeFileSync(notes, 'these are notes, not a database\n'.repeat(40));
-    const foreign = join(dir, 'foreign.db');
-    const foreignDb = new Database(foreign);
-    foreignDb.exec('CREATE TABLE plants (id INTEGER PRIMARY KEY)');
-    foreignDb.close();
-    const newer = join(dir, 'newer.db');
-    copyFileSync(file, newer);
-    const newerDb = new Database(newer);
-    newerDb.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (9999, ?, 0)').run('from a later release');
-    newerDb.close();
-    const target = join(dir, 'restored', 'plantstore.db');
-    for (const [backup, message] of [
-      [notes, /^plantstore: the backup .*notes\.txt is not a SQLite database\n$/],
-      [foreign, /^plantstore: the backup .*foreign\.db is a SQLite database but not a Plant Store/],
-      [newer, /^plantstore: the store in the backup .*newer\.db was migrated by a newer Plant Store \(schema version 9999;/],
-    ] as const) {
-      const run = await cli(['restore', backup, '--database-url', `sqlite:${target}`]);
-      assert.equal(run.code, 1, run.stderr);
-      assert.match(run.stderr, message);
-    }
-    assert.equal(existsSync(join(dir, 'restored')), false, 'nothing was written');
-    assert.deepEqual(partials(dir), []);
+      const notes = join(dir, 'notes.txt');
+      writeFileSync(notes, 'these are notes, not a database\n'.repeat(40));
+      const foreign = join(dir, 'foreign.db');
+      const foreignDb = new Database(foreign);
+      foreignDb.exec('CREATE TABLE plants (id INTEGER PRIMARY KEY)');
+      foreignDb.close();
+      const newer = join(dir, 'newer.db');
+      copyFileSync(file, newer);
+      const newerDb = new Database(newer);
+      newerDb
+        .prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (9999, ?, 0)')
+        .run('from a later release');
+      newerDb.close();
+      const target = join(dir, 'restored', 'plantstore.db');
+      for (const [backup, message] of [
+        [notes, /^plantstore: the backup .*notes\.txt is not a SQLite database\n$/],
+        [foreign, /^plantstore: the backup .*foreign\.db is a SQLite database but not a Plant Store/],
+        [
+          newer,
+          /^plantstore: the store in the backup .*newer\.db was migrated by a newer Plant Store \(schema version 9999;/,
+        ],
+      ] as const) {
+        const run = await cli(['restore', backup, '--database-url', `sqlite:${target}`]);
+        assert.equal(run.code, 1, run.stderr);
+        assert.match(run.stderr, message);
+      }
+      assert.equal(existsSync(join(dir, 'restored')), false, 'nothing was written');
+      assert.deepEqual(partials(dir), []);
 
-    for (const [command, tool] of [['backup', 'pg_dump'], ['restore', 'pg_restore']] as const) {
-      const run = await cli([command, file, '--database-url', 'postgres://plantstore@127.0.0.1:5432/plantstore']);
-      assert.equal(run.code, 2);
-      assert.equal(run.stderr, `plantstore: plantstore ${command} copies SQLite stores; on PostgreSQL use ${tool} (docs/postgresql.md, "Backing up and restoring")\n`);
-    }
+      for (const [command, tool] of [
+        ['backup', 'pg_dump'],
+        ['restore', 'pg_restore'],
+      ] as const) {
+        const run = await cli([command, file, '--database-url', 'postgres://plantstore@127.0.0.1:5432/plantstore']);
+        assert.equal(run.code, 2);
+        assert.equal(
+          run.stderr,
+          `plantstore: plantstore ${command} copies SQLite stores; on PostgreSQL use ${tool} (docs/postgresql.md, "Backing up and restoring")\n`,
+        );
+      }
 
-    const help = await cli(['--help']);
-    assert.match(help.stdout, /plantstore backup \[options\] <file>/);
-    assert.match(help.stdout, /plantstore restore \[options\] <file>/);
-  });
+      const help = await cli(['--help']);
+      assert.match(help.stdout, /plantstore backup \[options\] <file>/);
+      assert.match(help.stdout, /plantstore restore \[options\] <file>/);
+    },
+  );
 });

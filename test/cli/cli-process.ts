@@ -14,13 +14,21 @@ export interface Run {
 }
 
 /** Runs the CLI to completion; PLANTSTORE_TOKEN and PLANTSTORE_URL come only from `env`. `input` is its stdin. */
-export function cli(args: readonly string[], env: Record<string, string | undefined> = {}, input?: string): Promise<Run> {
+export function cli(
+  args: readonly string[],
+  env: Record<string, string | undefined> = {},
+  input?: string,
+): Promise<Run> {
   return new Promise((resolve) => {
     const [node, ...nodeArgs] = CLI_FROM_SOURCE;
     const child = execFile(
       node,
       [...nodeArgs, ...args],
-      { cwd: ROOT, env: { ...process.env, PLANTSTORE_TOKEN: undefined, PLANTSTORE_URL: undefined, ...env }, timeout: 30_000 },
+      {
+        cwd: ROOT,
+        env: { ...process.env, PLANTSTORE_TOKEN: undefined, PLANTSTORE_URL: undefined, ...env },
+        timeout: 30_000,
+      },
       (error, stdout, stderr) => resolve({ code: error === null ? 0 : Number(error.code ?? 1), stdout, stderr }),
     );
     child.stdin?.end(input);
@@ -53,8 +61,11 @@ export function terminalCommand(args: readonly string[]): string {
  */
 export function onTerminal(args: readonly string[], env: Record<string, string>): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = execFile('script', ['-qec', terminalCommand(args), '/dev/null'], { cwd: ROOT, env: { ...process.env, ...env }, timeout: 30_000 }, (error, stdout) =>
-      error === null ? resolve(stdout) : reject(error),
+    const child = execFile(
+      'script',
+      ['-qec', terminalCommand(args), '/dev/null'],
+      { cwd: ROOT, env: { ...process.env, ...env }, timeout: 30_000 },
+      (error, stdout) => (error === null ? resolve(stdout) : reject(error)),
     );
     child.stdin?.end();
   });

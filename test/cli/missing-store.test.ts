@@ -45,7 +45,12 @@ describe('a SQLite store that does not exist', () => {
         args.join(' '),
       );
     }
-    const typo = await runCli(['token', 'list', '--database-url', 'sqlite:dta/plantstore.db'], {}, {}, { cwd, timeout: 20_000 });
+    const typo = await runCli(
+      ['token', 'list', '--database-url', 'sqlite:dta/plantstore.db'],
+      {},
+      {},
+      { cwd, timeout: 20_000 },
+    );
     assert.equal(typo.code, 2);
     assert.match(typo.stderr, new RegExp(`no SQLite store at ${join(cwd, 'dta', 'plantstore.db')};`));
     assert.deepEqual(readdirSync(cwd), [], 'no folder or file was created');
@@ -55,7 +60,12 @@ describe('a SQLite store that does not exist', () => {
     const migrated = await runCli(['migrate'], { DATABASE_URL: '' }, {}, { cwd, timeout: 20_000 });
     assert.equal(migrated.code, 0, migrated.stderr);
     assert.ok(existsSync(join(cwd, 'data', 'plantstore.db')));
-    const created = await runCli(['token', 'create', '--name', 'ci'], { DATABASE_URL: '' }, {}, { cwd, timeout: 20_000 });
+    const created = await runCli(
+      ['token', 'create', '--name', 'ci'],
+      { DATABASE_URL: '' },
+      {},
+      { cwd, timeout: 20_000 },
+    );
     assert.equal(created.code, 0, created.stderr);
     assert.match(created.stdout, /^pst_/m);
   });
@@ -63,7 +73,11 @@ describe('a SQLite store that does not exist', () => {
   it('is explained in --help', async () => {
     for (const command of ['token', 'webhook']) {
       const help = await runCli([command, '--help'], {}, {}, { cwd, timeout: 20_000 });
-      assert.match(help.stdout, /The SQLite store must exist: plantstore migrate \(or a first plantstore serve\) creates it\./, command);
+      assert.match(
+        help.stdout,
+        /The SQLite store must exist: plantstore migrate \(or a first plantstore serve\) creates it\./,
+        command,
+      );
     }
   });
 });

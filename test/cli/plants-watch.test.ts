@@ -18,7 +18,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 interface Running {
   lines(): string[];
   stderr(): string;
-  /** Resolves with the output's lines once it has `count` of them matching `where` (rejects after 15 s or if it exited first). */
+  /** Resolves with the output's lines once it has `count` of them matching `where` (rejects after 15 s or if it exited
+   * first). */
   waitForLines(count: number, where?: (line: string) => boolean): Promise<string[]>;
   /** Resolves with the exit code, once it has exited. */
   readonly exited: Promise<number | null>;
@@ -49,7 +50,10 @@ function started(child: ChildProcess): Running {
     async waitForLines(count, where = () => true) {
       const deadline = Date.now() + 15_000;
       while (lines().filter(where).length < count) {
-        assert.ok(!done && Date.now() < deadline, `${lines().filter(where).length} of ${count} lines: ${JSON.stringify(stdout)} (stderr: ${stderr})`);
+        assert.ok(
+          !done && Date.now() < deadline,
+          `${lines().filter(where).length} of ${count} lines: ${JSON.stringify(stdout)} (stderr: ${stderr})`,
+        );
         await sleep(20);
       }
       return lines().filter(where);
@@ -59,9 +63,13 @@ function started(child: ChildProcess): Running {
 
 function watch(args: readonly string[], env: Record<string, string>): Running {
   const [node, ...nodeArgs] = CLI_FROM_SOURCE;
-  return started(spawn(node, [...nodeArgs, 'plants', 'watch', ...args], {
-    cwd: ROOT, env: { ...process.env, PLANTSTORE_URL: undefined, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
-  }));
+  return started(
+    spawn(node, [...nodeArgs, 'plants', 'watch', ...args], {
+      cwd: ROOT,
+      env: { ...process.env, PLANTSTORE_URL: undefined, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
 }
 
 describe('plantstore plants watch', () => {
@@ -81,7 +89,12 @@ describe('plantstore plants watch', () => {
   });
 
   const send = async (method: string, path: string, body?: string) => {
-    const response = await h.request({ method, url: path, headers: { ...bearer(h.tokens.write), ...(body === undefined ? {} : json) }, ...(body === undefined ? {} : { payload: body }) });
+    const response = await h.request({
+      method,
+      url: path,
+      headers: { ...bearer(h.tokens.write), ...(body === undefined ? {} : json) },
+      ...(body === undefined ? {} : { payload: body }),
+    });
     assert.ok(response.statusCode < 300, response.body);
   };
   const now = async () => (await h.store.changes.bounds()).last;
@@ -107,14 +120,21 @@ describe('plantstore plants watch', () => {
       `${await idAt(from + 3n)}\tplant.deleted\t9223372036854775807\t\t`,
     ]);
     const positions = running.lines().map(positionOf);
-    assert.deepEqual(positions, positions.map((_, i) => (positions[0] ?? 0n) + BigInt(i)), 'consecutive: no gap, no repeat');
+    assert.deepEqual(
+      positions,
+      positions.map((_, i) => (positions[0] ?? 0n) + BigInt(i)),
+      'consecutive: no gap, no repeat',
+    );
     running.kill('SIGINT');
     assert.equal(await running.exited, 0, running.stderr());
     assert.equal(running.stderr(), '');
   });
 
   it('--json prints one object per line with exact ids and the previous tag of a change of it; --types keeps only those types', async () => {
-    const running = watch(['--url', url, '--json', '--types', 'plant.created,plant.updated', '--from', await idAt(await now())], env);
+    const running = watch(
+      ['--url', url, '--json', '--types', 'plant.created,plant.updated', '--from', await idAt(await now())],
+      env,
+    );
     await send('POST', '/plants', '{"id":9223372036854775807,"name":"Monstera","tag":"houseplant"}');
     await send('PATCH', '/plants/9223372036854775807', '{"tag":null}');
     await send('DELETE', '/plants/9223372036854775807');
@@ -129,37 +149,55 @@ describe('plantstore plants watch', () => {
   });
 
   it('--from carries on right after an event id printed before; --tag filters', async () => {
-    for (let id = 1; id <= 5; id++) await send('POST', '/plants', `{"id":${id},"name":"plant ${id}"${id % 2 === 0 ? ',"tag":"even"' : ''}}`);
+    for (let id = 1; id <= 5; id++)
+      await send('POST', '/plants', `{"id":${id},"name":"plant ${id}"${id % 2 === 0 ? ',"tag":"even"' : ''}}`);
     const all = watch(['--url', url, '--from', await idAt(2)], env);
-    assert.deepEqual((await all.waitForLines(3)).map((line) => `${positionOf(line)} ${line.split('\t').slice(1, 3).join(' ')}`), ['3 plant.created 3', '4 plant.created 4', '5 plant.created 5']);
+    assert.deepEqual(
+      (await all.waitForLines(3)).map((line) => `${positionOf(line)} ${line.split('\t').slice(1, 3).join(' ')}`),
+      ['3 plant.created 3', '4 plant.created 4', '5 plant.created 5'],
+    );
     all.kill('SIGINT');
     const even = watch(['--url', url, '--from', '0', '--tag', 'even'], env);
     await send('DELETE', '/plants/4');
-    assert.deepEqual((await even.waitForLines(3)).map((line) => `${positionOf(line)} ${line.split('\t').slice(1, 3).join(' ')}`), ['2 plant.created 2', '4 plant.created 4', '6 plant.deleted 4']);
+    assert.deepEqual(
+      (await even.waitForLines(3)).map((line) => `${positionOf(line)} ${line.split('\t').slice(1, 3).join(' ')}`),
+      ['2 plant.created 2', '4 plant.created 4', '6 plant.deleted 4'],
+    );
     even.kill('SIGINT');
     assert.deepEqual(await Promise.all([all.exited, even.exited]), [0, 0]);
   });
 
-  it('prints spaced lines on a terminal, and Ctrl-C ends it with 0', { skip: hasScript ? false : 'the script(1) command is not installed' }, async () => {
-    await send('POST', '/plants', '{"id":9223372036854775807,"name":"Monstera","tag":"houseplant"}');
-    await send('DELETE', '/plants/9223372036854775807');
-    const command = terminalCommand(['plants', 'watch', '--url', url, '--from', '0']);
-    const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
-    const running = started(child);
-    assert.deepEqual(await running.waitForLines(2), [
-      `${await idAt(1)}  plant.created  9223372036854775807  Monstera  houseplant`,
-      `${await idAt(2)}  plant.deleted  9223372036854775807`,
-    ]);
-    child.stdin?.write('\x03'); // Ctrl-C, through the terminal
-    assert.equal(await running.exited, 0);
-  });
+  it(
+    'prints spaced lines on a terminal, and Ctrl-C ends it with 0',
+    { skip: hasScript ? false : 'the script(1) command is not installed' },
+    async () => {
+      await send('POST', '/plants', '{"id":9223372036854775807,"name":"Monstera","tag":"houseplant"}');
+      await send('DELETE', '/plants/9223372036854775807');
+      const command = terminalCommand(['plants', 'watch', '--url', url, '--from', '0']);
+      const child = spawn('script', ['-qec', command, '/dev/null'], {
+        cwd: ROOT,
+        env: { ...process.env, ...env },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      const running = started(child);
+      assert.deepEqual(await running.waitForLines(2), [
+        `${await idAt(1)}  plant.created  9223372036854775807  Monstera  houseplant`,
+        `${await idAt(2)}  plant.deleted  9223372036854775807`,
+      ]);
+      child.stdin?.write('\x03'); // Ctrl-C, through the terminal
+      assert.equal(await running.exited, 0);
+    },
+  );
 
   it('a position no longer kept, or a bad --types, fails with one line and exit code 1', async () => {
     for (let id = 1; id <= 3; id++) await send('POST', '/plants', `{"id":${id},"name":"plant ${id}"}`);
     await h.store.changes.prune(new Date(Date.now() + 60_000), 1000);
     const expired = watch(['--url', url, '--from', await idAt(1)], env);
     assert.equal(await expired.exited, 1);
-    assert.match(expired.stderr(), /^plantstore: the changes after 1 are no longer kept .*\(HTTP 410, error 41001\)\n$/);
+    assert.match(
+      expired.stderr(),
+      /^plantstore: the changes after 1 are no longer kept .*\(HTTP 410, error 41001\)\n$/,
+    );
     const badType = watch(['--url', url, '--types', 'plant.eaten'], env);
     assert.equal(await badType.exited, 1);
     assert.match(badType.stderr(), /'plant\.eaten' is not one of plant\.created, plant\.updated, plant\.deleted/);

@@ -4,7 +4,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { createPlantStoreClient, PlantStoreConnectionError, PlantStoreError, toPlantId, type PlantStoreClient } from '../../src/client/index.js';
+import {
+  createPlantStoreClient,
+  PlantStoreConnectionError,
+  PlantStoreError,
+  toPlantId,
+  type PlantStoreClient,
+} from '../../src/client/index.js';
 import { Errors } from '../../src/http/errors.js';
 import { createHarness, type Harness } from '../support/harness.js';
 import { closedPort, listen } from './servers.js';
@@ -34,13 +40,21 @@ describe('typed client (plantstore/client)', () => {
     }
 
     it('sends the id as a JSON number with every digit (the server sees 9223372036854775807)', async () => {
-      const raw = await h.request({ method: 'GET', url: '/plants/9223372036854775807', headers: { authorization: `Bearer ${h.tokens.read}` } });
+      const raw = await h.request({
+        method: 'GET',
+        url: '/plants/9223372036854775807',
+        headers: { authorization: `Bearer ${h.tokens.read}` },
+      });
       assert.equal(raw.body, '{"id":9223372036854775807,"name":"plant 9223372036854775807"}');
     });
 
     it('accepts ids as decimal strings and safe numbers', async () => {
       await client.createPlant({ id: '9223372036854775806', name: 'from a string', tag: 'str' });
-      assert.deepEqual(await client.getPlant('9223372036854775806'), { id: 9223372036854775806n, name: 'from a string', tag: 'str' });
+      assert.deepEqual(await client.getPlant('9223372036854775806'), {
+        id: 9223372036854775806n,
+        name: 'from a string',
+        tag: 'str',
+      });
       await client.createPlant({ id: 7, name: 'from a number' });
       assert.equal((await client.getPlant(7)).id, 7n);
     });
@@ -64,14 +78,23 @@ describe('typed client (plantstore/client)', () => {
     it('lists a page with its next cursor, and allPlants follows every page', async () => {
       for (const id of [201n, 202n, 203n, 204n, 205n]) await client.createPlant({ id, name: `p${id}`, tag: 'paged' });
       const first = await client.listPlants({ tag: 'paged', limit: 2 });
-      assert.deepEqual(first.plants.map((p) => p.id), [201n, 202n]);
+      assert.deepEqual(
+        first.plants.map((p) => p.id),
+        [201n, 202n],
+      );
       assert.match(first.nextCursor ?? '', /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
       assert.equal(first.total, undefined, 'no count unless asked');
       const last = await client.listPlants({ tag: 'paged', limit: 3, cursor: first.nextCursor });
-      assert.deepEqual(last.plants.map((p) => p.id), [203n, 204n, 205n]);
+      assert.deepEqual(
+        last.plants.map((p) => p.id),
+        [203n, 204n, 205n],
+      );
       assert.equal(last.nextCursor, undefined);
       const afterId = await client.listPlants({ tag: 'paged', limit: 10, after: 203n });
-      assert.deepEqual(afterId.plants.map((p) => p.id), [204n, 205n]);
+      assert.deepEqual(
+        afterId.plants.map((p) => p.id),
+        [204n, 205n],
+      );
       const all: bigint[] = [];
       for await (const plant of client.allPlants({ tag: 'paged', limit: 2 })) all.push(plant.id);
       assert.deepEqual(all, [201n, 202n, 203n, 204n, 205n]);
@@ -86,15 +109,29 @@ describe('typed client (plantstore/client)', () => {
       ];
       for (const plant of plants) await client.createPlant(plant);
       const found = await client.listPlants({ q: 'MONST', sort: '-name', tag: ['find-a', 'find-c'], count: 'exact' });
-      assert.deepEqual(found.plants.map((p) => p.id), [401n, 403n], 'monstera deliciosa after monstera adansonii, reversed');
+      assert.deepEqual(
+        found.plants.map((p) => p.id),
+        [401n, 403n],
+        'monstera deliciosa after monstera adansonii, reversed',
+      );
       assert.deepEqual(found.total, { count: 2, exact: true });
-      assert.deepEqual((await client.listPlants({ q: 'cafe' })).plants.map((p) => p.id), [402n]);
+      assert.deepEqual(
+        (await client.listPlants({ q: 'cafe' })).plants.map((p) => p.id),
+        [402n],
+      );
       assert.deepEqual(await client.countPlants({ tag: ['find-a', 'find-b'] }), { count: 3, exact: true });
-      assert.deepEqual(await client.countPlants({ q: 'monstera', tag: ['find-a', 'find-c'], how: 'estimated' }), { count: 2, exact: true });
+      assert.deepEqual(await client.countPlants({ q: 'monstera', tag: ['find-a', 'find-c'], how: 'estimated' }), {
+        count: 2,
+        exact: true,
+      });
       const byName: string[] = [];
-      for await (const plant of client.allPlants({ tag: ['find-a', 'find-b', 'find-c'], sort: 'name', limit: 1 })) byName.push(plant.name);
+      for await (const plant of client.allPlants({ tag: ['find-a', 'find-b', 'find-c'], sort: 'name', limit: 1 }))
+        byName.push(plant.name);
       assert.deepEqual(byName, ['Aloe', 'Café au lait', 'monstera adansonii', 'Monstera deliciosa']);
-      await assert.rejects(client.listPlants({ sort: 'name', cursor: found.nextCursor ?? 'x.y' }), (error: unknown) => error instanceof PlantStoreError && error.status === 400);
+      await assert.rejects(
+        client.listPlants({ sort: 'name', cursor: found.nextCursor ?? 'x.y' }),
+        (error: unknown) => error instanceof PlantStoreError && error.status === 400,
+      );
     });
 
     describe('on the wire', () => {
@@ -130,7 +167,11 @@ describe('typed client (plantstore/client)', () => {
 
       it('sends several tags as the parameter repeated, q, sort and the count as a Prefer header', async () => {
         const page = await recording.listPlants({ q: 'd', sort: 'name', tag: ['walk-1', 'walk-2'], count: 'exact' });
-        assert.deepEqual(page.plants.map((p) => p.name), ['dracaena', 'Éverlasting daisy'], 'q=d in name order, Dieffenbachia (walk-3) left out');
+        assert.deepEqual(
+          page.plants.map((p) => p.name),
+          ['dracaena', 'Éverlasting daisy'],
+          'q=d in name order, Dieffenbachia (walk-3) left out',
+        );
         assert.deepEqual(page.total, { count: 2, exact: true });
         assert.equal(page.nextCursor, undefined);
         assert.equal(sent.length, 1);
@@ -148,8 +189,15 @@ describe('typed client (plantstore/client)', () => {
       });
 
       it('countPlants asks for a one-plant page with the count', async () => {
-        assert.deepEqual(await recording.countPlants({ tag: ['walk-1', 'walk-2', 'walk-3'] }), { count: 6, exact: true });
-        assert.deepEqual(await recording.countPlants({ q: 'D', tag: ['walk-1', 'walk-2', 'walk-3'], how: 'estimated' }), { count: 3, exact: true }, 'SQLite always counts');
+        assert.deepEqual(await recording.countPlants({ tag: ['walk-1', 'walk-2', 'walk-3'] }), {
+          count: 6,
+          exact: true,
+        });
+        assert.deepEqual(
+          await recording.countPlants({ q: 'D', tag: ['walk-1', 'walk-2', 'walk-3'], how: 'estimated' }),
+          { count: 3, exact: true },
+          'SQLite always counts',
+        );
         assert.equal(sent[0]?.searchParams.get('limit'), '1');
         assert.equal(headers[0]?.get('prefer'), 'count=exact');
         assert.equal(headers[1]?.get('prefer'), 'count=estimated');
@@ -157,8 +205,16 @@ describe('typed client (plantstore/client)', () => {
 
       it('allPlants follows the cursors through several pages in -name order, keeping q, sort and tags', async () => {
         const names: string[] = [];
-        for await (const plant of recording.allPlants({ tag: ['walk-1', 'walk-2', 'walk-3'], sort: '-name', limit: 2 })) names.push(plant.name);
-        assert.deepEqual(names, ['Éverlasting daisy', 'dracaena', 'Dieffenbachia', 'Calathea', 'Begonia', 'aspidistra']);
+        for await (const plant of recording.allPlants({ tag: ['walk-1', 'walk-2', 'walk-3'], sort: '-name', limit: 2 }))
+          names.push(plant.name);
+        assert.deepEqual(names, [
+          'Éverlasting daisy',
+          'dracaena',
+          'Dieffenbachia',
+          'Calathea',
+          'Begonia',
+          'aspidistra',
+        ]);
         assert.equal(sent.length, 3, 'three pages of two');
         assert.equal(sent[0]?.searchParams.get('cursor'), null);
         for (const url of sent) {
@@ -170,7 +226,8 @@ describe('typed client (plantstore/client)', () => {
 
         sent = [];
         const found: bigint[] = [];
-        for await (const plant of recording.allPlants({ q: 'a', sort: 'name', tag: ['walk-1', 'walk-2'], limit: 1 })) found.push(plant.id);
+        for await (const plant of recording.allPlants({ q: 'a', sort: 'name', tag: ['walk-1', 'walk-2'], limit: 1 }))
+          found.push(plant.id);
         assert.deepEqual(found, [602n], 'only aspidistra has a word starting with a');
         assert.equal(sent.length, 1, 'a full last page of one has no next link');
       });
@@ -191,14 +248,21 @@ describe('typed client (plantstore/client)', () => {
             }),
           ),
       });
-      assert.deepEqual(await answering.listPlants({ count: 'estimated' }), { plants: [], nextCursor: 'abc_-9.XYZ', total: { count: 1234567, exact: false } });
+      assert.deepEqual(await answering.listPlants({ count: 'estimated' }), {
+        plants: [],
+        nextCursor: 'abc_-9.XYZ',
+        total: { count: 1234567, exact: false },
+      });
       assert.deepEqual(await answering.countPlants({ how: 'estimated' }), { count: 1234567, exact: false });
     });
 
     it('deletes, after which the id reads as 404', async () => {
       await client.createPlant({ id: 300n, name: 'short-lived' });
       await client.deletePlant(300n);
-      await assert.rejects(client.getPlant(300n), (error: unknown) => error instanceof PlantStoreError && error.status === 404);
+      await assert.rejects(
+        client.getPlant(300n),
+        (error: unknown) => error instanceof PlantStoreError && error.status === 404,
+      );
     });
 
     it('reports readiness', async () => {
@@ -214,7 +278,10 @@ describe('typed client (plantstore/client)', () => {
       if (read.kind !== 'plant') return;
       assert.deepEqual(read.plant, { id: 9223372036854775801n, name: 'Fern', tag: 'shade' });
       assert.match(read.etag, /^"[0-9]+"$/);
-      assert.deepEqual(await client.readPlant(9223372036854775801n, { ifNoneMatch: read.etag }), { kind: 'not-modified', etag: read.etag });
+      assert.deepEqual(await client.readPlant(9223372036854775801n, { ifNoneMatch: read.etag }), {
+        kind: 'not-modified',
+        etag: read.etag,
+      });
       await client.updatePlant(9223372036854775801n, { name: 'Fern 2' });
       const again = await client.readPlant(9223372036854775801n, { ifNoneMatch: read.etag });
       assert.equal(again.kind, 'plant');
@@ -237,14 +304,25 @@ describe('typed client (plantstore/client)', () => {
         assert.equal(stale.error.error, Errors.PRECONDITION_FAILED.code);
       }
       assert.deepEqual(await client.getPlant(501n), { id: 501n, name: 'Aloe' });
-      const replaced = await client.replacePlant(501n, { name: 'Aloe vera', tag: 'medicinal' }, { ifMatch: updated.etag });
-      assert.deepEqual(replaced.kind === 'updated' && replaced.plant, { id: 501n, name: 'Aloe vera', tag: 'medicinal' });
+      const replaced = await client.replacePlant(
+        501n,
+        { name: 'Aloe vera', tag: 'medicinal' },
+        { ifMatch: updated.etag },
+      );
+      assert.deepEqual(replaced.kind === 'updated' && replaced.plant, {
+        id: 501n,
+        name: 'Aloe vera',
+        tag: 'medicinal',
+      });
       assert.equal((await client.deletePlant(501n, { ifMatch: updated.etag })).kind, 'precondition-failed');
       assert.deepEqual(await client.deletePlant(501n, { ifMatch: '*' }), { kind: 'deleted' });
     });
 
     it('a change of an absent plant without If-Match is a 404 PlantStoreError', async () => {
-      await assert.rejects(client.updatePlant(404405n, { name: 'x' }), (error: unknown) => error instanceof PlantStoreError && error.status === 404);
+      await assert.rejects(
+        client.updatePlant(404405n, { name: 'x' }),
+        (error: unknown) => error instanceof PlantStoreError && error.status === 404,
+      );
     });
   });
 

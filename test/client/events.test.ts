@@ -10,7 +10,14 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
-import { createPlantStoreClient, PlantStoreError, type PlantChangeEvent, type PlantStoreClient, type Reconnection, type WatchOptions } from '../../src/client/index.js';
+import {
+  createPlantStoreClient,
+  PlantStoreError,
+  type PlantChangeEvent,
+  type PlantStoreClient,
+  type Reconnection,
+  type WatchOptions,
+} from '../../src/client/index.js';
 import { openStream } from '../events/sse-client.js';
 import { issueToken } from '../../src/tokens/token-service.js';
 import { bearer, createHarness, json, type Harness } from '../support/harness.js';
@@ -40,7 +47,13 @@ function watch(client: PlantStoreClient, options: WatchOptions = {}): Watch {
   let ended = false;
   const done = (async () => {
     try {
-      for await (const change of client.watchChanges({ reconnectDelayMs: 50, onReconnect: (r) => reconnections.push(r), ...options, signal: controller.signal })) seen.push(change);
+      for await (const change of client.watchChanges({
+        reconnectDelayMs: 50,
+        onReconnect: (r) => reconnections.push(r),
+        ...options,
+        signal: controller.signal,
+      }))
+        seen.push(change);
     } finally {
       ended = true;
     }
@@ -53,7 +66,10 @@ function watch(client: PlantStoreClient, options: WatchOptions = {}): Watch {
       const deadline = Date.now() + timeoutMs;
       while (seen.length < count) {
         if (ended) await done; // throws what ended it
-        if (ended || Date.now() > deadline) assert.fail(`only ${seen.length} of ${count} changes arrived: ${JSON.stringify(seen.map((c) => String(c.position)))}`);
+        if (ended || Date.now() > deadline)
+          assert.fail(
+            `only ${seen.length} of ${count} changes arrived: ${JSON.stringify(seen.map((c) => String(c.position)))}`,
+          );
         await sleep(20);
       }
       return seen.slice(0, count);
@@ -73,7 +89,9 @@ describe('typed client: watchChanges', () => {
 
   beforeEach(async () => {
     // One stream per token: a watch that left its connection open would make the next one fail.
-    h = await createHarness({ env: { EVENTS_HEARTBEAT_MS: '200', EVENTS_MAX_STREAMS_PER_TOKEN: '1', TOKEN_CACHE_TTL_MS: '100' } });
+    h = await createHarness({
+      env: { EVENTS_HEARTBEAT_MS: '200', EVENTS_MAX_STREAMS_PER_TOKEN: '1', TOKEN_CACHE_TTL_MS: '100' },
+    });
     url = await listen(h);
     client = createPlantStoreClient({ baseUrl: url, token: h.tokens.read });
   });
@@ -87,10 +105,16 @@ describe('typed client: watchChanges', () => {
 
   // Writes go through inject: no pooled socket of this process is caught by the connection cuts below.
   const send = async (method: string, path: string, body?: string) => {
-    const response = await h.request({ method, url: path, headers: { ...bearer(h.tokens.write), ...(body === undefined ? {} : json) }, ...(body === undefined ? {} : { payload: body }) });
+    const response = await h.request({
+      method,
+      url: path,
+      headers: { ...bearer(h.tokens.write), ...(body === undefined ? {} : json) },
+      ...(body === undefined ? {} : { payload: body }),
+    });
     assert.ok(response.statusCode < 300, response.body);
   };
-  const create = (id: bigint | number, name = `plant ${id}`) => send('POST', '/plants', `{"id":${id},"name":"${name}"}`);
+  const create = (id: bigint | number, name = `plant ${id}`) =>
+    send('POST', '/plants', `{"id":${id},"name":"${name}"}`);
   const positions = (changes: readonly PlantChangeEvent[]) => changes.map((change) => change.position);
   const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => BigInt(from + i));
   /** The event id of `position` in the store's history. */
@@ -115,8 +139,19 @@ describe('typed client: watchChanges', () => {
     await send('DELETE', '/plants/9223372036854775807');
     await send('POST', '/plants', '{"id":-9223372036854775808,"name":"Min"}');
     assert.deepEqual(await w.until(4), [
-      { id: await idAt(1), position: 1n, type: 'plant.created', plant: { id: 9223372036854775807n, name: 'Monstera', tag: 'houseplant' } },
-      { id: await idAt(2), position: 2n, type: 'plant.updated', plant: { id: 9223372036854775807n, name: 'Monstera' }, previousTag: 'houseplant' },
+      {
+        id: await idAt(1),
+        position: 1n,
+        type: 'plant.created',
+        plant: { id: 9223372036854775807n, name: 'Monstera', tag: 'houseplant' },
+      },
+      {
+        id: await idAt(2),
+        position: 2n,
+        type: 'plant.updated',
+        plant: { id: 9223372036854775807n, name: 'Monstera' },
+        previousTag: 'houseplant',
+      },
       { id: await idAt(3), position: 3n, type: 'plant.deleted', plant: { id: 9223372036854775807n } },
       { id: await idAt(4), position: 4n, type: 'plant.created', plant: { id: -9223372036854775808n, name: 'Min' } },
     ]);
@@ -147,7 +182,13 @@ describe('typed client: watchChanges', () => {
     await send('DELETE', '/plants/1');
     const filtered = watch(client, { after: await idAt(3), types: ['plant.updated', 'plant.deleted'], tag: 'shade' });
     const changes = await filtered.until(2);
-    assert.deepEqual(changes.map((c) => [c.type, c.plant.id]), [['plant.updated', 1n], ['plant.deleted', 1n]]);
+    assert.deepEqual(
+      changes.map((c) => [c.type, c.plant.id]),
+      [
+        ['plant.updated', 1n],
+        ['plant.deleted', 1n],
+      ],
+    );
     await filtered.stop();
   });
 
@@ -177,10 +218,18 @@ describe('typed client: watchChanges', () => {
     for (let id = 3n; id <= 4n; id++) await h.store.plants.createPlant({ id, name: `offline ${id}` });
     restarted = await buildApp(h.config, { store: h.store, logStream: discardedLog() });
     await restarted.listen({ port, host: '127.0.0.1' });
-    await restarted.inject({ method: 'POST', url: '/plants', headers: { ...bearer(h.tokens.write), ...json }, payload: '{"id":5,"name":"back"}' });
+    await restarted.inject({
+      method: 'POST',
+      url: '/plants',
+      headers: { ...bearer(h.tokens.write), ...json },
+      payload: '{"id":5,"name":"back"}',
+    });
     const changes = await w.until(5);
     assert.deepEqual(positions(changes), range(1, 5));
-    assert.deepEqual(changes.slice(2, 4).map((c) => c.type === 'plant.deleted' ? '' : c.plant.name), ['offline 3', 'offline 4']);
+    assert.deepEqual(
+      changes.slice(2, 4).map((c) => (c.type === 'plant.deleted' ? '' : c.plant.name)),
+      ['offline 3', 'offline 4'],
+    );
     assert.match(w.reconnections[0]?.reason ?? '', /^stream\.shutdown: /);
     await w.stop();
   });
@@ -206,7 +255,10 @@ describe('typed client: watchChanges', () => {
     for (let id = 1; id <= 5; id++) await create(id);
     await h.store.changes.prune(new Date(Date.now() + 60_000), 1000);
     const w = watch(client, { after: await idAt(1) });
-    const error = await w.until(1).then(() => undefined, (e: unknown) => e);
+    const error = await w.until(1).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     assert.ok(error instanceof PlantStoreError, String(error));
     assert.equal(error.status, 410);
     assert.equal(error.error, 41001);
@@ -217,7 +269,10 @@ describe('typed client: watchChanges', () => {
     for (let id = 1; id <= 3; id++) await create(id);
     for (const after of ['2', '0123456789abcdef-2']) {
       const w = watch(client, { after });
-      const error = await w.until(1).then(() => undefined, (e: unknown) => e);
+      const error = await w.until(1).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       assert.ok(error instanceof PlantStoreError, String(error));
       assert.equal(error.status, 410);
       assert.equal(error.error, 41002);
@@ -231,14 +286,22 @@ describe('typed client: watchChanges', () => {
     await create(1);
     assert.deepEqual(positions(await w.until(1)), [1n]);
     await h.store.tokens.revokeToken('watcher', new Date());
-    const error = await w.until(2, 5000).then(() => undefined, (e: unknown) => e);
+    const error = await w.until(2, 5000).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     assert.ok(error instanceof PlantStoreError && error.status === 401, String(error));
     assert.match(w.reconnections[0]?.reason ?? '', /^stream\.unauthorized: the bearer token has been revoked/);
   });
 
   it('throws a token without plants:read (403) and a malformed `after` (RangeError, before connecting)', async () => {
     const admin = createPlantStoreClient({ baseUrl: url, token: h.tokens.admin });
-    const error = await watch(admin).until(1).then(() => undefined, (e: unknown) => e);
+    const error = await watch(admin)
+      .until(1)
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     assert.ok(error instanceof PlantStoreError && error.status === 403, String(error));
     assert.throws(() => client.watchChanges({ after: '-1' }), RangeError);
     assert.throws(() => client.watchChanges({ after: '9223372036854775808' }), RangeError);
@@ -251,7 +314,10 @@ describe('typed client: watchChanges', () => {
     const w = watch(client, { after: '0' });
     await sleep(300);
     holder.close();
-    assert.ok(w.reconnections.some((r) => /event streams open.*\(HTTP 429, error 42902\)/.test(r.reason)), JSON.stringify(w.reconnections));
+    assert.ok(
+      w.reconnections.some((r) => /event streams open.*\(HTTP 429, error 42902\)/.test(r.reason)),
+      JSON.stringify(w.reconnections),
+    );
     await create(1);
     assert.deepEqual(positions(await w.until(1)), [1n]);
     await w.stop();

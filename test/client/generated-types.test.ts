@@ -11,7 +11,10 @@ describe('src/client/openapi-types.ts', () => {
   it('is current with GET /openapi.json (otherwise run: npm run client:generate)', async () => {
     const expected = await generateClientTypes();
     const checkedIn = readFileSync(CLIENT_TYPES_PATH, 'utf8');
-    assert.ok(checkedIn === expected, 'src/client/openapi-types.ts is stale: run `npm run client:generate` and commit the result');
+    assert.ok(
+      checkedIn === expected,
+      'src/client/openapi-types.ts is stale: run `npm run client:generate` and commit the result',
+    );
   });
 
   it('types int64 ids as bigint', () => {

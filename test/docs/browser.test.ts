@@ -30,7 +30,9 @@ if (browserMissing && required) {
     assert.fail(`${CHROMIUM} is missing: apt-get install -y chromium`);
   });
 } else if (browserMissing) {
-  process.stderr.write(`\n*** SKIPPING the /docs browser test: ${CHROMIUM} is missing (apt-get install -y chromium) ***\n\n`);
+  process.stderr.write(
+    `\n*** SKIPPING the /docs browser test: ${CHROMIUM} is missing (apt-get install -y chromium) ***\n\n`,
+  );
 }
 
 describe('/docs in headless Chromium', { skip: browserMissing ? `${CHROMIUM} is missing` : false }, () => {
@@ -65,7 +67,8 @@ describe('/docs in headless Chromium', { skip: browserMissing ? `${CHROMIUM} is 
     page = context.pages()[0] ?? (await context.newPage());
     page.on('request', (request) => {
       const url = request.url();
-      if (!url.startsWith(`${origin}/`) && !url.startsWith('data:') && !url.startsWith('blob:')) foreignRequests.push(url);
+      if (!url.startsWith(`${origin}/`) && !url.startsWith('data:') && !url.startsWith('blob:'))
+        foreignRequests.push(url);
     });
     page.on('console', (message) => {
       if (/Content[- ]Security[- ]Policy/i.test(message.text())) policyViolations.push(message.text());
@@ -79,7 +82,8 @@ describe('/docs in headless Chromium', { skip: browserMissing ? `${CHROMIUM} is 
     await h?.close();
   });
 
-  const isCreate = (response: Response) => response.url() === `${origin}/plants` && response.request().method() === 'POST';
+  const isCreate = (response: Response) =>
+    response.url() === `${origin}/plants` && response.request().method() === 'POST';
 
   async function send(): Promise<Response> {
     const [response] = await Promise.all([
@@ -99,7 +103,10 @@ describe('/docs in headless Chromium', { skip: browserMissing ? `${CHROMIUM} is 
     // The catalogue table from info.description, and a limit.
     await page.getByRole('cell', { name: 'PLANT_CONFLICT', exact: true }).waitFor();
     await page.getByRole('cell', { name: '40901', exact: true }).waitFor();
-    await page.getByText(/at most \d+ bytes of UTF-8 JSON/).first().waitFor();
+    await page
+      .getByText(/at most \d+ bytes of UTF-8 JSON/)
+      .first()
+      .waitFor();
   });
 
   it('authorises with a pasted token and sends POST /plants: 200', async () => {
@@ -130,7 +137,7 @@ describe('/docs in headless Chromium', { skip: browserMissing ? `${CHROMIUM} is 
     // Scalar sends an empty "Bearer" (or nothing): no credentials either way.
     assert.match(response.request().headers().authorization ?? 'Bearer', /^Bearer\s*$/);
     assert.match(response.headers()['www-authenticate'] ?? '', /^Bearer realm=/);
-    assert.ok([40101, 40102].includes((await response.json() as { error: number }).error));
+    assert.ok([40101, 40102].includes(((await response.json()) as { error: number }).error));
     await page.getByText('401 Unauthorized').first().waitFor();
     await page.screenshot({ path: join(OUTPUT, 'docs-create-401.png'), animations: 'disabled' });
   });

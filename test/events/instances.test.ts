@@ -23,7 +23,10 @@ import { lastId, openStream, type SseMessage } from './sse-client.js';
 const isChange = (message: SseMessage) => message.event?.startsWith('plant.') === true;
 
 async function instance(databaseUrl: string, store: Store): Promise<{ app: FastifyInstance; url: string }> {
-  const app = await buildApp(loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', EVENTS_HEARTBEAT_MS: '300' }), { store, logStream: discardedLog() });
+  const app = await buildApp(loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', EVENTS_HEARTBEAT_MS: '300' }), {
+    store,
+    logStream: discardedLog(),
+  });
   await app.listen({ host: '127.0.0.1', port: 0 });
   return { app, url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}` };
 }
@@ -49,7 +52,14 @@ describe('the change stream across two instances on PostgreSQL', { skip: !postgr
   });
 
   const call = (base: string, method: string, path: string, body?: string) =>
-    fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body });
+    fetch(`${base}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body,
+    });
 
   /** Creates, renames and deletes plants, several requests at once, on one instance. */
   async function writeOn(base: string, firstId: number, count: number): Promise<void> {
@@ -58,41 +68,46 @@ describe('the change stream across two instances on PostgreSQL', { skip: !postgr
       if (id % 3 === 0) assert.equal((await call(base, 'PATCH', `/plants/${id}`, '{"tag":"renamed"}')).status, 200);
       if (id % 5 === 0) assert.equal((await call(base, 'DELETE', `/plants/${id}`)).status, 204);
     };
-    for (let id = firstId; id < firstId + count; id += 8) await Promise.all(Array.from({ length: Math.min(8, firstId + count - id) }, (_, k) => one(id + k)));
+    for (let id = firstId; id < firstId + count; id += 8)
+      await Promise.all(Array.from({ length: Math.min(8, firstId + count - id) }, (_, k) => one(id + k)));
   }
 
-  it('a reader resuming at random points on either instance sees the whole log, in order, once', { timeout: 120_000 }, async () => {
-    const writers = Promise.all([writeOn(a.url, 1, 200), writeOn(b.url, 100_001, 200)]);
-    const seen: SseMessage[] = [];
-    let resumeFrom = '0';
-    let writing = true;
-    void writers.finally(() => (writing = false));
-    let hops = 0;
-    for (;;) {
-      const base = hops++ % 2 === 0 ? a.url : b.url;
-      const stream = await openStream(`${base}/events`, token, { 'last-event-id': resumeFrom });
-      assert.equal(stream.status, 200);
-      const want = 1 + Math.floor(Math.random() * 30);
-      await stream.waitFor(want, isChange, 1500).catch(() => undefined);
-      stream.close();
-      seen.push(...stream.messages.filter(isChange));
-      resumeFrom = lastId(stream.messages) ?? resumeFrom;
-      if (!writing) {
-        const { last } = await opened.store.changes.bounds();
-        if (BigInt(resumeFrom.replace(/^[0-9a-f]{16}-/, '')) >= last) break;
+  it(
+    'a reader resuming at random points on either instance sees the whole log, in order, once',
+    { timeout: 120_000 },
+    async () => {
+      const writers = Promise.all([writeOn(a.url, 1, 200), writeOn(b.url, 100_001, 200)]);
+      const seen: SseMessage[] = [];
+      let resumeFrom = '0';
+      let writing = true;
+      void writers.finally(() => (writing = false));
+      let hops = 0;
+      for (;;) {
+        const base = hops++ % 2 === 0 ? a.url : b.url;
+        const stream = await openStream(`${base}/events`, token, { 'last-event-id': resumeFrom });
+        assert.equal(stream.status, 200);
+        const want = 1 + Math.floor(Math.random() * 30);
+        await stream.waitFor(want, isChange, 1500).catch(() => undefined);
+        stream.close();
+        seen.push(...stream.messages.filter(isChange));
+        resumeFrom = lastId(stream.messages) ?? resumeFrom;
+        if (!writing) {
+          const { last } = await opened.store.changes.bounds();
+          if (BigInt(resumeFrom.replace(/^[0-9a-f]{16}-/, '')) >= last) break;
+        }
       }
-    }
-    await writers;
-    const log = await opened.store.changes.after(0n, 10_000);
-    const { history } = await opened.store.changes.bounds();
-    // 400 creates, 66 + 67 tag changes (ids divisible by 3), 40 + 40 deletes (by 5).
-    assert.equal(log.length, 400 + 133 + 80);
-    assert.deepEqual(
-      seen.map((m) => [m.id, m.event, m.data]),
-      log.map((entry) => [`${history}-${entry.position}`, entry.type, changeData(entry)]),
-    );
-    assert.ok(hops >= 4, `the reader resumed ${hops} times`);
-  });
+      await writers;
+      const log = await opened.store.changes.after(0n, 10_000);
+      const { history } = await opened.store.changes.bounds();
+      // 400 creates, 66 + 67 tag changes (ids divisible by 3), 40 + 40 deletes (by 5).
+      assert.equal(log.length, 400 + 133 + 80);
+      assert.deepEqual(
+        seen.map((m) => [m.id, m.event, m.data]),
+        log.map((entry) => [`${history}-${entry.position}`, entry.type, changeData(entry)]),
+      );
+      assert.ok(hops >= 4, `the reader resumed ${hops} times`);
+    },
+  );
 
   it('a change made on one instance reaches a stream held on the other within a second', async () => {
     const stream = await openStream(`${a.url}/events`, token);

@@ -53,7 +53,12 @@ describe('hostile JSON bodies', () => {
 
     it('a Content-Encoding other than identity gets 415 naming it, with Accept-Encoding: identity, and nothing stored', async () => {
       const json = '{"id": 4401, "name": "zipped"}';
-      for (const [encoding, body] of [['gzip', gzipSync(json)], ['gzip', json], ['br', json], ['GZIP, identity', json]] as const) {
+      for (const [encoding, body] of [
+        ['gzip', gzipSync(json)],
+        ['gzip', json],
+        ['br', json],
+        ['GZIP, identity', json],
+      ] as const) {
         const response = await send({ 'content-encoding': encoding }, body);
         const answer = { status: response.status, body: await response.text() };
         assertErrorRecord(answer, Errors.UNSUPPORTED_MEDIA_TYPE);
@@ -67,7 +72,8 @@ describe('hostile JSON bodies', () => {
 
     it('a transfer coding other than chunked gets 400 naming it (Node would decode only the chunking), nothing stored', async () => {
       const body = '{"id": 4402, "name": "coded"}';
-      const request = `POST /plants HTTP/1.1\r\nhost: x\r\nconnection: close\r\nauthorization: Bearer ${h.tokens.write}\r\n` +
+      const request =
+        `POST /plants HTTP/1.1\r\nhost: x\r\nconnection: close\r\nauthorization: Bearer ${h.tokens.write}\r\n` +
         `content-type: application/json\r\ntransfer-encoding: gzip, chunked\r\n\r\n${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`;
       const answer = await rawExchange(h.url, request);
       assertErrorRecord(answer, Errors.BAD_REQUEST);
@@ -79,7 +85,10 @@ describe('hostile JSON bodies', () => {
   describe('deep nesting', () => {
     it('30,000 nested arrays in an unknown field: parsed without a stack overflow and ignored', async () => {
       const deep = '['.repeat(30_000) + ']'.repeat(30_000);
-      assert.deepEqual(await post(`{"id": 101, "name": "deep", "extra": ${deep}}`), { status: 200, body: '{"name":"deep"}' });
+      assert.deepEqual(await post(`{"id": 101, "name": "deep", "extra": ${deep}}`), {
+        status: 200,
+        body: '{"name":"deep"}',
+      });
     });
 
     it('30,000 nested arrays on the lossless path (a 16-digit number present): 400 INVALID_JSON, not a crash', async () => {
@@ -92,7 +101,14 @@ describe('hostile JSON bodies', () => {
   });
 
   describe('numbers', () => {
-    for (const literal of ['1e400', '-1e400', `1${'0'.repeat(400)}`, '9223372036854775808', '-9223372036854775809', '9.223372036854775808e18']) {
+    for (const literal of [
+      '1e400',
+      '-1e400',
+      `1${'0'.repeat(400)}`,
+      '9223372036854775808',
+      '-9223372036854775809',
+      '9.223372036854775808e18',
+    ]) {
       it(`id ${literal.length > 30 ? `${literal.slice(0, 12)}... (${literal.length} digits)` : literal}: 400 INVALID_FIELD, out of the int64 range`, async () => {
         const answer = await post(`{"id": ${literal}, "name": "huge"}`);
         assertErrorRecord(answer, Errors.INVALID_FIELD);
@@ -104,11 +120,23 @@ describe('hostile JSON bodies', () => {
       it(`id ${literal}: a 400, never rounded into an acceptable id`, async () => {
         const answer = await post(`{"id": ${literal}, "name": "not an integer"}`);
         assert.equal(answer.status, 400, answer.body);
-        assert.ok(([Errors.INVALID_FIELD.code, Errors.INVALID_JSON.code] as number[]).includes((JSON.parse(answer.body) as { error: number }).error));
+        assert.ok(
+          ([Errors.INVALID_FIELD.code, Errors.INVALID_JSON.code] as number[]).includes(
+            (JSON.parse(answer.body) as { error: number }).error,
+          ),
+        );
       });
     }
 
-    for (const [literal, id] of [['1e2', '100'], ['1E+3', '1000'], ['0.1e1', '1'], ['15e-1', '15e-1'], ['2.5e1', '25'], ['9.223372036854775807e18', '9223372036854775807'], ['-9.223372036854775808E18', '-9223372036854775808']] as const) {
+    for (const [literal, id] of [
+      ['1e2', '100'],
+      ['1E+3', '1000'],
+      ['0.1e1', '1'],
+      ['15e-1', '15e-1'],
+      ['2.5e1', '25'],
+      ['9.223372036854775807e18', '9223372036854775807'],
+      ['-9.223372036854775808E18', '-9223372036854775808'],
+    ] as const) {
       it(`id ${literal}: an integer written with an exponent is that integer exactly`, async () => {
         const answer = await post(`{"id": ${literal}, "name": "exp ${literal}"}`);
         if (id === '15e-1') {
@@ -125,14 +153,24 @@ describe('hostile JSON bodies', () => {
     it('duplicate keys: the last one wins, on both parser paths', async () => {
       assert.equal((await post('{"id": 201, "id": 202, "name": "first", "name": "last"}')).status, 200);
       assert.equal(await stored('202'), '200 {"id":202,"name":"last"}');
-      assert.equal(await stored('201'), `404 ${JSON.stringify({ error: Errors.PLANT_NOT_FOUND.code, message: 'no plant has id 201' })}`);
-      assert.equal((await post('{"id": 1234567890123456, "id": 203, "name": "first", "name": "lossless last"}')).status, 200);
+      assert.equal(
+        await stored('201'),
+        `404 ${JSON.stringify({ error: Errors.PLANT_NOT_FOUND.code, message: 'no plant has id 201' })}`,
+      );
+      assert.equal(
+        (await post('{"id": 1234567890123456, "id": 203, "name": "first", "name": "lossless last"}')).status,
+        200,
+      );
       assert.equal(await stored('203'), '200 {"id":203,"name":"lossless last"}');
     });
 
-    for (const [path, id] of [['fast', '301'], ['lossless', '3012345678901234']] as const) {
+    for (const [path, id] of [
+      ['fast', '301'],
+      ['lossless', '3012345678901234'],
+    ] as const) {
       it(`__proto__ and constructor keys are ignored and pollute nothing (${path} parser path)`, async () => {
-        const body = `{"id": ${id}, "name": "proto", "__proto__": {"tag": "polluted", "polluted": true}, ` +
+        const body =
+          `{"id": ${id}, "name": "proto", "__proto__": {"tag": "polluted", "polluted": true}, ` +
           `"constructor": {"prototype": {"polluted": true, "tag": "polluted"}}}`;
         assert.deepEqual(await post(body), { status: 200, body: '{"name":"proto"}' });
         assert.equal(await stored(id), `200 {"id":${id},"name":"proto"}`);
@@ -144,7 +182,10 @@ describe('hostile JSON bodies', () => {
     }
 
     it('a __proto__ tag that is not an object is ignored too', async () => {
-      assert.deepEqual(await post('{"id": 302, "name": "p", "__proto__": "x", "tag": "real"}'), { status: 200, body: '{"name":"p","tag":"real"}' });
+      assert.deepEqual(await post('{"id": 302, "name": "p", "__proto__": "x", "tag": "real"}'), {
+        status: 200,
+        body: '{"name":"p","tag":"real"}',
+      });
     });
   });
 
@@ -187,7 +228,10 @@ describe('hostile JSON bodies', () => {
       assertErrorRecord(await get('/plants/%00'), Errors.INVALID_PARAMETER);
       // As a tag filter too: no stored tag can hold one, and PostgreSQL could not even compare it.
       assertErrorRecord(await get('/plants?tag=%00'), Errors.INVALID_PARAMETER);
-      assert.equal(await stored('404'), `404 ${JSON.stringify({ error: Errors.PLANT_NOT_FOUND.code, message: 'no plant has id 404' })}`);
+      assert.equal(
+        await stored('404'),
+        `404 ${JSON.stringify({ error: Errors.PLANT_NOT_FOUND.code, message: 'no plant has id 404' })}`,
+      );
     });
 
     it('a NUL inside an unknown key is just another unknown key', async () => {

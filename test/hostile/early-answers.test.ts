@@ -49,7 +49,9 @@ async function postOversized(url: string, token: string): Promise<string> {
     });
     const text = await response.text();
     const record = JSON.parse(text) as { error?: unknown };
-    return isCataloguedError(record) ? `${response.status} ${String(record.error)}` : `${response.status} ${text.slice(0, 100)}`;
+    return isCataloguedError(record)
+      ? `${response.status} ${String(record.error)}`
+      : `${response.status} ${text.slice(0, 100)}`;
   } catch (error) {
     return String(error instanceof Error && error.cause instanceof Error ? error.cause.message : error);
   }
@@ -61,23 +63,28 @@ function tally(outcomes: readonly string[]): Record<string, number> {
   return counts;
 }
 
-for (const backend of testBackends()) describe(`oversized bodies sent at once [${backend.name}]`, () => {
-  it(`${CONCURRENT} concurrent 2 MB creates each read their 413 Error record`, { timeout: 120_000 }, async () => {
-    const opened = await backend.open();
-    try {
-      const { secret } = await issueToken(opened.store.tokens, { name: 'writer', scopes: ['plants:write'] });
-      const service = await startServiceProcess({ DATABASE_URL: opened.databaseUrl });
+for (const backend of testBackends())
+  describe(`oversized bodies sent at once [${backend.name}]`, () => {
+    it(`${CONCURRENT} concurrent 2 MB creates each read their 413 Error record`, { timeout: 120_000 }, async () => {
+      const opened = await backend.open();
       try {
-        const outcomes = await Promise.all(Array.from({ length: CONCURRENT }, () => postOversized(service.url, secret)));
-        assert.deepEqual(tally(outcomes), { [`${Errors.BODY_TOO_LARGE.status} ${Errors.BODY_TOO_LARGE.code}`]: CONCURRENT });
+        const { secret } = await issueToken(opened.store.tokens, { name: 'writer', scopes: ['plants:write'] });
+        const service = await startServiceProcess({ DATABASE_URL: opened.databaseUrl });
+        try {
+          const outcomes = await Promise.all(
+            Array.from({ length: CONCURRENT }, () => postOversized(service.url, secret)),
+          );
+          assert.deepEqual(tally(outcomes), {
+            [`${Errors.BODY_TOO_LARGE.status} ${Errors.BODY_TOO_LARGE.code}`]: CONCURRENT,
+          });
+        } finally {
+          await service.stop();
+        }
       } finally {
-        await service.stop();
+        await opened.cleanup();
       }
-    } finally {
-      await opened.cleanup();
-    }
+    });
   });
-});
 
 describe('lingering after an early answer is bounded', () => {
   for (const [what, env] of [
@@ -94,8 +101,10 @@ describe('lingering after an early answer is bounded', () => {
         socket.on('data', (chunk) => (answer += String(chunk)));
         const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
         // Chunked: a declared length over LINGER_LIMIT would not be waited for at all.
-        socket.write(`POST /plants HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${h.tokens.write}\r\ncontent-type: application/json\r\n` +
-          'transfer-encoding: chunked\r\n\r\n');
+        socket.write(
+          `POST /plants HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${h.tokens.write}\r\ncontent-type: application/json\r\n` +
+            'transfer-encoding: chunked\r\n\r\n',
+        );
         // A 64 KiB chunk every 20 ms, for as long as the connection stays open (at most 1,000: over a minute).
         const chunk = `${CHUNK.toString(16)}\r\n${' '.repeat(CHUNK)}\r\n`;
         let chunks = 0;
@@ -115,7 +124,9 @@ describe('lingering after an early answer is bounded', () => {
   }
 
   it('the early answer is the only one: REQUEST_TIMEOUT_MS passing while the body is discarded closes the connection without a 408', async () => {
-    const h = await listeningHarness({ env: { HEADERS_TIMEOUT_MS: '500', REQUEST_TIMEOUT_MS: '1000', LINGER_TIMEOUT_MS: '10000' } });
+    const h = await listeningHarness({
+      env: { HEADERS_TIMEOUT_MS: '500', REQUEST_TIMEOUT_MS: '1000', LINGER_TIMEOUT_MS: '10000' },
+    });
     try {
       const { port } = new URL(h.url);
       const socket = connect(Number(port), '127.0.0.1');
@@ -125,8 +136,10 @@ describe('lingering after an early answer is bounded', () => {
       let open = true;
       const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
       void closed.then(() => (open = false));
-      socket.write(`POST /plants HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${h.tokens.write}\r\ncontent-type: application/json\r\n` +
-        `transfer-encoding: chunked\r\n\r\n10000\r\n${' '.repeat(0x10000)}\r\n10000\r\n${' '.repeat(0x10000)}\r\n`);
+      socket.write(
+        `POST /plants HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${h.tokens.write}\r\ncontent-type: application/json\r\n` +
+          `transfer-encoding: chunked\r\n\r\n10000\r\n${' '.repeat(0x10000)}\r\n10000\r\n${' '.repeat(0x10000)}\r\n`,
+      );
       // A chunk every 100 ms: the discarding goes on until the request timeout ends it (within 10 s).
       for (let i = 0; open && i < 100; i++) {
         socket.write(`400\r\n${' '.repeat(0x400)}\r\n`);

@@ -15,7 +15,10 @@ export async function listeningHarness(options: HarnessOptions = {}): Promise<Li
 }
 
 /** Asserts an Error record with the catalogue entry's code and status. */
-export function assertErrorRecord(response: RawResponse | { status: number; body: string; headers?: unknown }, entry: { code: number; status: number }): void {
+export function assertErrorRecord(
+  response: RawResponse | { status: number; body: string; headers?: unknown },
+  entry: { code: number; status: number },
+): void {
   assert.equal(response.status, entry.status, `status (body: ${response.body.slice(0, 300)})`);
   const body = JSON.parse(response.body) as { error: number };
   assert.ok(isCataloguedError(body), `not an Error record: ${response.body.slice(0, 300)}`);

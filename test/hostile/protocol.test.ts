@@ -16,13 +16,22 @@ const REQUEST_TIMEOUT_MS = 2000;
 describe('protocol-level attacks', () => {
   let h: ListeningHarness;
   before(async () => {
-    h = await listeningHarness({ env: { HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS), REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), LINGER_TIMEOUT_MS: '1000' } });
+    h = await listeningHarness({
+      env: {
+        HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
+        REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
+        LINGER_TIMEOUT_MS: '1000',
+      },
+    });
   });
   after(() => h.close());
 
   const postHead = (extra: Record<string, string>) =>
     `POST /plants HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${h.tokens.write}\r\ncontent-type: application/json\r\n` +
-    Object.entries(extra).map(([k, v]) => `${k}: ${v}\r\n`).join('') + '\r\n';
+    Object.entries(extra)
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('') +
+    '\r\n';
 
   it('a declared 1 GB body is refused at once with 413, without reading it, and the connection closed', async () => {
     const connection = await RawConnection.open(h.url);
@@ -54,13 +63,21 @@ describe('protocol-level attacks', () => {
   });
 
   it('a 1 MB header gets 431 HEADERS_TOO_LARGE', async () => {
-    const response = await rawExchange(h.url, head('GET', '/plants', { authorization: `Bearer ${'a'.repeat(1024 * 1024)}` }));
+    const response = await rawExchange(
+      h.url,
+      head('GET', '/plants', { authorization: `Bearer ${'a'.repeat(1024 * 1024)}` }),
+    );
     assertErrorRecord(response, Errors.HEADERS_TOO_LARGE);
     assert.equal(response.headers['content-type'], 'application/json; charset=utf-8');
   });
 
   it('bytes that are not HTTP get 400 BAD_REQUEST', async () => {
-    for (const garbage of ['\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n', 'GET / HTTP/9.9\r\n\r\n', 'GET /healthz HTTP/1.1\r\nhost: x\r\nbad header\r\n\r\n', 'GET /healthz HTTP/1.1\r\nx-nul: a\x00b\r\n\r\n']) {
+    for (const garbage of [
+      '\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n',
+      'GET / HTTP/9.9\r\n\r\n',
+      'GET /healthz HTTP/1.1\r\nhost: x\r\nbad header\r\n\r\n',
+      'GET /healthz HTTP/1.1\r\nx-nul: a\x00b\r\n\r\n',
+    ]) {
       assertErrorRecord(await rawExchange(h.url, garbage), Errors.BAD_REQUEST);
     }
   });
@@ -73,9 +90,16 @@ describe('protocol-level attacks', () => {
   it('an Expect header other than 100-continue is ignored (RFC 9110 allows it), not answered with a bare 417', async () => {
     for (const expect of ['', 'something-else', 'x-100-continued']) {
       const response = await rawExchange(h.url, head('GET', '/healthz', { expect }));
-      assert.deepEqual({ status: response.status, body: response.body }, { status: 200, body: '{"status":"ok"}' }, `Expect: ${expect}`);
+      assert.deepEqual(
+        { status: response.status, body: response.body },
+        { status: 200, body: '{"status":"ok"}' },
+        `Expect: ${expect}`,
+      );
     }
-    const response = await rawExchange(h.url, postHead({ expect: 'x-custom', 'content-length': '31' }) + '{"id": 501, "name": "expected"}');
+    const response = await rawExchange(
+      h.url,
+      postHead({ expect: 'x-custom', 'content-length': '31' }) + '{"id": 501, "name": "expected"}',
+    );
     assert.deepEqual({ status: response.status, body: response.body }, { status: 200, body: '{"name":"expected"}' });
   });
 
@@ -108,7 +132,10 @@ describe('protocol-level attacks', () => {
       assert.match(await firstAnswer(welcome, 300), /^HTTP\/1\.1 100 Continue\r\n\r\n$/);
       await welcome.write(body);
       await welcome.closed;
-      assert.match((welcome as unknown as { buffer: Buffer }).buffer.toString('latin1'), /HTTP\/1\.1 200 OK[\s\S]*\{"name":"continued"\}$/);
+      assert.match(
+        (welcome as unknown as { buffer: Buffer }).buffer.toString('latin1'),
+        /HTTP\/1\.1 200 OK[\s\S]*\{"name":"continued"\}$/,
+      );
     } finally {
       welcome.destroy();
     }
@@ -116,7 +143,10 @@ describe('protocol-level attacks', () => {
   });
 
   it('CONNECT (this is not a proxy) gets a 400 Error record instead of a silent close', async () => {
-    assertErrorRecord(await rawExchange(h.url, 'CONNECT example.com:443 HTTP/1.1\r\nhost: example.com:443\r\n\r\n'), Errors.BAD_REQUEST);
+    assertErrorRecord(
+      await rawExchange(h.url, 'CONNECT example.com:443 HTTP/1.1\r\nhost: example.com:443\r\n\r\n'),
+      Errors.BAD_REQUEST,
+    );
   });
 
   it('an HTTP/1.1 request without Host gets a 400 Error record naming it (RFC 9112 3.2); HTTP/1.0 needs none', async () => {
@@ -127,15 +157,19 @@ describe('protocol-level attacks', () => {
     const old = await rawExchange(h.url, 'GET /healthz HTTP/1.0\r\n\r\n');
     assert.deepEqual({ status: old.status, body: old.body }, { status: 200, body: '{"status":"ok"}' });
     const body = '{"id":90210,"name":"nohost"}';
-    const nothingStored = await rawExchange(h.url, 'POST /plants HTTP/1.1\r\nconnection: close\r\n' +
-      `authorization: Bearer ${h.tokens.write}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`);
+    const nothingStored = await rawExchange(
+      h.url,
+      'POST /plants HTTP/1.1\r\nconnection: close\r\n' +
+        `authorization: Bearer ${h.tokens.write}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`,
+    );
     assertErrorRecord(nothingStored, Errors.BAD_REQUEST);
     assert.equal(await h.store.plants.getPlant(90210n), undefined);
   });
 
   it('several Host headers or an invalid Host value get 400 naming it (RFC 9112 3.2), before anything is stored or rate-limited', async () => {
     const body = '{"id":90211,"name":"badhost"}';
-    const post = (hostLines: string) => `POST /plants HTTP/1.1\r\n${hostLines}connection: close\r\n` +
+    const post = (hostLines: string) =>
+      `POST /plants HTTP/1.1\r\n${hostLines}connection: close\r\n` +
       `authorization: Bearer ${h.tokens.write}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`;
     for (const [hostLines, message] of [
       ['host: a.example\r\nhost: b.example\r\n', /exactly one Host header/],
@@ -161,8 +195,11 @@ describe('protocol-level attacks', () => {
   it('two Content-Type headers get 400 BAD_REQUEST (Node would keep the first), nothing stored', async () => {
     const body = '{"id":90212,"name":"twotypes"}';
     for (const second of ['application/json', 'text/plain']) {
-      const response = await rawExchange(h.url, `POST /plants HTTP/1.1\r\nhost: x\r\nconnection: close\r\nauthorization: Bearer ${h.tokens.write}\r\n` +
-        `content-type: application/json\r\ncontent-type: ${second}\r\ncontent-length: ${body.length}\r\n\r\n${body}`);
+      const response = await rawExchange(
+        h.url,
+        `POST /plants HTTP/1.1\r\nhost: x\r\nconnection: close\r\nauthorization: Bearer ${h.tokens.write}\r\n` +
+          `content-type: application/json\r\ncontent-type: ${second}\r\ncontent-length: ${body.length}\r\n\r\n${body}`,
+      );
       assertErrorRecord(response, Errors.BAD_REQUEST);
       assert.match(response.body, /exactly one Content-Type header/);
     }
@@ -180,8 +217,16 @@ describe('protocol-level attacks', () => {
       try {
         await connection.write(create + remove + read);
         const created = await connection.response();
-        assert.deepEqual({ status: created.status, body: created.body }, { status: 200, body: '{"name":"pipelined"}' }, `round ${round}`);
-        assert.equal((await connection.response(10_000, true)).status, 204, `round ${round}: the DELETE saw the plant the POST before it created`);
+        assert.deepEqual(
+          { status: created.status, body: created.body },
+          { status: 200, body: '{"name":"pipelined"}' },
+          `round ${round}`,
+        );
+        assert.equal(
+          (await connection.response(10_000, true)).status,
+          204,
+          `round ${round}: the DELETE saw the plant the POST before it created`,
+        );
         const afterwards = await connection.response();
         assert.equal(afterwards.status, 404, `round ${round}: the GET saw the DELETE before it (${afterwards.body})`);
       } finally {
@@ -193,9 +238,14 @@ describe('protocol-level attacks', () => {
 
   it('two Authorization headers get 400 BAD_REQUEST whatever their order (Node would silently keep the first), nothing stored', async () => {
     const valid = `Bearer ${h.tokens.write}`;
-    for (const [first, second] of [[valid, 'Bearer pst_other'], ['Bearer pst_other', valid], [valid, valid]]) {
+    for (const [first, second] of [
+      [valid, 'Bearer pst_other'],
+      ['Bearer pst_other', valid],
+      [valid, valid],
+    ]) {
       const body = '{"id":77002,"name":"twice"}';
-      const request = `POST /plants HTTP/1.1\r\nhost: x\r\nconnection: close\r\nAuthorization: ${first}\r\nauthorization: ${second}\r\n` +
+      const request =
+        `POST /plants HTTP/1.1\r\nhost: x\r\nconnection: close\r\nAuthorization: ${first}\r\nauthorization: ${second}\r\n` +
         `content-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`;
       const response = await rawExchange(h.url, request);
       assertErrorRecord(response, Errors.BAD_REQUEST);
@@ -206,9 +256,15 @@ describe('protocol-level attacks', () => {
 
   it('URLs the router refuses (bad percent-encoding, a 101-character path parameter) get Error records', async () => {
     for (const path of ['/%', '/plants/%zz', '/plants/%E0%A4%A']) {
-      assertErrorRecord(await rawExchange(h.url, head('GET', path, { authorization: `Bearer ${h.tokens.read}` })), Errors.BAD_REQUEST);
+      assertErrorRecord(
+        await rawExchange(h.url, head('GET', path, { authorization: `Bearer ${h.tokens.read}` })),
+        Errors.BAD_REQUEST,
+      );
     }
-    const long = await rawExchange(h.url, head('GET', `/plants/${'1'.repeat(101)}`, { authorization: `Bearer ${h.tokens.read}` }));
+    const long = await rawExchange(
+      h.url,
+      head('GET', `/plants/${'1'.repeat(101)}`, { authorization: `Bearer ${h.tokens.read}` }),
+    );
     assertErrorRecord(long, Errors.INVALID_PARAMETER);
   });
 

@@ -96,7 +96,10 @@ export class RawConnection {
     for (;;) {
       const parsed = this.parse(bodiless);
       if (parsed !== undefined) return parsed;
-      if (this.isClosed) throw new Error(`connection closed without a (complete) response; got ${JSON.stringify(this.buffer.toString('latin1').slice(0, 300))}`);
+      if (this.isClosed)
+        throw new Error(
+          `connection closed without a (complete) response; got ${JSON.stringify(this.buffer.toString('latin1').slice(0, 300))}`,
+        );
       const left = deadline - Date.now();
       if (left <= 0) throw new Error(`no response within ${timeoutMs} ms`);
       await new Promise<void>((resolve) => {
@@ -114,7 +117,10 @@ export class RawConnection {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       this.closed,
-      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`connection still open after ${timeoutMs} ms`)), timeoutMs))),
+      new Promise(
+        (_, reject) =>
+          (timer = setTimeout(() => reject(new Error(`connection still open after ${timeoutMs} ms`)), timeoutMs)),
+      ),
     ]).finally(() => clearTimeout(timer));
   }
 
@@ -136,6 +142,8 @@ export async function rawExchange(url: string, request: string | Buffer, timeout
 
 /** A request head with the given headers (Host and Connection: close added). */
 export function head(method: string, path: string, headers: Readonly<Record<string, string>> = {}): string {
-  const lines = Object.entries({ host: '127.0.0.1', connection: 'close', ...headers }).map(([name, value]) => `${name}: ${value}`);
+  const lines = Object.entries({ host: '127.0.0.1', connection: 'close', ...headers }).map(
+    ([name, value]) => `${name}: ${value}`,
+  );
   return `${method} ${path} HTTP/1.1\r\n${lines.join('\r\n')}\r\n\r\n`;
 }

@@ -33,7 +33,11 @@ describe('GET /openapi.json', () => {
     assert.deepEqual(Object.keys(Plant.properties), ['name', 'tag']);
     assert.deepEqual(Error.required, ['error', 'message']);
     assert.equal(Error.properties.error.format, 'int32');
-    assert.deepEqual(doc.components.securitySchemes.bearerAuth, { ...doc.components.securitySchemes.bearerAuth, type: 'http', scheme: 'bearer' });
+    assert.deepEqual(doc.components.securitySchemes.bearerAuth, {
+      ...doc.components.securitySchemes.bearerAuth,
+      type: 'http',
+      scheme: 'bearer',
+    });
   });
 
   it('documents the length limits as maxLength', () => {
@@ -44,7 +48,21 @@ describe('GET /openapi.json', () => {
 
   it('documents every status POST /plants can answer, each failure with the Error schema', () => {
     const responses = doc.paths['/plants'].post.responses;
-    assert.deepEqual(Object.keys(responses).sort(), ['200', '400', '401', '403', '408', '409', '412', '413', '415', '429', '431', '500', '503']);
+    assert.deepEqual(Object.keys(responses).sort(), [
+      '200',
+      '400',
+      '401',
+      '403',
+      '408',
+      '409',
+      '412',
+      '413',
+      '415',
+      '429',
+      '431',
+      '500',
+      '503',
+    ]);
     assert.equal(responses['200'].content['application/json'].schema.$ref, '#/components/schemas/Plant');
     assert.ok(responses['200'].headers.ETag);
     for (const status of ['400', '401', '403', '408', '409', '412', '413', '415', '429', '431', '500', '503']) {
@@ -57,10 +75,16 @@ describe('GET /openapi.json', () => {
   it('lists the whole error catalogue, code by code', () => {
     const listed = doc['x-error-catalogue'] as { error: number; status: number; name: string }[];
     for (const [name, entry] of Object.entries(Errors)) {
-      assert.ok(listed.some((e) => e.error === entry.code && e.status === entry.status && e.name === name), name);
+      assert.ok(
+        listed.some((e) => e.error === entry.code && e.status === entry.status && e.name === name),
+        name,
+      );
       assert.ok(doc.info.description.includes(`| ${entry.code} | ${entry.status} | ${name} |`), name);
     }
-    assert.deepEqual(doc.components.schemas.Error.properties.error.enum, Object.values(Errors).map((e) => e.code));
+    assert.deepEqual(
+      doc.components.schemas.Error.properties.error.enum,
+      Object.values(Errors).map((e) => e.code),
+    );
   });
 
   it('documents the rest of the resource and the service endpoints', () => {

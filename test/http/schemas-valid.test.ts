@@ -46,7 +46,11 @@ describe('route schemas against the JSON Schema meta-schema', () => {
           const ajv = createAjv(forText, true);
           for (const schema of shared) ajv.addSchema(toRuntimeSchema(schema, forText));
           const runtime = toRuntimeSchema(one, forText);
-          assert.equal(ajv.validateSchema(runtime), true, `${route.method} ${route.url} ${part}: ${ajv.errorsText(ajv.errors)}`);
+          assert.equal(
+            ajv.validateSchema(runtime),
+            true,
+            `${route.method} ${route.url} ${part}: ${ajv.errorsText(ajv.errors)}`,
+          );
           if (part !== 'response') ajv.compile(runtime); // as the service does: strict mode throws on an unknown keyword
           checked++;
         }

@@ -9,7 +9,11 @@ import fastJson from 'fast-json-stringify';
 import { referencedSchemas } from '../../src/http/serialization.js';
 
 const Attempt = { $id: 'Attempt', type: 'object', properties: { n: { type: 'integer' } } } as const;
-const Delivery = { $id: 'Delivery', type: 'object', properties: { attempts: { type: 'array', items: { $ref: 'Attempt#' } } } } as const;
+const Delivery = {
+  $id: 'Delivery',
+  type: 'object',
+  properties: { attempts: { type: 'array', items: { $ref: 'Attempt#' } } },
+} as const;
 const Unrelated = { $id: 'Unrelated', type: 'object', properties: { x: { type: 'string' } } } as const;
 const shared = { Attempt, Delivery, Unrelated };
 
@@ -23,6 +27,9 @@ describe('response serialisers and shared schemas', () => {
   it('writes the same JSON as with every shared schema', () => {
     const schema = { type: 'array', items: { $ref: 'Delivery' } } as const;
     const value = [{ attempts: [{ n: 1 }, { n: 2 }] }];
-    assert.equal(fastJson(schema, { schema: referencedSchemas(schema, shared) })(value), fastJson(schema, { schema: shared })(value));
+    assert.equal(
+      fastJson(schema, { schema: referencedSchemas(schema, shared) })(value),
+      fastJson(schema, { schema: shared })(value),
+    );
   });
 });

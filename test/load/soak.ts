@@ -70,7 +70,12 @@ const CLI = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const SEEDED = 1000;
 
 const { values: args } = parseArgs({
-  options: { duration: { type: 'string' }, rate: { type: 'string' }, connections: { type: 'string' }, 'database-url': { type: 'string' } },
+  options: {
+    duration: { type: 'string' },
+    rate: { type: 'string' },
+    connections: { type: 'string' },
+    'database-url': { type: 'string' },
+  },
 });
 const settings = {
   durationS: Number(args.duration ?? process.env.SOAK_DURATION ?? 180),
@@ -100,7 +105,9 @@ async function sampleMemory(child: ChildProcess, url: string, adminToken: string
   const rssKb = Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? Number.NaN);
   let heapUsedMb: number | undefined;
   try {
-    const metrics = await (await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${adminToken}` } })).text();
+    const metrics = await (
+      await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${adminToken}` } })
+    ).text();
     const used = /^nodejs_heap_size_used_bytes\s+([0-9.e+]+)/m.exec(metrics)?.[1];
     heapUsedMb = used === undefined ? undefined : Number(used) / 2 ** 20;
   } catch {
@@ -115,30 +122,48 @@ async function main(): Promise<number> {
   const workDir = mkdtempSync(join(tmpdir(), 'plantstore-soak-'));
   const databaseUrl = settings.databaseUrl ?? `sqlite:${join(workDir, 'soak.db')}`;
   const store = await openStore(databaseUrl);
-  const token = (await issueToken(store.tokens, { name: `soak-${Date.now()}`, scopes: ['plants:read', 'plants:write', 'admin'] })).secret;
+  const token = (
+    await issueToken(store.tokens, { name: `soak-${Date.now()}`, scopes: ['plants:read', 'plants:write', 'admin'] })
+  ).secret;
   await store.close();
 
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve'], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', LOG_FORMAT: 'json' },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: databaseUrl,
+      LOG_LEVEL: 'warn',
+      LOG_FORMAT: 'json',
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   try {
     for (let i = 0; ; i++) {
-      const up = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
+      const up = await fetch(`${url}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (up) break;
       if (i > 200 || child.exitCode !== null) throw new Error('the service did not start');
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const auth = { authorization: `Bearer ${token}` };
     for (let id = 1; id <= SEEDED; id++) {
-      const response = await fetch(`${url}/plants`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: `{"id": ${id}, "name": "seed ${id}", "tag": "soak"}` });
+      const response = await fetch(`${url}/plants`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: `{"id": ${id}, "name": "seed ${id}", "tag": "soak"}`,
+      });
       await response.arrayBuffer();
     }
 
     log(`service pid ${child.pid} at ${url}, store ${databaseUrl.replace(/\/\/[^@]*@/, '//***@')}`);
-    log(`offered load: ${settings.rate} req/s for ${settings.durationS} s over ${settings.connections} connections (50% create, 40% read, 10% list)`);
+    log(
+      `offered load: ${settings.rate} req/s for ${settings.durationS} s over ${settings.connections} connections (50% create, 40% read, 10% list)`,
+    );
     const start = await sampleMemory(child, url, token);
     log(`memory before the load: RSS ${mb(start.rssMb)}, heap used ${mb(start.heapUsedMb)}`);
     const samples: Memory[] = [];
@@ -153,33 +178,63 @@ async function main(): Promise<number> {
     let nextId = 10_000_000;
     let n = 0;
     const result = await new Promise<SoakResult>((resolve, reject) => {
-      autocannon({
-        url,
-        connections: settings.connections,
-        duration: settings.durationS,
-        overallRate: settings.rate,
-        timeout: 10,
-        requests: [{
-          setupRequest: (request) => {
-            const kind = n++ % 10;
-            if (kind < 5) {
-              return { ...request, method: 'POST', path: '/plants', headers: { ...auth, 'content-type': 'application/json' }, body: `{"id": ${nextId++}, "name": "soak plant", "tag": "soak"}` };
-            }
-            if (kind < 9) return { ...request, method: 'GET', path: `/plants/${1 + (n % SEEDED)}`, headers: auth, body: undefined };
-            return { ...request, method: 'GET', path: `/plants?limit=10&after=${n % SEEDED}`, headers: auth, body: undefined };
-          },
-        }],
-      }, (error, value) => (error === null ? resolve(value) : reject(error)));
+      autocannon(
+        {
+          url,
+          connections: settings.connections,
+          duration: settings.durationS,
+          overallRate: settings.rate,
+          timeout: 10,
+          requests: [
+            {
+              setupRequest: (request) => {
+                const kind = n++ % 10;
+                if (kind < 5) {
+                  return {
+                    ...request,
+                    method: 'POST',
+                    path: '/plants',
+                    headers: { ...auth, 'content-type': 'application/json' },
+                    body: `{"id": ${nextId++}, "name": "soak plant", "tag": "soak"}`,
+                  };
+                }
+                if (kind < 9)
+                  return {
+                    ...request,
+                    method: 'GET',
+                    path: `/plants/${1 + (n % SEEDED)}`,
+                    headers: auth,
+                    body: undefined,
+                  };
+                return {
+                  ...request,
+                  method: 'GET',
+                  path: `/plants?limit=10&after=${n % SEEDED}`,
+                  headers: auth,
+                  body: undefined,
+                };
+              },
+            },
+          ],
+        },
+        (error, value) => (error === null ? resolve(value) : reject(error)),
+      );
     });
     clearInterval(sampler);
     const end = await sampleMemory(child, url, token);
 
     const failures = result.errors + result.timeouts + result.non2xx;
     log('');
-    log(`requests:  ${result.requests.total} in ${result.duration} s (${result.requests.average.toFixed(0)} req/s achieved, ${settings.rate} offered)`);
-    log(`statuses:  ${JSON.stringify(Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count])))}`);
+    log(
+      `requests:  ${result.requests.total} in ${result.duration} s (${result.requests.average.toFixed(0)} req/s achieved, ${settings.rate} offered)`,
+    );
+    log(
+      `statuses:  ${JSON.stringify(Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count])))}`,
+    );
     log(`failures:  ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx`);
-    log(`latency:   p50 ${result.latency.p50} ms, p90 ${result.latency.p90} ms, p99 ${result.latency.p99} ms, p99.9 ${result.latency.p99_9} ms, max ${result.latency.max} ms`);
+    log(
+      `latency:   p50 ${result.latency.p50} ms, p90 ${result.latency.p90} ms, p99 ${result.latency.p99} ms, p99.9 ${result.latency.p99_9} ms, max ${result.latency.max} ms`,
+    );
     // "Start" is the first sample under load (t+10 s): warmed up, caches and pools filled.
     const warm = samples[0] ?? start;
     log(`memory:    before the load RSS ${mb(start.rssMb)}, heap used ${mb(start.heapUsedMb)}`);

@@ -76,8 +76,14 @@ describe('TurnBatchedStream', () => {
       const closed = once(sink, 'close');
       sink.end();
       await closed;
-      const numbers = readFileSync(path, 'utf8').trim().split('\n').map((line) => (JSON.parse(line) as { n: number }).n);
-      assert.deepEqual(numbers, Array.from({ length: burst }, (_, i) => i));
+      const numbers = readFileSync(path, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { n: number }).n);
+      assert.deepEqual(
+        numbers,
+        Array.from({ length: burst }, (_, i) => i),
+      );
     } finally {
       stream.detach();
     }

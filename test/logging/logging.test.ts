@@ -50,7 +50,11 @@ describe('log format', () => {
       const h = await createHarness({ env: { LOG_FORMAT: format } });
       try {
         assert.equal((await postPlant(h, '{"id": 1, "name": "Fern"}')).statusCode, 200);
-        await h.request({ method: 'GET', url: '/plants/1', headers: { ...bearer(h.tokens.all), cookie: 'session=secret-cookie' } });
+        await h.request({
+          method: 'GET',
+          url: '/plants/1',
+          headers: { ...bearer(h.tokens.all), cookie: 'session=secret-cookie' },
+        });
         await h.request({ method: 'GET', url: '/plants', headers: bearer('pst_not-a-real-token-but-still-secret') });
         const logs = h.logs();
         const lines = logs.trim().split('\n');
@@ -61,7 +65,13 @@ describe('log format', () => {
           assert.match(logs, /INFO: request POST \/plants 200 [0-9.]+ms/);
           assert.match(logs, /INFO: request GET \/plants\/1 200 [0-9.]+ms/);
         }
-        for (const secret of [h.tokens.write, h.tokens.all, 'pst_not-a-real-token-but-still-secret', 'secret-cookie', 'Bearer']) {
+        for (const secret of [
+          h.tokens.write,
+          h.tokens.all,
+          'pst_not-a-real-token-but-still-secret',
+          'secret-cookie',
+          'Bearer',
+        ]) {
           assert.ok(!logs.includes(secret), `logs contain ${secret}`);
         }
       } finally {

@@ -63,20 +63,32 @@ describe('GET /metrics', () => {
 
     it('needs the admin scope by default', async () => {
       assert.equal((await h.request({ method: 'GET', url: '/metrics' })).statusCode, 401);
-      assert.equal((await h.request({ method: 'GET', url: '/metrics', headers: bearer(h.tokens.write) })).statusCode, 403);
+      assert.equal(
+        (await h.request({ method: 'GET', url: '/metrics', headers: bearer(h.tokens.write) })).statusCode,
+        403,
+      );
       await scrape(h);
     });
 
     it('counts requests by method, route template and status, with latency histograms', async () => {
       assert.equal((await postPlant(h, '{"id": 1, "name": "a"}')).statusCode, 200);
       assert.equal((await postPlant(h, '{"id": 1, "name": "b"}')).statusCode, 409);
-      assert.equal((await h.request({ method: 'GET', url: '/plants/123456789', headers: bearer(h.tokens.read) })).statusCode, 404);
+      assert.equal(
+        (await h.request({ method: 'GET', url: '/plants/123456789', headers: bearer(h.tokens.read) })).statusCode,
+        404,
+      );
       assert.equal((await h.request({ method: 'GET', url: '/no/such/thing' })).statusCode, 404);
       const text = await scrape(h);
       assert.equal(sample(text, 'plantstore_http_requests_total{method="POST",route="/plants",status_code="200"}'), 1);
       assert.equal(sample(text, 'plantstore_http_requests_total{method="POST",route="/plants",status_code="409"}'), 1);
-      assert.equal(sample(text, 'plantstore_http_requests_total{method="GET",route="/plants/:id",status_code="404"}'), 1);
-      assert.equal(sample(text, 'plantstore_http_requests_total{method="GET",route="(unmatched)",status_code="404"}'), 1);
+      assert.equal(
+        sample(text, 'plantstore_http_requests_total{method="GET",route="/plants/:id",status_code="404"}'),
+        1,
+      );
+      assert.equal(
+        sample(text, 'plantstore_http_requests_total{method="GET",route="(unmatched)",status_code="404"}'),
+        1,
+      );
       assert.doesNotMatch(text, /123456789|no\/such/, 'ids and unknown paths never become labels');
       const series = 'method="POST",route="/plants",status_code="200"';
       assert.equal(sample(text, `plantstore_http_request_duration_seconds_count{${series}}`), 1);
@@ -89,17 +101,25 @@ describe('GET /metrics', () => {
       failNextCreate = true;
       assert.equal((await postPlant(h, '{"id": 2, "name": "c"}')).statusCode, 503);
       const text = await scrape(h);
-      assert.equal(sample(text, 'plantstore_store_operation_duration_seconds_count{operation="plants.createPlant"}'), 3);
+      assert.equal(
+        sample(text, 'plantstore_store_operation_duration_seconds_count{operation="plants.createPlant"}'),
+        3,
+      );
       assert.equal(sample(text, 'plantstore_store_errors_total{operation="plants.createPlant",kind="unavailable"}'), 1);
       assert.equal(sample(text, 'plantstore_store_errors_total{operation="plants.createPlant",kind="other"}'), 0);
-      assert.ok((sample(text, 'plantstore_store_operation_duration_seconds_count{operation="tokens.findTokenBySecretHash"}') ?? 0) >= 1);
+      assert.ok(
+        (sample(text, 'plantstore_store_operation_duration_seconds_count{operation="tokens.findTokenBySecretHash"}') ??
+          0) >= 1,
+      );
       assert.equal(sample(text, 'plantstore_info{store="sqlite"}'), 1);
       assert.match(text, /^process_resident_memory_bytes /m);
       assert.match(text, /^nodejs_eventloop_lag_seconds /m);
     });
 
     it('is documented in the OpenAPI document, with its scope', async () => {
-      const doc = (await h.request({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, { get: { security: unknown } }> };
+      const doc = (await h.request({ method: 'GET', url: '/openapi.json' })).json() as {
+        paths: Record<string, { get: { security: unknown } }>;
+      };
       assert.deepEqual(doc.paths['/metrics']?.get.security, [{ bearerAuth: ['admin'] }]);
     });
   });
@@ -116,7 +136,10 @@ describe('GET /metrics', () => {
   it('METRICS_PORT moves it to its own listener, still behind the admin scope, closed with the app', async () => {
     const h = await createHarness({ env: { METRICS_PORT: '0' } });
     try {
-      assert.equal((await h.request({ method: 'GET', url: '/metrics', headers: bearer(h.tokens.admin) })).statusCode, 404);
+      assert.equal(
+        (await h.request({ method: 'GET', url: '/metrics', headers: bearer(h.tokens.admin) })).statusCode,
+        404,
+      );
       const server = h.app.metricsServer;
       assert.ok(server !== null);
       const { address, port } = server.server.address() as AddressInfo;
@@ -134,12 +157,14 @@ describe('GET /metrics', () => {
     }
   });
 
-  it('the METRICS_PORT listener keeps the API port\'s limits: an oversized request head gets 431 as an Error record', async () => {
+  it("the METRICS_PORT listener keeps the API port's limits: an oversized request head gets 431 as an Error record", async () => {
     const h = await createHarness({ env: { METRICS_PORT: '0', MAX_HEADER_SIZE: '2048' } });
     try {
       const { port } = (h.app.metricsServer as NonNullable<typeof h.app.metricsServer>).server.address() as AddressInfo;
       // 4 KB of headers: under Node's default limit (16 KB), over the configured 2 KB.
-      const response = await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { ...bearer(h.tokens.admin), 'x-padding': 'a'.repeat(4096) } });
+      const response = await fetch(`http://127.0.0.1:${port}/metrics`, {
+        headers: { ...bearer(h.tokens.admin), 'x-padding': 'a'.repeat(4096) },
+      });
       assert.equal(response.status, 431);
       assert.equal(((await response.json()) as { error: number }).error, 43101);
     } finally {
@@ -152,9 +177,18 @@ describe('GET /metrics', () => {
     try {
       const { port } = (h.app.metricsServer as NonNullable<typeof h.app.metricsServer>).server.address() as AddressInfo;
       const url = `http://127.0.0.1:${port}`;
-      assertErrorRecord(await rawExchange(url, 'CONNECT example.com:443 HTTP/1.1\r\nhost: example.com:443\r\n\r\n'), Errors.BAD_REQUEST);
-      assertErrorRecord(await rawExchange(url, 'GET /metrics HTTP/1.1\r\nconnection: close\r\n\r\n'), Errors.BAD_REQUEST);
-      const expecting = await rawExchange(url, head('GET', '/metrics', { expect: 'something-else', authorization: `Bearer ${h.tokens.admin}` }));
+      assertErrorRecord(
+        await rawExchange(url, 'CONNECT example.com:443 HTTP/1.1\r\nhost: example.com:443\r\n\r\n'),
+        Errors.BAD_REQUEST,
+      );
+      assertErrorRecord(
+        await rawExchange(url, 'GET /metrics HTTP/1.1\r\nconnection: close\r\n\r\n'),
+        Errors.BAD_REQUEST,
+      );
+      const expecting = await rawExchange(
+        url,
+        head('GET', '/metrics', { expect: 'something-else', authorization: `Bearer ${h.tokens.admin}` }),
+      );
       assert.equal(expecting.status, 200, expecting.body);
     } finally {
       await h.close();
@@ -164,7 +198,9 @@ describe('GET /metrics', () => {
   it('reports connection-pool usage for a store with poolStats()', async () => {
     const h = await createHarness({
       wrapStore: (store) =>
-        Object.assign(Object.create(store) as Store & PoolStatsSource, { poolStats: () => ({ total: 10, idle: 7, waiting: 2 }) }),
+        Object.assign(Object.create(store) as Store & PoolStatsSource, {
+          poolStats: () => ({ total: 10, idle: 7, waiting: 2 }),
+        }),
     });
     try {
       const text = await scrape(h);
@@ -184,7 +220,9 @@ describe('GET /metrics', () => {
           reads++;
           return { pending: 12, oldestPendingSeconds: 30.5 };
         };
-        const webhooks = Object.assign(Object.create(store.webhooks) as Store['webhooks'] & WebhookBacklogSource, { backlog });
+        const webhooks = Object.assign(Object.create(store.webhooks) as Store['webhooks'] & WebhookBacklogSource, {
+          backlog,
+        });
         return Object.assign(Object.create(store) as Store, { webhooks });
       },
     });
@@ -201,11 +239,16 @@ describe('GET /metrics', () => {
   for (const backend of testBackends()) {
     it(`reports the real webhook backlog of the store [${backend.name}]`, async () => {
       // Port 1 refuses connections: the delivery fails and stays pending for its retry.
-      const h = await createHarness({ backend, env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_RETRY_SCHEDULE: '1h' } });
+      const h = await createHarness({
+        backend,
+        env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_RETRY_SCHEDULE: '1h' },
+      });
       try {
         assert.equal(sample(await scrape(h), 'plantstore_webhook_deliveries_pending'), 0);
         const subscribed = await h.request({
-          method: 'POST', url: '/webhooks', headers: { ...bearer(h.tokens.admin), 'content-type': 'application/json' },
+          method: 'POST',
+          url: '/webhooks',
+          headers: { ...bearer(h.tokens.admin), 'content-type': 'application/json' },
           payload: '{"url": "http://127.0.0.1:1/hook"}',
         });
         assert.equal(subscribed.statusCode, 201, subscribed.body);
@@ -226,14 +269,28 @@ describe('GET /metrics', () => {
       try {
         const kinds = backend.name === 'sqlite' ? ['write'] : ['create', 'read'];
         const before = await scrape(h);
-        for (const kind of kinds) assert.equal(sample(before, `plantstore_store_batches_total{kind="${kind}"}`), 0, kind);
+        for (const kind of kinds)
+          assert.equal(sample(before, `plantstore_store_batches_total{kind="${kind}"}`), 0, kind);
         // Sent together, so they can share batches.
-        const created = await Promise.all(Array.from({ length: 20 }, (_, i) => postPlant(h, `{"id": ${i + 1}, "name": "batched"}`)));
-        assert.deepEqual(created.map((r) => r.statusCode), Array(20).fill(200));
-        const read = await Promise.all(Array.from({ length: 10 }, (_, i) => h.request({ method: 'GET', url: `/plants/${i + 1}`, headers: bearer(h.tokens.read) })));
-        assert.deepEqual(read.map((r) => r.statusCode), Array(10).fill(200));
+        const created = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => postPlant(h, `{"id": ${i + 1}, "name": "batched"}`)),
+        );
+        assert.deepEqual(
+          created.map((r) => r.statusCode),
+          Array(20).fill(200),
+        );
+        const read = await Promise.all(
+          Array.from({ length: 10 }, (_, i) =>
+            h.request({ method: 'GET', url: `/plants/${i + 1}`, headers: bearer(h.tokens.read) }),
+          ),
+        );
+        assert.deepEqual(
+          read.map((r) => r.statusCode),
+          Array(10).fill(200),
+        );
         const text = await scrape(h);
-        const carried = (kind: string) => sample(text, `plantstore_store_batched_operations_total{kind="${kind}"}`) ?? Number.NaN;
+        const carried = (kind: string) =>
+          sample(text, `plantstore_store_batched_operations_total{kind="${kind}"}`) ?? Number.NaN;
         const batches = (kind: string) => sample(text, `plantstore_store_batches_total{kind="${kind}"}`) ?? Number.NaN;
         const writes = backend.name === 'sqlite' ? 'write' : 'create';
         assert.equal(carried(writes), 20);

@@ -32,14 +32,23 @@ const PROBES = 40;
 async function seed(store: Store): Promise<void> {
   const running = await store.plants.beginImport();
   for (let start = 1; start <= PLANTS; start += 5000) {
-    const rows = Array.from({ length: 5000 }, (_, i) => ({ line: start + i, id: BigInt(start + i), name: `Monstera deliciosa ${start + i}`, tag: null }));
+    const rows = Array.from({ length: 5000 }, (_, i) => ({
+      line: start + i,
+      id: BigInt(start + i),
+      name: `Monstera deliciosa ${start + i}`,
+      tag: null,
+    }));
     await running.stage(rows);
   }
   const outcome = await running.apply('all', 10);
   assert.equal(outcome.kind, 'applied');
 }
 
-const HEAVY = ['/plants?q=monsterx&limit=1', '/plants?q=monstera&sort=name&limit=1', '/plants?q=monst%20deliciosa&sort=-name&limit=1'];
+const HEAVY = [
+  '/plants?q=monsterx&limit=1',
+  '/plants?q=monstera&sort=name&limit=1',
+  '/plants?q=monst%20deliciosa&sort=-name&limit=1',
+];
 
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -95,7 +104,9 @@ for (const backend of testBackends()) {
 
       const lagRatio = busy.lagP99 / idle.lagP99;
       const probeRatio = median(busy.latencies) / median(idle.latencies);
-      t.diagnostic(`event-loop lag p99 idle ${idle.lagP99.toFixed(1)} ms, busy ${busy.lagP99.toFixed(1)} ms (x${lagRatio.toFixed(1)}); probe p50 x${probeRatio.toFixed(1)}; ${heavyDone} heavy reads`);
+      t.diagnostic(
+        `event-loop lag p99 idle ${idle.lagP99.toFixed(1)} ms, busy ${busy.lagP99.toFixed(1)} ms (x${lagRatio.toFixed(1)}); probe p50 x${probeRatio.toFixed(1)}; ${heavyDone} heavy reads`,
+      );
       assert.ok(heavyDone >= HEAVY.length, 'the heavy reads ran during the probes');
       // A read on the event loop makes both grow tens of times over; sharing a small machine's cores
       // with the reads, a few times at most.

@@ -28,7 +28,12 @@ describe('PostgreSQL background errors reach the log', { skip: !postgresAvailabl
 
   it('an idle connection reset by the network is logged as an error, and the next request still answers', async () => {
     let logs = '';
-    const logStream = new Writable({ write(chunk, _encoding, done) { logs += String(chunk); done(); } });
+    const logStream = new Writable({
+      write(chunk, _encoding, done) {
+        logs += String(chunk);
+        done();
+      },
+    });
     const app = await buildApp(loadConfig({ DATABASE_URL: url, LOG_LEVEL: 'info', LOG_FORMAT: 'json' }), { logStream });
     try {
       assert.equal((await app.inject({ method: 'GET', url: '/readyz' })).statusCode, 200);
@@ -36,7 +41,8 @@ describe('PostgreSQL background errors reach the log', { skip: !postgresAvailabl
       await proxy.setMode('reset');
       await proxy.setMode('open');
       const deadline = Date.now() + 5000;
-      while (!logs.includes('a database connection failed while idle') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      while (!logs.includes('a database connection failed while idle') && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 20));
       const line = logs.split('\n').find((entry) => entry.includes('a database connection failed while idle'));
       assert.ok(line !== undefined, `nothing logged; the log was:\n${logs}`);
       assert.equal(JSON.parse(line).level, 50);

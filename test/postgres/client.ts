@@ -21,7 +21,8 @@ export async function call(url: string, init: { method?: string; token?: string;
   return { status: response.status, body: await response.text(), headers: response.headers };
 }
 
-export const createPlant = (base: string, token: string, body: string) => call(`${base}/plants`, { method: 'POST', token, body });
+export const createPlant = (base: string, token: string, body: string) =>
+  call(`${base}/plants`, { method: 'POST', token, body });
 export const readPlant = (base: string, token: string, id: string) => call(`${base}/plants/${id}`, { token });
 
 /** Polls `probe` until it returns true, or fails after `timeoutMs`. */

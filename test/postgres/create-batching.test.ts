@@ -14,7 +14,13 @@ import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import type { CreatePlantOutcome, PlantRecord } from '../../src/store/types.js';
 import { postgresAvailable, postgresBackend } from '../support/backends.js';
 import { bearer, createHarness, json, postPlant, type Harness } from '../support/harness.js';
-import { adminRows, createTestSchema, type TestSchema, twoInstancesOnNewSchema, withinBound } from '../support/postgres.js';
+import {
+  adminRows,
+  createTestSchema,
+  type TestSchema,
+  twoInstancesOnNewSchema,
+  withinBound,
+} from '../support/postgres.js';
 import { harnessBehindProxy, type ProxiedHarness } from '../support/postgres-harness.js';
 import type { TcpProxy } from '../support/tcp-proxy.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
@@ -37,7 +43,11 @@ describe('PostgreSQL creates go in batches', { skip: !postgresAvailable() }, () 
 
     it('500 concurrent creates share a few statements, and each row is stored once', async (t) => {
       const before = store.createBatchStats();
-      const plants = Array.from({ length: 500 }, (_, i): PlantRecord => ({ id: BigInt(1_000 + i), name: `plant ${i}`, tag: i % 2 === 0 ? 'even' : undefined }));
+      const plants = Array.from({ length: 500 }, (_, i): PlantRecord => ({
+        id: BigInt(1_000 + i),
+        name: `plant ${i}`,
+        tag: i % 2 === 0 ? 'even' : undefined,
+      }));
       const outcomes = await withinBound('500 creates', Promise.all(plants.map((p) => store.plants.createPlant(p))));
       assert.ok(outcomes.every((o) => o.kind === 'created'));
       const stats = store.createBatchStats();
@@ -50,7 +60,10 @@ describe('PostgreSQL creates go in batches', { skip: !postgresAvailable() }, () 
       );
       assert.deepEqual(rows[0], { count: '500', distinct: '500' });
       for (const plant of [plants[0], plants[1], plants[499]] as PlantRecord[]) {
-        assert.deepEqual(unversioned(await store.plants.getPlant(plant.id)), plant.tag === undefined ? { id: plant.id, name: plant.name } : plant);
+        assert.deepEqual(
+          unversioned(await store.plants.getPlant(plant.id)),
+          plant.tag === undefined ? { id: plant.id, name: plant.name } : plant,
+        );
       }
     });
 
@@ -84,20 +97,34 @@ describe('PostgreSQL creates go in batches', { skip: !postgresAvailable() }, () 
         const expected = i < 3 ? 'created' : plant.name === `plant ${plant.id}` ? 'replayed' : 'conflict';
         assert.equal(outcome.kind, expected, `create #${i} of ${plant.id}`);
       });
-      const rows = await adminRows<{ count: string }>(schema.url, 'SELECT count(*) AS count FROM plants WHERE id = ANY($1::int8[])', [ids.map(String)]);
+      const rows = await adminRows<{ count: string }>(
+        schema.url,
+        'SELECT count(*) AS count FROM plants WHERE id = ANY($1::int8[])',
+        [ids.map(String)],
+      );
       assert.equal(rows[0]?.count, '3');
     });
 
     it('ids at the int64 limits and around 2^53 survive exactly, in one batch', async () => {
       const extremes = [
-        -9223372036854775808n, -9223372036854775807n, 9223372036854775807n, 9223372036854775806n,
-        9007199254740991n, 9007199254740992n, 9007199254740993n, -9007199254740993n, 0n, -1n,
+        -9223372036854775808n,
+        -9223372036854775807n,
+        9223372036854775807n,
+        9223372036854775806n,
+        9007199254740991n,
+        9007199254740992n,
+        9007199254740993n,
+        -9007199254740993n,
+        0n,
+        -1n,
       ];
       const outcomes = await Promise.all(extremes.map((id) => store.plants.createPlant({ id, name: `n${id}` })));
       assert.ok(outcomes.every((o) => o.kind === 'created'));
-      const rows = await adminRows<{ id: string; name: string }>(schema.url, 'SELECT id::text AS id, name FROM plants WHERE id = ANY($1::int8[]) ORDER BY plants.id', [
-        extremes.map(String),
-      ]);
+      const rows = await adminRows<{ id: string; name: string }>(
+        schema.url,
+        'SELECT id::text AS id, name FROM plants WHERE id = ANY($1::int8[]) ORDER BY plants.id',
+        [extremes.map(String)],
+      );
       assert.deepEqual(
         rows.map((r) => [r.id, r.name]),
         [...extremes].sort((a, b) => (a < b ? -1 : 1)).map((id) => [String(id), `n${id}`]),
@@ -112,12 +139,21 @@ describe('PostgreSQL creates go in batches', { skip: !postgresAvailable() }, () 
       const good = Array.from({ length: 20 }, (_, i) => ({ id: BigInt(5_000 + i), name: `good ${i}` }));
       // A NUL character: HTTP validation keeps it out, PostgreSQL text cannot hold it (SQLSTATE 22021).
       const bad = { id: 5_010_000n, name: 'bad \u0000 name' };
-      const settled = await withinBound('mixed batch', Promise.allSettled([...good, bad].map((p) => store.plants.createPlant(p))));
+      const settled = await withinBound(
+        'mixed batch',
+        Promise.allSettled([...good, bad].map((p) => store.plants.createPlant(p))),
+      );
       const failed = settled.pop();
       assert.equal(failed?.status, 'rejected');
-      assert.ok(!((failed as PromiseRejectedResult).reason instanceof StoreUnavailableError), 'a data error is not an outage');
+      assert.ok(
+        !((failed as PromiseRejectedResult).reason instanceof StoreUnavailableError),
+        'a data error is not an outage',
+      );
       assert.ok(settled.every((s) => s.status === 'fulfilled' && s.value.kind === 'created'));
-      const rows = await adminRows<{ count: string }>(schema.url, 'SELECT count(*) AS count FROM plants WHERE id BETWEEN 5000 AND 5010000');
+      const rows = await adminRows<{ count: string }>(
+        schema.url,
+        'SELECT count(*) AS count FROM plants WHERE id BETWEEN 5000 AND 5010000',
+      );
       assert.equal(rows[0]?.count, '20');
     });
   });
@@ -134,9 +170,24 @@ describe('PostgreSQL creates go in batches', { skip: !postgresAvailable() }, () 
     after(() => instances?.close());
 
     const createAll = (from: number, count: number) =>
-      withinBound(`${count} creates`, Promise.all(Array.from({ length: count }, (_, i) => store.plants.createPlant({ id: BigInt(from + i), name: `plant ${from + i}` }))));
+      withinBound(
+        `${count} creates`,
+        Promise.all(
+          Array.from({ length: count }, (_, i) =>
+            store.plants.createPlant({ id: BigInt(from + i), name: `plant ${from + i}` }),
+          ),
+        ),
+      );
     const eventCount = async (from: number, to: number) =>
-      Number((await adminRows<{ n: string }>(schema.url, "SELECT count(*) AS n FROM webhook_events WHERE (payload::json ->> 'id')::int8 BETWEEN $1 AND $2", [from, to]))[0]?.n);
+      Number(
+        (
+          await adminRows<{ n: string }>(
+            schema.url,
+            "SELECT count(*) AS n FROM webhook_events WHERE (payload::json ->> 'id')::int8 BETWEEN $1 AND $2",
+            [from, to],
+          )
+        )[0]?.n,
+      );
 
     // Batches first go out without events (nobody subscribes), and must fall back to
     // writing them the moment a subscription exists, even one this store never saw made.
@@ -144,7 +195,13 @@ describe('PostgreSQL creates go in batches', { skip: !postgresAvailable() }, () 
       assert.ok((await createAll(1, 50)).every((o) => o.kind === 'created'));
       assert.equal(await eventCount(1, 50), 0);
 
-      await other.webhooks.insertSubscription({ id: 'whk_other', url: 'https://example.com/hooks', secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', eventTypes: ['plant.created'], createdAt: new Date() });
+      await other.webhooks.insertSubscription({
+        id: 'whk_other',
+        url: 'https://example.com/hooks',
+        secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+        eventTypes: ['plant.created'],
+        createdAt: new Date(),
+      });
       const outcomes = await createAll(101, 50);
       assert.ok(outcomes.every((o) => o.kind === 'created'));
       assert.equal(await eventCount(101, 150), 50);
@@ -165,7 +222,10 @@ describe('PostgreSQL creates go in batches', { skip: !postgresAvailable() }, () 
     let receiver: Receiver;
     before(async () => {
       receiver = await startReceiver();
-      h = await createHarness({ backend: postgresBackend, env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_POLL_INTERVAL_MS: '50' } });
+      h = await createHarness({
+        backend: postgresBackend,
+        env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_POLL_INTERVAL_MS: '50' },
+      });
     });
     after(async () => {
       await h?.close();
@@ -173,40 +233,75 @@ describe('PostgreSQL creates go in batches', { skip: !postgresAvailable() }, () 
     });
 
     it('500 concurrent POST /plants: 200 each, far fewer statements, each row once, one outbox event and delivery per plant', async (t) => {
-      const subscribed = await h.request({ method: 'POST', url: '/webhooks', headers: { ...json, ...bearer(h.tokens.admin) }, payload: JSON.stringify({ url: receiver.url }) });
+      const subscribed = await h.request({
+        method: 'POST',
+        url: '/webhooks',
+        headers: { ...json, ...bearer(h.tokens.admin) },
+        payload: JSON.stringify({ url: receiver.url }),
+      });
       assert.equal(subscribed.statusCode, 201, subscribed.body);
       const store = h.store as PostgresStore;
       const before = store.createBatchStats();
       const ids = Array.from({ length: 500 }, (_, i) => 9007199254740000n + BigInt(i) * 3n);
-      const replies = await withinBound('500 requests', Promise.all(ids.map((id) => postPlant(h, `{"id": ${id}, "name": "plant ${id}"}`))));
+      const replies = await withinBound(
+        '500 requests',
+        Promise.all(ids.map((id) => postPlant(h, `{"id": ${id}, "name": "plant ${id}"}`))),
+      );
       for (const reply of replies) assert.equal(reply.statusCode, 200, reply.body);
       const stats = store.createBatchStats();
       assert.equal(stats.operations - before.operations, 500);
       t.diagnostic(`500 requests in ${stats.batches - before.batches} statements`);
-      assert.ok((stats.batches - before.batches) * 5 <= 500, `500 creates took ${stats.batches - before.batches} statements`);
+      assert.ok(
+        (stats.batches - before.batches) * 5 <= 500,
+        `500 creates took ${stats.batches - before.batches} statements`,
+      );
 
       const plants = await adminRows<{ id: string }>(h.databaseUrl, 'SELECT id::text AS id FROM plants ORDER BY id');
-      assert.deepEqual(plants.map((r) => r.id), ids.map(String));
+      assert.deepEqual(
+        plants.map((r) => r.id),
+        ids.map(String),
+      );
       const events = await adminRows<{ payload: string; deliveries: string }>(
         h.databaseUrl,
         'SELECT e.payload, (SELECT count(*) FROM webhook_deliveries d WHERE d.event_id = e.id) AS deliveries FROM webhook_events e',
       );
       assert.equal(events.length, 500, 'one event per created plant');
-      assert.ok(events.every((e) => e.deliveries === '1'), 'one delivery per event and subscription');
-      assert.deepEqual(events.map((e) => e.payload).sort(), ids.map((id) => `{"id":${id},"name":"plant ${id}"}`).sort());
+      assert.ok(
+        events.every((e) => e.deliveries === '1'),
+        'one delivery per event and subscription',
+      );
+      assert.deepEqual(
+        events.map((e) => e.payload).sort(),
+        ids.map((id) => `{"id":${id},"name":"plant ${id}"}`).sort(),
+      );
 
       // Replays and conflicts write no event.
       const replay = await postPlant(h, `{"id": ${ids[0]}, "name": "plant ${ids[0]}"}`);
       const conflict = await postPlant(h, `{"id": ${ids[1]}, "name": "someone else"}`);
       assert.deepEqual([replay.statusCode, conflict.statusCode], [200, 409]);
-      assert.equal((await adminRows<{ count: string }>(h.databaseUrl, 'SELECT count(*) AS count FROM webhook_events'))[0]?.count, '500');
+      assert.equal(
+        (await adminRows<{ count: string }>(h.databaseUrl, 'SELECT count(*) AS count FROM webhook_events'))[0]?.count,
+        '500',
+      );
     });
 
     it('two POSTs of one id at once: same body 200 + 200, different bodies one 200 and one 409', async () => {
-      const same = await Promise.all([postPlant(h, '{"id": -42, "name": "Ivy"}'), postPlant(h, '{"id": -42, "name": "Ivy"}')]);
-      assert.deepEqual(same.map((r) => r.statusCode), [200, 200]);
-      assert.deepEqual(same.map((r) => r.body), ['{"name":"Ivy"}', '{"name":"Ivy"}']);
-      const different = await Promise.all([postPlant(h, '{"id": -43, "name": "Ivy"}'), postPlant(h, '{"id": -43, "name": "Oak"}')]);
+      const same = await Promise.all([
+        postPlant(h, '{"id": -42, "name": "Ivy"}'),
+        postPlant(h, '{"id": -42, "name": "Ivy"}'),
+      ]);
+      assert.deepEqual(
+        same.map((r) => r.statusCode),
+        [200, 200],
+      );
+      assert.deepEqual(
+        same.map((r) => r.body),
+        ['{"name":"Ivy"}', '{"name":"Ivy"}'],
+      );
+      const different = await Promise.all([
+        postPlant(h, '{"id": -43, "name": "Ivy"}'),
+        postPlant(h, '{"id": -43, "name": "Oak"}'),
+      ]);
       assert.deepEqual(different.map((r) => r.statusCode).sort(), [200, 409]);
     });
   });
@@ -247,9 +342,15 @@ describe('PostgreSQL creates go in batches', { skip: !postgresAvailable() }, () 
         await proxy.setMode('open');
         // Whether the statement committed is unknown to the clients (the server may still
         // finish it once the lock is gone); a retry is safe either way: created or replayed.
-        const retried = await withinBound('retries', Promise.all(Array.from({ length: 50 }, (_, i) => postPlant(h, `{"id": ${100 + i}, "name": "lost ${i}"}`))));
+        const retried = await withinBound(
+          'retries',
+          Promise.all(Array.from({ length: 50 }, (_, i) => postPlant(h, `{"id": ${100 + i}, "name": "lost ${i}"}`))),
+        );
         for (const reply of retried) assert.equal(reply.statusCode, 200, reply.body);
-        const written = await adminRows<{ count: string }>(schema.url, 'SELECT count(*) AS count FROM plants WHERE id >= 100');
+        const written = await adminRows<{ count: string }>(
+          schema.url,
+          'SELECT count(*) AS count FROM plants WHERE id >= 100',
+        );
         assert.equal(written[0]?.count, '50');
       } finally {
         await locker.end().catch(() => {});
@@ -260,16 +361,28 @@ describe('PostgreSQL creates go in batches', { skip: !postgresAvailable() }, () 
       await proxy.setMode('refuse');
       const settled = await withinBound(
         'creates while refused',
-        Promise.allSettled(Array.from({ length: 50 }, (_, i) => store.plants.createPlant({ id: BigInt(200 + i), name: 'refused' }))),
+        Promise.allSettled(
+          Array.from({ length: 50 }, (_, i) => store.plants.createPlant({ id: BigInt(200 + i), name: 'refused' })),
+        ),
       );
       for (const s of settled) {
         assert.equal(s.status, 'rejected');
-        assert.ok((s as PromiseRejectedResult).reason instanceof StoreUnavailableError, String((s as PromiseRejectedResult).reason));
+        assert.ok(
+          (s as PromiseRejectedResult).reason instanceof StoreUnavailableError,
+          String((s as PromiseRejectedResult).reason),
+        );
       }
       await proxy.setMode('open');
-      const outcomes = await withinBound('creates after recovery', Promise.all([2n, 3n, 4n].map((id) => store.plants.createPlant({ id, name: 'back' }))));
+      const outcomes = await withinBound(
+        'creates after recovery',
+        Promise.all([2n, 3n, 4n].map((id) => store.plants.createPlant({ id, name: 'back' }))),
+      );
       assert.deepEqual(kinds(outcomes), ['created', 'created', 'created']);
-      assert.equal((await postPlant(h, '{"id": 1, "name": "before"}')).statusCode, 200, 'the acknowledged plant is still there');
+      assert.equal(
+        (await postPlant(h, '{"id": 1, "name": "before"}')).statusCode,
+        200,
+        'the acknowledged plant is still there',
+      );
     });
   });
 
@@ -278,7 +391,10 @@ describe('PostgreSQL creates go in batches', { skip: !postgresAvailable() }, () 
     let stores: PostgresStore[];
     before(async () => {
       schema = await createTestSchema();
-      stores = [await PostgresStore.open({ url: schema.url, poolSize: 5 }), await PostgresStore.open({ url: schema.url, poolSize: 5 })];
+      stores = [
+        await PostgresStore.open({ url: schema.url, poolSize: 5 }),
+        await PostgresStore.open({ url: schema.url, poolSize: 5 }),
+      ];
     });
     after(async () => {
       for (const store of stores ?? []) await store.close();
@@ -292,12 +408,19 @@ describe('PostgreSQL creates go in batches', { skip: !postgresAvailable() }, () 
       const [first, second] = creators as [PostgresStore, PostgresStore];
       const outcomes = await withinBound(
         `round ${round}`,
-        Promise.all([...ascending.map((p) => first.plants.createPlant(p)), ...descending.map((p) => second.plants.createPlant(p))]),
+        Promise.all([
+          ...ascending.map((p) => first.plants.createPlant(p)),
+          ...descending.map((p) => second.plants.createPlant(p)),
+        ]),
       );
       const counts = { created: 0, replayed: 0, conflict: 0 };
       for (const outcome of outcomes) counts[outcome.kind]++;
       assert.deepEqual(counts, { created: 200, replayed: 200, conflict: 0 }, `round ${round}`);
-      const rows = await adminRows<{ count: string }>(schema.url, 'SELECT count(*) AS count FROM plants WHERE id BETWEEN $1 AND $2', [round * 1_000, round * 1_000 + 999]);
+      const rows = await adminRows<{ count: string }>(
+        schema.url,
+        'SELECT count(*) AS count FROM plants WHERE id BETWEEN $1 AND $2',
+        [round * 1_000, round * 1_000 + 999],
+      );
       assert.equal(rows[0]?.count, '200');
     }
 
@@ -316,7 +439,9 @@ describe('PostgreSQL creates go in batches', { skip: !postgresAvailable() }, () 
       const schema = await createTestSchema();
       try {
         const store = await PostgresStore.open({ url: schema.url, poolSize: 3 });
-        const accepted = Array.from({ length: 300 }, (_, i) => store.plants.createPlant({ id: BigInt(i), name: `p${i}` }));
+        const accepted = Array.from({ length: 300 }, (_, i) =>
+          store.plants.createPlant({ id: BigInt(i), name: `p${i}` }),
+        );
         const closed = store.close();
         const refused = store.plants.createPlant({ id: 1_000n, name: 'late' });
         await assert.rejects(refused, StoreUnavailableError);

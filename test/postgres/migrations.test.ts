@@ -12,7 +12,13 @@ import { migrationsOf, type Migration } from '../../src/store/migrations.js';
 import { DEFAULT_POSTGRES_SETTINGS, type PostgresConnectionSettings } from '../../src/store/postgres/pool.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { postgresAvailable } from '../support/backends.js';
-import { createTestSchema, POSTGRES_TEST_URL, urlWithSchema, withAdminClient, type TestSchema } from '../support/postgres.js';
+import {
+  createTestSchema,
+  POSTGRES_TEST_URL,
+  urlWithSchema,
+  withAdminClient,
+  type TestSchema,
+} from '../support/postgres.js';
 import { runCli } from '../support/service-process.js';
 import { unversioned } from '../support/assertions.js';
 
@@ -32,15 +38,31 @@ describe('PostgreSQL migrations', { skip: !postgresAvailable() }, () => {
 
   const settings = (url: string): PostgresConnectionSettings => ({ url, ...DEFAULT_POSTGRES_SETTINGS });
   const appliedVersions = (schema: TestSchema) =>
-    withAdminClient(async (c) => (await c.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version')).rows.map((r) => r.version), schema.url);
+    withAdminClient(
+      async (c) =>
+        (await c.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version')).rows.map(
+          (r) => r.version,
+        ),
+      schema.url,
+    );
   const tableExists = (schema: TestSchema, table: string) =>
-    withAdminClient(async (c) => (await c.query<{ found: string | null }>('SELECT to_regclass($1)::text AS found', [table])).rows[0]?.found !== null, schema.url);
+    withAdminClient(
+      async (c) =>
+        (await c.query<{ found: string | null }>('SELECT to_regclass($1)::text AS found', [table])).rows[0]?.found !==
+        null,
+      schema.url,
+    );
 
   it('10 instances opening one empty schema at once all succeed, and each migration is applied once', async () => {
     const schema = await freshSchema();
-    const stores = await Promise.all(Array.from({ length: 10 }, () => PostgresStore.open({ url: schema.url, poolSize: 1 })));
+    const stores = await Promise.all(
+      Array.from({ length: 10 }, () => PostgresStore.open({ url: schema.url, poolSize: 1 })),
+    );
     try {
-      assert.deepEqual(await appliedVersions(schema), postgresMigrations.map((m) => m.version));
+      assert.deepEqual(
+        await appliedVersions(schema),
+        postgresMigrations.map((m) => m.version),
+      );
       await Promise.all(stores.map((s) => s.ping()));
       assert.equal((await stores[0]!.plants.createPlant({ id: 1n, name: 'one' })).kind, 'created');
       assert.deepEqual(unversioned(await stores[9]!.plants.getPlant(1n)), { id: 1n, name: 'one' });
@@ -52,7 +74,9 @@ describe('PostgreSQL migrations', { skip: !postgresAvailable() }, () => {
   it('a new migration run by 6 migrators at once is applied by exactly one of them; a re-run applies nothing', async () => {
     const schema = await freshSchema();
     const extra: Migration = { version: LATEST + 1, name: 'extra', sql: 'CREATE TABLE extra (x integer PRIMARY KEY)' };
-    const results = await Promise.all(Array.from({ length: 6 }, () => migrate(settings(schema.url), [...postgresMigrations, extra])));
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () => migrate(settings(schema.url), [...postgresMigrations, extra])),
+    );
     const appliers = results.filter((applied) => applied.length > 0);
     assert.equal(appliers.length, 1, JSON.stringify(results));
     assert.deepEqual(appliers[0], [...postgresMigrations.map((m) => m.version), extra.version]);
@@ -62,12 +86,19 @@ describe('PostgreSQL migrations', { skip: !postgresAvailable() }, () => {
 
   it('rolls a failing migration back entirely, recording nothing', async () => {
     const schema = await freshSchema();
-    const broken: Migration = { version: LATEST + 1, name: 'broken', sql: 'CREATE TABLE half (x integer); SELECT 1 / 0' };
+    const broken: Migration = {
+      version: LATEST + 1,
+      name: 'broken',
+      sql: 'CREATE TABLE half (x integer); SELECT 1 / 0',
+    };
     await assert.rejects(migrate(settings(schema.url), [...postgresMigrations, broken]), /division by zero/);
     assert.equal(await tableExists(schema, 'half'), false);
     // The whole batch was one transaction: not even the first migration is left behind.
     assert.equal(await tableExists(schema, 'schema_migrations'), false);
-    assert.deepEqual(await migrate(settings(schema.url), postgresMigrations), postgresMigrations.map((m) => m.version));
+    assert.deepEqual(
+      await migrate(settings(schema.url), postgresMigrations),
+      postgresMigrations.map((m) => m.version),
+    );
   });
 
   it('waits for the lock of its own schema only', async () => {
@@ -89,7 +120,10 @@ describe('PostgreSQL migrations', { skip: !postgresAvailable() }, () => {
       assert.equal(done, false, 'migrating schema a must wait for its lock');
       await holder.query('SELECT pg_advisory_unlock($1, $2)', [...migrationLockKey(a.name)]);
       await (await opening).close();
-      assert.deepEqual(await appliedVersions(a), postgresMigrations.map((m) => m.version));
+      assert.deepEqual(
+        await appliedVersions(a),
+        postgresMigrations.map((m) => m.version),
+      );
     } finally {
       await holder.end();
     }
@@ -109,9 +143,15 @@ describe('PostgreSQL migrations', { skip: !postgresAvailable() }, () => {
     const first = await runCli(['migrate'], { DATABASE_URL: schema.url });
     assert.equal(first.code, 0, first.stderr);
     assert.match(first.stdout, /migrations applied \(postgres\)/);
-    assert.deepEqual(await appliedVersions(schema), postgresMigrations.map((m) => m.version));
+    assert.deepEqual(
+      await appliedVersions(schema),
+      postgresMigrations.map((m) => m.version),
+    );
     const again = await runCli(['migrate', '--database-url', schema.url]);
     assert.equal(again.code, 0, again.stderr);
-    assert.deepEqual(await appliedVersions(schema), postgresMigrations.map((m) => m.version));
+    assert.deepEqual(
+      await appliedVersions(schema),
+      postgresMigrations.map((m) => m.version),
+    );
   });
 });

@@ -21,7 +21,8 @@ describe('PostgreSQL page query plan', { skip: !postgresAvailable() }, () => {
     const store = await PostgresStore.open({ url: schema.url });
     await store.close();
     await withAdminClient(async (client) => {
-      // Names as the service would fold them (src/domain/search-text.ts): 'plant 17' has the key 'plant 17' and the words 'plant 17'.
+      // Names as the service would fold them (src/domain/search-text.ts): 'plant 17' has the key 'plant 17' and the
+      // words 'plant 17'.
       await client.query(`INSERT INTO plants (id, name, tag, created_at, name_key, name_words, tag_words)
         SELECT x, 'plant ' || x, tag, now(), 'plant ' || x, 'plant ' || x, coalesce(tag, '')
         FROM generate_series(1, 20000) AS x, LATERAL (SELECT CASE WHEN x % 100 = 0 THEN 'rare' WHEN x % 2 = 1 THEN 'green' END AS tag) AS t`);
@@ -49,12 +50,21 @@ describe('PostgreSQL page query plan', { skip: !postgresAvailable() }, () => {
       // The rows come in index order; nothing sorts them again (an aggregate's
       // ORDER BY did, on PostgreSQL 15).
       assert.ok(!types.includes('Sort'), types.join(' > '));
-      if (query.order === 'name' || query.order === '-name') assert.ok(types.some((type) => type.includes('using plants_name_key')), types.join(' > '));
+      if (query.order === 'name' || query.order === '-name')
+        assert.ok(
+          types.some((type) => type.includes('using plants_name_key')),
+          types.join(' > '),
+        );
     });
   }
 
-  it('searches through the GIN index of the plants\' words, never scanning the table', async () => {
-    for (const query of [{ limit: 100, terms: ['plant', '1234'] }, { limit: 100, terms: ['1999'], order: '-id' as const, after: 20_000n }, { limit: 100, terms: ['123'] }, { limit: 100, terms: ['12'], order: 'name' as const }]) {
+  it("searches through the GIN index of the plants' words, never scanning the table", async () => {
+    for (const query of [
+      { limit: 100, terms: ['plant', '1234'] },
+      { limit: 100, terms: ['1999'], order: '-id' as const, after: 20_000n },
+      { limit: 100, terms: ['123'] },
+      { limit: 100, terms: ['12'], order: 'name' as const },
+    ]) {
       const { text, values } = pageStatement(query);
       const types = await planNodeTypes(text, values, schema.url);
       assert.ok(types.includes('Bitmap Index Scan using plants_search'), types.join(' > '));
@@ -62,11 +72,12 @@ describe('PostgreSQL page query plan', { skip: !postgresAvailable() }, () => {
       // Never an ordered walk that tests every plant (the whole table for a search matching little):
       // the matches are sorted. (In name order the primary key reads the last plant's key.)
       assert.ok(types.includes('Sort'), types.join(' > '));
-      if (query.order !== 'name') assert.ok(!types.some((type) => /^Index Scan using plants_pkey/.test(type)), types.join(' > '));
+      if (query.order !== 'name')
+        assert.ok(!types.some((type) => /^Index Scan using plants_pkey/.test(type)), types.join(' > '));
     }
   });
 
-  it('answers count=estimated from the planner\'s statistics for a large set, and counts a small one exactly', async () => {
+  it("answers count=estimated from the planner's statistics for a large set, and counts a small one exactly", async () => {
     const store = await PostgresStore.open({ url: schema.url });
     try {
       const all = await store.plants.countPlants({}, 'estimated');
@@ -82,7 +93,10 @@ describe('PostgreSQL page query plan', { skip: !postgresAvailable() }, () => {
   it('counts a tag from its index, and a search from the GIN index', async () => {
     const tag = countStatement({ tags: ['rare'] });
     const tagTypes = await planNodeTypes(tag.text, tag.values, schema.url);
-    assert.ok(tagTypes.some((type) => / using plants_tag_id/.test(type)), tagTypes.join(' > '));
+    assert.ok(
+      tagTypes.some((type) => / using plants_tag_id/.test(type)),
+      tagTypes.join(' > '),
+    );
     assert.ok(!tagTypes.includes('Seq Scan on plants'), tagTypes.join(' > '));
     const search = countStatement({ terms: ['1234'] });
     const searchTypes = await planNodeTypes(search.text, search.values, schema.url);

@@ -21,11 +21,20 @@ import type { TcpProxy } from '../support/tcp-proxy.js';
 import { unversioned } from '../support/assertions.js';
 
 const INT64_EXTREMES = [
-  -9223372036854775808n, -9223372036854775807n, 9223372036854775807n, 9223372036854775806n,
-  9007199254740993n, -9007199254740993n, 9007199254740992n, 9007199254740991n, 0n, -1n,
+  -9223372036854775808n,
+  -9223372036854775807n,
+  9223372036854775807n,
+  9223372036854775806n,
+  9007199254740993n,
+  -9007199254740993n,
+  9007199254740992n,
+  9007199254740991n,
+  0n,
+  -1n,
 ];
 
-const plantFor = (id: bigint): PlantRecord => (id % 3n === 0n ? { id, name: `plant ${id}` } : { id, name: `plant ${id}`, tag: `t${id % 7n}` });
+const plantFor = (id: bigint): PlantRecord =>
+  id % 3n === 0n ? { id, name: `plant ${id}` } : { id, name: `plant ${id}`, tag: `t${id % 7n}` };
 
 describe('PostgreSQL point reads go in batches', { skip: !postgresAvailable() }, () => {
   describe('on one store', () => {
@@ -42,10 +51,22 @@ describe('PostgreSQL point reads go in batches', { skip: !postgresAvailable() },
       const stored = [...INT64_EXTREMES, ...Array.from({ length: 1200 }, (_, i) => BigInt(10_000 + 2 * i))];
       // One id in three is stored with no tag, which must come back without the key.
       await withinBound('creates', Promise.all(stored.map((id) => store.plants.createPlant(plantFor(id)))));
-      const missing = [...Array.from({ length: 300 }, (_, i) => BigInt(10_001 + 2 * i)), 9223372036854775805n, -9223372036854775806n, 9007199254740994n];
+      const missing = [
+        ...Array.from({ length: 300 }, (_, i) => BigInt(10_001 + 2 * i)),
+        9223372036854775805n,
+        -9223372036854775806n,
+        9007199254740994n,
+      ];
       const storedSet = new Set(stored);
       // Every id at least once, many several times, interleaved.
-      const requested = [...stored, ...missing, ...stored.filter((_, i) => i % 4 === 0), ...INT64_EXTREMES, ...INT64_EXTREMES, ...missing.slice(0, 50)];
+      const requested = [
+        ...stored,
+        ...missing,
+        ...stored.filter((_, i) => i % 4 === 0),
+        ...INT64_EXTREMES,
+        ...INT64_EXTREMES,
+        ...missing.slice(0, 50),
+      ];
       const distinct = new Set(requested).size;
 
       const before = store.readBatchStats();
@@ -69,7 +90,12 @@ describe('PostgreSQL point reads go in batches', { skip: !postgresAvailable() },
       await store.plants.createPlant({ id: 41n, name: 'neighbour' });
       const settled = await withinBound(
         'mixed',
-        Promise.allSettled([store.plants.getPlant(41n), store.plants.getPlant(2n ** 63n), store.plants.getPlant(42n), store.plants.getPlant(-(2n ** 63n) - 1n)]),
+        Promise.allSettled([
+          store.plants.getPlant(41n),
+          store.plants.getPlant(2n ** 63n),
+          store.plants.getPlant(42n),
+          store.plants.getPlant(-(2n ** 63n) - 1n),
+        ]),
       );
       assert.deepEqual(unversioned(settled[0]), { status: 'fulfilled', value: { id: 41n, name: 'neighbour' } });
       assert.equal(settled[1]?.status, 'rejected');
@@ -89,7 +115,11 @@ describe('PostgreSQL point reads go in batches', { skip: !postgresAvailable() },
       let stop = false;
       const pollers = Array.from({ length: 4 }, async (_, p) => {
         while (!stop) {
-          await Promise.all(Array.from({ length: workers }, (_, w) => reader.plants.getPlant(BigInt(base + w * rounds + ((p + Date.now()) % rounds)))));
+          await Promise.all(
+            Array.from({ length: workers }, (_, w) =>
+              reader.plants.getPlant(BigInt(base + w * rounds + ((p + Date.now()) % rounds))),
+            ),
+          );
         }
       });
       const worker = async (w: number): Promise<void> => {
@@ -97,10 +127,18 @@ describe('PostgreSQL point reads go in batches', { skip: !postgresAvailable() },
           const plant = { id: BigInt(base + w * rounds + r), name: `ryw ${w}/${r}` };
           const outcome = await creator.plants.createPlant(plant);
           assert.equal(outcome.kind, 'created');
-          assert.deepEqual(unversioned(await reader.plants.getPlant(plant.id)), plant, `read of ${plant.id} right after its create`);
+          assert.deepEqual(
+            unversioned(await reader.plants.getPlant(plant.id)),
+            plant,
+            `read of ${plant.id} right after its create`,
+          );
           if (r % 5 === 0) {
             assert.equal((await creator.plants.deletePlant(plant.id)).kind, 'deleted');
-            assert.equal(await reader.plants.getPlant(plant.id), undefined, `read of ${plant.id} right after its delete`);
+            assert.equal(
+              await reader.plants.getPlant(plant.id),
+              undefined,
+              `read of ${plant.id} right after its delete`,
+            );
           }
         }
       };
@@ -133,14 +171,19 @@ describe('PostgreSQL point reads go in batches', { skip: !postgresAvailable() },
 
     it('500 concurrent GET /plants/{id}: exact bodies and 404s, in far fewer statements', async (t) => {
       const ids = [...INT64_EXTREMES, ...Array.from({ length: 200 }, (_, i) => 9007199254740000n + BigInt(i))];
-      for (const reply of await Promise.all(ids.map((id) => postPlant(h, `{"id": ${id}, "name": "p${id}"}`)))) assert.equal(reply.statusCode, 200, reply.body);
+      for (const reply of await Promise.all(ids.map((id) => postPlant(h, `{"id": ${id}, "name": "p${id}"}`))))
+        assert.equal(reply.statusCode, 200, reply.body);
       const stored = new Set(ids);
-      const requested = Array.from({ length: 500 }, (_, i) => (i % 5 === 4 ? BigInt(-1_000_000 - i) : (ids[i % ids.length] as bigint)));
+      const requested = Array.from({ length: 500 }, (_, i) =>
+        i % 5 === 4 ? BigInt(-1_000_000 - i) : (ids[i % ids.length] as bigint),
+      );
       const store = h.store as PostgresStore;
       const before = store.readBatchStats();
       const replies = await withinBound(
         '500 gets',
-        Promise.all(requested.map((id) => h.request({ method: 'GET', url: `/plants/${id}`, headers: bearer(h.tokens.read) }))),
+        Promise.all(
+          requested.map((id) => h.request({ method: 'GET', url: `/plants/${id}`, headers: bearer(h.tokens.read) })),
+        ),
       );
       replies.forEach((reply, i) => {
         const id = requested[i] as bigint;
@@ -175,7 +218,10 @@ describe('PostgreSQL point reads go in batches', { skip: !postgresAvailable() },
     it('every read of the batch in flight rejects with the same unavailable error (503 over HTTP), none hangs, then reads work again', async () => {
       assert.equal((await postPlant(h, '{"id": 1, "name": "before"}')).statusCode, 200);
       // Warm the token lookup so the GETs below reach the store before the outage.
-      assert.equal((await h.request({ method: 'GET', url: '/plants/1', headers: bearer(h.tokens.read) })).statusCode, 200);
+      assert.equal(
+        (await h.request({ method: 'GET', url: '/plants/1', headers: bearer(h.tokens.read) })).statusCode,
+        200,
+      );
       // Holds the batch inside the database: it waits on a table lock taken directly (not through the proxy).
       const locker = new pg.Client({ connectionString: schema.url });
       await locker.connect();
@@ -184,7 +230,9 @@ describe('PostgreSQL point reads go in batches', { skip: !postgresAvailable() },
         await locker.query('LOCK TABLE plants IN ACCESS EXCLUSIVE MODE');
         const before = store.readBatchStats();
         const direct = Array.from({ length: 40 }, (_, i) => store.plants.getPlant(BigInt(1 + (i % 10))));
-        const overHttp = Array.from({ length: 20 }, (_, i) => h.request({ method: 'GET', url: `/plants/${1 + i}`, headers: bearer(h.tokens.read) }));
+        const overHttp = Array.from({ length: 20 }, (_, i) =>
+          h.request({ method: 'GET', url: `/plants/${1 + i}`, headers: bearer(h.tokens.read) }),
+        );
         await sleep(500);
         assert.deepEqual(store.readBatchStats(), before, 'the reads are held by the lock');
         await proxy.setMode('reset');
@@ -207,7 +255,10 @@ describe('PostgreSQL point reads go in batches', { skip: !postgresAvailable() },
         await locker.end().catch(() => {});
       }
       await proxy.setMode('open');
-      assert.deepEqual(unversioned(await withinBound('read after recovery', store.plants.getPlant(1n))), { id: 1n, name: 'before' });
+      assert.deepEqual(unversioned(await withinBound('read after recovery', store.plants.getPlant(1n))), {
+        id: 1n,
+        name: 'before',
+      });
     });
 
     it('while the server refuses connections every read rejects as unavailable, then reads work again', async () => {
@@ -218,10 +269,16 @@ describe('PostgreSQL point reads go in batches', { skip: !postgresAvailable() },
       );
       for (const s of settled) {
         assert.equal(s.status, 'rejected');
-        assert.ok((s as PromiseRejectedResult).reason instanceof StoreUnavailableError, String((s as PromiseRejectedResult).reason));
+        assert.ok(
+          (s as PromiseRejectedResult).reason instanceof StoreUnavailableError,
+          String((s as PromiseRejectedResult).reason),
+        );
       }
       await proxy.setMode('open');
-      const results = await withinBound('reads after recovery', Promise.all([1n, 2n, 1n].map((id) => store.plants.getPlant(id))));
+      const results = await withinBound(
+        'reads after recovery',
+        Promise.all([1n, 2n, 1n].map((id) => store.plants.getPlant(id))),
+      );
       assert.deepEqual(unversioned(results), [{ id: 1n, name: 'before' }, undefined, { id: 1n, name: 'before' }]);
       const reply = await h.request({ method: 'GET', url: '/plants/1', headers: bearer(h.tokens.read) });
       assert.equal(reply.statusCode, 200, reply.body);
@@ -233,7 +290,9 @@ describe('PostgreSQL point reads go in batches', { skip: !postgresAvailable() },
       const schema = await createTestSchema();
       try {
         const store = await PostgresStore.open({ url: schema.url, poolSize: 3 });
-        await Promise.all(Array.from({ length: 100 }, (_, i) => store.plants.createPlant({ id: BigInt(i), name: `p${i}` })));
+        await Promise.all(
+          Array.from({ length: 100 }, (_, i) => store.plants.createPlant({ id: BigInt(i), name: `p${i}` })),
+        );
         // More than one batch's worth, so some wait for a batch slot while the store closes.
         const ids = Array.from({ length: 2500 }, (_, i) => BigInt(i % 1500));
         const accepted = ids.map((id) => store.plants.getPlant(id));

@@ -30,7 +30,9 @@ describe('stopping while a request waits in the database', { skip: !postgresAvai
 
   it('finishes the request with 200, then stops without waiting for the idle keep-alive connection', async () => {
     const silent = discardedLog();
-    const server = await startServer(loadConfig({ DATABASE_URL: schema.url, PORT: '0', LOG_LEVEL: 'silent' }), { logStream: silent });
+    const server = await startServer(loadConfig({ DATABASE_URL: schema.url, PORT: '0', LOG_LEVEL: 'silent' }), {
+      logStream: silent,
+    });
     const locker = new pg.Client({ connectionString: schema.url });
     await locker.connect();
     try {
@@ -39,10 +41,12 @@ describe('stopping while a request waits in the database', { skip: !postgresAvai
       const inFlight = createPlant(server.url, token, '{"id": 7, "name": "held"}');
       // In flight for sure: its statement waits for the lock on this schema's table.
       const waiting = async () =>
-        (await locker.query<{ n: number }>(
-          'SELECT count(*)::int AS n FROM pg_locks l JOIN pg_class c ON c.oid = l.relation ' +
-            'WHERE NOT l.granted AND c.relnamespace = current_schema()::regnamespace',
-        )).rows[0]?.n !== 0;
+        (
+          await locker.query<{ n: number }>(
+            'SELECT count(*)::int AS n FROM pg_locks l JOIN pg_class c ON c.oid = l.relation ' +
+              'WHERE NOT l.granted AND c.relnamespace = current_schema()::regnamespace',
+          )
+        ).rows[0]?.n !== 0;
       await waitFor('the create waits for the lock', waiting);
       const started = Date.now();
       let stopped = false;
@@ -54,12 +58,15 @@ describe('stopping while a request waits in the database', { skip: !postgresAvai
       await locker.query('COMMIT');
       assert.equal((await inFlight).status, 200);
       await stopping;
-      // A hang bound, not a speed target: the bug held stop() for the 72 s keep-alive timeout; a busy machine takes seconds.
+      // A hang bound, not a speed target: the bug held stop() for the 72 s keep-alive timeout; a busy machine takes
+      // seconds.
       assert.ok(Date.now() - started < 45_000, `stop() took ${Date.now() - started} ms`);
     } finally {
       await locker.end().catch(() => {});
     }
-    const again = await startServer(loadConfig({ DATABASE_URL: schema.url, PORT: '0', LOG_LEVEL: 'silent' }), { logStream: silent });
+    const again = await startServer(loadConfig({ DATABASE_URL: schema.url, PORT: '0', LOG_LEVEL: 'silent' }), {
+      logStream: silent,
+    });
     try {
       assert.equal((await readPlant(again.url, token, '7')).body, '{"id":7,"name":"held"}');
     } finally {

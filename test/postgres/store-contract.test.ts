@@ -32,7 +32,8 @@ describe('PostgreSQL store contract', { skip: !postgresAvailable() }, () => {
   });
 
   /** Runs SQL on the test schema from a connection of its own. */
-  const sql = <R extends pg.QueryResultRow>(text: string, values: unknown[] = []) => adminRows<R>(schema.url, text, values);
+  const sql = <R extends pg.QueryResultRow>(text: string, values: unknown[] = []) =>
+    adminRows<R>(schema.url, text, values);
 
   describe('int64 ids', () => {
     it('keeps ids as bigint columns', async () => {
@@ -46,7 +47,9 @@ describe('PostgreSQL store contract', { skip: !postgresAvailable() }, () => {
       for (const id of [MIN_INT64, MAX_INT64, 9007199254740993n]) {
         assert.equal((await store.plants.createPlant({ id, name: `n${id}` })).kind, 'created');
         // What the database holds, as text, is every digit.
-        assert.deepEqual(await sql('SELECT id::text AS id FROM plants WHERE id = $1::bigint', [id.toString()]), [{ id: id.toString() }]);
+        assert.deepEqual(await sql('SELECT id::text AS id FROM plants WHERE id = $1::bigint', [id.toString()]), [
+          { id: id.toString() },
+        ]);
         assert.equal((await store.plants.deletePlant(id)).kind, 'deleted');
       }
     });
@@ -62,13 +65,14 @@ describe('PostgreSQL store contract', { skip: !postgresAvailable() }, () => {
       const [row] = await sql<{ secret_hash: string }>('SELECT secret_hash FROM tokens WHERE name = $1', ['at-rest']);
       assert.equal(row?.secret_hash, createHash('sha256').update(issued.secret).digest('hex'));
       // Every row of every table of this schema, as text.
-      const tables = await sql<{ name: string }>("SELECT quote_ident(table_name) AS name FROM information_schema.tables WHERE table_schema = current_schema()");
+      const tables = await sql<{ name: string }>(
+        'SELECT quote_ident(table_name) AS name FROM information_schema.tables WHERE table_schema = current_schema()',
+      );
       for (const { name } of tables) {
         const rows = await sql<{ text: string }>(`SELECT t::text AS text FROM ${name} t`);
         for (const { text } of rows) assert.ok(!text.includes(issued.secret.slice(4)), `secret found in ${name}`);
       }
     });
-
   });
 
   describe('timeouts and failures', () => {
@@ -107,15 +111,34 @@ describe('PostgreSQL store contract', { skip: !postgresAvailable() }, () => {
 
     it('fails fast with StoreUnavailableError when the server refuses connections', async () => {
       // Port 1 on loopback: nothing listens there, so connect() is refused at once.
-      await assert.rejects(PostgresStore.open({ url: 'postgres://postgres@127.0.0.1:1/test', connectTimeoutMs: 1000 }), StoreUnavailableError);
+      await assert.rejects(
+        PostgresStore.open({ url: 'postgres://postgres@127.0.0.1:1/test', connectTimeoutMs: 1000 }),
+        StoreUnavailableError,
+      );
     });
 
     it('classifies outage-level failures as unavailable and everything else as itself', () => {
       const withCode = (code: string) => Object.assign(new Error(code), { code });
-      for (const code of ['08006', '08001', '57P01', '57P02', '57P03', '57014', '53300', '25006', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT']) {
+      for (const code of [
+        '08006',
+        '08001',
+        '57P01',
+        '57P02',
+        '57P03',
+        '57014',
+        '53300',
+        '25006',
+        'ECONNREFUSED',
+        'ECONNRESET',
+        'ETIMEDOUT',
+      ]) {
         assert.ok(translatePostgresError(withCode(code)) instanceof StoreUnavailableError, code);
       }
-      for (const message of ['Connection terminated unexpectedly', 'timeout exceeded when trying to connect', 'Query read timeout']) {
+      for (const message of [
+        'Connection terminated unexpectedly',
+        'timeout exceeded when trying to connect',
+        'Query read timeout',
+      ]) {
         assert.ok(translatePostgresError(new Error(message)) instanceof StoreUnavailableError, message);
       }
       const wrapped = new Error('Connection terminated due to connection timeout', { cause: withCode('ETIMEDOUT') });

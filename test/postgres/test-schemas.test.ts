@@ -8,7 +8,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import pg from 'pg';
 import { postgresAvailable } from '../support/backends.js';
-import { POSTGRES_TEST_URL, createTestSchema, urlWithSchema, withAdminClient, withinBound } from '../support/postgres.js';
+import {
+  POSTGRES_TEST_URL,
+  createTestSchema,
+  urlWithSchema,
+  withAdminClient,
+  withinBound,
+} from '../support/postgres.js';
 
 describe('test schemas', { skip: !postgresAvailable() }, () => {
   it('leaves a stale schema that another session holds a lock in, instead of waiting for it', async () => {
@@ -23,7 +29,9 @@ describe('test schemas', { skip: !postgresAvailable() }, () => {
       // This file's first schema: it runs the housekeeping that drops stale schemas.
       const schema = await withinBound('creating a test schema while a stale one is in use', createTestSchema());
       await schema.drop();
-      const left = await withAdminClient(async (client) => (await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [stale])).rowCount);
+      const left = await withAdminClient(
+        async (client) => (await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [stale])).rowCount,
+      );
       assert.equal(left, 1, 'the schema in use is left for a later run');
     } finally {
       await holder.query('ROLLBACK').catch(() => {});

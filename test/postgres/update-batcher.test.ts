@@ -9,7 +9,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { StoreUnavailableError } from '../../src/store/errors.js';
-import { MAX_CHANGE_ATTEMPTS, updateBatcher, type ChangeResult, type PendingChange, type UpdateBatchDatabase } from '../../src/store/postgres/update-batcher.js';
+import {
+  MAX_CHANGE_ATTEMPTS,
+  updateBatcher,
+  type ChangeResult,
+  type PendingChange,
+  type UpdateBatchDatabase,
+} from '../../src/store/postgres/update-batcher.js';
 
 /** A database that answers the statements from a script, and records whether each was reporting. */
 function scripted(answers: ((changes: readonly PendingChange[]) => ReadonlyMap<bigint, ChangeResult>)[]) {
@@ -26,12 +32,16 @@ function scripted(answers: ((changes: readonly PendingChange[]) => ReadonlyMap<b
 
 const plant = (version: bigint, name = 'Fern') => ({ id: 1n, name, version });
 const notApplied = new Map<bigint, ChangeResult>();
-const seen = (version: bigint, name = 'Fern') => new Map<bigint, ChangeResult>([[1n, { applied: false, seen: plant(version, name) }]]);
+const seen = (version: bigint, name = 'Fern') =>
+  new Map<bigint, ChangeResult>([[1n, { applied: false, seen: plant(version, name) }]]);
 
 describe('the PostgreSQL change batcher', () => {
   it('applies a change in one statement that does not report', async () => {
     const { database, calls } = scripted([() => new Map([[1n, { applied: true, plant: plant(2n, 'Ivy') }]])]);
-    const outcome = await updateBatcher(database, 1).write(1n, { change: { id: 1n, name: 'Ivy' }, expected: undefined });
+    const outcome = await updateBatcher(database, 1).write(1n, {
+      change: { id: 1n, name: 'Ivy' },
+      expected: undefined,
+    });
     assert.deepEqual(outcome, { kind: 'updated', plant: plant(2n, 'Ivy') });
     assert.deepEqual(calls, [false]);
   });
@@ -43,7 +53,10 @@ describe('the PostgreSQL change batcher', () => {
       [undefined, new Map<bigint, ChangeResult>([[1n, { applied: false, seen: undefined }]]), 'not-found'],
     ] as const) {
       const { database, calls } = scripted([() => notApplied, () => seenAs]);
-      const outcome = await updateBatcher(database, 1).write(1n, { change: { id: 1n, name: 'Ivy' }, expected: expected as PendingChange['expected'] });
+      const outcome = await updateBatcher(database, 1).write(1n, {
+        change: { id: 1n, name: 'Ivy' },
+        expected: expected as PendingChange['expected'],
+      });
       assert.equal(outcome.kind, kind);
       assert.deepEqual(calls, [false, true]);
     }
@@ -59,7 +72,10 @@ describe('the PostgreSQL change batcher', () => {
 
   it(`gives up after ${MAX_CHANGE_ATTEMPTS} statements, as unavailable (a retry is safe)`, async () => {
     const { database, calls } = scripted([() => notApplied, () => seen(1n)]);
-    await assert.rejects(updateBatcher(database, 1).write(1n, { change: { id: 1n, name: 'Ivy' }, expected: [1n] }), StoreUnavailableError);
+    await assert.rejects(
+      updateBatcher(database, 1).write(1n, { change: { id: 1n, name: 'Ivy' }, expected: [1n] }),
+      StoreUnavailableError,
+    );
     assert.equal(calls.length, MAX_CHANGE_ATTEMPTS);
   });
 });

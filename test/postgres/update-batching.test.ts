@@ -33,7 +33,11 @@ async function untilABatchWaitsForALock(url: string): Promise<void> {
 }
 
 async function seed(store: PostgresStore, from: number, count: number): Promise<void> {
-  await Promise.all(Array.from({ length: count }, (_, i) => store.plants.createPlant({ id: BigInt(from + i), name: `plant ${from + i}` })));
+  await Promise.all(
+    Array.from({ length: count }, (_, i) =>
+      store.plants.createPlant({ id: BigInt(from + i), name: `plant ${from + i}` }),
+    ),
+  );
 }
 
 function versionOf(outcome: UpdatePlantOutcome): bigint {
@@ -59,7 +63,11 @@ describe('PostgreSQL changes go in batches', { skip: !postgresAvailable() }, () 
       const before = store.updateBatchStats();
       const outcomes = await withinBound(
         '500 changes',
-        Promise.all(Array.from({ length: 500 }, (_, i) => store.plants.updatePlant({ id: BigInt(1_000 + i), name: `renamed ${i}`, tag: 'changed' }))),
+        Promise.all(
+          Array.from({ length: 500 }, (_, i) =>
+            store.plants.updatePlant({ id: BigInt(1_000 + i), name: `renamed ${i}`, tag: 'changed' }),
+          ),
+        ),
       );
       const versions = new Set(outcomes.map(versionOf));
       assert.equal(versions.size, 500, 'every change has its own version');
@@ -67,22 +75,36 @@ describe('PostgreSQL changes go in batches', { skip: !postgresAvailable() }, () 
       assert.equal(stats.operations - before.operations, 500);
       assert.ok(stats.batches - before.batches <= 50, `500 changes took ${stats.batches - before.batches} statements`);
       t.diagnostic(`500 changes in ${stats.batches - before.batches} statements`);
-      const rows = await adminRows<{ count: string }>(schema.url, "SELECT count(*) AS count FROM plants WHERE id BETWEEN 1000 AND 1499 AND name = 'renamed ' || (id - 1000) AND tag = 'changed'");
+      const rows = await adminRows<{ count: string }>(
+        schema.url,
+        "SELECT count(*) AS count FROM plants WHERE id BETWEEN 1000 AND 1499 AND name = 'renamed ' || (id - 1000) AND tag = 'changed'",
+      );
       assert.equal(rows[0]?.count, '500');
     });
 
     it('changes of one id sent together apply in the order they arrived', async () => {
       await seed(store, 2_000, 1);
-      const outcomes = await withinBound('30 changes of one id', Promise.all(Array.from({ length: 30 }, (_, i) => store.plants.updatePlant({ id: 2_000n, name: `step ${i}` }))));
+      const outcomes = await withinBound(
+        '30 changes of one id',
+        Promise.all(Array.from({ length: 30 }, (_, i) => store.plants.updatePlant({ id: 2_000n, name: `step ${i}` }))),
+      );
       const versions = outcomes.map(versionOf);
-      for (let i = 1; i < versions.length; i++) assert.ok((versions[i] as bigint) > (versions[i - 1] as bigint), `change ${i} came after change ${i - 1}`);
+      for (let i = 1; i < versions.length; i++)
+        assert.ok((versions[i] as bigint) > (versions[i - 1] as bigint), `change ${i} came after change ${i - 1}`);
       assert.deepEqual((await store.plants.getPlant(2_000n))?.name, 'step 29');
     });
 
     it('50 changes expecting the same version, sent together: one applies, 49 fail their precondition', async () => {
       await seed(store, 3_000, 1);
       const version = (await store.plants.getPlant(3_000n))?.version as bigint;
-      const outcomes = await withinBound('50 conditional changes', Promise.all(Array.from({ length: 50 }, (_, i) => store.plants.updatePlant({ id: 3_000n, name: `writer ${i}` }, [version]))));
+      const outcomes = await withinBound(
+        '50 conditional changes',
+        Promise.all(
+          Array.from({ length: 50 }, (_, i) =>
+            store.plants.updatePlant({ id: 3_000n, name: `writer ${i}` }, [version]),
+          ),
+        ),
+      );
       const kinds = outcomes.map((o) => o.kind);
       assert.equal(kinds.filter((k) => k === 'updated').length, 1);
       assert.equal(kinds.filter((k) => k === 'precondition-failed').length, 49);
@@ -113,12 +135,21 @@ describe('PostgreSQL changes go in batches', { skip: !postgresAvailable() }, () 
       const good = Array.from({ length: 20 }, (_, i) => ({ id: BigInt(5_000 + i), name: `good ${i}` }));
       // A NUL character: HTTP validation keeps it out, PostgreSQL text cannot hold it (SQLSTATE 22021).
       const bad = { id: 5_020n, name: 'bad \u0000 name' };
-      const settled = await withinBound('mixed batch', Promise.allSettled([...good, bad].map((change) => store.plants.updatePlant(change))));
+      const settled = await withinBound(
+        'mixed batch',
+        Promise.allSettled([...good, bad].map((change) => store.plants.updatePlant(change))),
+      );
       const failed = settled.pop();
       assert.equal(failed?.status, 'rejected');
-      assert.ok(!((failed as PromiseRejectedResult).reason instanceof StoreUnavailableError), 'a data error is not an outage');
+      assert.ok(
+        !((failed as PromiseRejectedResult).reason instanceof StoreUnavailableError),
+        'a data error is not an outage',
+      );
       assert.ok(settled.every((s) => s.status === 'fulfilled' && s.value.kind === 'updated'));
-      const rows = await adminRows<{ count: string }>(schema.url, "SELECT count(*) AS count FROM plants WHERE id BETWEEN 5000 AND 5020 AND name LIKE 'good %'");
+      const rows = await adminRows<{ count: string }>(
+        schema.url,
+        "SELECT count(*) AS count FROM plants WHERE id BETWEEN 5000 AND 5020 AND name LIKE 'good %'",
+      );
       assert.equal(rows[0]?.count, '20');
     });
   });
@@ -145,21 +176,30 @@ describe('PostgreSQL changes go in batches', { skip: !postgresAvailable() }, () 
         await other.query('BEGIN');
         await other.query("UPDATE plants SET name = 'held' WHERE id = 7001");
         // One batch: it updates 7000, then waits for this transaction's lock on 7001.
-        const changes = Promise.all([store.plants.updatePlant({ id: 7_000n, name: 'first' }), store.plants.updatePlant({ id: 7_001n, name: 'second' })]);
+        const changes = Promise.all([
+          store.plants.updatePlant({ id: 7_000n, name: 'first' }),
+          store.plants.updatePlant({ id: 7_001n, name: 'second' }),
+        ]);
         await untilABatchWaitsForALock(schema.url);
         // Closes the cycle: PostgreSQL aborts the batch after its deadlock_timeout (1 s), and this update goes on.
         await withinBound('the other transaction', other.query("UPDATE plants SET name = 'held too' WHERE id = 7000"));
         await other.query('COMMIT');
         const outcomes = await withinBound('the changes', changes);
-        assert.deepEqual(outcomes.map((o) => o.kind), ['updated', 'updated']);
-        assert.deepEqual([(await store.plants.getPlant(7_000n))?.name, (await store.plants.getPlant(7_001n))?.name], ['first', 'second']);
+        assert.deepEqual(
+          outcomes.map((o) => o.kind),
+          ['updated', 'updated'],
+        );
+        assert.deepEqual(
+          [(await store.plants.getPlant(7_000n))?.name, (await store.plants.getPlant(7_001n))?.name],
+          ['first', 'second'],
+        );
       } finally {
         await other.end();
       }
     });
   });
 
-  describe('a change that waits for another writer\'s lock', () => {
+  describe("a change that waits for another writer's lock", () => {
     let schema: TestSchema;
     let store: PostgresStore;
     before(async () => {
@@ -172,8 +212,12 @@ describe('PostgreSQL changes go in batches', { skip: !postgresAvailable() }, () 
       await schema?.drop();
     });
 
-    /** Runs `change` while another transaction holds the plant's row with `write`, and commits that transaction once `change` waits for it. */
-    async function behindAnotherWriter(write: string, change: () => Promise<UpdatePlantOutcome>): Promise<UpdatePlantOutcome> {
+    /** Runs `change` while another transaction holds the plant's row with `write`, and commits that transaction once
+     * `change` waits for it. */
+    async function behindAnotherWriter(
+      write: string,
+      change: () => Promise<UpdatePlantOutcome>,
+    ): Promise<UpdatePlantOutcome> {
       const other = new pg.Client({ connectionString: schema.url });
       await other.connect();
       try {
@@ -190,8 +234,9 @@ describe('PostgreSQL changes go in batches', { skip: !postgresAvailable() }, () 
 
     it('is decided on what that writer committed: its If-Match then names an old version (412 with the new one)', async () => {
       const read = (await store.plants.getPlant(8_000n)) as VersionedPlant;
-      const outcome = await behindAnotherWriter("UPDATE plants SET name = 'theirs', version = nextval('plant_versions') WHERE id = 8000", () =>
-        store.plants.updatePlant({ id: 8_000n, name: 'mine' }, [read.version]),
+      const outcome = await behindAnotherWriter(
+        "UPDATE plants SET name = 'theirs', version = nextval('plant_versions') WHERE id = 8000",
+        () => store.plants.updatePlant({ id: 8_000n, name: 'mine' }, [read.version]),
       );
       assert.equal(outcome.kind, 'precondition-failed');
       assert.equal(outcome.kind === 'precondition-failed' && outcome.current.name, 'theirs');
@@ -199,8 +244,9 @@ describe('PostgreSQL changes go in batches', { skip: !postgresAvailable() }, () 
     });
 
     it('is decided on what that writer committed: the same change made already is unchanged, with that version', async () => {
-      const outcome = await behindAnotherWriter("UPDATE plants SET name = 'same', version = nextval('plant_versions') WHERE id = 8001", () =>
-        store.plants.updatePlant({ id: 8_001n, name: 'same' }),
+      const outcome = await behindAnotherWriter(
+        "UPDATE plants SET name = 'same', version = nextval('plant_versions') WHERE id = 8001",
+        () => store.plants.updatePlant({ id: 8_001n, name: 'same' }),
       );
       const stored = await store.plants.getPlant(8_001n);
       assert.deepEqual(outcome, { kind: 'unchanged', plant: stored });
@@ -212,7 +258,10 @@ describe('PostgreSQL changes go in batches', { skip: !postgresAvailable() }, () 
     let stores: PostgresStore[];
     before(async () => {
       schema = await createTestSchema();
-      stores = [await PostgresStore.open({ url: schema.url, poolSize: 5 }), await PostgresStore.open({ url: schema.url, poolSize: 5 })];
+      stores = [
+        await PostgresStore.open({ url: schema.url, poolSize: 5 }),
+        await PostgresStore.open({ url: schema.url, poolSize: 5 }),
+      ];
       await seed(stores[0] as PostgresStore, 0, 200);
     });
     after(async () => {
@@ -245,13 +294,18 @@ describe('PostgreSQL changes go in batches', { skip: !postgresAvailable() }, () 
       try {
         const store = await PostgresStore.open({ url: schema.url, poolSize: 3 });
         await seed(store, 0, 300);
-        const accepted = Array.from({ length: 300 }, (_, i) => store.plants.updatePlant({ id: BigInt(i), name: `changed ${i}` }));
+        const accepted = Array.from({ length: 300 }, (_, i) =>
+          store.plants.updatePlant({ id: BigInt(i), name: `changed ${i}` }),
+        );
         const closed = store.close();
         await assert.rejects(store.plants.updatePlant({ id: 1n, name: 'late' }), StoreUnavailableError);
         const outcomes = await withinBound('accepted changes', Promise.all(accepted));
         assert.ok(outcomes.every((o) => o.kind === 'updated'));
         await withinBound('close', closed);
-        const rows = await adminRows<{ count: string }>(schema.url, "SELECT count(*) AS count FROM plants WHERE name LIKE 'changed %'");
+        const rows = await adminRows<{ count: string }>(
+          schema.url,
+          "SELECT count(*) AS count FROM plants WHERE name LIKE 'changed %'",
+        );
         assert.equal(rows[0]?.count, '300');
       } finally {
         await schema.drop();

@@ -12,7 +12,11 @@ const ALLOWED = 'https://app.example.com';
 /** As helmet writes it: directives joined by ';' with no space. */
 const API_CONTENT_SECURITY_POLICY = "default-src 'none';frame-ancestors 'none'";
 
-async function send(url: string, path: string, init: RequestInit = {}): Promise<{ status: number; body: string; headers: Headers }> {
+async function send(
+  url: string,
+  path: string,
+  init: RequestInit = {},
+): Promise<{ status: number; body: string; headers: Headers }> {
   const response = await fetch(`${url}${path}`, init);
   return { status: response.status, body: await response.text(), headers: response.headers };
 }
@@ -36,13 +40,20 @@ describe('security headers', () => {
     const auth = { authorization: `Bearer ${h.tokens.all}` };
     const responses = [
       await send(h.url, '/plants', { headers: auth }),
-      await send(h.url, '/plants', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"id": 9, "name": "h"}' }),
+      await send(h.url, '/plants', {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: '{"id": 9, "name": "h"}',
+      }),
       await send(h.url, '/plants/9', { method: 'DELETE', headers: auth }),
       await send(h.url, '/plants'),
       await send(h.url, '/nowhere'),
       await send(h.url, '/openapi.json'),
     ];
-    assert.deepEqual(responses.map((r) => r.status), [200, 200, 204, 401, 404, 200]);
+    assert.deepEqual(
+      responses.map((r) => r.status),
+      [200, 200, 204, 401, 404, 200],
+    );
     for (const response of responses) {
       assertApiHeaders(response.headers);
       assert.equal(response.headers.get('strict-transport-security'), null);
@@ -85,7 +96,10 @@ describe('CORS off (the default)', () => {
   it('no Access-Control headers for any origin; a preflight is just an OPTIONS request (405)', async () => {
     const simple = await send(h.url, '/healthz', { headers: { origin: ALLOWED } });
     assert.equal(simple.headers.get('access-control-allow-origin'), null);
-    const preflight = await send(h.url, '/plants', { method: 'OPTIONS', headers: { origin: ALLOWED, 'access-control-request-method': 'POST' } });
+    const preflight = await send(h.url, '/plants', {
+      method: 'OPTIONS',
+      headers: { origin: ALLOWED, 'access-control-request-method': 'POST' },
+    });
     assertErrorRecord(preflight, Errors.METHOD_NOT_ALLOWED);
     assert.equal(preflight.headers.get('access-control-allow-origin'), null);
   });
@@ -94,14 +108,20 @@ describe('CORS off (the default)', () => {
 describe('CORS with CORS_ORIGINS', () => {
   let h: ListeningHarness;
   before(async () => {
-    h = await listeningHarness({ env: { CORS_ORIGINS: `${ALLOWED}, http://localhost:3000`, RATE_LIMIT: '2', RATE_LIMIT_ANONYMOUS: '1000' } });
+    h = await listeningHarness({
+      env: { CORS_ORIGINS: `${ALLOWED}, http://localhost:3000`, RATE_LIMIT: '2', RATE_LIMIT_ANONYMOUS: '1000' },
+    });
   });
   after(() => h.close());
 
   it('an allowed origin gets its preflight answered (204) with the methods and headers the API takes', async () => {
     const preflight = await send(h.url, '/plants', {
       method: 'OPTIONS',
-      headers: { origin: ALLOWED, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
+      headers: {
+        origin: ALLOWED,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type',
+      },
     });
     assert.equal(preflight.status, 204);
     assert.equal(preflight.headers.get('access-control-allow-origin'), ALLOWED);
@@ -115,46 +135,81 @@ describe('CORS with CORS_ORIGINS', () => {
     for (const method of ['PATCH', 'PUT']) {
       const preflight = await send(h.url, '/plants/1', {
         method: 'OPTIONS',
-        headers: { origin: ALLOWED, 'access-control-request-method': method, 'access-control-request-headers': 'authorization, content-type, if-match' },
+        headers: {
+          origin: ALLOWED,
+          'access-control-request-method': method,
+          'access-control-request-headers': 'authorization, content-type, if-match',
+        },
       });
       assert.equal(preflight.status, 204);
       assert.match(preflight.headers.get('access-control-allow-methods') ?? '', new RegExp(method));
       assert.match(preflight.headers.get('access-control-allow-headers') ?? '', /If-Match/i);
     }
-    const counting = await send(h.url, '/plants', { method: 'OPTIONS', headers: { origin: ALLOWED, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization, prefer' } });
+    const counting = await send(h.url, '/plants', {
+      method: 'OPTIONS',
+      headers: {
+        origin: ALLOWED,
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'authorization, prefer',
+      },
+    });
     assert.match(counting.headers.get('access-control-allow-headers') ?? '', /Prefer/i);
-    const answer = await send(h.url, '/plants', { headers: { origin: ALLOWED, authorization: `Bearer ${h.tokens.read}`, prefer: 'count=exact' } });
+    const answer = await send(h.url, '/plants', {
+      headers: { origin: ALLOWED, authorization: `Bearer ${h.tokens.read}`, prefer: 'count=exact' },
+    });
     const exposed = answer.headers.get('access-control-expose-headers') ?? '';
     for (const name of ['ETag', 'X-Total-Count', 'Preference-Applied']) assert.match(exposed, new RegExp(name, 'i'));
     assert.match(answer.headers.get('vary') ?? '', /Origin.*Prefer|Prefer.*Origin/i);
   });
 
   it('an allowed origin can read responses, failures and the headers that matter', async () => {
-    const answer = await send(h.url, '/plants', { headers: { origin: 'http://localhost:3000', authorization: `Bearer ${h.tokens.read}` } });
+    const answer = await send(h.url, '/plants', {
+      headers: { origin: 'http://localhost:3000', authorization: `Bearer ${h.tokens.read}` },
+    });
     assert.equal(answer.status, 200);
     assert.equal(answer.headers.get('access-control-allow-origin'), 'http://localhost:3000');
     const exposed = answer.headers.get('access-control-expose-headers') ?? '';
-    for (const name of ['X-Request-Id', 'Link', 'Retry-After', 'RateLimit-Remaining', 'WWW-Authenticate']) assert.match(exposed, new RegExp(name, 'i'));
+    for (const name of ['X-Request-Id', 'Link', 'Retry-After', 'RateLimit-Remaining', 'WWW-Authenticate'])
+      assert.match(exposed, new RegExp(name, 'i'));
     // Even a 429 is readable, so a browser client can honour Retry-After.
     await send(h.url, '/plants', { headers: { origin: ALLOWED, authorization: `Bearer ${h.tokens.read}` } });
-    const limited = await send(h.url, '/plants', { headers: { origin: ALLOWED, authorization: `Bearer ${h.tokens.read}` } });
+    const limited = await send(h.url, '/plants', {
+      headers: { origin: ALLOWED, authorization: `Bearer ${h.tokens.read}` },
+    });
     assertErrorRecord(limited, Errors.RATE_LIMITED);
     assert.equal(limited.headers.get('access-control-allow-origin'), ALLOWED);
   });
 
   it('any other origin gets no CORS headers at all, and its preflight falls through to a 405 Error record', async () => {
-    for (const origin of ['https://evil.example', 'https://app.example.com.evil.example', 'null', 'HTTPS://APP.EXAMPLE.COM']) {
-      const preflight = await send(h.url, '/plants', { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST' } });
+    for (const origin of [
+      'https://evil.example',
+      'https://app.example.com.evil.example',
+      'null',
+      'HTTPS://APP.EXAMPLE.COM',
+    ]) {
+      const preflight = await send(h.url, '/plants', {
+        method: 'OPTIONS',
+        headers: { origin, 'access-control-request-method': 'POST' },
+      });
       assertErrorRecord(preflight, Errors.METHOD_NOT_ALLOWED);
       assert.equal(preflight.headers.get('access-control-allow-origin'), null, origin);
-      assert.equal((await send(h.url, '/healthz', { headers: { origin } })).headers.get('access-control-allow-origin'), null);
+      assert.equal(
+        (await send(h.url, '/healthz', { headers: { origin } })).headers.get('access-control-allow-origin'),
+        null,
+      );
     }
   });
 
   it('OPTIONS requests that are not preflights get Error records (the CORS route uses our parser and error handler)', async () => {
     assertErrorRecord(await send(h.url, '/nowhere', { method: 'OPTIONS' }), Errors.ROUTE_NOT_FOUND);
     // Found by the socket fuzzer: Fastify's default error handler answered this one.
-    assertErrorRecord(await send(h.url, '/', { method: 'OPTIONS', headers: { 'content-type': '' } }), Errors.UNSUPPORTED_MEDIA_TYPE);
-    assertErrorRecord(await send(h.url, '/', { method: 'OPTIONS', headers: { 'content-type': 'text/plain' }, body: 'x' }), Errors.UNSUPPORTED_MEDIA_TYPE);
+    assertErrorRecord(
+      await send(h.url, '/', { method: 'OPTIONS', headers: { 'content-type': '' } }),
+      Errors.UNSUPPORTED_MEDIA_TYPE,
+    );
+    assertErrorRecord(
+      await send(h.url, '/', { method: 'OPTIONS', headers: { 'content-type': 'text/plain' }, body: 'x' }),
+      Errors.UNSUPPORTED_MEDIA_TYPE,
+    );
   });
 });

@@ -27,16 +27,42 @@ describe('limits configuration', () => {
 
   it('reads every variable', () => {
     const limits = load({
-      RATE_LIMIT: '600', RATE_LIMIT_ANONYMOUS: '60', REDIS_URL: 'redis://127.0.0.1:6379', RATE_LIMIT_NAMESPACE: 'x:',
-      HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '20000', KEEP_ALIVE_TIMEOUT_MS: '61000', CONNECTION_TIMEOUT_MS: '0',
-      LINGER_LIMIT: '1048576', LINGER_TIMEOUT_MS: '0', MAX_HEADER_SIZE: '8192', CORS_ORIGINS: 'https://a.example, http://localhost:3000', HSTS_MAX_AGE: '63072000', TRUST_PROXY: '1',
+      RATE_LIMIT: '600',
+      RATE_LIMIT_ANONYMOUS: '60',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      RATE_LIMIT_NAMESPACE: 'x:',
+      HEADERS_TIMEOUT_MS: '5000',
+      REQUEST_TIMEOUT_MS: '20000',
+      KEEP_ALIVE_TIMEOUT_MS: '61000',
+      CONNECTION_TIMEOUT_MS: '0',
+      LINGER_LIMIT: '1048576',
+      LINGER_TIMEOUT_MS: '0',
+      MAX_HEADER_SIZE: '8192',
+      CORS_ORIGINS: 'https://a.example, http://localhost:3000',
+      HSTS_MAX_AGE: '63072000',
+      TRUST_PROXY: '1',
     });
     assert.deepEqual(limits, {
-      rateLimitPerMinute: 600, anonymousRateLimitPerMinute: 60, redisUrl: 'redis://127.0.0.1:6379', rateLimitNamespace: 'x:',
-      headersTimeoutMs: 5000, requestTimeoutMs: 20_000, keepAliveTimeoutMs: 61_000, connectionTimeoutMs: 0,
-      lingerLimitBytes: 1_048_576, lingerTimeoutMs: 0, maxHeaderSizeBytes: 8192, corsOrigins: ['https://a.example', 'http://localhost:3000'], hstsMaxAgeSeconds: 63_072_000, trustProxy: 1,
+      rateLimitPerMinute: 600,
+      anonymousRateLimitPerMinute: 60,
+      redisUrl: 'redis://127.0.0.1:6379',
+      rateLimitNamespace: 'x:',
+      headersTimeoutMs: 5000,
+      requestTimeoutMs: 20_000,
+      keepAliveTimeoutMs: 61_000,
+      connectionTimeoutMs: 0,
+      lingerLimitBytes: 1_048_576,
+      lingerTimeoutMs: 0,
+      maxHeaderSizeBytes: 8192,
+      corsOrigins: ['https://a.example', 'http://localhost:3000'],
+      hstsMaxAgeSeconds: 63_072_000,
+      trustProxy: 1,
     });
-    assert.equal(load({ RATE_LIMIT: '100' }).anonymousRateLimitPerMinute, 100, 'the anonymous limit follows RATE_LIMIT when unset');
+    assert.equal(
+      load({ RATE_LIMIT: '100' }).anonymousRateLimitPerMinute,
+      100,
+      'the anonymous limit follows RATE_LIMIT when unset',
+    );
     assert.deepEqual(load({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy, ['10.0.0.0/8', '127.0.0.1']);
   });
 
@@ -51,7 +77,10 @@ describe('limits configuration', () => {
     [{ TRUST_PROXY: 'yes please' }, /TRUST_PROXY must be false, a number of proxy hops/],
   ] as const) {
     it(`refuses ${JSON.stringify(env)}`, () => {
-      assert.throws(() => load(env), (error: unknown) => error instanceof ConfigError && message.test(error.message));
+      assert.throws(
+        () => load(env),
+        (error: unknown) => error instanceof ConfigError && message.test(error.message),
+      );
     });
   }
 });

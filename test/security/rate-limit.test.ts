@@ -26,14 +26,19 @@ interface Answer {
 }
 
 async function get(url: string, path: string, token?: string): Promise<Answer> {
-  const response = await fetch(`${url}${path}`, { headers: token === undefined ? {} : { authorization: `Bearer ${token}` } });
+  const response = await fetch(`${url}${path}`, {
+    headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+  });
   return { status: response.status, body: await response.text(), headers: response.headers };
 }
 
 function assertRateLimited(answer: Answer, limit: number): void {
   assertErrorRecord(answer, Errors.RATE_LIMITED);
   const retryAfter = Number(answer.headers.get('retry-after'));
-  assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60, `Retry-After: ${answer.headers.get('retry-after')}`);
+  assert.ok(
+    Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60,
+    `Retry-After: ${answer.headers.get('retry-after')}`,
+  );
   assert.equal(answer.headers.get('ratelimit-limit'), String(limit));
   assert.equal(answer.headers.get('ratelimit-remaining'), '0');
   assert.equal(answer.headers.get('ratelimit-reset'), String(retryAfter));
@@ -136,32 +141,45 @@ describe('rate limiting shared through Redis', async () => {
   const reachable = await redisReachable();
   // CI sets PLANTSTORE_REQUIRE_REDIS=1: there an unreachable Redis is a failure, not a skip.
   if (!reachable && process.env.PLANTSTORE_REQUIRE_REDIS === '1') {
-    throw new Error(`Redis at ${REDIS_URL} is unreachable and PLANTSTORE_REQUIRE_REDIS=1: the shared rate-limit tests must run`);
+    throw new Error(
+      `Redis at ${REDIS_URL} is unreachable and PLANTSTORE_REQUIRE_REDIS=1: the shared rate-limit tests must run`,
+    );
   }
-  if (!reachable) process.stderr.write(`\n!!! Redis at ${REDIS_URL} unreachable: skipping the shared rate-limit tests\n\n`);
+  if (!reachable)
+    process.stderr.write(`\n!!! Redis at ${REDIS_URL} unreachable: skipping the shared rate-limit tests\n\n`);
 
-  it('two instances with one REDIS_URL draw on one budget per token', { skip: !reachable && `Redis at ${REDIS_URL} unreachable` }, async () => {
-    // A namespace of its own, so concurrent runs never share counters.
-    const env = { RATE_LIMIT: '6', REDIS_URL, RATE_LIMIT_NAMESPACE: `plantstore-test:${randomBytes(6).toString('hex')}:` };
-    const h = await listeningHarness({ env });
-    let second: FastifyInstance | undefined;
-    try {
-      second = await buildApp(loadConfig({ DATABASE_URL: h.databaseUrl, LOG_LEVEL: 'silent', ...env }), { store: h.store });
-      const secondUrl = await second.listen({ port: 0, host: '127.0.0.1' });
-      const token = (await issueToken(h.store.tokens, { name: 'shared', scopes: ['plants:read'] })).secret;
-      const statuses: number[] = [];
-      for (let i = 0; i < 8; i++) {
-        const answer = await get(i % 2 === 0 ? h.url : secondUrl, '/plants', token);
-        statuses.push(answer.status);
-        if (answer.status === 200) assert.equal(answer.headers.get('ratelimit-remaining'), String(5 - i));
+  it(
+    'two instances with one REDIS_URL draw on one budget per token',
+    { skip: !reachable && `Redis at ${REDIS_URL} unreachable` },
+    async () => {
+      // A namespace of its own, so concurrent runs never share counters.
+      const env = {
+        RATE_LIMIT: '6',
+        REDIS_URL,
+        RATE_LIMIT_NAMESPACE: `plantstore-test:${randomBytes(6).toString('hex')}:`,
+      };
+      const h = await listeningHarness({ env });
+      let second: FastifyInstance | undefined;
+      try {
+        second = await buildApp(loadConfig({ DATABASE_URL: h.databaseUrl, LOG_LEVEL: 'silent', ...env }), {
+          store: h.store,
+        });
+        const secondUrl = await second.listen({ port: 0, host: '127.0.0.1' });
+        const token = (await issueToken(h.store.tokens, { name: 'shared', scopes: ['plants:read'] })).secret;
+        const statuses: number[] = [];
+        for (let i = 0; i < 8; i++) {
+          const answer = await get(i % 2 === 0 ? h.url : secondUrl, '/plants', token);
+          statuses.push(answer.status);
+          if (answer.status === 200) assert.equal(answer.headers.get('ratelimit-remaining'), String(5 - i));
+        }
+        assert.deepEqual(statuses, [200, 200, 200, 200, 200, 200, 429, 429]);
+        assertRateLimited(await get(secondUrl, '/plants', token), 6);
+      } finally {
+        await second?.close();
+        await h.close();
       }
-      assert.deepEqual(statuses, [200, 200, 200, 200, 200, 200, 429, 429]);
-      assertRateLimited(await get(secondUrl, '/plants', token), 6);
-    } finally {
-      await second?.close();
-      await h.close();
-    }
-  });
+    },
+  );
 
   it('fails open when Redis cannot be reached: requests are served, a warning is logged', async () => {
     const h = await listeningHarness({ env: { RATE_LIMIT: '2', REDIS_URL: 'redis://127.0.0.1:1' } });
@@ -180,21 +198,44 @@ describe('the OpenAPI document', () => {
     try {
       const doc = JSON.parse((await get(h.url, '/openapi.json')).body) as {
         info: { description: string };
-        paths: Record<string, Record<string, { responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, { schema: { $ref: string } }> }> }>>;
+        paths: Record<
+          string,
+          Record<
+            string,
+            {
+              responses: Record<
+                string,
+                { headers?: Record<string, unknown>; content?: Record<string, { schema: { $ref: string } }> }
+              >;
+            }
+          >
+        >;
       };
       for (const [path, methods] of Object.entries(doc.paths)) {
         for (const [method, operation] of Object.entries(methods)) {
           const limited = operation.responses['429'];
           assert.ok(limited, `${method} ${path} documents 429`);
           assert.equal(limited.content?.['application/json']?.schema.$ref, '#/components/schemas/Error');
-          for (const name of ['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy']) {
+          for (const name of [
+            'Retry-After',
+            'RateLimit-Limit',
+            'RateLimit-Remaining',
+            'RateLimit-Reset',
+            'RateLimit-Policy',
+          ]) {
             assert.ok(limited.headers?.[name], `${method} ${path} 429 documents ${name}`);
           }
           const success = Object.entries(operation.responses).find(([status]) => status.startsWith('2'))?.[1];
-          assert.ok(success?.headers?.['RateLimit-Remaining'], `${method} ${path} success documents RateLimit-Remaining`);
+          assert.ok(
+            success?.headers?.['RateLimit-Remaining'],
+            `${method} ${path} success documents RateLimit-Remaining`,
+          );
         }
       }
-      assert.match(doc.info.description, /Each token may make 600 requests a minute; requests without a valid token, 60 a minute per client address/);
+      assert.match(
+        doc.info.description,
+        /Each token may make 600 requests a minute; requests without a valid token, 60 a minute per client address/,
+      );
       assert.match(doc.info.description, /431 HEADERS_TOO_LARGE/);
     } finally {
       await h.close();

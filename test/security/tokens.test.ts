@@ -61,7 +61,9 @@ describe('tokens at rest [postgres]', { skip: !postgresAvailable() }, () => {
         );
         const rows: string[] = [];
         for (const { table_name } of tables.rows) {
-          const result = await client.query<{ row: string }>(`SELECT row_to_json(t)::text AS row FROM "${table_name}" t`);
+          const result = await client.query<{ row: string }>(
+            `SELECT row_to_json(t)::text AS row FROM "${table_name}" t`,
+          );
           rows.push(...result.rows.map((r) => r.row));
         }
         return rows.join('\n');
@@ -77,81 +79,117 @@ describe('tokens at rest [postgres]', { skip: !postgresAvailable() }, () => {
   });
 });
 
-for (const backend of testBackends()) describe(`revocation and expiry against the service process [${backend.name}]`, () => {
-  const TTL_MS = 500;
+for (const backend of testBackends())
+  describe(`revocation and expiry against the service process [${backend.name}]`, () => {
+    const TTL_MS = 500;
 
-  it(`a token revoked with the CLI is refused within TOKEN_CACHE_TTL_MS (${TTL_MS} ms); an expired one at once`, async () => {
-    const opened = await backend.open();
-    const revocable = await issueToken(opened.store.tokens, { name: 'revocable', scopes: ['plants:read'] });
-    try {
-      const service = await startServiceProcess({ DATABASE_URL: opened.databaseUrl, TOKEN_CACHE_TTL_MS: String(TTL_MS) });
-      // Issued once the service is up, so a slow start cannot use up its lifetime.
-      const expiring = await issueToken(opened.store.tokens, { name: 'expiring', scopes: ['plants:read'], expiresInMs: 1500 });
-      const status = async (secret: string) =>
-        (await fetch(`${service.url}/plants`, { headers: { authorization: `Bearer ${secret}` } }).then(async (r) => (await r.arrayBuffer(), r.status)));
-      assert.equal(await status(revocable.secret), 200); // now cached
-      assert.equal(await status(expiring.secret), 200);
+    it(`a token revoked with the CLI is refused within TOKEN_CACHE_TTL_MS (${TTL_MS} ms); an expired one at once`, async () => {
+      const opened = await backend.open();
+      const revocable = await issueToken(opened.store.tokens, { name: 'revocable', scopes: ['plants:read'] });
+      try {
+        const service = await startServiceProcess({
+          DATABASE_URL: opened.databaseUrl,
+          TOKEN_CACHE_TTL_MS: String(TTL_MS),
+        });
+        // Issued once the service is up, so a slow start cannot use up its lifetime.
+        const expiring = await issueToken(opened.store.tokens, {
+          name: 'expiring',
+          scopes: ['plants:read'],
+          expiresInMs: 1500,
+        });
+        const status = async (secret: string) =>
+          await fetch(`${service.url}/plants`, { headers: { authorization: `Bearer ${secret}` } }).then(
+            async (r) => (await r.arrayBuffer(), r.status),
+          );
+        assert.equal(await status(revocable.secret), 200); // now cached
+        assert.equal(await status(expiring.secret), 200);
 
-      const revoked = await runCli(['token', 'revoke', 'revocable'], { DATABASE_URL: opened.databaseUrl });
-      assert.equal(revoked.code, 0, revoked.stderr);
-      // The bound: any request that starts TOKEN_CACHE_TTL_MS after the revocation is refused.
-      await sleep(TTL_MS + 20);
-      assert.equal(await status(revocable.secret), 401);
+        const revoked = await runCli(['token', 'revoke', 'revocable'], { DATABASE_URL: opened.databaseUrl });
+        assert.equal(revoked.code, 0, revoked.stderr);
+        // The bound: any request that starts TOKEN_CACHE_TTL_MS after the revocation is refused.
+        await sleep(TTL_MS + 20);
+        assert.equal(await status(revocable.secret), 401);
 
-      // Expiry is checked on every request, cached or not.
-      const expiresAt = expiring.record.expiresAt?.getTime() ?? 0;
-      await sleep(Math.max(0, expiresAt - Date.now()) + 10);
-      assert.equal(await status(expiring.secret), 401);
-      await service.stop();
-    } finally {
-      await opened.cleanup();
-    }
-  });
-});
-
-for (const backend of testBackends()) describe(`secrets never reach the logs [${backend.name}]`, () => {
-  it('not on success, error paths, the rate limiter, or a token misplaced in the URL or body', async () => {
-    const opened = await backend.open();
-    const { secret } = await issueToken(opened.store.tokens, { name: 'writer', scopes: ['plants:read', 'plants:write'] });
-    const readOnly = await issueToken(opened.store.tokens, { name: 'reader', scopes: ['plants:read'] });
-    const wellFormedUnknown = `pst_${'Z'.repeat(43)}`;
-    try {
-      const service = await startServiceProcess({ DATABASE_URL: opened.databaseUrl, RATE_LIMIT: '5', RATE_LIMIT_ANONYMOUS: '3', LOG_LEVEL: 'debug' });
-      const send = async (path: string, init: { method?: string; token?: string; body?: string; contentType?: string } = {}) => {
-        const headers: Record<string, string> = {};
-        if (init.token !== undefined) headers.authorization = `Bearer ${init.token}`;
-        if (init.body !== undefined) headers['content-type'] = init.contentType ?? 'application/json';
-        const response = await fetch(`${service.url}${path}`, { method: init.method ?? 'GET', headers, body: init.body });
-        await response.arrayBuffer();
-        return response.status;
-      };
-      const statuses = [
-        await send('/plants', { method: 'POST', token: secret, body: `{"id": 1, "name": "${secret}"}` }),
-        await send('/plants', { method: 'POST', token: secret, body: `{"id": "${secret}"}` }),
-        await send('/plants', { method: 'POST', token: secret, body: `{"id": 2, "name": "x", "tag": "${'t'.repeat(101)}"}` }),
-        await send('/plants', { method: 'POST', token: secret, body: secret, contentType: 'text/plain' }),
-        await send('/plants', { method: 'POST', token: readOnly.secret, body: '{"id": 3, "name": "x"}' }),
-        await send(`/plants?access_token=${secret}`, { token: secret }),
-        await send(`/plants/${secret}`, { token: secret }),
-        await send('/plants', { token: secret }), // the token's sixth request: 429
-        await send('/plants', { token: wellFormedUnknown }),
-        await send('/plants', { token: `${secret}x` }),
-        await send('/plants', { token: wellFormedUnknown }),
-        await send('/plants', { token: wellFormedUnknown }), // the address's anonymous budget is spent: 429
-        await send(`/nowhere?token=${secret}`),
-      ];
-      assert.ok(statuses.includes(429), `the rate limiter ran: ${statuses.join(',')}`);
-      assert.ok(statuses.includes(400) && statuses.includes(401) && statuses.includes(403) && statuses.includes(415), statuses.join(','));
-      await service.stop();
-      const output = service.output();
-      assert.match(output, /rate limit exceeded/, 'the limiter logged');
-      assert.match(output, /token:tok_[0-9a-f]{16}/, 'by token id');
-      for (const token of [secret, readOnly.secret, wellFormedUnknown]) {
-        assert.ok(!output.includes(token.slice(4)), `a token is in the logs:\n${output.split('\n').find((l) => l.includes(token.slice(4)))}`);
+        // Expiry is checked on every request, cached or not.
+        const expiresAt = expiring.record.expiresAt?.getTime() ?? 0;
+        await sleep(Math.max(0, expiresAt - Date.now()) + 10);
+        assert.equal(await status(expiring.secret), 401);
+        await service.stop();
+      } finally {
+        await opened.cleanup();
       }
-      assert.ok(!/authorization|bearer/i.test(output), 'an Authorization header is in the logs');
-    } finally {
-      await opened.cleanup();
-    }
+    });
   });
-});
+
+for (const backend of testBackends())
+  describe(`secrets never reach the logs [${backend.name}]`, () => {
+    it('not on success, error paths, the rate limiter, or a token misplaced in the URL or body', async () => {
+      const opened = await backend.open();
+      const { secret } = await issueToken(opened.store.tokens, {
+        name: 'writer',
+        scopes: ['plants:read', 'plants:write'],
+      });
+      const readOnly = await issueToken(opened.store.tokens, { name: 'reader', scopes: ['plants:read'] });
+      const wellFormedUnknown = `pst_${'Z'.repeat(43)}`;
+      try {
+        const service = await startServiceProcess({
+          DATABASE_URL: opened.databaseUrl,
+          RATE_LIMIT: '5',
+          RATE_LIMIT_ANONYMOUS: '3',
+          LOG_LEVEL: 'debug',
+        });
+        const send = async (
+          path: string,
+          init: { method?: string; token?: string; body?: string; contentType?: string } = {},
+        ) => {
+          const headers: Record<string, string> = {};
+          if (init.token !== undefined) headers.authorization = `Bearer ${init.token}`;
+          if (init.body !== undefined) headers['content-type'] = init.contentType ?? 'application/json';
+          const response = await fetch(`${service.url}${path}`, {
+            method: init.method ?? 'GET',
+            headers,
+            body: init.body,
+          });
+          await response.arrayBuffer();
+          return response.status;
+        };
+        const statuses = [
+          await send('/plants', { method: 'POST', token: secret, body: `{"id": 1, "name": "${secret}"}` }),
+          await send('/plants', { method: 'POST', token: secret, body: `{"id": "${secret}"}` }),
+          await send('/plants', {
+            method: 'POST',
+            token: secret,
+            body: `{"id": 2, "name": "x", "tag": "${'t'.repeat(101)}"}`,
+          }),
+          await send('/plants', { method: 'POST', token: secret, body: secret, contentType: 'text/plain' }),
+          await send('/plants', { method: 'POST', token: readOnly.secret, body: '{"id": 3, "name": "x"}' }),
+          await send(`/plants?access_token=${secret}`, { token: secret }),
+          await send(`/plants/${secret}`, { token: secret }),
+          await send('/plants', { token: secret }), // the token's sixth request: 429
+          await send('/plants', { token: wellFormedUnknown }),
+          await send('/plants', { token: `${secret}x` }),
+          await send('/plants', { token: wellFormedUnknown }),
+          await send('/plants', { token: wellFormedUnknown }), // the address's anonymous budget is spent: 429
+          await send(`/nowhere?token=${secret}`),
+        ];
+        assert.ok(statuses.includes(429), `the rate limiter ran: ${statuses.join(',')}`);
+        assert.ok(
+          statuses.includes(400) && statuses.includes(401) && statuses.includes(403) && statuses.includes(415),
+          statuses.join(','),
+        );
+        await service.stop();
+        const output = service.output();
+        assert.match(output, /rate limit exceeded/, 'the limiter logged');
+        assert.match(output, /token:tok_[0-9a-f]{16}/, 'by token id');
+        for (const token of [secret, readOnly.secret, wellFormedUnknown]) {
+          assert.ok(
+            !output.includes(token.slice(4)),
+            `a token is in the logs:\n${output.split('\n').find((l) => l.includes(token.slice(4)))}`,
+          );
+        }
+        assert.ok(!/authorization|bearer/i.test(output), 'an Authorization header is in the logs');
+      } finally {
+        await opened.cleanup();
+      }
+    });
+  });

@@ -41,7 +41,9 @@ describe('a start that fails to listen', () => {
     it(`closes the store before rejecting: ${what}`, async () => {
       const path = join(dir, `${what.replaceAll(' ', '-')}.db`);
       const config = loadConfig({ DATABASE_URL: `sqlite:${path}`, LOG_LEVEL: 'silent', ...env() });
-      await assert.rejects(startServer(config, { logStream: discardedLog() }), (error: NodeJS.ErrnoException) => ['EADDRINUSE', 'ENOTFOUND', 'EAI_AGAIN'].includes(String(error.code)));
+      await assert.rejects(startServer(config, { logStream: discardedLog() }), (error: NodeJS.ErrnoException) =>
+        ['EADDRINUSE', 'ENOTFOUND', 'EAI_AGAIN'].includes(String(error.code)),
+      );
       assert.ok(existsSync(path), 'the store was created');
       assert.equal(existsSync(`${path}-wal`), false, 'a -wal file is left: a connection to the store is still open');
     });

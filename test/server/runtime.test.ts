@@ -19,19 +19,30 @@ const SUPPORTED_MAJORS = [22, 24];
 describe(`the service on Node ${process.versions.node}`, () => {
   it('runs on a supported Node.js line', () => {
     const major = Number(process.versions.node.split('.')[0]);
-    assert.ok(SUPPORTED_MAJORS.includes(major), `Node ${process.versions.node} is not one of the supported lines (${SUPPORTED_MAJORS.join(', ')})`);
+    assert.ok(
+      SUPPORTED_MAJORS.includes(major),
+      `Node ${process.versions.node} is not one of the supported lines (${SUPPORTED_MAJORS.join(', ')})`,
+    );
   });
 
   it('serves creates through the writer thread with V8 collecting constantly, and exits 0 on SIGTERM', async () => {
     const opened = await sqliteBackend.open();
     try {
       const { secret } = await issueToken(opened.store.tokens, { name: 'gc', scopes: ['plants:read', 'plants:write'] });
-      const service = await startServiceProcess({ DATABASE_URL: opened.databaseUrl }, fromSource('--gc-interval=2000'), 60_000);
+      const service = await startServiceProcess(
+        { DATABASE_URL: opened.databaseUrl },
+        fromSource('--gc-interval=2000'),
+        60_000,
+      );
       const headers = { authorization: `Bearer ${secret}`, 'content-type': 'application/json' };
       // Concurrent creates so that the writer thread commits them in batches.
       const statuses = await Promise.all(
         Array.from({ length: 200 }, async (_, i) => {
-          const response = await fetch(`${service.url}/plants`, { method: 'POST', headers, body: `{"id": ${i}, "name": "p${i}"}` });
+          const response = await fetch(`${service.url}/plants`, {
+            method: 'POST',
+            headers,
+            body: `{"id": ${i}, "name": "p${i}"}`,
+          });
           await response.arrayBuffer();
           return response.status;
         }),
@@ -62,20 +73,27 @@ const systemNode = systemNodeVersion();
 
 describe('on an unsupported Node.js', () => {
   it('names the runtime and the supported lines', () => {
-    assert.match(unsupportedRuntime('20.20.2') ?? '', /^Node\.js 20\.20\.2 is not supported: run Plant Store on Node\.js 22 or 24 /);
+    assert.match(
+      unsupportedRuntime('20.20.2') ?? '',
+      /^Node\.js 20\.20\.2 is not supported: run Plant Store on Node\.js 22 or 24 /,
+    );
     assert.equal(unsupportedRuntime('22.12.0'), undefined);
     assert.equal(unsupportedRuntime('24.21.0'), undefined);
   });
 
   const unsupported = systemNode !== undefined && unsupportedRuntime(systemNode) !== undefined;
-  it(`plantstore refuses to start on ${SYSTEM_NODE} ${systemNode ?? '(absent)'} with that message and exit code 2`, { skip: !unsupported && `${SYSTEM_NODE} is absent or supported` }, async () => {
-    const opened = await sqliteBackend.open();
-    try {
-      const run = await runCli(['token', 'list'], { DATABASE_URL: opened.databaseUrl }, { executable: SYSTEM_NODE });
-      assert.equal(run.code, 2, run.stderr);
-      assert.equal(run.stderr, `plantstore: ${unsupportedRuntime(systemNode)}\n`);
-    } finally {
-      await opened.cleanup();
-    }
-  });
+  it(
+    `plantstore refuses to start on ${SYSTEM_NODE} ${systemNode ?? '(absent)'} with that message and exit code 2`,
+    { skip: !unsupported && `${SYSTEM_NODE} is absent or supported` },
+    async () => {
+      const opened = await sqliteBackend.open();
+      try {
+        const run = await runCli(['token', 'list'], { DATABASE_URL: opened.databaseUrl }, { executable: SYSTEM_NODE });
+        assert.equal(run.code, 2, run.stderr);
+        assert.equal(run.stderr, `plantstore: ${unsupportedRuntime(systemNode)}\n`);
+      } finally {
+        await opened.cleanup();
+      }
+    },
+  );
 });

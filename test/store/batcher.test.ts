@@ -25,10 +25,20 @@ describe('Batcher', () => {
     batcher.add(4);
     batcher.add(5);
     await turn();
-    assert.deepEqual(sent.map((s) => s.batch), [[1, 2, 3]], 'one batch in flight at most');
+    assert.deepEqual(
+      sent.map((s) => s.batch),
+      [[1, 2, 3]],
+      'one batch in flight at most',
+    );
     sent[0]?.finish();
     await turn();
-    assert.deepEqual(sent.map((s) => s.batch), [[1, 2, 3], [4, 5]]);
+    assert.deepEqual(
+      sent.map((s) => s.batch),
+      [
+        [1, 2, 3],
+        [4, 5],
+      ],
+    );
   });
 
   it('keeps maxInFlight batches in flight, and sends what is put back ahead of the queue', async () => {
@@ -36,7 +46,13 @@ describe('Batcher', () => {
     const batcher = new Batcher(plan);
     for (const item of [1, 2, 3, 4, 5, 6]) batcher.add(item);
     await turn();
-    assert.deepEqual(sent.map((s) => s.batch), [[1, 2], [3, 4]]);
+    assert.deepEqual(
+      sent.map((s) => s.batch),
+      [
+        [1, 2],
+        [3, 4],
+      ],
+    );
     batcher.putBack([2]);
     sent[0]?.finish();
     await turn();
@@ -66,7 +82,10 @@ describe('Batcher', () => {
     sent[0]?.finish();
     await turn();
     assert.equal(closed, false, 'the second item is still in flight');
-    assert.deepEqual(sent.map((s) => s.batch), [[1], [2]]);
+    assert.deepEqual(
+      sent.map((s) => s.batch),
+      [[1], [2]],
+    );
     sent[1]?.finish();
     await closing;
   });

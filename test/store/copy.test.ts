@@ -42,12 +42,23 @@ interface Filled {
 async function fill(store: Store): Promise<Filled> {
   // Two subscriptions created in one millisecond: only their seq orders them.
   const createdAt = new Date();
-  const first = 'whk_copy_all_types', second = 'whk_copy_created_only';
+  const first = 'whk_copy_all_types',
+    second = 'whk_copy_created_only';
   await store.webhooks.insertSubscription({
-    id: first, url: 'https://example.com/all', secret: 'whsec_Zmlyc3Qgc2VjcmV0IGZvciB0aGUgY29weSB0ZXN0', description: 'every type ✓',
-    eventTypes: ['plant.created', 'plant.updated', 'plant.deleted'], createdAt,
+    id: first,
+    url: 'https://example.com/all',
+    secret: 'whsec_Zmlyc3Qgc2VjcmV0IGZvciB0aGUgY29weSB0ZXN0',
+    description: 'every type ✓',
+    eventTypes: ['plant.created', 'plant.updated', 'plant.deleted'],
+    createdAt,
   });
-  await store.webhooks.insertSubscription({ id: second, url: 'https://example.com/created', secret: 'whsec_c2Vjb25kIHNlY3JldCBmb3IgdGhlIGNvcHk=', eventTypes: ['plant.created'], createdAt });
+  await store.webhooks.insertSubscription({
+    id: second,
+    url: 'https://example.com/created',
+    secret: 'whsec_c2Vjb25kIHNlY3JldCBmb3IgdGhlIGNvcHk=',
+    eventTypes: ['plant.created'],
+    createdAt,
+  });
 
   const plants = [
     { id: MIN, name: 'Minimum', tag: 'edge' },
@@ -57,7 +68,11 @@ async function fill(store: Store): Promise<Filled> {
     { id: -1n, name: 'Ærø 🌿 Café', tag: 'ünïcödé' },
     { id: 77n, name: '日本の植物' },
     { id: 78n, name: 'Say "hi", {braces} \\ back\'slash', tag: 'a,b' },
-    ...Array.from({ length: 40 }, (_, i) => ({ id: BigInt(1000 + i), name: `Plant ${i} ${i % 3 === 0 ? 'Monstera' : 'Ficus'}`, ...(i % 2 === 0 ? { tag: `t${i % 5}` } : {}) })),
+    ...Array.from({ length: 40 }, (_, i) => ({
+      id: BigInt(1000 + i),
+      name: `Plant ${i} ${i % 3 === 0 ? 'Monstera' : 'Ficus'}`,
+      ...(i % 2 === 0 ? { tag: `t${i % 5}` } : {}),
+    })),
   ];
   for (const plant of plants) assert.equal((await store.plants.createPlant(plant)).kind, 'created');
   assert.equal((await store.plants.updatePlant({ id: MAX, name: 'Maximum, renamed' })).kind, 'updated');
@@ -69,25 +84,46 @@ async function fill(store: Store): Promise<Filled> {
 
   const active = await issueToken(store.tokens, { name: 'active', scopes: ['plants:read', 'plants:write'] });
   const revoked = await issueToken(store.tokens, { name: 'revoked', scopes: ['admin'] });
-  const expiring = await issueToken(store.tokens, { name: 'expiring', scopes: ['plants:read'], expiresInMs: 24 * HOUR });
+  const expiring = await issueToken(store.tokens, {
+    name: 'expiring',
+    scopes: ['plants:read'],
+    expiresInMs: 24 * HOUR,
+  });
   await store.tokens.revokeToken('revoked', new Date());
   await store.tokens.recordTokenUse(active.record.id, new Date());
 
-  assert.equal(await store.webhooks.rotateSecret(first, 'whsec_cm90YXRlZCBzZWNyZXQgZm9yIHRoZSBjb3B5', new Date(Date.now() + HOUR)), true);
+  assert.equal(
+    await store.webhooks.rotateSecret(first, 'whsec_cm90YXRlZCBzZWNyZXQgZm9yIHRoZSBjb3B5', new Date(Date.now() + HOUR)),
+    true,
+  );
 
   // Deliveries in every state: succeeded, retrying (with its error), failed, and one still leased.
   const now = new Date();
   const claimed = await store.webhooks.claimDueDeliveries({ now, limit: 4, leaseMs: 60_000, owner: 'copy-test' });
   assert.equal(claimed.length, 4);
-  const outcomes = [{ kind: 'succeeded' }, { kind: 'retry', nextAttemptAt: new Date(now.getTime() + 30_000) }, { kind: 'failed' }] as const;
+  const outcomes = [
+    { kind: 'succeeded' },
+    { kind: 'retry', nextAttemptAt: new Date(now.getTime() + 30_000) },
+    { kind: 'failed' },
+  ] as const;
   for (const [i, outcome] of outcomes.entries()) {
     const delivery = claimed[i]!;
     await store.webhooks.recordAttempt({
-      deliveryId: delivery.deliveryId, leaseOwner: delivery.leaseOwner, outcome,
-      attempt: { attempt: 1, attemptedAt: now, latencyMs: 12 + i, ...(outcome.kind === 'succeeded' ? { responseStatus: 204 } : { responseStatus: 500, error: 'HTTP 500' }) },
+      deliveryId: delivery.deliveryId,
+      leaseOwner: delivery.leaseOwner,
+      outcome,
+      attempt: {
+        attempt: 1,
+        attemptedAt: now,
+        latencyMs: 12 + i,
+        ...(outcome.kind === 'succeeded' ? { responseStatus: 204 } : { responseStatus: 500, error: 'HTTP 500' }),
+      },
     });
   }
-  return { secrets: { active: active.secret, revoked: revoked.secret, expiring: expiring.secret }, subscriptionIds: [first, second] };
+  return {
+    secrets: { active: active.secret, revoked: revoked.secret, expiring: expiring.secret },
+    subscriptionIds: [first, second],
+  };
 }
 
 /** What the store API answers for the source, to ask the copies the same. */
@@ -101,7 +137,13 @@ interface Answers {
   readonly pending: number;
 }
 
-const QUERIES: readonly ListPlantsQuery[] = [{ limit: 100 }, { limit: 5, order: 'name' }, { limit: 100, order: '-name' }, { limit: 100, terms: ['cafe'] }, { limit: 100, tags: ['edge'] }];
+const QUERIES: readonly ListPlantsQuery[] = [
+  { limit: 100 },
+  { limit: 5, order: 'name' },
+  { limit: 100, order: '-name' },
+  { limit: 100, terms: ['cafe'] },
+  { limit: 100, tags: ['edge'] },
+];
 
 async function answers(store: Store, subscriptionIds: readonly string[]): Promise<Answers> {
   return {
@@ -117,14 +159,31 @@ async function answers(store: Store, subscriptionIds: readonly string[]): Promis
 
 // ---- every row of every table, in one form for both databases --------------------
 
-const TABLES: Readonly<Record<CopyTable, { readonly columns: string; readonly key: string; readonly numericKey?: true }>> = {
+const TABLES: Readonly<
+  Record<CopyTable, { readonly columns: string; readonly key: string; readonly numericKey?: true }>
+> = {
   store_secrets: { columns: 'name, secret', key: 'name' },
   tokens: { columns: 'id, name, secret_hash, scopes, created_at, expires_at, last_used_at, revoked_at', key: 'id' },
-  plants: { columns: 'id, name, tag, version, created_at, name_key, name_words, tag_words', key: 'id', numericKey: true },
-  webhook_subscriptions: { columns: 'seq, id, url, description, secret, previous_secret, previous_secret_expires_at, event_types, created_at', key: 'id' },
+  plants: {
+    columns: 'id, name, tag, version, created_at, name_key, name_words, tag_words',
+    key: 'id',
+    numericKey: true,
+  },
+  webhook_subscriptions: {
+    columns: 'seq, id, url, description, secret, previous_secret, previous_secret_expires_at, event_types, created_at',
+    key: 'id',
+  },
   webhook_events: { columns: 'id, type, payload, created_at', key: 'id' },
-  webhook_deliveries: { columns: 'seq, id, event_id, subscription_id, status, attempt_count, manual, next_attempt_at, lease_owner, lease_until, created_at', key: 'id' },
-  webhook_delivery_attempts: { columns: 'id, delivery_id, attempt, attempted_at, response_status, latency_ms, error', key: 'id', numericKey: true },
+  webhook_deliveries: {
+    columns:
+      'seq, id, event_id, subscription_id, status, attempt_count, manual, next_attempt_at, lease_owner, lease_until, created_at',
+    key: 'id',
+  },
+  webhook_delivery_attempts: {
+    columns: 'id, delivery_id, attempt, attempted_at, response_status, latency_ms, error',
+    key: 'id',
+    numericKey: true,
+  },
 };
 
 type Dump = Record<string, Record<string, string | null>[]>;
@@ -138,7 +197,8 @@ function normal(value: unknown): string | null {
   return String(value);
 }
 
-const normalRows = (rows: Record<string, unknown>[]) => rows.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, normal(v)])));
+const normalRows = (rows: Record<string, unknown>[]) =>
+  rows.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, normal(v)])));
 
 async function dump(url: string): Promise<Dump> {
   const result: Dump = {};
@@ -147,9 +207,16 @@ async function dump(url: string): Promise<Dump> {
     try {
       for (const [table, { columns, key }] of Object.entries(TABLES)) {
         const select = columns.replace(/^seq,/, 'rowid AS seq,');
-        result[table] = normalRows(db.prepare(`SELECT ${select} FROM ${table} ORDER BY ${key}`).safeIntegers(true).all() as Record<string, unknown>[]);
+        result[table] = normalRows(
+          db.prepare(`SELECT ${select} FROM ${table} ORDER BY ${key}`).safeIntegers(true).all() as Record<
+            string,
+            unknown
+          >[],
+        );
       }
-      result.version_counter = normalRows(db.prepare('SELECT last FROM plant_version_counter').safeIntegers(true).all() as Record<string, unknown>[]);
+      result.version_counter = normalRows(
+        db.prepare('SELECT last FROM plant_version_counter').safeIntegers(true).all() as Record<string, unknown>[],
+      );
     } finally {
       db.close();
     }
@@ -158,9 +225,17 @@ async function dump(url: string): Promise<Dump> {
   await withAdminClient(async (client) => {
     for (const [table, { columns, key, numericKey }] of Object.entries(TABLES)) {
       // Bytewise, as SQLite orders text.
-      result[table] = normalRows((await client.query(`SELECT ${columns} FROM ${table} ORDER BY ${key}${numericKey ? '' : ' COLLATE "C"'}`)).rows);
+      result[table] = normalRows(
+        (await client.query(`SELECT ${columns} FROM ${table} ORDER BY ${key}${numericKey ? '' : ' COLLATE "C"'}`)).rows,
+      );
     }
-    result.version_counter = normalRows((await client.query('SELECT CASE WHEN is_called THEN last_value ELSE last_value - 1 END AS last FROM plant_versions')).rows);
+    result.version_counter = normalRows(
+      (
+        await client.query(
+          'SELECT CASE WHEN is_called THEN last_value ELSE last_value - 1 END AS last FROM plant_versions',
+        )
+      ).rows,
+    );
   }, url);
   return result;
 }
@@ -220,48 +295,82 @@ describe('plantstore copy', () => {
       assert.deepEqual(onPostgres[table], original[table], `${table} on PostgreSQL`);
       assert.deepEqual(returned[table], original[table], `${table} back on SQLite`);
     }
-    assert.ok(original.plants?.some((plant) => plant.id === MIN.toString()) && original.plants.some((plant) => plant.id === MAX.toString()));
+    assert.ok(
+      original.plants?.some((plant) => plant.id === MIN.toString()) &&
+        original.plants.some((plant) => plant.id === MAX.toString()),
+    );
   });
 
   it('refuses a target that holds data, and leaves it as it was', { skip: !postgres }, async () => {
     for (const url of [schema.url, backUrl]) {
       const held = await dump(url);
-      const message = new RegExp(`is not empty \\(plants: ${PLANTS}, tokens: 3, webhook subscriptions: 2, webhook events: \\d+, webhook deliveries: \\d+, delivery attempts: 3\\); `);
-      await assert.rejects(copyStore(sourceUrl, url), (error: Error) => error instanceof CopyError && message.test(error.message));
+      const message = new RegExp(
+        `is not empty \\(plants: ${PLANTS}, tokens: 3, webhook subscriptions: 2, webhook events: \\d+, webhook deliveries: \\d+, delivery attempts: 3\\); `,
+      );
+      await assert.rejects(
+        copyStore(sourceUrl, url),
+        (error: Error) => error instanceof CopyError && message.test(error.message),
+      );
       assert.deepEqual(await dump(url), held);
     }
-    await assert.rejects(copyStore(sourceUrl, sourceUrl.replace('source.db', './source.db')), /--from and --to name the same store/);
+    await assert.rejects(
+      copyStore(sourceUrl, sourceUrl.replace('source.db', './source.db')),
+      /--from and --to name the same store/,
+    );
   });
 
-  it('makes stores that serve as the source did: plants, ETags, cursors, tokens, deliveries, new versions', { skip: !postgres }, async () => {
-    for (const url of [schema.url, backUrl]) {
-      const store = await openStore(url);
-      try {
-        assert.deepEqual(await answers(store, filled.subscriptionIds), before_, url);
-        const authenticator = new TokenAuthenticator(store.tokens, { cacheTtlMs: 0 });
-        assert.equal((await authenticator.authenticate(filled.secrets.active)).ok, true);
-        assert.equal((await authenticator.authenticate(filled.secrets.expiring)).ok, true);
-        assert.deepEqual(await authenticator.authenticate(filled.secrets.revoked), { ok: false, reason: 'revoked' });
+  it(
+    'makes stores that serve as the source did: plants, ETags, cursors, tokens, deliveries, new versions',
+    { skip: !postgres },
+    async () => {
+      for (const url of [schema.url, backUrl]) {
+        const store = await openStore(url);
+        try {
+          assert.deepEqual(await answers(store, filled.subscriptionIds), before_, url);
+          const authenticator = new TokenAuthenticator(store.tokens, { cacheTtlMs: 0 });
+          assert.equal((await authenticator.authenticate(filled.secrets.active)).ok, true);
+          assert.equal((await authenticator.authenticate(filled.secrets.expiring)).ok, true);
+          assert.deepEqual(await authenticator.authenticate(filled.secrets.revoked), { ok: false, reason: 'revoked' });
 
-        // The counter went along: a new plant's version is one the source never gave out.
-        const created = await store.plants.createPlant({ id: 5n, name: 'After the copy' });
-        assert.equal(created.kind, 'created');
-        const versions = (await dump(sourceUrl)).plants!.map((plant) => BigInt(plant.version!));
-        assert.ok(created.kind === 'created' && versions.every((version) => created.plant.version > version));
+          // The counter went along: a new plant's version is one the source never gave out.
+          const created = await store.plants.createPlant({ id: 5n, name: 'After the copy' });
+          assert.equal(created.kind, 'created');
+          const versions = (await dump(sourceUrl)).plants!.map((plant) => BigInt(plant.version!));
+          assert.ok(created.kind === 'created' && versions.every((version) => created.plant.version > version));
 
-        // New outbox rows and attempts take ids past the copied ones (PostgreSQL's identities).
-        const claimed = await store.webhooks.claimDueDeliveries({ now: new Date(Date.now() + HOUR), limit: 1, leaseMs: 1000, owner: 'after-copy' });
-        assert.equal(claimed.length, 1);
-        const [delivery] = claimed;
-        await store.webhooks.recordAttempt({ deliveryId: delivery!.deliveryId, leaseOwner: 'after-copy', outcome: { kind: 'succeeded' }, attempt: { attempt: 1, attemptedAt: new Date(), latencyMs: 3, responseStatus: 200 } });
-        await store.webhooks.insertSubscription({ id: 'whk_after_copy', url: 'https://example.com/later', secret: 'whsec_bGF0ZXI=', eventTypes: ['plant.created'], createdAt: new Date(0) });
-        const subscriptions = await store.webhooks.listSubscriptions();
-        assert.deepEqual(subscriptions.map((s) => s.id), ['whk_after_copy', ...filled.subscriptionIds]);
-      } finally {
-        await store.close();
+          // New outbox rows and attempts take ids past the copied ones (PostgreSQL's identities).
+          const claimed = await store.webhooks.claimDueDeliveries({
+            now: new Date(Date.now() + HOUR),
+            limit: 1,
+            leaseMs: 1000,
+            owner: 'after-copy',
+          });
+          assert.equal(claimed.length, 1);
+          const [delivery] = claimed;
+          await store.webhooks.recordAttempt({
+            deliveryId: delivery!.deliveryId,
+            leaseOwner: 'after-copy',
+            outcome: { kind: 'succeeded' },
+            attempt: { attempt: 1, attemptedAt: new Date(), latencyMs: 3, responseStatus: 200 },
+          });
+          await store.webhooks.insertSubscription({
+            id: 'whk_after_copy',
+            url: 'https://example.com/later',
+            secret: 'whsec_bGF0ZXI=',
+            eventTypes: ['plant.created'],
+            createdAt: new Date(0),
+          });
+          const subscriptions = await store.webhooks.listSubscriptions();
+          assert.deepEqual(
+            subscriptions.map((s) => s.id),
+            ['whk_after_copy', ...filled.subscriptionIds],
+          );
+        } finally {
+          await store.close();
+        }
       }
-    }
-  });
+    },
+  );
 
   it('--replace empties a target that holds data, in the copy transaction', { skip: !postgres }, async () => {
     const report = await copyStore(sourceUrl, backUrl, { replace: true, chunkSize: 7 });
@@ -270,21 +379,29 @@ describe('plantstore copy', () => {
     const { version_counter: counter, ...tables } = await dump(backUrl);
     const { version_counter: sourceCounter, ...sourceTables } = await dump(sourceUrl);
     assert.deepEqual(tables, sourceTables);
-    assert.ok(BigInt(counter![0]!.last!) > BigInt(sourceCounter![0]!.last!), 'the replaced store counted further: its counter is kept');
+    assert.ok(
+      BigInt(counter![0]!.last!) > BigInt(sourceCounter![0]!.last!),
+      'the replaced store counted further: its counter is kept',
+    );
   });
 
   it('leaves the target as it was when the copy fails part way', { skip: !postgres }, async () => {
     const broken = await newSchema();
     await (await openStore(broken.url)).close();
     // Events are written after the plants: the failure comes with plants already inserted.
-    await withAdminClient((client) => client.query('ALTER TABLE webhook_events ADD CONSTRAINT refuse_events CHECK (false) NOT VALID'), broken.url);
+    await withAdminClient(
+      (client) => client.query('ALTER TABLE webhook_events ADD CONSTRAINT refuse_events CHECK (false) NOT VALID'),
+      broken.url,
+    );
     await assert.rejects(copyStore(sourceUrl, broken.url, { chunkSize: 7 }), /refuse_events/);
     assert.equal(await plantCount(broken.url), 0);
 
     const brokenFile = `sqlite:${join(dir, 'broken.db')}`;
     await (await openStore(brokenFile)).close();
     const db = new Database(brokenFile.slice('sqlite:'.length));
-    db.exec("CREATE TRIGGER refuse_events BEFORE INSERT ON webhook_events BEGIN SELECT RAISE(ABORT, 'refuse_events'); END");
+    db.exec(
+      "CREATE TRIGGER refuse_events BEFORE INSERT ON webhook_events BEGIN SELECT RAISE(ABORT, 'refuse_events'); END",
+    );
     db.close();
     await assert.rejects(copyStore(sourceUrl, brokenFile, { chunkSize: 7 }), /refuse_events/);
     assert.equal(await plantCount(brokenFile), 0);
@@ -302,7 +419,8 @@ describe('plantstore copy', () => {
       count: (table) => real.count(table),
       pendingDeliveries: () => real.pendingDeliveries(),
       versionCounter: () => real.versionCounter(),
-      insert: <T extends CopyTable>(table: T, rows: readonly CopyRows[T][]) => real.insert(table, table === 'plants' ? rows.slice(0, -1) : rows),
+      insert: <T extends CopyTable>(table: T, rows: readonly CopyRows[T][]) =>
+        real.insert(table, table === 'plants' ? rows.slice(0, -1) : rows),
       clear: () => real.clear(),
       raiseVersionCounter: (last) => real.raiseVersionCounter(last),
       finish: () => real.finish(),
@@ -331,11 +449,17 @@ describe('plantstore copy', () => {
         chunkSize: 7,
         onProgress: ({ phase, table, done }) => {
           if (phase === 'copy' && table === 'plants' && done === 7) {
-            writer.prepare('INSERT INTO plants (id, name, created_at, version) VALUES (?, ?, 0, 1)').run(late, 'Too late');
+            writer
+              .prepare('INSERT INTO plants (id, name, created_at, version) VALUES (?, ?, 0, 1)')
+              .run(late, 'Too late');
           }
         },
       });
-      assert.equal(writer.prepare('SELECT count(*) FROM plants').pluck().get(), PLANTS + 1, 'the write committed during the copy');
+      assert.equal(
+        writer.prepare('SELECT count(*) FROM plants').pluck().get(),
+        PLANTS + 1,
+        'the write committed during the copy',
+      );
       assert.equal(report.committed, true);
       assert.equal(report.source.counts.plants, PLANTS);
       assert.equal(await plantCount(url), PLANTS);
@@ -346,30 +470,49 @@ describe('plantstore copy', () => {
   });
 
   describe('on the command line', () => {
-    it('prints both sides\' counts and checksums, progress on stderr, and refuses a second copy', async () => {
+    it("prints both sides' counts and checksums, progress on stderr, and refuses a second copy", async () => {
       const url = `sqlite:${join(dir, 'cli.db')}`;
       const run = await runCli(['copy', '--from', sourceUrl, '--to', url], {}, {}, { timeout: 30_000 });
       assert.equal(run.code, 0, run.stderr);
       const lines = run.stdout.trimEnd().split('\n');
       const checksum = lines.find((line) => line.startsWith('plant checksum'));
       assert.match(checksum ?? '', /^plant checksum \(sha-256\)\s+([0-9a-f]{64})\s+\1\s+same$/);
-      assert.match(lines.find((line) => line.startsWith('plants')) ?? '', new RegExp(`^plants\\s+${PLANTS}\\s+${PLANTS}\\s+same$`));
+      assert.match(
+        lines.find((line) => line.startsWith('plants')) ?? '',
+        new RegExp(`^plants\\s+${PLANTS}\\s+${PLANTS}\\s+same$`),
+      );
       assert.match(lines.find((line) => line.startsWith('tokens')) ?? '', /^tokens\s+3\s+3\s+same$/);
-      assert.match(lines.find((line) => line.startsWith('pending deliveries')) ?? '', /^pending deliveries\s+(\d+)\s+\1\s+same$/);
+      assert.match(
+        lines.find((line) => line.startsWith('pending deliveries')) ?? '',
+        /^pending deliveries\s+(\d+)\s+\1\s+same$/,
+      );
       assert.equal(lines.at(-1), 'verified: the target holds what the source held; committed.');
       assert.match(run.stderr, new RegExp(`^copying plants: ${PLANTS} of ${PLANTS} rows in \\d+\\.\\d s`, 'm'));
       assert.match(run.stderr, new RegExp(`^verifying plants: ${PLANTS} of ${PLANTS} rows`, 'm'));
 
       const again = await runCli(['copy', '--from', sourceUrl, '--to', url], {}, {}, { timeout: 30_000 });
       assert.equal(again.code, 2);
-      assert.match(again.stderr, new RegExp(`^plantstore: --to: the target store sqlite:\\S+cli\\.db is not empty \\(plants: ${PLANTS}, tokens: 3, .*pass --replace`));
+      assert.match(
+        again.stderr,
+        new RegExp(
+          `^plantstore: --to: the target store sqlite:\\S+cli\\.db is not empty \\(plants: ${PLANTS}, tokens: 3, .*pass --replace`,
+        ),
+      );
     });
 
     it('refuses a missing source without creating the target', async () => {
       const target = join(dir, 'never.db');
-      const run = await runCli(['copy', '--from', `sqlite:${join(dir, 'missing.db')}`, '--to', `sqlite:${target}`], {}, {}, { timeout: 30_000 });
+      const run = await runCli(
+        ['copy', '--from', `sqlite:${join(dir, 'missing.db')}`, '--to', `sqlite:${target}`],
+        {},
+        {},
+        { timeout: 30_000 },
+      );
       assert.equal(run.code, 2);
-      assert.equal(run.stderr, `plantstore: --from: no SQLite store at ${join(dir, 'missing.db')} (a relative path starts from the current folder)\n`);
+      assert.equal(
+        run.stderr,
+        `plantstore: --from: no SQLite store at ${join(dir, 'missing.db')} (a relative path starts from the current folder)\n`,
+      );
       assert.equal(existsSync(target), false);
     });
 
@@ -381,7 +524,10 @@ describe('plantstore copy', () => {
       db.close();
       const run = await runCli(['copy', '--from', sourceUrl, '--to', `sqlite:${newer}`], {}, {}, { timeout: 30_000 });
       assert.equal(run.code, 2);
-      assert.match(run.stderr, /^plantstore: the store at \S+newer\.db was migrated by a newer Plant Store \(schema version 99; this build knows up to \d+\)/);
+      assert.match(
+        run.stderr,
+        /^plantstore: the store at \S+newer\.db was migrated by a newer Plant Store \(schema version 99; this build knows up to \d+\)/,
+      );
       assert.equal(run.stderr.split('\n').length, 2, 'one line');
       assert.equal(await plantCount(`sqlite:${newer}`), 0);
       await assert.rejects(copyStore(sourceUrl, `sqlite:${newer}`), StoreTooNewError);

@@ -29,12 +29,15 @@ const OLD_PLANTS: [bigint, string, string | null][] = [
 
 async function assertFindsOldAndNew(store: Store): Promise<void> {
   assert.equal((await store.plants.createPlant({ id: 20n, name: 'Café noir', tag: 'Alpine' })).kind, 'created');
-  const found = async (q: string) => pageRecords((await store.plants.listPlantsPage({ limit: 100, terms: searchTerms(q) })).json).map((p) => p.id);
+  const found = async (q: string) =>
+    pageRecords((await store.plants.listPlantsPage({ limit: 100, terms: searchTerms(q) })).json).map((p) => p.id);
   assert.deepEqual(await found('edel'), [-9223372036854775808n]);
   assert.deepEqual(await found('alpine'), [-9223372036854775808n, 20n]);
   assert.deepEqual(await found('cafe'), [20n, 9007199254740993n]);
   assert.deepEqual(await found('ete'), [9007199254740993n]);
-  const byName = pageRecords((await store.plants.listPlantsPage({ limit: 30_000, order: 'name' })).json).map((p) => p.name).filter((name) => !name.startsWith('bulk '));
+  const byName = pageRecords((await store.plants.listPlantsPage({ limit: 30_000, order: 'name' })).json)
+    .map((p) => p.name)
+    .filter((name) => !name.startsWith('bulk '));
   assert.deepEqual(byName, ['cafe', 'Café noir', 'Édelweiss', 'Monstera deliciosa', 'ZZ plant']);
 }
 
@@ -58,14 +61,20 @@ describe('find columns migrated onto existing plants', () => {
     let schema: TestSchema | undefined;
     after(() => schema?.drop());
 
-    it('fills them in chunks, in the migration\'s transaction', async () => {
+    it("fills them in chunks, in the migration's transaction", async () => {
       schema = await createTestSchema();
       const url = schema.url;
-      await migratePostgres({ url, ...DEFAULT_POSTGRES_SETTINGS }, migrationsOf('postgres').filter((m) => m.version <= 6));
+      await migratePostgres(
+        { url, ...DEFAULT_POSTGRES_SETTINGS },
+        migrationsOf('postgres').filter((m) => m.version <= 6),
+      );
       await withAdminClient(async (client) => {
-        for (const [id, name, tag] of OLD_PLANTS) await client.query('INSERT INTO plants (id, name, tag) VALUES ($1, $2, $3)', [id.toString(), name, tag]);
+        for (const [id, name, tag] of OLD_PLANTS)
+          await client.query('INSERT INTO plants (id, name, tag) VALUES ($1, $2, $3)', [id.toString(), name, tag]);
         // More than one chunk of the data step, so its keyset walk is exercised too.
-        await client.query(`INSERT INTO plants (id, name) SELECT 1000 + x, 'bulk ' || x FROM generate_series(1, 25000) AS x`);
+        await client.query(
+          `INSERT INTO plants (id, name) SELECT 1000 + x, 'bulk ' || x FROM generate_series(1, 25000) AS x`,
+        );
       }, url);
       const store = await PostgresStore.open({ url });
       try {
@@ -89,7 +98,15 @@ function foldedBefore(text: string): string {
   return text.toLowerCase().normalize('NFKD').replace(/\p{M}/gu, '');
 }
 function wordsBefore(text: string | null): string {
-  return text === null ? '' : [...new Set(foldedBefore(text).split(/[^\p{L}\p{N}]+/u).filter((w) => w !== ''))].join(' ');
+  return text === null
+    ? ''
+    : [
+        ...new Set(
+          foldedBefore(text)
+            .split(/[^\p{L}\p{N}]+/u)
+            .filter((w) => w !== ''),
+        ),
+      ].join(' ');
 }
 const FOLDED_BEFORE: [bigint, string, string | null][] = [
   [1n, 'Zen™ Bonsai', null],
@@ -100,7 +117,10 @@ const FOLDED_BEFORE: [bigint, string, string | null][] = [
 ];
 
 async function assertRefolded(store: Store): Promise<void> {
-  const found = async (q: string) => pageRecords((await store.plants.listPlantsPage({ limit: 100, terms: searchTerms(q), order: 'name' })).json).map((p) => p.id);
+  const found = async (q: string) =>
+    pageRecords((await store.plants.listPlantsPage({ limit: 100, terms: searchTerms(q), order: 'name' })).json).map(
+      (p) => p.id,
+    );
   assert.deepEqual(await found('zentm'), [1n]);
   assert.deepEqual(await found('ho'), [2n, 4n]);
   assert.deepEqual(await found('hanging'), [2n, 4n]);
@@ -114,7 +134,9 @@ describe('find columns folded again onto plants folded the old way', () => {
     const path = join(tempDir(), 'plantstore.db');
     const db = new Database(path);
     migrateSqlite(db, 12);
-    const insert = db.prepare('INSERT INTO plants (id, name, tag, created_at, name_key, name_words, tag_words) VALUES (?, ?, ?, 0, ?, ?, ?)');
+    const insert = db.prepare(
+      'INSERT INTO plants (id, name, tag, created_at, name_key, name_words, tag_words) VALUES (?, ?, ?, 0, ?, ?, ?)',
+    );
     const index = db.prepare('INSERT INTO plants_search (rowid, name_words, tag_words) VALUES (?, ?, ?)');
     for (const [id, name, tag] of FOLDED_BEFORE) {
       insert.run(id, name, tag, foldedBefore(name), wordsBefore(name), wordsBefore(tag));
@@ -131,8 +153,14 @@ describe('find columns folded again onto plants folded the old way', () => {
     try {
       // The index holds exactly the rows' words: FTS5's own check of an external-content index (it throws if not).
       reopened.exec("INSERT INTO plants_search (plants_search, rank) VALUES ('integrity-check', 1)");
-      assert.equal(reopened.prepare("SELECT count(*) FROM plants_search WHERE plants_search MATCH 'zentm'").pluck().get(), 1);
-      assert.equal(reopened.prepare("SELECT count(*) FROM plants_search WHERE plants_search MATCH 'hoya'").pluck().get(), 2);
+      assert.equal(
+        reopened.prepare("SELECT count(*) FROM plants_search WHERE plants_search MATCH 'zentm'").pluck().get(),
+        1,
+      );
+      assert.equal(
+        reopened.prepare("SELECT count(*) FROM plants_search WHERE plants_search MATCH 'hoya'").pluck().get(),
+        2,
+      );
     } finally {
       reopened.close();
     }
@@ -145,12 +173,16 @@ describe('find columns folded again onto plants folded the old way', () => {
     it('in its data step', async () => {
       schema = await createTestSchema();
       const url = schema.url;
-      await migratePostgres({ url, ...DEFAULT_POSTGRES_SETTINGS }, migrationsOf('postgres').filter((m) => m.version <= 11));
+      await migratePostgres(
+        { url, ...DEFAULT_POSTGRES_SETTINGS },
+        migrationsOf('postgres').filter((m) => m.version <= 11),
+      );
       await withAdminClient(async (client) => {
         for (const [id, name, tag] of FOLDED_BEFORE) {
-          await client.query('INSERT INTO plants (id, name, tag, name_key, name_words, tag_words) VALUES ($1, $2, $3, $4, $5, $6)', [
-            id.toString(), name, tag, foldedBefore(name), wordsBefore(name), wordsBefore(tag),
-          ]);
+          await client.query(
+            'INSERT INTO plants (id, name, tag, name_key, name_words, tag_words) VALUES ($1, $2, $3, $4, $5, $6)',
+            [id.toString(), name, tag, foldedBefore(name), wordsBefore(name), wordsBefore(tag)],
+          );
         }
       }, url);
       const store = await PostgresStore.open({ url });

@@ -37,12 +37,20 @@ async function stageAll(plants: PlantStore, ids: readonly bigint[]) {
   return staging;
 }
 
-function createAll(plants: PlantStore, ids: readonly bigint[], name = (id: bigint) => `created ${id}`): Promise<CreatePlantOutcome[]> {
+function createAll(
+  plants: PlantStore,
+  ids: readonly bigint[],
+  name = (id: bigint) => `created ${id}`,
+): Promise<CreatePlantOutcome[]> {
   return Promise.all(ids.map((id) => plants.createPlant({ id, name: name(id) })));
 }
 
 function assertCreated(outcomes: readonly CreatePlantOutcome[], what: string) {
-  assert.deepEqual(outcomes.map((o) => o.kind), outcomes.map(() => 'created'), what);
+  assert.deepEqual(
+    outcomes.map((o) => o.kind),
+    outcomes.map(() => 'created'),
+    what,
+  );
 }
 
 /** The import beside writers on `store`, with `others` as further instances writing to the same data. */
@@ -61,13 +69,18 @@ function importBesideWriters(open: () => Promise<{ store: Store; others: readonl
     const staging = await stageAll(store.plants, range(1, 3000));
     // The import is open (its body "paused" after 3,000 lines): unrelated creates go through meanwhile.
     assertCreated(await createAll(store.plants, range(10_001, 10)), 'creates on this instance');
-    for (const [n, other] of others.entries()) assertCreated(await createAll(other.plants, range(20_001 + 100 * n, 10)), 'creates on another instance');
+    for (const [n, other] of others.entries())
+      assertCreated(await createAll(other.plants, range(20_001 + 100 * n, 10)), 'creates on another instance');
     const before = (await store.changes.bounds()).last;
     const outcome = await staging.apply('all', 10);
     assert.deepEqual(outcome, { kind: 'applied', created: 3000, unchanged: 0, conflicts: [], conflictCount: 0 });
     const entries = await store.changes.after(before, 5000);
     assert.equal(entries.length, 3000);
-    assert.deepEqual(entries.map((e) => e.position), range(Number(before) + 1, 3000), 'consecutive positions, after the creates');
+    assert.deepEqual(
+      entries.map((e) => e.position),
+      range(Number(before) + 1, 3000),
+      'consecutive positions, after the creates',
+    );
     assert.deepEqual(new Set(entries.map((e) => e.plantId)), new Set(range(1, 3000)));
   });
 
@@ -78,7 +91,13 @@ function importBesideWriters(open: () => Promise<{ store: Store; others: readonl
     const outcomes = await createAll(store.plants, [held, ...range(40_001, 9)], (id) => `first ${id}`);
     assertCreated(outcomes, 'the staged id and its batch-mates');
     const outcome = await staging.apply('skip', 10);
-    assert.deepEqual(outcome, { kind: 'applied', created: 1999, unchanged: 0, conflicts: [{ line: 500, id: held }], conflictCount: 1 });
+    assert.deepEqual(outcome, {
+      kind: 'applied',
+      created: 1999,
+      unchanged: 0,
+      conflicts: [{ line: 500, id: held }],
+      conflictCount: 1,
+    });
     assert.equal((await store.plants.getPlant(held))?.name, `first ${held}`);
   });
 
@@ -104,12 +123,13 @@ function importBesideWriters(open: () => Promise<{ store: Store; others: readonl
   });
 }
 
-for (const backend of testBackends()) describe(`an import beside other writers [${backend.name}]`, () => {
-  importBesideWriters(async () => {
-    const opened: OpenedTestStore = await backend.open();
-    return { store: opened.store, others: [], close: () => opened.cleanup() };
+for (const backend of testBackends())
+  describe(`an import beside other writers [${backend.name}]`, () => {
+    importBesideWriters(async () => {
+      const opened: OpenedTestStore = await backend.open();
+      return { store: opened.store, others: [], close: () => opened.cleanup() };
+    });
   });
-});
 
 describe('an import beside other writers [postgres, two instances]', { skip: !postgresAvailable() }, () => {
   importBesideWriters(async () => {
@@ -118,24 +138,31 @@ describe('an import beside other writers [postgres, two instances]', { skip: !po
   });
 });
 
-describe('a batch of creates beside a transaction inserting one of its ids [postgres]', { skip: !postgresAvailable() }, () => {
-  it('only the create of that id waits for it; its batch-mates commit at once', async () => {
-    const instances = await twoInstancesOnNewSchema();
-    const holder = new pg.Client({ connectionString: instances.schema.url });
-    await holder.connect();
-    try {
-      // What an import being applied does to an id: inserted, not yet committed (its change-log entries go in its span).
-      await holder.query('BEGIN');
-      await holder.query("SET LOCAL plantstore.change_log = 'span'");
-      await holder.query("INSERT INTO plants (id, name, name_key, name_words) VALUES (60005, 'held', 'held', 'held')");
-      const held = instances.store.plants.createPlant({ id: 60_005n, name: 'held' });
-      const mates = createAll(instances.store.plants, [...range(60_001, 4), ...range(60_006, 5)]);
-      assertCreated(await withinBound('the batch-mates', mates), 'the batch-mates, while the id is held');
-      await holder.query('COMMIT');
-      assert.equal((await withinBound('the held id', held)).kind, 'replayed');
-    } finally {
-      await holder.end();
-      await instances.close();
-    }
-  });
-});
+describe(
+  'a batch of creates beside a transaction inserting one of its ids [postgres]',
+  { skip: !postgresAvailable() },
+  () => {
+    it('only the create of that id waits for it; its batch-mates commit at once', async () => {
+      const instances = await twoInstancesOnNewSchema();
+      const holder = new pg.Client({ connectionString: instances.schema.url });
+      await holder.connect();
+      try {
+        // What an import being applied does to an id: inserted, not yet committed (its change-log entries go in its
+        // span).
+        await holder.query('BEGIN');
+        await holder.query("SET LOCAL plantstore.change_log = 'span'");
+        await holder.query(
+          "INSERT INTO plants (id, name, name_key, name_words) VALUES (60005, 'held', 'held', 'held')",
+        );
+        const held = instances.store.plants.createPlant({ id: 60_005n, name: 'held' });
+        const mates = createAll(instances.store.plants, [...range(60_001, 4), ...range(60_006, 5)]);
+        assertCreated(await withinBound('the batch-mates', mates), 'the batch-mates, while the id is held');
+        await holder.query('COMMIT');
+        assert.equal((await withinBound('the held id', held)).kind, 'replayed');
+      } finally {
+        await holder.end();
+        await instances.close();
+      }
+    });
+  },
+);

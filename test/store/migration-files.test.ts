@@ -32,7 +32,9 @@ describe('migration files', () => {
 
     it(`${dialect}: the steps earlier releases applied keep their numbers and names`, () => {
       const names = migrationsOf(dialect).map((m) => m.name);
-      assert.deepEqual(names.slice(0, RECORDED_BY_EARLIER_RELEASES[dialect].length), [...RECORDED_BY_EARLIER_RELEASES[dialect]]);
+      assert.deepEqual(names.slice(0, RECORDED_BY_EARLIER_RELEASES[dialect].length), [
+        ...RECORDED_BY_EARLIER_RELEASES[dialect],
+      ]);
     });
   }
 
@@ -47,8 +49,14 @@ describe('migration files', () => {
     const all = migrationsOf('sqlite');
     const versions = all.map((m) => m.version);
     assert.deepEqual(pendingMigrations(all, versions, 'here'), []);
-    assert.deepEqual(pendingMigrations(all, [1, 2], 'here').map((m) => m.version), versions.filter((v) => v > 2));
-    assert.deepEqual(pendingMigrations(all, [], 'here').map((m) => m.version), versions);
+    assert.deepEqual(
+      pendingMigrations(all, [1, 2], 'here').map((m) => m.version),
+      versions.filter((v) => v > 2),
+    );
+    assert.deepEqual(
+      pendingMigrations(all, [], 'here').map((m) => m.version),
+      versions,
+    );
     assert.throws(() => pendingMigrations(all, [...versions, Math.max(...versions) + 1], 'at x.db'), StoreTooNewError);
   });
 });

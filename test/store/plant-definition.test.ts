@@ -37,7 +37,9 @@ describe('the plant definition', () => {
 
   it('SQLite builds the JSON text plantJson writes', () => {
     const db = new Database(':memory:');
-    const select = db.prepare(`SELECT ${plantJsonSql('sqlite', 'p')} FROM (SELECT CAST(? AS INTEGER) AS id, ? AS name, ? AS tag) AS p`).pluck();
+    const select = db
+      .prepare(`SELECT ${plantJsonSql('sqlite', 'p')} FROM (SELECT CAST(? AS INTEGER) AS id, ? AS name, ? AS tag) AS p`)
+      .pluck();
     for (const plant of PLANTS) assert.equal(select.get(asParameters(plant)), plantJson(plant));
     db.close();
   });
@@ -45,7 +47,10 @@ describe('the plant definition', () => {
   it("a migrated SQLite store's json column is the definition's expression", () => {
     const db = new Database(':memory:');
     migrateSqlite(db);
-    const table = db.prepare("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'plants'").pluck().get() as string;
+    const table = db
+      .prepare("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'plants'")
+      .pluck()
+      .get() as string;
     // The generated column cannot be changed in place: a new field needs a migration that rebuilds the table.
     assert.ok(table.includes(`GENERATED ALWAYS AS (\n    ${plantJsonSql('sqlite')}\n  ) STORED`), table);
     db.close();
@@ -74,7 +79,12 @@ describe('the plant definition', () => {
       schemas.push(schema);
       await migratePostgres({ url: schema.url, ...DEFAULT_POSTGRES_SETTINGS }, migrationsOf('postgres'));
       await withAdminClient(async (client) => {
-        const body = async () => (await client.query<{ body: string }>("SELECT prosrc AS body FROM pg_proc WHERE oid = to_regprocedure('plant_changes_log()')")).rows[0]?.body;
+        const body = async () =>
+          (
+            await client.query<{ body: string }>(
+              "SELECT prosrc AS body FROM pg_proc WHERE oid = to_regprocedure('plant_changes_log()')",
+            )
+          ).rows[0]?.body;
         assert.equal(await body(), POSTGRES_ROUTINES[0]?.body);
         assert.deepEqual(await applyRoutines(client), [], 'an up-to-date store is only read');
         // The body migration 0012 installed, as a store has it before its first migrate by this code.

@@ -16,7 +16,8 @@ import { tempDir } from '../support/temp.js';
 
 const MAX = 2n ** 63n - 1n;
 
-const summary = (entries: readonly PlantChangeEntry[]) => entries.map((e) => `${e.type} ${e.plantId} ${e.tag ?? '-'} ${e.payload}`);
+const summary = (entries: readonly PlantChangeEntry[]) =>
+  entries.map((e) => `${e.type} ${e.plantId} ${e.tag ?? '-'} ${e.payload}`);
 
 function consecutive(entries: readonly PlantChangeEntry[]): void {
   entries.forEach((entry, i) => assert.equal(entry.position, (entries[0] as PlantChangeEntry).position + BigInt(i)));
@@ -34,7 +35,10 @@ describe('SQLite change log, written by the writes', () => {
     await SqliteStore.open({ path }).close();
     const db = new Database(path, { readonly: true });
     try {
-      assert.deepEqual(db.prepare("SELECT name FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = 'plants'").pluck().all(), []);
+      assert.deepEqual(
+        db.prepare("SELECT name FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = 'plants'").pluck().all(),
+        [],
+      );
     } finally {
       db.close();
     }
@@ -98,7 +102,10 @@ describe('SQLite change log, written by the writes', () => {
       consecutive(entries);
       // All or nothing, rejected: nothing logged.
       const rejected = await store.plants.beginImport();
-      await rejected.stage([{ line: 1, id: 40n, name: 'Forty', tag: null }, { line: 2, id: 1n, name: 'Conflict', tag: null }]);
+      await rejected.stage([
+        { line: 1, id: 40n, name: 'Forty', tag: null },
+        { line: 2, id: 1n, name: 'Conflict', tag: null },
+      ]);
       assert.equal((await rejected.apply('all', 10)).kind, 'rejected');
       assert.equal((await store.changes.bounds()).last, (entries.at(-1) as PlantChangeEntry).position);
     } finally {
@@ -108,9 +115,13 @@ describe('SQLite change log, written by the writes', () => {
 
   it("logs a copy: the replaced target's plants deleted, then every copied plant created, in id order", async () => {
     const [from, to] = [join(dir, 'copy-from.db'), join(dir, 'copy-to.db')];
-    for (const [path, ids] of [[from, [5n, -2n, MAX]], [to, [9n, 3n]]] as const) {
+    for (const [path, ids] of [
+      [from, [5n, -2n, MAX]],
+      [to, [9n, 3n]],
+    ] as const) {
       await withSqliteStore(path, async (store) => {
-        for (const id of ids) await store.plants.createPlant({ id, name: `Plant ${id}`, tag: path === from ? 'copied' : 'old' });
+        for (const id of ids)
+          await store.plants.createPlant({ id, name: `Plant ${id}`, tag: path === from ? 'copied' : 'old' });
       });
     }
     assert.equal((await copySqliteStore(from, to, { replace: true, chunkSize: 2 })).committed, true);

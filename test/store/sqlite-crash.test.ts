@@ -53,7 +53,9 @@ describe('SQLite group commit and kill -9', () => {
 
       const db = new Database(path, { readonly: true });
       const rows = new Map(
-        (db.prepare('SELECT id, name FROM plants').safeIntegers(true).all() as { id: bigint; name: string }[]).map((r) => [r.id, r.name]),
+        (db.prepare('SELECT id, name FROM plants').safeIntegers(true).all() as { id: bigint; name: string }[]).map(
+          (r) => [r.id, r.name],
+        ),
       );
       db.close();
       const missing = [...acknowledged].filter(([id, name]) => rows.get(id) !== name);

@@ -47,13 +47,21 @@ describe('SQLite group commit', () => {
   it('commits many concurrent creates in few batches, each acknowledged one on disk', async () => {
     const before = store.groupCommitStats();
     const plants: PlantRecord[] = Array.from({ length: 2000 }, (_, i) =>
-      i % 2 === 0 ? { id: 2n ** 62n + BigInt(i), name: `plant ${i}` } : { id: BigInt(-i), name: `plant ${i}`, tag: `tag ${i % 7}` },
+      i % 2 === 0
+        ? { id: 2n ** 62n + BigInt(i), name: `plant ${i}` }
+        : { id: BigInt(-i), name: `plant ${i}`, tag: `tag ${i % 7}` },
     );
     const outcomes = await Promise.all(plants.map((plant) => store.plants.createPlant(plant)));
-    assert.deepEqual(unversioned(outcomes), plants.map((plant) => ({ kind: 'created', plant })));
+    assert.deepEqual(
+      unversioned(outcomes),
+      plants.map((plant) => ({ kind: 'created', plant })),
+    );
     const stats = store.groupCommitStats();
     assert.equal(stats.operations - before.operations, 2000);
-    assert.ok(stats.batches - before.batches <= 2000 / 100, `2000 writes took ${stats.batches - before.batches} batches`);
+    assert.ok(
+      stats.batches - before.batches <= 2000 / 100,
+      `2000 writes took ${stats.batches - before.batches} batches`,
+    );
     const expected = plants
       .map((p) => ({ id: p.id, name: p.name, tag: p.tag ?? null }))
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -85,7 +93,10 @@ describe('SQLite group commit', () => {
       { kind: 'replayed', plant: first },
     ]);
     const rows = rowsOnDisk(path).filter((row) => row.id === id || row.id === 5n);
-    assert.deepEqual(rows, [{ id: 5n, name: 'bystander', tag: null }, { id, name: 'Monstera', tag: 'houseplant' }]);
+    assert.deepEqual(rows, [
+      { id: 5n, name: 'bystander', tag: null },
+      { id, name: 'Monstera', tag: 'houseplant' },
+    ]);
   });
 
   it('applies a create, a delete and a re-create of one id in one batch in order', async () => {
@@ -114,7 +125,14 @@ describe('SQLite group commit', () => {
   });
 
   it('runs token writes in the writer thread, in order with plant writes', async () => {
-    const token = { id: 'tok_0123456789abcdef', name: 'gc', secretHash: 'a'.repeat(64), scopes: ['plants:read' as const], createdAt: new Date(1000), expiresAt: null };
+    const token = {
+      id: 'tok_0123456789abcdef',
+      name: 'gc',
+      secretHash: 'a'.repeat(64),
+      scopes: ['plants:read' as const],
+      createdAt: new Date(1000),
+      expiresAt: null,
+    };
     const [inserted, again] = await Promise.all([store.tokens.insertToken(token), store.tokens.insertToken(token)]);
     assert.deepEqual([inserted, again], [true, false]);
     await store.tokens.recordTokenUse(token.id, new Date(2000));
@@ -145,7 +163,10 @@ describe('SQLite group commit under failure', () => {
       }
       locker.exec('ROLLBACK');
       assert.deepEqual(rowsOnDisk(path), [{ id: 1n, name: 'before', tag: null }]);
-      assert.deepEqual(unversioned(await store.plants.createPlant({ id: 2n, name: 'a' })), { kind: 'created', plant: { id: 2n, name: 'a' } });
+      assert.deepEqual(unversioned(await store.plants.createPlant({ id: 2n, name: 'a' })), {
+        kind: 'created',
+        plant: { id: 2n, name: 'a' },
+      });
     } finally {
       locker.close();
       await store.close();

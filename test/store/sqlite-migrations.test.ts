@@ -55,14 +55,19 @@ describe('SQLite migration 5 (plant json column)', () => {
         .pluck()
         .get() as string;
       const version = probe.prepare('SELECT max(version) FROM schema_migrations').pluck().get();
-      const tagPlan = probe.prepare("EXPLAIN QUERY PLAN SELECT id FROM plants WHERE tag = 'edge' ORDER BY id").all() as { detail: string }[];
+      const tagPlan = probe
+        .prepare("EXPLAIN QUERY PLAN SELECT id FROM plants WHERE tag = 'edge' ORDER BY id")
+        .all() as { detail: string }[];
       probe.close();
 
       assert.equal(page.json, expected);
       assert.equal(page.lastId, MAX_INT64);
       assert.equal(page.hasMore, false);
       assert.equal(version, migrationsOf('sqlite').at(-1)?.version);
-      assert.ok(tagPlan.some((step) => step.detail.includes('plants_tag_id')), JSON.stringify(tagPlan));
+      assert.ok(
+        tagPlan.some((step) => step.detail.includes('plants_tag_id')),
+        JSON.stringify(tagPlan),
+      );
       for (const [id, name, tag] of plants) {
         assert.deepEqual(unversioned(await store.plants.getPlant(id)), tag === null ? { id, name } : { id, name, tag });
       }

@@ -35,7 +35,10 @@ describe('SQLite reader threads', () => {
       await store.close();
       // New threads, which find the file now.
       assert.deepEqual(await pool.call('plants', 'count', [{}]), { count: 1, exact: true });
-      assert.equal((await pool.call('plants', 'page', [{ limit: 10, terms: ['monstera'] }])).json, '[{"id":7,"name":"Monstera"}]');
+      assert.equal(
+        (await pool.call('plants', 'page', [{ limit: 10, terms: ['monstera'] }])).json,
+        '[{"id":7,"name":"Monstera"}]',
+      );
     } finally {
       await pool.close();
     }

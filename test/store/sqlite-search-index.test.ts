@@ -28,7 +28,11 @@ function checkIndex(path: string): void {
 function idsMatching(path: string, query: string): bigint[] {
   const db = new Database(path, { readonly: true });
   try {
-    return db.prepare('SELECT rowid FROM plants_search WHERE plants_search MATCH ? ORDER BY rowid').pluck().safeIntegers(true).all(query) as bigint[];
+    return db
+      .prepare('SELECT rowid FROM plants_search WHERE plants_search MATCH ? ORDER BY rowid')
+      .pluck()
+      .safeIntegers(true)
+      .all(query) as bigint[];
   } finally {
     db.close();
   }
@@ -78,11 +82,25 @@ describe('SQLite search index', () => {
 
   it('holds words of every script and escape exactly as the rows do', async () => {
     const path = join(dir, 'scripts.db');
-    const names = ['Café "au lait" \\ fern', 'Ёлка ель', '盆栽 松', 'Rose 🌹 𝔉𝔢𝔯𝔫', 'Line\u2028sep a\u0301b', 'שושן צחור', 'Æsir ﬁg straße'];
+    const names = [
+      'Café "au lait" \\ fern',
+      'Ёлка ель',
+      '盆栽 松',
+      'Rose 🌹 𝔉𝔢𝔯𝔫',
+      'Line\u2028sep a\u0301b',
+      'שושן צחור',
+      'Æsir ﬁg straße',
+    ];
     const store = SqliteStore.open({ path });
     try {
-      await Promise.all(names.map((name, i) => store.plants.createPlant({ id: BigInt(i + 1), name, tag: `t${name.slice(0, 3)}` })));
-      await Promise.all(names.map((name, i) => store.plants.updatePlant({ id: BigInt(i + 1), name: `${name} ${name.slice(1)}`, tag: null })));
+      await Promise.all(
+        names.map((name, i) => store.plants.createPlant({ id: BigInt(i + 1), name, tag: `t${name.slice(0, 3)}` })),
+      );
+      await Promise.all(
+        names.map((name, i) =>
+          store.plants.updatePlant({ id: BigInt(i + 1), name: `${name} ${name.slice(1)}`, tag: null }),
+        ),
+      );
       await Promise.all(names.slice(0, 3).map((_, i) => store.plants.deletePlant(BigInt(i + 1))));
     } finally {
       await store.close();
@@ -99,11 +117,33 @@ describe('SQLite search index', () => {
       await store.plants.createPlant({ id: 5n, name: 'Stored fern' });
       const runs: { rows: { id: bigint; name: string; tag: string | null }[]; mode: 'all' | 'skip' }[] = [
         // Every line new: indexed without looking the plants up.
-        { rows: [{ id: MAX, name: 'Ivy max', tag: 'climber' }, { id: MIN, name: 'Ivy min', tag: null }, { id: 7n, name: 'Ivy seven', tag: 'climber' }], mode: 'all' },
+        {
+          rows: [
+            { id: MAX, name: 'Ivy max', tag: 'climber' },
+            { id: MIN, name: 'Ivy min', tag: null },
+            { id: 7n, name: 'Ivy seven', tag: 'climber' },
+          ],
+          mode: 'all',
+        },
         // An unchanged line (the stored plant), a line repeating an earlier one, a conflict (skipped).
-        { rows: [{ id: 5n, name: 'Stored fern', tag: null }, { id: 8n, name: 'Sage', tag: null }, { id: 8n, name: 'Sage', tag: null }, { id: 7n, name: 'Not ivy', tag: null }, { id: 9n, name: 'Sage two', tag: 'herb' }], mode: 'skip' },
+        {
+          rows: [
+            { id: 5n, name: 'Stored fern', tag: null },
+            { id: 8n, name: 'Sage', tag: null },
+            { id: 8n, name: 'Sage', tag: null },
+            { id: 7n, name: 'Not ivy', tag: null },
+            { id: 9n, name: 'Sage two', tag: 'herb' },
+          ],
+          mode: 'skip',
+        },
         // Rejected whole: nothing of it may reach the index.
-        { rows: [{ id: 20n, name: 'Thyme', tag: null }, { id: 5n, name: 'Other fern', tag: null }], mode: 'all' },
+        {
+          rows: [
+            { id: 20n, name: 'Thyme', tag: null },
+            { id: 5n, name: 'Other fern', tag: null },
+          ],
+          mode: 'all',
+        },
       ];
       for (const { rows, mode } of runs) {
         const plantImport = await store.plants.beginImport();
@@ -125,8 +165,24 @@ describe('SQLite search index', () => {
     const path = join(dir, 'imports-in-order.db');
     const store = SqliteStore.open({ path });
     const chunks = {
-      inOrder: [[{ id: MIN, name: 'Aloe min', tag: 'succulent' }, { id: 1n, name: 'Aloe one', tag: null }], [{ id: 2n, name: 'Aloe two', tag: null }], [{ id: MAX, name: 'Aloe max', tag: 'succulent' }]],
-      broken: [[{ id: 30n, name: 'Cactus thirty', tag: null }, { id: 31n, name: 'Cactus thirty-one', tag: null }], [{ id: 29n, name: 'Cactus twenty-nine', tag: 'spiny' }, { id: 32n, name: 'Cactus thirty-two', tag: null }]],
+      inOrder: [
+        [
+          { id: MIN, name: 'Aloe min', tag: 'succulent' },
+          { id: 1n, name: 'Aloe one', tag: null },
+        ],
+        [{ id: 2n, name: 'Aloe two', tag: null }],
+        [{ id: MAX, name: 'Aloe max', tag: 'succulent' }],
+      ],
+      broken: [
+        [
+          { id: 30n, name: 'Cactus thirty', tag: null },
+          { id: 31n, name: 'Cactus thirty-one', tag: null },
+        ],
+        [
+          { id: 29n, name: 'Cactus twenty-nine', tag: 'spiny' },
+          { id: 32n, name: 'Cactus thirty-two', tag: null },
+        ],
+      ],
     };
     try {
       for (const staged of Object.values(chunks)) {
@@ -147,7 +203,11 @@ describe('SQLite search index', () => {
     // Each plant's version is the import's base plus its line, whichever way the rows were read.
     const db = new Database(path, { readonly: true });
     try {
-      const byVersion = db.prepare('SELECT id FROM plants ORDER BY version').pluck().safeIntegers(true).all() as bigint[];
+      const byVersion = db
+        .prepare('SELECT id FROM plants ORDER BY version')
+        .pluck()
+        .safeIntegers(true)
+        .all() as bigint[];
       assert.deepEqual(byVersion, [MIN, 1n, 2n, MAX, 30n, 31n, 29n, 32n]);
     } finally {
       db.close();
@@ -156,9 +216,17 @@ describe('SQLite search index', () => {
 
   it('is rebuilt on a copy, also one that replaces a target holding other plants', async () => {
     const [from, to] = [join(dir, 'copy-from.db'), join(dir, 'copy-to.db')];
-    for (const [path, name] of [[from, 'Rose'], [to, 'Tulip']] as const) {
+    for (const [path, name] of [
+      [from, 'Rose'],
+      [to, 'Tulip'],
+    ] as const) {
       await withSqliteStore(path, async (store) => {
-        for (let id = 1n; id <= 30n; id++) await store.plants.createPlant(id % 2n === 0n ? { id: id * 3n, name: `${name} ${id}`, tag: 'even' } : { id: id * 3n, name: `${name} ${id}` });
+        for (let id = 1n; id <= 30n; id++)
+          await store.plants.createPlant(
+            id % 2n === 0n
+              ? { id: id * 3n, name: `${name} ${id}`, tag: 'even' }
+              : { id: id * 3n, name: `${name} ${id}` },
+          );
       });
     }
     assert.equal((await copySqliteStore(from, to, { replace: true, chunkSize: 7 })).committed, true);

@@ -18,7 +18,8 @@ import { WriterConnection } from '../../src/store/sqlite/writer-connection.js';
 import type { DelegatedMethod, DelegatedStore, WriteArgs } from '../../src/store/sqlite/writer-protocol.js';
 import { tempDir } from '../support/temp.js';
 
-const rows = (from: number, count: number) => Array.from({ length: count }, (_, i) => ({ line: i + 1, id: BigInt(from + i), name: `Fern ${from + i}`, tag: null }));
+const rows = (from: number, count: number) =>
+  Array.from({ length: count }, (_, i) => ({ line: i + 1, id: BigInt(from + i), name: `Fern ${from + i}`, tag: null }));
 
 function idsOnDisk(path: string): bigint[] {
   const db = new Database(path, { readonly: true });
@@ -38,7 +39,12 @@ describe('SQLite writer connection', () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   /** A write as the worker makes it: the call, then the upkeep after its answer. */
-  async function call<S extends DelegatedStore, M extends DelegatedMethod<S>>(connection: WriterConnection, store: S, method: M, args: WriteArgs<S, M>): Promise<unknown> {
+  async function call<S extends DelegatedStore, M extends DelegatedMethod<S>>(
+    connection: WriterConnection,
+    store: S,
+    method: M,
+    args: WriteArgs<S, M>,
+  ): Promise<unknown> {
     try {
       return await connection.call(store, method, args);
     } finally {
@@ -63,7 +69,10 @@ describe('SQLite writer connection', () => {
       // 53 lines: five statements of ten rows, then three of one (plant-import.ts stages so).
       assert.equal(((await call(connection, 'imports', 'apply', [id, 'all', 10])) as { kind: string }).kind, 'applied');
       assert.equal(connection.renewals, 1);
-      assert.equal(connection.applyPlantWrites([{ op: 'create', id: 2n, name: 'After', tag: null }])[0]?.kind, 'created');
+      assert.equal(
+        connection.applyPlantWrites([{ op: 'create', id: 2n, name: 'After', tag: null }])[0]?.kind,
+        'created',
+      );
     } finally {
       connection.close();
     }
@@ -107,7 +116,10 @@ describe('SQLite writer connection', () => {
       // Committed (in the WAL, fsync'd), not yet checkpointed: the file is as it was.
       assert.equal(statSync(path).size, sizeBefore);
       connection.afterReply();
-      assert.ok(statSync(path).size > sizeBefore + 1_000_000, `the file is ${statSync(path).size} bytes after the checkpoint, ${sizeBefore} before`);
+      assert.ok(
+        statSync(path).size > sizeBefore + 1_000_000,
+        `the file is ${statSync(path).size} bytes after the checkpoint, ${sizeBefore} before`,
+      );
     } finally {
       connection.close();
     }
@@ -120,7 +132,16 @@ describe('SQLite writer connection', () => {
       connection.applyPlantWrites(rows(1, 20).map(({ id, name }) => ({ op: 'create', id, name, tag: null })));
       connection.afterReply();
       await call(connection, 'maintenance', 'probeWrite', []);
-      await call(connection, 'tokens', 'insertToken', [{ id: 't1', name: 'one', secretHash: 'x'.repeat(64), scopes: ['plants:read'], createdAt: new Date(), expiresAt: null }]);
+      await call(connection, 'tokens', 'insertToken', [
+        {
+          id: 't1',
+          name: 'one',
+          secretHash: 'x'.repeat(64),
+          scopes: ['plants:read'],
+          createdAt: new Date(),
+          expiresAt: null,
+        },
+      ]);
       const id = (await call(connection, 'imports', 'begin', [])) as number;
       await call(connection, 'imports', 'stage', [id, rows(100, 5)]);
       await call(connection, 'imports', 'abort', [id]);

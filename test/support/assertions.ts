@@ -5,7 +5,11 @@ import { Errors, type CatalogueEntry } from '../../src/http/errors.js';
 const CODES = new Set<number>(Object.values(Errors).map((e: CatalogueEntry) => e.code));
 
 /** Asserts an Error record of the catalogue entry, with the status it belongs to. */
-export function assertError(response: LightMyRequestResponse, entry: CatalogueEntry, messageIncludes?: string | RegExp): { error: number; message: string } {
+export function assertError(
+  response: LightMyRequestResponse,
+  entry: CatalogueEntry,
+  messageIncludes?: string | RegExp,
+): { error: number; message: string } {
   assert.equal(response.statusCode, entry.status, `status (body: ${response.body})`);
   assert.match(String(response.headers['content-type']), /^application\/json/);
   const body = response.json() as { error: number; message: string };
@@ -13,7 +17,8 @@ export function assertError(response: LightMyRequestResponse, entry: CatalogueEn
   assert.equal(body.error, entry.code);
   assert.equal(typeof body.message, 'string');
   assert.ok(body.message.length > 0);
-  if (typeof messageIncludes === 'string') assert.ok(body.message.includes(messageIncludes), `message '${body.message}' should mention '${messageIncludes}'`);
+  if (typeof messageIncludes === 'string')
+    assert.ok(body.message.includes(messageIncludes), `message '${body.message}' should mention '${messageIncludes}'`);
   if (messageIncludes instanceof RegExp) assert.match(body.message, messageIncludes);
   return body;
 }
@@ -32,5 +37,9 @@ export function isCataloguedError(body: unknown): boolean {
 export function unversioned<T>(value: T): T {
   if (Array.isArray(value)) return value.map(unversioned) as T;
   if (value === null || typeof value !== 'object' || value instanceof Date) return value;
-  return Object.fromEntries(Object.entries(value).filter(([key]) => key !== 'version').map(([key, v]) => [key, unversioned(v)])) as T;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => key !== 'version')
+      .map(([key, v]) => [key, unversioned(v)]),
+  ) as T;
 }

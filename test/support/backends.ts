@@ -7,7 +7,13 @@ import { join } from 'node:path';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/types.js';
-import { announceSkipOnce, createTestSchema, POSTGRES_TEST_URL, postgresUnreachableReason, redactUrl } from './postgres.js';
+import {
+  announceSkipOnce,
+  createTestSchema,
+  POSTGRES_TEST_URL,
+  postgresUnreachableReason,
+  redactUrl,
+} from './postgres.js';
 import { tempDir } from './temp.js';
 
 export interface OpenedTestStore {
@@ -78,7 +84,9 @@ export function postgresAvailable(): boolean {
   if (postgresUnreachable === undefined) return true;
   const where = redactUrl(POSTGRES_TEST_URL);
   if (postgresRequired) {
-    throw new Error(`PostgreSQL at ${where} is unreachable (${postgresUnreachable}) and PLANTSTORE_REQUIRE_POSTGRES=1: the PostgreSQL suite must run`);
+    throw new Error(
+      `PostgreSQL at ${where} is unreachable (${postgresUnreachable}) and PLANTSTORE_REQUIRE_POSTGRES=1: the PostgreSQL suite must run`,
+    );
   }
   announceSkipOnce(
     `!!! PostgreSQL at ${where} unreachable (${postgresUnreachable}): skipping the PostgreSQL suite. ` +

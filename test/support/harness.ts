@@ -75,6 +75,10 @@ export function bearer(token: string): Record<string, string> {
 }
 
 /** POST /plants with a raw JSON text body (so numbers are sent exactly as written). */
-export function postPlant(harness: Harness, body: string, token = harness.tokens.write): Promise<LightMyRequestResponse> {
+export function postPlant(
+  harness: Harness,
+  body: string,
+  token = harness.tokens.write,
+): Promise<LightMyRequestResponse> {
   return harness.request({ method: 'POST', url: '/plants', headers: { ...json, ...bearer(token) }, payload: body });
 }

@@ -26,7 +26,12 @@ export async function harnessBehindProxy(): Promise<ProxiedHarness> {
   const viaProxy: TestBackend = {
     name: 'postgres',
     async open() {
-      store = await PostgresStore.open({ url: proxied.url, poolSize: 4, connectTimeoutMs: 1000, statementTimeoutMs: 3000 });
+      store = await PostgresStore.open({
+        url: proxied.url,
+        poolSize: 4,
+        connectTimeoutMs: 1000,
+        statementTimeoutMs: 3000,
+      });
       const opened = store;
       return { store: opened, databaseUrl: proxied.url, cleanup: () => opened.close() };
     },

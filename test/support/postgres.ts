@@ -19,7 +19,8 @@ const SCHEMA_PREFIX = 'plantstore_test_';
 const STALE_SCHEMA_AGE_MS = 24 * 3600 * 1000;
 /** How long dropping a stale schema waits for another session's lock before leaving it for a later run. */
 const STALE_SCHEMA_LOCK_TIMEOUT = '2s';
-/** How long dropping a test's own schema waits for a lock: far above any test's own work, below the suite's file timeout. */
+/** How long dropping a test's own schema waits for a lock: far above any test's own work, below the suite's file
+ * timeout. */
 const DROP_LOCK_TIMEOUT = '60s';
 
 /** A URL with its password hidden, for messages. */
@@ -41,14 +42,19 @@ export async function withAdminClient<T>(use: (client: pg.Client) => Promise<T>,
 }
 
 /** The rows of one statement, on a short-lived connection to `url`. */
-export async function adminRows<T extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<T[]> {
+export async function adminRows<T extends pg.QueryResultRow>(
+  url: string,
+  text: string,
+  values: unknown[] = [],
+): Promise<T[]> {
   return withAdminClient(async (client) => (await client.query<T>(text, values)).rows, url);
 }
 
 /** Not a speed target: far above any wait the store bounds (connect timeout, statement timeout + 1 s). */
 export const HANG_BOUND_MS = 15_000;
 
-/** `work`, or a rejection naming `what` once it has been pending for HANG_BOUND_MS: a hang fails the test rather than stalling it. */
+/** `work`, or a rejection naming `what` once it has been pending for HANG_BOUND_MS: a hang fails the test rather than
+ * stalling it. */
 export async function withinBound<T>(what: string, work: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const hung = new Promise<never>((_, reject) => {
@@ -81,7 +87,8 @@ async function probeOnce(connectTimeoutMs: number): Promise<string | undefined> 
   }
 }
 
-/** Marks, for the files of this run after the first, that the server never answered: they ask once, not for 30 s each. */
+/** Marks, for the files of this run after the first, that the server never answered: they ask once, not for 30 s each.
+ * */
 const giveUpMarker = () => join(tmpdir(), `plantstore-pg-unreachable-${process.ppid}`);
 
 /**
@@ -137,7 +144,9 @@ let housekeepingDone = false;
 async function dropStaleSchemas(client: pg.Client): Promise<void> {
   if (housekeepingDone) return;
   housekeepingDone = true;
-  const { rows } = await client.query<{ nspname: string }>('SELECT nspname FROM pg_namespace WHERE nspname LIKE $1', [`${SCHEMA_PREFIX}%`]);
+  const { rows } = await client.query<{ nspname: string }>('SELECT nspname FROM pg_namespace WHERE nspname LIKE $1', [
+    `${SCHEMA_PREFIX}%`,
+  ]);
   // A stale schema may still be in use by a process outside this run (a service left
   // running, an open transaction): its drop must give up, not wait for it forever.
   await client.query(`SET lock_timeout = '${STALE_SCHEMA_LOCK_TIMEOUT}'`);
@@ -183,7 +192,9 @@ export async function createTestSchema(): Promise<TestSchema> {
  * `store` (pool of 5) is the one under test, `other` the other instance. `close()`
  * closes both and drops the schema.
  */
-export async function twoInstancesOnNewSchema(otherPoolSize = 5): Promise<{ schema: TestSchema; store: PostgresStore; other: PostgresStore; close(): Promise<void> }> {
+export async function twoInstancesOnNewSchema(
+  otherPoolSize = 5,
+): Promise<{ schema: TestSchema; store: PostgresStore; other: PostgresStore; close(): Promise<void> }> {
   const schema = await createTestSchema();
   const store = await PostgresStore.open({ url: schema.url, poolSize: 5 });
   const other = await PostgresStore.open({ url: schema.url, poolSize: otherPoolSize });
@@ -221,11 +232,19 @@ interface PlanNode {
 
 function nodeTypes(node: PlanNode): string[] {
   const index = node['Index Name'] ? ` using ${node['Index Name']}` : '';
-  return [node['Node Type'] + index + (node['Relation Name'] ? ` on ${node['Relation Name']}` : ''), ...(node.Plans ?? []).flatMap(nodeTypes)];
+  return [
+    node['Node Type'] + index + (node['Relation Name'] ? ` on ${node['Relation Name']}` : ''),
+    ...(node.Plans ?? []).flatMap(nodeTypes),
+  ];
 }
 
-/** The plan PostgreSQL would run `text` with, as node types top-down, e.g. "Seq Scan on plants", "Index Scan using plants_pkey on plants". */
+/** The plan PostgreSQL would run `text` with, as node types top-down, e.g. "Seq Scan on plants", "Index Scan using
+ * plants_pkey on plants". */
 export async function planNodeTypes(text: string, values: readonly unknown[], url: string): Promise<string[]> {
-  const rows = await withAdminClient(async (client) => (await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (FORMAT JSON) ${text}`, [...values])).rows, url);
+  const rows = await withAdminClient(
+    async (client) =>
+      (await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (FORMAT JSON) ${text}`, [...values])).rows,
+    url,
+  );
   return nodeTypes(rows[0]!['QUERY PLAN'][0].Plan);
 }

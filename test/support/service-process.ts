@@ -62,7 +62,11 @@ export async function runCli(
   options: CliProcessOptions = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   const nodeArgs = command.nodeArgs ?? FROM_SOURCE;
-  const child = spawn(command.executable ?? process.execPath, [...nodeArgs, ...args], { ...options, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command.executable ?? process.execPath, [...nodeArgs, ...args], {
+    ...options,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += String(chunk)));
@@ -75,7 +79,11 @@ export async function runCli(
 const START_BOUND_MS = 60_000;
 
 /** Starts `plantstore serve` on a free port and resolves once it accepts requests. */
-export async function startServiceProcess(env: Record<string, string>, command: CliCommand = {}, timeoutMs = START_BOUND_MS): Promise<ServiceProcess> {
+export async function startServiceProcess(
+  env: Record<string, string>,
+  command: CliCommand = {},
+  timeoutMs = START_BOUND_MS,
+): Promise<ServiceProcess> {
   const nodeArgs = command.nodeArgs ?? FROM_SOURCE;
   const child = spawn(process.execPath, [...nodeArgs, 'serve'], {
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
@@ -86,7 +94,10 @@ export async function startServiceProcess(env: Record<string, string>, command: 
   const exited = once(child, 'exit');
   void exited.then(() => running.delete(child));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`service did not start within ${timeoutMs} ms:\n${output}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`service did not start within ${timeoutMs} ms:\n${output}`)),
+      timeoutMs,
+    );
     const onData = (chunk: Buffer) => {
       output += String(chunk);
       const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);

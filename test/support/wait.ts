@@ -7,7 +7,12 @@
 export const WAIT_BOUND_MS = 60_000;
 
 /** Resolves once `condition()` holds (checked every `everyMs`), or rejects naming `what` after `boundMs`. */
-export async function waitFor(what: string, condition: () => boolean | Promise<boolean>, boundMs = WAIT_BOUND_MS, everyMs = 20): Promise<void> {
+export async function waitFor(
+  what: string,
+  condition: () => boolean | Promise<boolean>,
+  boundMs = WAIT_BOUND_MS,
+  everyMs = 20,
+): Promise<void> {
   const deadline = Date.now() + boundMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`${what}: not so after ${boundMs} ms`);

@@ -23,11 +23,17 @@ describe('tokens at rest', () => {
       const secrets = Object.values(h.tokens);
       for (const secret of secrets) {
         const hash = createHash('sha256').update(secret).digest('hex');
-        assert.ok(rows.some((row) => row.secret_hash === hash), 'each token is found by its hash');
+        assert.ok(
+          rows.some((row) => row.secret_hash === hash),
+          'each token is found by its hash',
+        );
       }
       const files = readdirSync(dirname(path)).map((f) => readFileSync(join(dirname(path), f)).toString('latin1'));
       for (const secret of secrets) {
-        assert.ok(files.every((bytes) => !bytes.includes(secret) && !bytes.includes(secret.slice(4))), 'a secret is on disk');
+        assert.ok(
+          files.every((bytes) => !bytes.includes(secret) && !bytes.includes(secret.slice(4))),
+          'a secret is on disk',
+        );
       }
     } finally {
       await h.close();
@@ -41,7 +47,10 @@ describe('plantstore token (CLI)', () => {
     await opened.store.close();
     const env = { DATABASE_URL: opened.databaseUrl };
     try {
-      const created = await runCli(['token', 'create', '--name', 'ci-bot', '--scopes', 'plants:read', '--expires-in', '30d'], env);
+      const created = await runCli(
+        ['token', 'create', '--name', 'ci-bot', '--scopes', 'plants:read', '--expires-in', '30d'],
+        env,
+      );
       assert.equal(created.code, 0, created.stderr);
       const lines = created.stdout.trimEnd().split('\n');
       const secret = lines[lines.length - 1] ?? '';
@@ -50,7 +59,12 @@ describe('plantstore token (CLI)', () => {
       const listed = await runCli(['token', 'list', '--json'], env);
       assert.equal(listed.code, 0, listed.stderr);
       assert.ok(!listed.stdout.includes(secret));
-      const [token] = JSON.parse(listed.stdout) as { name: string; scopes: string[]; status: string; expiresAt: string }[];
+      const [token] = JSON.parse(listed.stdout) as {
+        name: string;
+        scopes: string[];
+        status: string;
+        expiresAt: string;
+      }[];
       assert.equal(token?.name, 'ci-bot');
       assert.deepEqual(token?.scopes, ['plants:read']);
       assert.equal(token?.status, 'active');
@@ -59,7 +73,6 @@ describe('plantstore token (CLI)', () => {
 
       const table = await runCli(['token', 'list'], env);
       assert.match(table.stdout, /ci-bot\s+plants:read\s+active/);
-
 
       const revoked = await runCli(['token', 'revoke', 'ci-bot'], env);
       assert.equal(revoked.code, 0, revoked.stderr);

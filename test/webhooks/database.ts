@@ -25,5 +25,8 @@ export async function selectColumn(databaseUrl: string, sql: string): Promise<un
       db.close();
     }
   }
-  return withAdminClient(async (client) => (await client.query({ text: sql, rowMode: 'array' })).rows.map((row: unknown[]) => row[0]), databaseUrl);
+  return withAdminClient(
+    async (client) => (await client.query({ text: sql, rowMode: 'array' })).rows.map((row: unknown[]) => row[0]),
+    databaseUrl,
+  );
 }

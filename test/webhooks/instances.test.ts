@@ -66,7 +66,10 @@ describe('webhooks with two service instances on PostgreSQL', { skip: !postgresA
         return response.status;
       }),
     );
-    assert.ok(statuses.every((s) => s === 200), statuses.join(','));
+    assert.ok(
+      statuses.every((s) => s === 200),
+      statuses.join(','),
+    );
 
     await receiver.waitFor((r) => r.filter((x) => x.answered === 200).length >= PLANTS, 30_000);
     await new Promise((resolve) => setTimeout(resolve, 1500)); // past a retry delay: nothing more may come

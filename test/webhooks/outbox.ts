@@ -19,7 +19,13 @@ let subscriptionCount = 0;
 
 export async function addSubscription(store: Store): Promise<string> {
   const id = `whk_retention_${(subscriptionCount += 1)}`;
-  await store.webhooks.insertSubscription({ id, url: 'https://example.com/hooks', secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', eventTypes: ['plant.created'], createdAt: new Date() });
+  await store.webhooks.insertSubscription({
+    id,
+    url: 'https://example.com/hooks',
+    secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+    eventTypes: ['plant.created'],
+    createdAt: new Date(),
+  });
   return id;
 }
 
@@ -34,10 +40,19 @@ function outcomeOf(fate: Fate): AttemptOutcome {
  * each delivery one attempt, ending as `fates` says for its subscription. Every
  * delivery seeded before must be settled (none due), as this claims whatever is due.
  */
-export async function seedEvent(store: Store, plantId: number, fates: Readonly<Record<string, Fate>>): Promise<SeededEvent> {
+export async function seedEvent(
+  store: Store,
+  plantId: number,
+  fates: Readonly<Record<string, Fate>>,
+): Promise<SeededEvent> {
   const created = await store.plants.createPlant({ id: BigInt(plantId), name: `plant ${plantId}` });
   if (created.kind !== 'created') throw new Error(`plant ${plantId} already existed`);
-  const claimed = await store.webhooks.claimDueDeliveries({ now: new Date(), limit: 1000, leaseMs: 60_000, owner: 'seed' });
+  const claimed = await store.webhooks.claimDueDeliveries({
+    now: new Date(),
+    limit: 1000,
+    leaseMs: 60_000,
+    owner: 'seed',
+  });
   const deliveries = new Map<string, string>();
   let eventId: string | undefined;
   for (const delivery of claimed) {
@@ -59,7 +74,9 @@ export async function seedEvent(store: Store, plantId: number, fates: Readonly<R
     });
   }
   if (eventId === undefined || deliveries.size !== Object.keys(fates).length) {
-    throw new Error(`plant ${plantId}: expected ${Object.keys(fates).length} due deliveries, claimed ${claimed.length}`);
+    throw new Error(
+      `plant ${plantId}: expected ${Object.keys(fates).length} due deliveries, claimed ${claimed.length}`,
+    );
   }
   return { eventId, deliveries };
 }
@@ -73,7 +90,9 @@ export async function backdateEvent(databaseUrl: string, eventId: string, create
 }
 
 /** The outbox's rows, as sorted ids (attempts by the delivery they belong to). */
-export async function outboxRows(databaseUrl: string): Promise<{ events: string[]; deliveries: string[]; attempts: string[] }> {
+export async function outboxRows(
+  databaseUrl: string,
+): Promise<{ events: string[]; deliveries: string[]; attempts: string[] }> {
   const ids = async (sql: string) => (await selectColumn(databaseUrl, sql)).map(String).sort();
   return {
     events: await ids('SELECT id FROM webhook_events'),

@@ -39,9 +39,16 @@ export async function startReceiver(responder: Responder = () => 200): Promise<R
     request.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
       const answer = respond(received.length, { headers: request.headers, body });
-      received.push({ method: request.method ?? '', path: request.url ?? '', headers: request.headers, body, answered: answer });
+      received.push({
+        method: request.method ?? '',
+        path: request.url ?? '',
+        headers: request.headers,
+        body,
+        answered: answer,
+      });
       if (answer === 'hang') hanging.add(response);
-      else response.writeHead(answer, { 'content-type': 'text/plain' }).end(answer >= 200 && answer < 300 ? 'ok' : 'nope');
+      else
+        response.writeHead(answer, { 'content-type': 'text/plain' }).end(answer >= 200 && answer < 300 ? 'ok' : 'nope');
       for (const wake of waiters) wake();
     });
   });
@@ -63,7 +70,11 @@ export async function startReceiver(responder: Responder = () => 200): Promise<R
         };
         const timer = setTimeout(() => {
           cleanup();
-          reject(new Error(`receiver: condition not met within ${timeoutMs} ms; received ${received.length}:\n${received.map((r) => `${String(r.headers['webhook-id'])} ${r.body} -> ${r.answered}`).join('\n')}`));
+          reject(
+            new Error(
+              `receiver: condition not met within ${timeoutMs} ms; received ${received.length}:\n${received.map((r) => `${String(r.headers['webhook-id'])} ${r.body} -> ${r.answered}`).join('\n')}`,
+            ),
+          );
         }, timeoutMs);
         const cleanup = () => {
           clearTimeout(timer);
@@ -88,7 +99,8 @@ export async function startReceiver(responder: Responder = () => 200): Promise<R
  */
 export function verifySignature(secret: string, request: ReceivedWebhook): string {
   const headers: Record<string, string> = {};
-  for (const name of ['webhook-id', 'webhook-timestamp', 'webhook-signature']) headers[name] = String(request.headers[name]);
+  for (const name of ['webhook-id', 'webhook-timestamp', 'webhook-signature'])
+    headers[name] = String(request.headers[name]);
   // jsonParse: false, since JSON.parse would round a large id; the caller compares the raw text.
   new Webhook(secret).verify(request.body, headers, { jsonParse: false });
   return request.body;

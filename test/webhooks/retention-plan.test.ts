@@ -30,10 +30,19 @@ describe('SQLite retention statements', () => {
   for (const [name, sql] of Object.entries(PRUNE_SQL)) {
     it(`${name}: searches by index, never scans an outbox table, never sorts`, () => {
       const args = name === 'prunableEvents' ? [Date.now(), 1000] : ['["msg_a","msg_b"]'];
-      const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as { detail: string }[]).map((row) => row.detail);
-      assert.ok(plan.some((step) => step.startsWith('SEARCH')), plan.join('\n'));
+      const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as { detail: string }[]).map(
+        (row) => row.detail,
+      );
+      assert.ok(
+        plan.some((step) => step.startsWith('SEARCH')),
+        plan.join('\n'),
+      );
       // Only json_each (the list of chosen ids) may be scanned.
-      assert.deepEqual(plan.filter((step) => step.startsWith('SCAN') && !step.startsWith('SCAN json_each')), [], plan.join('\n'));
+      assert.deepEqual(
+        plan.filter((step) => step.startsWith('SCAN') && !step.startsWith('SCAN json_each')),
+        [],
+        plan.join('\n'),
+      );
       assert.ok(!plan.some((step) => step.includes('TEMP B-TREE')), plan.join('\n'));
     });
   }
@@ -46,13 +55,17 @@ describe('PostgreSQL retention statement', { skip: !postgresAvailable() }, () =>
     await (await PostgresStore.open({ url: schema.url })).close();
     // 20,000 events a minute apart, two deliveries each (1% pending), one attempt per delivery.
     await withAdminClient(async (client) => {
-      await client.query(`INSERT INTO webhook_subscriptions (id, url, secret, created_at) VALUES ('whk_a', 'https://a.example', 'whsec_x', now()), ('whk_b', 'https://b.example', 'whsec_x', now())`);
+      await client.query(
+        `INSERT INTO webhook_subscriptions (id, url, secret, created_at) VALUES ('whk_a', 'https://a.example', 'whsec_x', now()), ('whk_b', 'https://b.example', 'whsec_x', now())`,
+      );
       await client.query(`INSERT INTO webhook_events (id, type, payload, created_at)
         SELECT 'msg_' || x, 'plant.created', '{}', timestamptz '2020-01-01' + x * interval '1 minute' FROM generate_series(1, 20000) AS x`);
       await client.query(`INSERT INTO webhook_deliveries (id, event_id, subscription_id, status, attempt_count, manual, created_at)
         SELECT 'dlv_' || x || s, 'msg_' || x, s, CASE WHEN x % 100 = 0 THEN 'pending' ELSE 'succeeded' END, 1, false, now()
         FROM generate_series(1, 20000) AS x, (VALUES ('whk_a'), ('whk_b')) AS v(s)`);
-      await client.query('INSERT INTO webhook_delivery_attempts (delivery_id, attempt, attempted_at, latency_ms) SELECT id, 1, now(), 10 FROM webhook_deliveries');
+      await client.query(
+        'INSERT INTO webhook_delivery_attempts (delivery_id, attempt, attempted_at, latency_ms) SELECT id, 1, now(), 10 FROM webhook_deliveries',
+      );
       await client.query('ANALYZE');
     }, schema.url);
   });

@@ -19,7 +19,10 @@ export function parseCsvRecord(line: string): { fields: string[] } | { problem: 
       i += 1;
       for (;;) {
         const close = line.indexOf('"', i);
-        if (close === -1) return { problem: 'has a quoted field that is not closed on its line (names and tags cannot contain line breaks)' };
+        if (close === -1)
+          return {
+            problem: 'has a quoted field that is not closed on its line (names and tags cannot contain line breaks)',
+          };
         value += line.slice(i, close);
         if (line[close + 1] !== '"') {
           i = close + 1;
@@ -29,12 +32,14 @@ export function parseCsvRecord(line: string): { fields: string[] } | { problem: 
         i = close + 2;
       }
       fields.push(value);
-      if (i < line.length && line[i] !== ',') return { problem: `has text after a closing quote, at character ${i + 1}` };
+      if (i < line.length && line[i] !== ',')
+        return { problem: `has text after a closing quote, at character ${i + 1}` };
     } else {
       const comma = line.indexOf(',', i);
       const end = comma === -1 ? line.length : comma;
       const value = line.slice(i, end);
-      if (value.includes('"')) return { problem: 'has a double quote inside an unquoted field (quote the field and double the quote)' };
+      if (value.includes('"'))
+        return { problem: 'has a double quote inside an unquoted field (quote the field and double the quote)' };
       fields.push(value);
       i = end;
     }
@@ -80,4 +85,3 @@ export function plantCsvRecord(plant: PlantRecord): string {
 
 /** The header row. */
 export const CSV_HEADER = csvRecord(CSV_COLUMNS);
-

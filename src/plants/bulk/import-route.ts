@@ -31,7 +31,9 @@ const ImportQuery = {
   type: 'object',
   properties: {
     mode: {
-      type: 'string', enum: ['all', 'skip'], default: 'all',
+      type: 'string',
+      enum: ['all', 'skip'],
+      default: 'all',
       description:
         '`all` (the default): all or nothing; if any line is invalid or conflicts, nothing is stored and the answer (400 or 409) names the ' +
         `first problems with their line numbers. \`skip\`: the valid lines are stored; the others are reported (the first ${REPORTED_PROBLEMS}) and counted.`,
@@ -45,8 +47,15 @@ const ImportSummary = {
   additionalProperties: false,
   properties: {
     created: { type: 'integer', description: 'Plants created (each with its plant.created event).' },
-    unchanged: { type: 'integer', description: 'Lines identical to a plant already stored (or to an earlier line): a safe retry, nothing written.' },
-    skipped: { type: 'integer', description: 'Lines not imported (mode=skip): invalid, or conflicting with a stored plant or an earlier line. 0 in mode all.' },
+    unchanged: {
+      type: 'integer',
+      description: 'Lines identical to a plant already stored (or to an earlier line): a safe retry, nothing written.',
+    },
+    skipped: {
+      type: 'integer',
+      description:
+        'Lines not imported (mode=skip): invalid, or conflicting with a stored plant or an earlier line. 0 in mode all.',
+    },
     problems: {
       type: 'array',
       description: `The first ${REPORTED_PROBLEMS} skipped lines, by line number, each with the Error record create would have answered.`,
@@ -80,17 +89,30 @@ function readerFor(request: FastifyRequest): (line: Line) => LineResult {
 
 /** The message of a 400/409: the first problems, and how many there are. */
 function summary(problems: readonly ImportProblem[], total: number): string {
-  const named = problems.slice(0, PROBLEMS_IN_MESSAGE).map((problem) => `line ${problem.line}: ${problem.message}`).join('; ');
+  const named = problems
+    .slice(0, PROBLEMS_IN_MESSAGE)
+    .map((problem) => `line ${problem.line}: ${problem.message}`)
+    .join('; ');
   const more = total > PROBLEMS_IN_MESSAGE ? ` (${total} lines in all)` : '';
   return `${named}${more}`;
 }
 
 function conflictProblems(outcome: ImportOutcome): ImportProblem[] {
-  return outcome.conflicts.map(({ line, id }) => ({ line, error: Errors.PLANT_CONFLICT.code, message: failure('PLANT_CONFLICT', [id]).message }));
+  return outcome.conflicts.map(({ line, id }) => ({
+    line,
+    error: Errors.PLANT_CONFLICT.code,
+    message: failure('PLANT_CONFLICT', [id]).message,
+  }));
 }
 
 /** Reads, checks and stages every line; returns the problems found (the first REPORTED_PROBLEMS) and their count. */
-async function stageLines(body: AsyncIterable<Uint8Array>, limit: number, read: (line: Line) => LineResult, staging: PlantImport, mode: ImportMode) {
+async function stageLines(
+  body: AsyncIterable<Uint8Array>,
+  limit: number,
+  read: (line: Line) => LineResult,
+  staging: PlantImport,
+  mode: ImportMode,
+) {
   const problems: ImportProblem[] = [];
   let problemCount = 0;
   let chunk: ImportRow[] = [];
@@ -102,7 +124,8 @@ async function stageLines(body: AsyncIterable<Uint8Array>, limit: number, read: 
     staged.catch(() => {}); // awaited below; this keeps it from being reported unhandled meanwhile
     chunk = [];
   };
-  // Every line takes its share of a turn, plant or not: a body of lines that give no plant must not hold the event loop.
+  // Every line takes its share of a turn, plant or not: a body of lines that give no plant must not hold the event
+  // loop.
   const turn = turns();
   for await (const line of linesOf(body, limit)) {
     if (turn.due()) await turn.next();
@@ -124,87 +147,127 @@ async function stageLines(body: AsyncIterable<Uint8Array>, limit: number, read: 
 }
 
 /** Stages every line, then commits the import: the 200's summary, or the 400 or 409 naming the first problems. */
-async function importLines(lines: AsyncIterable<Uint8Array>, limit: number, read: (line: Line) => LineResult, staging: PlantImport, mode: ImportMode) {
-  const { problems, problemCount } = await stageLines(uploadedBytes(lines), limit, read, staging, mode).catch((error: unknown) => {
-    // The client went away mid-upload: nothing was stored, and nobody is left to tell. (The import's own refusals,
-    // met before the body's end, are answered as themselves.)
-    if (error instanceof UploadCutOff) throw failure('BAD_REQUEST', ['the upload was cut off; nothing was imported']);
-    throw error;
-  });
+async function importLines(
+  lines: AsyncIterable<Uint8Array>,
+  limit: number,
+  read: (line: Line) => LineResult,
+  staging: PlantImport,
+  mode: ImportMode,
+) {
+  const { problems, problemCount } = await stageLines(uploadedBytes(lines), limit, read, staging, mode).catch(
+    (error: unknown) => {
+      // The client went away mid-upload: nothing was stored, and nobody is left to tell. (The import's own refusals,
+      // met before the body's end, are answered as themselves.)
+      if (error instanceof UploadCutOff) throw failure('BAD_REQUEST', ['the upload was cut off; nothing was imported']);
+      throw error;
+    },
+  );
   if (mode === 'all' && problemCount > 0) throw failure('IMPORT_INVALID', [summary(problems, problemCount)]);
   const outcome = await staging.apply(mode, REPORTED_PROBLEMS);
-  if (outcome.kind === 'rejected') throw failure('IMPORT_CONFLICT', [summary(conflictProblems(outcome), outcome.conflictCount)]);
-  const reported = [...problems, ...conflictProblems(outcome)].sort((a, b) => a.line - b.line).slice(0, REPORTED_PROBLEMS);
-  return { created: outcome.created, unchanged: outcome.unchanged, skipped: problemCount + outcome.conflictCount, problems: reported };
+  if (outcome.kind === 'rejected')
+    throw failure('IMPORT_CONFLICT', [summary(conflictProblems(outcome), outcome.conflictCount)]);
+  const reported = [...problems, ...conflictProblems(outcome)]
+    .sort((a, b) => a.line - b.line)
+    .slice(0, REPORTED_PROBLEMS);
+  return {
+    created: outcome.created,
+    unchanged: outcome.unchanged,
+    skipped: problemCount + outcome.conflictCount,
+    problems: reported,
+  };
 }
 
-export const plantImportRoutes = (bulk: PerTokenPlaces): TypedRoutes => async (app) => {
-  const limit = app.config.importLimitBytes;
-  // In this route's context only: the body is handed over as the stream it is.
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser([NDJSON, CSV], (request, payload, done) => {
-    try {
-      assertNoCodings(request);
-      assertUtf8Charset(request, isCsv(request) ? 'CSV' : 'NDJSON');
-      done(null, payload);
-    } catch (error) {
-      done(error as Error, undefined);
-    }
-  });
-  app.addContentTypeParser('*', (request, _payload, done) => {
-    const sent = request.headers['content-type'];
-    done(failure('UNSUPPORTED_MEDIA_TYPE', [`an import must be sent as Content-Type: ${NDJSON} or ${CSV} (${sent === undefined ? 'none was sent' : `got '${sent.slice(0, 100)}'`})`]), undefined);
-  });
-
-  app.post('/plants/import', {
-    bodyLimit: limit,
-    schema: {
-      operationId: 'importPlants',
-      summary: 'Import plants (NDJSON or CSV)',
-      description:
-        'Creates many plants in one request. The body is streamed: send any number of lines, up to `IMPORT_LIMIT` bytes. Each line is ' +
-        'checked by the rules of `POST /plants`: a valid new plant is created; one identical to a stored plant (or to an earlier line) is ' +
-        'unchanged, a safe retry; one whose id exists with another name or tag conflicts; an invalid one gets the message create would give.\n\n' +
-        'By default the import is all or nothing: if any line is invalid (400) or conflicts (409), nothing is stored, and the Error record ' +
-        'names the first problems with their line numbers. With `mode=skip` the valid lines are stored and the others reported. A 200 means ' +
-        'everything it counts as created is durably committed, with a `plant.created` event each. A client that disconnects mid-upload, or ' +
-        'a crash of the service, leaves nothing of the import behind.\n\n' +
-        '`GET /plants/export` writes what this reads: an export imported into an empty store gives the identical plants.',
-      tags: ['plants'],
-      security: bearerAuth('plants:write'),
-      querystring: ImportQuery,
-      body: streamedText('The plants, one per line.', {
-        [NDJSON]: { schema: lineDescription('One NewPlant JSON object per line (`{"id":1,"name":"Monstera","tag":"houseplant"}`),') },
-        [CSV]: {
-          schema: lineDescription(
-            'RFC 4180 CSV with a header row naming the columns `id`, `name` and optionally `tag`, each once, in any order (others are ' +
-              'ignored; a header without `id` or `name`, or naming one of the three twice, refuses the import: 400 naming line 1); an empty ' +
-              '`tag` cell means no tag; fields with a comma or a double quote are quoted, quotes doubled; a name or tag ' +
-              'cell starting with a single quote followed by `=`, `+`, `-`, `@`, a tab, a CR or a single quote loses that ' +
-              'first quote (the export\'s formula escape). One record per line,',
-          ),
-        },
-      }),
-      response: { 200: { ...ImportSummary, description: 'The import is committed.' } },
-    },
-    config: { failures: ['IMPORT_INVALID', 'IMPORT_CONFLICT', 'BODY_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'TOO_MANY_BULK', 'STORE_UNAVAILABLE'] },
-  }, async (request) => {
-    const { mode } = request.query;
-    const body: unknown = request.body;
-    const lines: AsyncIterable<Uint8Array> = isByteStream(body) ? body : emptyStream();
-    const release = bulk.take(request.token?.id ?? '', (held) => failure('TOO_MANY_BULK', [held]));
-    try {
-      const staging = await app.store.plants.beginImport();
+export const plantImportRoutes =
+  (bulk: PerTokenPlaces): TypedRoutes =>
+  async (app) => {
+    const limit = app.config.importLimitBytes;
+    // In this route's context only: the body is handed over as the stream it is.
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser([NDJSON, CSV], (request, payload, done) => {
       try {
-        return await importLines(lines, limit, readerFor(request), staging, mode);
-      } finally {
-        await staging.abort().catch(() => {});
+        assertNoCodings(request);
+        assertUtf8Charset(request, isCsv(request) ? 'CSV' : 'NDJSON');
+        done(null, payload);
+      } catch (error) {
+        done(error as Error, undefined);
       }
-    } finally {
-      release();
-    }
-  });
-};
+    });
+    app.addContentTypeParser('*', (request, _payload, done) => {
+      const sent = request.headers['content-type'];
+      done(
+        failure('UNSUPPORTED_MEDIA_TYPE', [
+          `an import must be sent as Content-Type: ${NDJSON} or ${CSV} (${sent === undefined ? 'none was sent' : `got '${sent.slice(0, 100)}'`})`,
+        ]),
+        undefined,
+      );
+    });
+
+    app.post(
+      '/plants/import',
+      {
+        bodyLimit: limit,
+        schema: {
+          operationId: 'importPlants',
+          summary: 'Import plants (NDJSON or CSV)',
+          description:
+            'Creates many plants in one request. The body is streamed: send any number of lines, up to `IMPORT_LIMIT` bytes. Each line is ' +
+            'checked by the rules of `POST /plants`: a valid new plant is created; one identical to a stored plant (or to an earlier line) is ' +
+            'unchanged, a safe retry; one whose id exists with another name or tag conflicts; an invalid one gets the message create would give.\n\n' +
+            'By default the import is all or nothing: if any line is invalid (400) or conflicts (409), nothing is stored, and the Error record ' +
+            'names the first problems with their line numbers. With `mode=skip` the valid lines are stored and the others reported. A 200 means ' +
+            'everything it counts as created is durably committed, with a `plant.created` event each. A client that disconnects mid-upload, or ' +
+            'a crash of the service, leaves nothing of the import behind.\n\n' +
+            '`GET /plants/export` writes what this reads: an export imported into an empty store gives the identical plants.',
+          tags: ['plants'],
+          security: bearerAuth('plants:write'),
+          querystring: ImportQuery,
+          body: streamedText('The plants, one per line.', {
+            [NDJSON]: {
+              schema: lineDescription(
+                'One NewPlant JSON object per line (`{"id":1,"name":"Monstera","tag":"houseplant"}`),',
+              ),
+            },
+            [CSV]: {
+              schema: lineDescription(
+                'RFC 4180 CSV with a header row naming the columns `id`, `name` and optionally `tag`, each once, in any order (others are ' +
+                  'ignored; a header without `id` or `name`, or naming one of the three twice, refuses the import: 400 naming line 1); an empty ' +
+                  '`tag` cell means no tag; fields with a comma or a double quote are quoted, quotes doubled; a name or tag ' +
+                  'cell starting with a single quote followed by `=`, `+`, `-`, `@`, a tab, a CR or a single quote loses that ' +
+                  "first quote (the export's formula escape). One record per line,",
+              ),
+            },
+          }),
+          response: { 200: { ...ImportSummary, description: 'The import is committed.' } },
+        },
+        config: {
+          failures: [
+            'IMPORT_INVALID',
+            'IMPORT_CONFLICT',
+            'BODY_TOO_LARGE',
+            'UNSUPPORTED_MEDIA_TYPE',
+            'TOO_MANY_BULK',
+            'STORE_UNAVAILABLE',
+          ],
+        },
+      },
+      async (request) => {
+        const { mode } = request.query;
+        const body: unknown = request.body;
+        const lines: AsyncIterable<Uint8Array> = isByteStream(body) ? body : emptyStream();
+        const release = bulk.take(request.token?.id ?? '', (held) => failure('TOO_MANY_BULK', [held]));
+        try {
+          const staging = await app.store.plants.beginImport();
+          try {
+            return await importLines(lines, limit, readerFor(request), staging, mode);
+          } finally {
+            await staging.abort().catch(() => {});
+          }
+        } finally {
+          release();
+        }
+      },
+    );
+  };
 
 function isByteStream(value: unknown): value is AsyncIterable<Uint8Array> {
   return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;

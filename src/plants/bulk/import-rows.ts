@@ -30,7 +30,8 @@ function problemOf(line: number, error: ApiError): { problem: ImportProblem } {
 
 /** A parsed object as a plant, or the message create would answer it with. */
 function plantOf(line: number, value: unknown): LineResult {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return problemOf(line, failure('BODY_NOT_OBJECT'));
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    return problemOf(line, failure('BODY_NOT_OBJECT'));
   if (!validateNewPlant(value)) return problemOf(line, validationFailure(validateNewPlant.errors ?? [], 'body'));
   // Valid: the schema's int64 keyword has made the id a bigint.
   return { row: { line, ...valuesOf(value as PlantRecord) } };
@@ -97,7 +98,8 @@ export function csvRows(): (line: Line) => LineResult {
     if (columns === undefined) {
       const header = headerOf(line.text);
       // Without its columns no line can be read: the whole import is refused, in either mode.
-      if (typeof header === 'string') throw failure('IMPORT_INVALID', [`line ${line.number}: the CSV header ${header}`]);
+      if (typeof header === 'string')
+        throw failure('IMPORT_INVALID', [`line ${line.number}: the CSV header ${header}`]);
       columns = header;
       return undefined;
     }

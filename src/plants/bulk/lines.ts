@@ -5,12 +5,12 @@
  */
 import { failure } from '../../http/errors.js';
 
-/** Far above any valid line (an id, a 200-character name and a 100-character tag, quoted): a longer one is refused unread. */
+/** Far above any valid line (an id, a 200-character name and a 100-character tag, quoted): a longer one is refused
+ * unread. */
 export const MAX_LINE_BYTES = 16 * 1024;
 
 export type Line =
-  | { readonly number: number; readonly text: string }
-  | { readonly number: number; readonly problem: string };
+  { readonly number: number; readonly text: string } | { readonly number: number; readonly problem: string };
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -49,7 +49,8 @@ export async function* linesOf(stream: AsyncIterable<Uint8Array>, limit: number)
     let start = 0;
     for (let end = chunk.indexOf(LF); end !== -1; end = chunk.indexOf(LF, start)) {
       const piece = chunk.subarray(start, end);
-      if (tooLong || pendingBytes + piece.length > MAX_LINE_BYTES) yield { number, problem: `is longer than ${MAX_LINE_BYTES} bytes` };
+      if (tooLong || pendingBytes + piece.length > MAX_LINE_BYTES)
+        yield { number, problem: `is longer than ${MAX_LINE_BYTES} bytes` };
       else yield lineOf(number, pending.length === 0 ? piece : Buffer.concat([...pending, piece]));
       number += 1;
       pending = [];

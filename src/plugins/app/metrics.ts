@@ -14,8 +14,13 @@ declare module 'fastify' {
   }
 }
 
-export const metricsPlugin = fp(async (app: FastifyInstance) => {
-  const metrics = new ServiceMetrics({ storeKind: app.config.databaseUrl.startsWith('sqlite:') ? 'sqlite' : 'postgres' });
-  app.decorate('metrics', metrics);
-  registerHttpMetrics(app, metrics);
-}, { name: 'metrics', decorators: { fastify: ['config'] } });
+export const metricsPlugin = fp(
+  async (app: FastifyInstance) => {
+    const metrics = new ServiceMetrics({
+      storeKind: app.config.databaseUrl.startsWith('sqlite:') ? 'sqlite' : 'postgres',
+    });
+    app.decorate('metrics', metrics);
+    registerHttpMetrics(app, metrics);
+  },
+  { name: 'metrics', decorators: { fastify: ['config'] } },
+);

@@ -24,14 +24,20 @@ export interface StorePluginOptions {
   readonly store?: Store;
 }
 
-export const storePlugin = fp(async (app: FastifyInstance, options: StorePluginOptions) => {
-  const store = options.store ?? await openStore(app.config.databaseUrl, {
-    ...app.config,
-    onBackgroundError: (error) => app.log.error({ err: error }, 'a database connection failed while idle; the pool replaced it'),
-  });
-  if (options.store === undefined) app.addHook('onClose', () => store.close());
-  registerPoolMetrics(app.metrics.registry, store);
-  registerBatchMetrics(app.metrics.registry, store);
-  registerWebhookBacklogMetrics(app.metrics.registry, store);
-  app.decorate('store', instrumentStore(store, app.metrics));
-}, { name: 'store', decorators: { fastify: ['config', 'metrics'] } });
+export const storePlugin = fp(
+  async (app: FastifyInstance, options: StorePluginOptions) => {
+    const store =
+      options.store ??
+      (await openStore(app.config.databaseUrl, {
+        ...app.config,
+        onBackgroundError: (error) =>
+          app.log.error({ err: error }, 'a database connection failed while idle; the pool replaced it'),
+      }));
+    if (options.store === undefined) app.addHook('onClose', () => store.close());
+    registerPoolMetrics(app.metrics.registry, store);
+    registerBatchMetrics(app.metrics.registry, store);
+    registerWebhookBacklogMetrics(app.metrics.registry, store);
+    app.decorate('store', instrumentStore(store, app.metrics));
+  },
+  { name: 'store', decorators: { fastify: ['config', 'metrics'] } },
+);

@@ -11,9 +11,11 @@ import fp from 'fastify-plugin';
 import type { ServiceLimits } from '../../config/service-limits.js';
 
 function isApiResponse(contentType: string): boolean {
-  return contentType === '' ||
+  return (
+    contentType === '' ||
     contentType.startsWith('application/json') ||
-    contentType.startsWith('application/problem+json');
+    contentType.startsWith('application/problem+json')
+  );
 }
 
 /** The API's set; helmet's other defaults are switched off. */
@@ -28,9 +30,8 @@ function apiHeaders(limits: ServiceLimits): FastifyHelmetOptions {
     crossOriginResourcePolicy: false,
     originAgentCluster: false,
     referrerPolicy: { policy: 'no-referrer' },
-    strictTransportSecurity: limits.hstsMaxAgeSeconds > 0
-      ? { maxAge: limits.hstsMaxAgeSeconds, includeSubDomains: false }
-      : false,
+    strictTransportSecurity:
+      limits.hstsMaxAgeSeconds > 0 ? { maxAge: limits.hstsMaxAgeSeconds, includeSubDomains: false } : false,
     xContentTypeOptions: true,
     xDnsPrefetchControl: false,
     xDownloadOptions: false,
@@ -44,19 +45,22 @@ function apiHeaders(limits: ServiceLimits): FastifyHelmetOptions {
 /** Headers for API answers only: the documents of other content types do not get them. */
 const API_ONLY = ['content-security-policy', 'x-frame-options'] as const;
 
-export const securityHeaders = fp(async (app: FastifyInstance, limits: ServiceLimits) => {
-  // One helmet run per request, with the API's set: nearly every answer is one.
-  await app.register(fastifyHelmet, { global: true, ...apiHeaders(limits) });
-  // The content type is known only when the response is sent. helmet's headers are on Node's response,
-  // where any header the route set through the reply wins over them. A callback hook: it runs on every response.
-  app.addHook('onSend', (_request, reply, payload, done) => {
-    const contentType = reply.getHeader('content-type');
-    if (isApiResponse(typeof contentType === 'string' ? contentType : '')) {
-      // helmet has no Cache-Control middleware (it dropped nocache in v4).
-      if (!reply.hasHeader('cache-control')) void reply.header('cache-control', 'no-store');
-    } else {
-      for (const name of API_ONLY) reply.raw.removeHeader(name);
-    }
-    done(null, payload);
-  });
-}, { name: 'security-headers' });
+export const securityHeaders = fp(
+  async (app: FastifyInstance, limits: ServiceLimits) => {
+    // One helmet run per request, with the API's set: nearly every answer is one.
+    await app.register(fastifyHelmet, { global: true, ...apiHeaders(limits) });
+    // The content type is known only when the response is sent. helmet's headers are on Node's response,
+    // where any header the route set through the reply wins over them. A callback hook: it runs on every response.
+    app.addHook('onSend', (_request, reply, payload, done) => {
+      const contentType = reply.getHeader('content-type');
+      if (isApiResponse(typeof contentType === 'string' ? contentType : '')) {
+        // helmet has no Cache-Control middleware (it dropped nocache in v4).
+        if (!reply.hasHeader('cache-control')) void reply.header('cache-control', 'no-store');
+      } else {
+        for (const name of API_ONLY) reply.raw.removeHeader(name);
+      }
+      done(null, payload);
+    });
+  },
+  { name: 'security-headers' },
+);

@@ -42,7 +42,10 @@ export async function connectRateLimitRedis(url: string, log: FastifyBaseLogger)
   redis.on('error', throttledWarning(log, 'rate-limit Redis unavailable; requests are not being rate limited'));
   await new Promise<void>((resolve) => {
     const timer = setTimeout(() => {
-      log.warn({ timeoutMs: REDIS_CONNECT_TIMEOUT_MS }, 'rate-limit Redis not ready yet; starting without it (rate limiting fails open until it answers)');
+      log.warn(
+        { timeoutMs: REDIS_CONNECT_TIMEOUT_MS },
+        'rate-limit Redis not ready yet; starting without it (rate limiting fails open until it answers)',
+      );
       resolve();
     }, REDIS_CONNECT_TIMEOUT_MS);
     redis.once('ready', () => {

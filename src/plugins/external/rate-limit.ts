@@ -52,109 +52,120 @@ function setHeaders(reply: FastifyReply, verdict: Verdict): void {
 
 function rateLimited(key: string, verdict: Verdict): ApiError {
   const who = key.startsWith(TOKEN_KEY) ? 'this token' : 'requests without a valid token from this address';
-  return failure('RATE_LIMITED', [verdict.limit, who, verdict.resetSeconds], { 'retry-after': String(verdict.resetSeconds) });
+  return failure('RATE_LIMITED', [verdict.limit, who, verdict.resetSeconds], {
+    'retry-after': String(verdict.resetSeconds),
+  });
 }
 
-export const rateLimiting = fp(async (app: FastifyInstance, limits: ServiceLimits) => {
-  const perToken = limits.rateLimitPerMinute;
-  const perAddress = limits.anonymousRateLimitPerMinute;
-  app.decorateRequest('rateLimitKey', null);
-  if (perToken === 0 && perAddress === 0) return;
+export const rateLimiting = fp(
+  async (app: FastifyInstance, limits: ServiceLimits) => {
+    const perToken = limits.rateLimitPerMinute;
+    const perAddress = limits.anonymousRateLimitPerMinute;
+    app.decorateRequest('rateLimitKey', null);
+    if (perToken === 0 && perAddress === 0) return;
 
-  const redis = limits.redisUrl === undefined ? undefined : await connectRateLimitRedis(limits.redisUrl, app.log);
-  if (redis !== undefined) app.addHook('onClose', async () => void (await redis.quit().catch(() => redis.disconnect())));
-  await app.register(rateLimit, {
-    global: false,
-    timeWindow: WINDOW_MS,
-    max: (_request: FastifyRequest, key: string) => (key.startsWith(TOKEN_KEY) ? perToken : perAddress),
-    keyGenerator: (request: FastifyRequest) => request.rateLimitKey ?? '',
-    cache: 10_000,
-    ...(redis === undefined ? {} : { redis, nameSpace: limits.rateLimitNamespace }),
-  });
-  const count = app.createRateLimit();
-  const warnStoreFailure = throttledWarning(app.log, 'rate-limit store failed; letting requests through');
+    const redis = limits.redisUrl === undefined ? undefined : await connectRateLimitRedis(limits.redisUrl, app.log);
+    if (redis !== undefined)
+      app.addHook('onClose', async () => void (await redis.quit().catch(() => redis.disconnect())));
+    await app.register(rateLimit, {
+      global: false,
+      timeWindow: WINDOW_MS,
+      max: (_request: FastifyRequest, key: string) => (key.startsWith(TOKEN_KEY) ? perToken : perAddress),
+      keyGenerator: (request: FastifyRequest) => request.rateLimitKey ?? '',
+      cache: 10_000,
+      ...(redis === undefined ? {} : { redis, nameSpace: limits.rateLimitNamespace }),
+    });
+    const count = app.createRateLimit();
+    const warnStoreFailure = throttledWarning(app.log, 'rate-limit store failed; letting requests through');
 
-  // Addresses over their anonymous budget, until their window ends: their next
-  // anonymous requests are refused without a round trip to the counter store.
-  const spentAddresses = new Map<string, number>();
-  // Keys already logged as over budget in their current window (one line per key per window).
-  const loggedUntil = new Map<string, number>();
+    // Addresses over their anonymous budget, until their window ends: their next
+    // anonymous requests are refused without a round trip to the counter store.
+    const spentAddresses = new Map<string, number>();
+    // Keys already logged as over budget in their current window (one line per key per window).
+    const loggedUntil = new Map<string, number>();
 
-  function noteExceeded(request: FastifyRequest, key: string, resetAt: number): void {
-    if (key.startsWith(ADDRESS_KEY)) {
-      // Bounded: many addresses over budget at once just lose the shortcut, not the limit.
-      if (spentAddresses.size > 10_000) spentAddresses.clear();
-      spentAddresses.set(key, resetAt);
-    }
-    if ((loggedUntil.get(key) ?? 0) > Date.now()) return;
-    if (loggedUntil.size > 10_000) loggedUntil.clear();
-    loggedUntil.set(key, resetAt);
-    // The key is a token id or an address: never a secret.
-    request.log.warn({ rateLimitKey: key }, 'rate limit exceeded');
-  }
-
-  /** Charges the request to `key`; returns the 429 to answer with, if over budget. */
-  async function charge(request: FastifyRequest, reply: FastifyReply, key: string): Promise<ApiError | undefined> {
-    request.rateLimitKey = key;
-    const limit = key.startsWith(TOKEN_KEY) ? perToken : perAddress;
-    if (limit === 0) return undefined;
-    const spentUntil = spentAddresses.get(key);
-    if (spentUntil !== undefined) {
-      const left = spentUntil - Date.now();
-      if (left > 0) {
-        const verdict = { limit, remaining: 0, resetSeconds: Math.ceil(left / 1000), exceeded: true };
-        setHeaders(reply, verdict);
-        return rateLimited(key, verdict);
+    function noteExceeded(request: FastifyRequest, key: string, resetAt: number): void {
+      if (key.startsWith(ADDRESS_KEY)) {
+        // Bounded: many addresses over budget at once just lose the shortcut, not the limit.
+        if (spentAddresses.size > 10_000) spentAddresses.clear();
+        spentAddresses.set(key, resetAt);
       }
-      spentAddresses.delete(key);
+      if ((loggedUntil.get(key) ?? 0) > Date.now()) return;
+      if (loggedUntil.size > 10_000) loggedUntil.clear();
+      loggedUntil.set(key, resetAt);
+      // The key is a token id or an address: never a secret.
+      request.log.warn({ rateLimitKey: key }, 'rate limit exceeded');
     }
-    let result: Awaited<ReturnType<typeof count>>;
-    try {
-      result = await count(request);
-    } catch (error) {
-      warnStoreFailure(error);
-      return undefined;
+
+    /** Charges the request to `key`; returns the 429 to answer with, if over budget. */
+    async function charge(request: FastifyRequest, reply: FastifyReply, key: string): Promise<ApiError | undefined> {
+      request.rateLimitKey = key;
+      const limit = key.startsWith(TOKEN_KEY) ? perToken : perAddress;
+      if (limit === 0) return undefined;
+      const spentUntil = spentAddresses.get(key);
+      if (spentUntil !== undefined) {
+        const left = spentUntil - Date.now();
+        if (left > 0) {
+          const verdict = { limit, remaining: 0, resetSeconds: Math.ceil(left / 1000), exceeded: true };
+          setHeaders(reply, verdict);
+          return rateLimited(key, verdict);
+        }
+        spentAddresses.delete(key);
+      }
+      let result: Awaited<ReturnType<typeof count>>;
+      try {
+        result = await count(request);
+      } catch (error) {
+        warnStoreFailure(error);
+        return undefined;
+      }
+      if (result.isAllowed) return undefined;
+      const verdict = {
+        limit: result.max,
+        remaining: result.remaining,
+        resetSeconds: result.ttlInSeconds,
+        exceeded: result.isExceeded,
+      };
+      setHeaders(reply, verdict);
+      if (!verdict.exceeded) return undefined;
+      noteExceeded(request, key, Date.now() + result.ttl);
+      return rateLimited(key, verdict);
     }
-    if (result.isAllowed) return undefined;
-    const verdict = { limit: result.max, remaining: result.remaining, resetSeconds: result.ttlInSeconds, exceeded: result.isExceeded };
-    setHeaders(reply, verdict);
-    if (!verdict.exceeded) return undefined;
-    noteExceeded(request, key, Date.now() + result.ttl);
-    return rateLimited(key, verdict);
-  }
 
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.headers.authorization !== undefined) return;
-    const refusal = await charge(request, reply, ADDRESS_KEY + request.ip);
-    if (refusal !== undefined) throw refusal;
-  });
+    app.addHook('onRequest', async (request, reply) => {
+      if (request.headers.authorization !== undefined) return;
+      const refusal = await charge(request, reply, ADDRESS_KEY + request.ip);
+      if (refusal !== undefined) throw refusal;
+    });
 
-  app.addHook('preParsing', async (request, reply, payload) => {
-    if (request.rateLimitKey !== null) return payload;
-    const key = request.token === undefined ? ADDRESS_KEY + request.ip : TOKEN_KEY + request.token.id;
-    const refusal = await charge(request, reply, key);
-    if (refusal !== undefined) throw refusal;
-    return payload;
-  });
+    app.addHook('preParsing', async (request, reply, payload) => {
+      if (request.rateLimitKey !== null) return payload;
+      const key = request.token === undefined ? ADDRESS_KEY + request.ip : TOKEN_KEY + request.token.id;
+      const refusal = await charge(request, reply, key);
+      if (refusal !== undefined) throw refusal;
+      return payload;
+    });
 
-  /** The token behind a 403: authenticated, but the auth hook only keeps tokens that pass the scope check. */
-  async function forbiddenToken(request: FastifyRequest, reply: FastifyReply): Promise<string | undefined> {
-    if (reply.statusCode !== 403) return undefined;
-    const secret = /^Bearer +(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
-    if (secret === undefined) return undefined;
-    const result = await request.server.authenticator.authenticate(secret); // a cache hit: it just authenticated
-    return result.ok ? TOKEN_KEY + result.token.id : undefined;
-  }
+    /** The token behind a 403: authenticated, but the auth hook only keeps tokens that pass the scope check. */
+    async function forbiddenToken(request: FastifyRequest, reply: FastifyReply): Promise<string | undefined> {
+      if (reply.statusCode !== 403) return undefined;
+      const secret = /^Bearer +(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
+      if (secret === undefined) return undefined;
+      const result = await request.server.authenticator.authenticate(secret); // a cache hit: it just authenticated
+      return result.ok ? TOKEN_KEY + result.token.id : undefined;
+    }
 
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (request.rateLimitKey !== null) return payload;
-    const refusal = await charge(request, reply, (await forbiddenToken(request, reply)) ?? ADDRESS_KEY + request.ip);
-    if (refusal === undefined) return payload;
-    // The failure (typically a 401) is replaced by the 429: the client is to back off.
-    reply.removeHeader('www-authenticate');
-    void reply.code(refusal.statusCode).headers(refusal.headers).type('application/json; charset=utf-8');
-    return JSON.stringify(refusal.toRecord());
-  });
-  // Its refusals become Error records (error-records). The auth plugin's token and authenticator are read
-  // only while requests are answered, so auth, registered after this, is not listed.
-}, { name: 'rate-limiting', dependencies: ['error-records'] });
+    app.addHook('onSend', async (request, reply, payload) => {
+      if (request.rateLimitKey !== null) return payload;
+      const refusal = await charge(request, reply, (await forbiddenToken(request, reply)) ?? ADDRESS_KEY + request.ip);
+      if (refusal === undefined) return payload;
+      // The failure (typically a 401) is replaced by the 429: the client is to back off.
+      reply.removeHeader('www-authenticate');
+      void reply.code(refusal.statusCode).headers(refusal.headers).type('application/json; charset=utf-8');
+      return JSON.stringify(refusal.toRecord());
+    });
+    // Its refusals become Error records (error-records). The auth plugin's token and authenticator are read
+    // only while requests are answered, so auth, registered after this, is not listed.
+  },
+  { name: 'rate-limiting', dependencies: ['error-records'] },
+);

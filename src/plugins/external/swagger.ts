@@ -4,6 +4,9 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { openApiOptions } from '../../docs/openapi.js';
 
-export const openApiDocument = fp(async (app: FastifyInstance) => {
-  await app.register(swagger, openApiOptions(app.config));
-}, { name: 'openapi-document', decorators: { fastify: ['config'] } });
+export const openApiDocument = fp(
+  async (app: FastifyInstance) => {
+    await app.register(swagger, openApiOptions(app.config));
+  },
+  { name: 'openapi-document', decorators: { fastify: ['config'] } },
+);

@@ -65,10 +65,14 @@ export async function copyStore(from: string, to: string, options: CopyOptions =
   }
 }
 
-/** What a target holds, e.g. 'plants: 44, tokens: 3' ('' for nothing); every store has its own secrets, so they do not count. */
+/** What a target holds, e.g. 'plants: 44, tokens: 3' ('' for nothing); every store has its own secrets, so they do not
+ * count. */
 function held(counts: TableCounts): string {
   const tables = ['plants', ...COPY_TABLES.filter((table) => table !== 'plants' && table !== 'store_secrets')] as const;
-  return tables.filter((table) => counts[table] > 0).map((table) => `${TABLE_LABELS[table]}: ${counts[table]}`).join(', ');
+  return tables
+    .filter((table) => counts[table] > 0)
+    .map((table) => `${TABLE_LABELS[table]}: ${counts[table]}`)
+    .join(', ');
 }
 
 async function emptyTarget(target: CopyTarget, replace: boolean): Promise<TableCounts | undefined> {
@@ -76,13 +80,19 @@ async function emptyTarget(target: CopyTarget, replace: boolean): Promise<TableC
   const rows = held(counts);
   if (rows === '') return undefined;
   if (!replace) {
-    throw new CopyError(`--to: the target store ${target.label} is not empty (${rows}); copy into an empty store, or pass --replace to replace its contents`);
+    throw new CopyError(
+      `--to: the target store ${target.label} is not empty (${rows}); copy into an empty store, or pass --replace to replace its contents`,
+    );
   }
   await target.clear();
   return counts;
 }
 
-export async function copyBetween(source: CopySource, target: CopyTarget, options: CopyOptions = {}): Promise<CopyReport> {
+export async function copyBetween(
+  source: CopySource,
+  target: CopyTarget,
+  options: CopyOptions = {},
+): Promise<CopyReport> {
   const chunkSize = options.chunkSize ?? DEFAULT_CHUNK_SIZE;
   const onProgress = options.onProgress ?? (() => {});
   const replaced = await emptyTarget(target, options.replace === true);
@@ -95,14 +105,21 @@ export async function copyBetween(source: CopySource, target: CopyTarget, option
   await target.finish();
 
   const sourceSummary: StoreSummary = {
-    kind: source.kind, label: source.label, counts: totals, pendingDeliveries: sourcePending, plantChecksum: moved.plantChecksum, versionCounter: sourceCounter,
+    kind: source.kind,
+    label: source.label,
+    counts: totals,
+    pendingDeliveries: sourcePending,
+    plantChecksum: moved.plantChecksum,
+    versionCounter: sourceCounter,
   };
   const targetSummary: StoreSummary = {
     kind: target.kind,
     label: target.label,
     counts: await countRows(target),
     pendingDeliveries: await target.pendingDeliveries(),
-    plantChecksum: await plantChecksumOf(target, chunkSize, (done) => onProgress({ phase: 'verify', table: 'plants', done, total: totals.plants })),
+    plantChecksum: await plantChecksumOf(target, chunkSize, (done) =>
+      onProgress({ phase: 'verify', table: 'plants', done, total: totals.plants }),
+    ),
     versionCounter: await target.versionCounter(),
   };
   const found = differences(sourceSummary, targetSummary);

@@ -13,7 +13,9 @@ const SQLITE = 'sqlite:';
 const POSTGRES = /^postgres(ql)?:\/\//;
 
 function unsupported(option: string, url: string): CopyError {
-  return new CopyError(`${option} must be sqlite:<path> or postgres://user@host:port/database (got '${redacted(url)}')`);
+  return new CopyError(
+    `${option} must be sqlite:<path> or postgres://user@host:port/database (got '${redacted(url)}')`,
+  );
 }
 
 export async function openSource(url: string): Promise<CopySource> {

@@ -20,7 +20,8 @@ import { PostgresCopyReader } from './postgres-reader.js';
 import { PostgresCopyWriter } from './postgres-writer.js';
 import type { CopyRows, CopyTable } from './rows.js';
 
-const WRITTEN_TABLES = 'plants, tokens, store_secrets, webhook_subscriptions, webhook_events, webhook_deliveries, webhook_delivery_attempts';
+const WRITTEN_TABLES =
+  'plants, tokens, store_secrets, webhook_subscriptions, webhook_events, webhook_deliveries, webhook_delivery_attempts';
 
 /** How long the target waits for other sessions' writes to finish before the copy gives up. */
 const LOCK_TIMEOUT = '10s';
@@ -58,7 +59,9 @@ export async function openPostgresTarget(url: string): Promise<CopyTarget> {
   } catch (error) {
     await client.end().catch(() => {});
     if (error instanceof Error && 'code' in error && error.code === LOCK_NOT_AVAILABLE) {
-      throw new CopyError(`--to: another session kept writing to ${redacted(url)} for ${LOCK_TIMEOUT} (is a service running on it? stop it for the copy)`);
+      throw new CopyError(
+        `--to: another session kept writing to ${redacted(url)} for ${LOCK_TIMEOUT} (is a service running on it? stop it for the copy)`,
+      );
     }
     throw error;
   }

@@ -25,62 +25,129 @@ interface TableRead<Row> {
 const READS: { readonly [T in CopyTable]: TableRead<CopyRows[T]> } = {
   store_secrets: { select: 'name, secret', key: 'name', toRow: (raw) => raw as { name: string; secret: string } },
   tokens: {
-    select: 'id, name, secret_hash, scopes, created_at, expires_at, last_used_at, revoked_at', key: 'id',
+    select: 'id, name, secret_hash, scopes, created_at, expires_at, last_used_at, revoked_at',
+    key: 'id',
     toRow: (raw) => {
-      const r = raw as { id: string; name: string; secret_hash: string; scopes: string[]; created_at: Date; expires_at: Date | null; last_used_at: Date | null; revoked_at: Date | null };
+      const r = raw as {
+        id: string;
+        name: string;
+        secret_hash: string;
+        scopes: string[];
+        created_at: Date;
+        expires_at: Date | null;
+        last_used_at: Date | null;
+        revoked_at: Date | null;
+      };
       return {
-        id: r.id, name: r.name, secretHash: r.secret_hash, scopes: r.scopes, createdAt: ms(r.created_at),
-        expiresAt: msOrNull(r.expires_at), lastUsedAt: msOrNull(r.last_used_at), revokedAt: msOrNull(r.revoked_at),
+        id: r.id,
+        name: r.name,
+        secretHash: r.secret_hash,
+        scopes: r.scopes,
+        createdAt: ms(r.created_at),
+        expiresAt: msOrNull(r.expires_at),
+        lastUsedAt: msOrNull(r.last_used_at),
+        revokedAt: msOrNull(r.revoked_at),
       };
     },
   },
   plants: {
-    select: `${plantColumnsSql()}, version, created_at`, key: 'id',
+    select: `${plantColumnsSql()}, version, created_at`,
+    key: 'id',
     toRow: (raw) => {
       const { created_at: createdAt, ...plant } = raw as PlantValues & { version: bigint; created_at: Date };
       return { ...plant, createdAt: ms(createdAt) };
     },
   },
   webhook_subscriptions: {
-    select: 'seq, id, url, description, secret, previous_secret, previous_secret_expires_at, event_types, created_at', key: 'id',
+    select: 'seq, id, url, description, secret, previous_secret, previous_secret_expires_at, event_types, created_at',
+    key: 'id',
     toRow: (raw) => {
       const r = raw as {
-        seq: bigint; id: string; url: string; description: string | null; secret: string; previous_secret: string | null;
-        previous_secret_expires_at: Date | null; event_types: string[]; created_at: Date;
+        seq: bigint;
+        id: string;
+        url: string;
+        description: string | null;
+        secret: string;
+        previous_secret: string | null;
+        previous_secret_expires_at: Date | null;
+        event_types: string[];
+        created_at: Date;
       };
       return {
-        seq: r.seq, id: r.id, url: r.url, description: r.description, secret: r.secret, previousSecret: r.previous_secret,
-        previousSecretExpiresAt: msOrNull(r.previous_secret_expires_at), eventTypes: r.event_types, createdAt: ms(r.created_at),
+        seq: r.seq,
+        id: r.id,
+        url: r.url,
+        description: r.description,
+        secret: r.secret,
+        previousSecret: r.previous_secret,
+        previousSecretExpiresAt: msOrNull(r.previous_secret_expires_at),
+        eventTypes: r.event_types,
+        createdAt: ms(r.created_at),
       };
     },
   },
   webhook_events: {
-    select: 'id, type, payload, created_at', key: 'id',
+    select: 'id, type, payload, created_at',
+    key: 'id',
     toRow: (raw) => {
       const r = raw as { id: string; type: string; payload: string; created_at: Date };
       return { id: r.id, type: r.type, payload: r.payload, createdAt: ms(r.created_at) };
     },
   },
   webhook_deliveries: {
-    select: 'seq, id, event_id, subscription_id, status, attempt_count, manual, next_attempt_at, lease_owner, lease_until, created_at', key: 'id',
+    select:
+      'seq, id, event_id, subscription_id, status, attempt_count, manual, next_attempt_at, lease_owner, lease_until, created_at',
+    key: 'id',
     toRow: (raw) => {
       const r = raw as {
-        seq: bigint; id: string; event_id: string; subscription_id: string; status: string; attempt_count: number; manual: boolean;
-        next_attempt_at: Date | null; lease_owner: string | null; lease_until: Date | null; created_at: Date;
+        seq: bigint;
+        id: string;
+        event_id: string;
+        subscription_id: string;
+        status: string;
+        attempt_count: number;
+        manual: boolean;
+        next_attempt_at: Date | null;
+        lease_owner: string | null;
+        lease_until: Date | null;
+        created_at: Date;
       };
       return {
-        seq: r.seq, id: r.id, eventId: r.event_id, subscriptionId: r.subscription_id, status: r.status, attemptCount: r.attempt_count,
-        manual: r.manual, nextAttemptAt: msOrNull(r.next_attempt_at), leaseOwner: r.lease_owner, leaseUntil: msOrNull(r.lease_until), createdAt: ms(r.created_at),
+        seq: r.seq,
+        id: r.id,
+        eventId: r.event_id,
+        subscriptionId: r.subscription_id,
+        status: r.status,
+        attemptCount: r.attempt_count,
+        manual: r.manual,
+        nextAttemptAt: msOrNull(r.next_attempt_at),
+        leaseOwner: r.lease_owner,
+        leaseUntil: msOrNull(r.lease_until),
+        createdAt: ms(r.created_at),
       };
     },
   },
   webhook_delivery_attempts: {
-    select: 'id, delivery_id, attempt, attempted_at, response_status, latency_ms, error', key: 'id',
+    select: 'id, delivery_id, attempt, attempted_at, response_status, latency_ms, error',
+    key: 'id',
     toRow: (raw) => {
-      const r = raw as { id: bigint; delivery_id: string; attempt: number; attempted_at: Date; response_status: number | null; latency_ms: number; error: string | null };
+      const r = raw as {
+        id: bigint;
+        delivery_id: string;
+        attempt: number;
+        attempted_at: Date;
+        response_status: number | null;
+        latency_ms: number;
+        error: string | null;
+      };
       return {
-        id: r.id, deliveryId: r.delivery_id, attempt: r.attempt, attemptedAt: ms(r.attempted_at),
-        responseStatus: r.response_status, latencyMs: r.latency_ms, error: r.error,
+        id: r.id,
+        deliveryId: r.delivery_id,
+        attempt: r.attempt,
+        attemptedAt: ms(r.attempted_at),
+        responseStatus: r.response_status,
+        latencyMs: r.latency_ms,
+        error: r.error,
       };
     },
   },
@@ -92,7 +159,10 @@ const parameter = (key: RowKey): string => key.toString();
 export class PostgresCopyReader implements CopyReader {
   readonly kind = 'postgres';
 
-  constructor(protected readonly client: pg.Client, readonly label: string) {}
+  constructor(
+    protected readonly client: pg.Client,
+    readonly label: string,
+  ) {}
 
   async read<T extends CopyTable>(table: T, after: RowKey | undefined, limit: number): Promise<CopyRows[T][]> {
     const read: TableRead<CopyRows[T]> = READS[table];
@@ -113,9 +183,12 @@ export class PostgresCopyReader implements CopyReader {
     return this.number("SELECT count(*) AS value FROM webhook_deliveries WHERE status = 'pending'");
   }
 
-  /** A sequence not yet used (is_called false) hands out last_value next. Not transactional: the value now, not the snapshot's. */
+  /** A sequence not yet used (is_called false) hands out last_value next. Not transactional: the value now, not the
+   * snapshot's. */
   async versionCounter(): Promise<bigint> {
-    const { rows } = await this.client.query<{ value: bigint }>('SELECT CASE WHEN is_called THEN last_value ELSE last_value - 1 END AS value FROM plant_versions');
+    const { rows } = await this.client.query<{ value: bigint }>(
+      'SELECT CASE WHEN is_called THEN last_value ELSE last_value - 1 END AS value FROM plant_versions',
+    );
     return rows[0]?.value ?? 0n;
   }
 

@@ -49,7 +49,16 @@ const WRITES: { readonly [T in CopyTable]: TableWrite<CopyRows[T]> } = {
     sql: `INSERT INTO tokens (id, name, secret_hash, scopes, created_at, expires_at, last_used_at, revoked_at)
           SELECT id, name, secret_hash, string_to_array(scopes, ','), created_at, expires_at, last_used_at, revoked_at
           FROM ${unnest('id text, name text, secret_hash text, scopes text, created_at timestamptz, expires_at timestamptz, last_used_at timestamptz, revoked_at timestamptz')}`,
-    columns: (r) => [r.id, r.name, r.secretHash, r.scopes.join(','), time(r.createdAt), timeOrNull(r.expiresAt), timeOrNull(r.lastUsedAt), timeOrNull(r.revokedAt)],
+    columns: (r) => [
+      r.id,
+      r.name,
+      r.secretHash,
+      r.scopes.join(','),
+      time(r.createdAt),
+      timeOrNull(r.expiresAt),
+      timeOrNull(r.lastUsedAt),
+      timeOrNull(r.revokedAt),
+    ],
   },
   plants: {
     sql: `INSERT INTO plants (${plantColumnsSql()}, version, created_at, name_key, name_words, tag_words)
@@ -66,7 +75,15 @@ const WRITES: { readonly [T in CopyTable]: TableWrite<CopyRows[T]> } = {
           SELECT seq, id, url, description, secret, previous_secret, previous_secret_expires_at, string_to_array(event_types, ','), created_at
           FROM ${unnest('seq int8, id text, url text, description text, secret text, previous_secret text, previous_secret_expires_at timestamptz, event_types text, created_at timestamptz')}`,
     columns: (r) => [
-      r.seq.toString(), r.id, r.url, r.description, r.secret, r.previousSecret, timeOrNull(r.previousSecretExpiresAt), r.eventTypes.join(','), time(r.createdAt),
+      r.seq.toString(),
+      r.id,
+      r.url,
+      r.description,
+      r.secret,
+      r.previousSecret,
+      timeOrNull(r.previousSecretExpiresAt),
+      r.eventTypes.join(','),
+      time(r.createdAt),
     ],
   },
   webhook_events: {
@@ -80,14 +97,32 @@ const WRITES: { readonly [T in CopyTable]: TableWrite<CopyRows[T]> } = {
             'seq int8, id text, event_id text, subscription_id text, status text, attempt_count int4, manual bool, next_attempt_at timestamptz, lease_owner text, lease_until timestamptz, created_at timestamptz',
           )}`,
     columns: (r) => [
-      r.seq.toString(), r.id, r.eventId, r.subscriptionId, r.status, r.attemptCount, r.manual, timeOrNull(r.nextAttemptAt), r.leaseOwner, timeOrNull(r.leaseUntil), time(r.createdAt),
+      r.seq.toString(),
+      r.id,
+      r.eventId,
+      r.subscriptionId,
+      r.status,
+      r.attemptCount,
+      r.manual,
+      timeOrNull(r.nextAttemptAt),
+      r.leaseOwner,
+      timeOrNull(r.leaseUntil),
+      time(r.createdAt),
     ],
   },
   webhook_delivery_attempts: {
     sql: `INSERT INTO webhook_delivery_attempts (id, delivery_id, attempt, attempted_at, response_status, latency_ms, error)
           OVERRIDING SYSTEM VALUE
           SELECT * FROM ${unnest('id int8, delivery_id text, attempt int4, attempted_at timestamptz, response_status int4, latency_ms int4, error text')}`,
-    columns: (r) => [r.id.toString(), r.deliveryId, r.attempt, time(r.attemptedAt), r.responseStatus, r.latencyMs, r.error],
+    columns: (r) => [
+      r.id.toString(),
+      r.deliveryId,
+      r.attempt,
+      time(r.attemptedAt),
+      r.responseStatus,
+      r.latencyMs,
+      r.error,
+    ],
   },
 };
 
@@ -99,7 +134,14 @@ const IDENTITIES = [
 ] as const;
 
 /** Children first, for the foreign keys. */
-const CLEAR_ORDER = ['webhook_delivery_attempts', 'webhook_deliveries', 'webhook_events', 'webhook_subscriptions', 'tokens', 'plants'] as const;
+const CLEAR_ORDER = [
+  'webhook_delivery_attempts',
+  'webhook_deliveries',
+  'webhook_events',
+  'webhook_subscriptions',
+  'tokens',
+  'plants',
+] as const;
 
 export class PostgresCopyWriter {
   constructor(private readonly client: pg.Client) {}
@@ -126,7 +168,10 @@ export class PostgresCopyWriter {
    * which costs nothing (versions need only be new, not consecutive).
    */
   async raiseVersionCounter(last: bigint): Promise<void> {
-    await this.client.query("SELECT setval('plant_versions', greatest($1::int8, 1, pg_sequence_last_value('plant_versions')))", [last.toString()]);
+    await this.client.query(
+      "SELECT setval('plant_versions', greatest($1::int8, 1, pg_sequence_last_value('plant_versions')))",
+      [last.toString()],
+    );
   }
 
   /**

@@ -29,7 +29,9 @@ function openMigrated(path: string, option: '--from' | '--to'): Database.Databas
   try {
     db = openConnection(path, DEFAULT_BUSY_TIMEOUT_MS);
   } catch (error) {
-    throw new CopyError(`${option}: cannot open the SQLite store ${path}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new CopyError(
+      `${option}: cannot open the SQLite store ${path}: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   try {
     migrate(db);
@@ -43,7 +45,8 @@ function openMigrated(path: string, option: '--from' | '--to'): Database.Databas
 /** A store that must exist: a copy from a mistyped path would otherwise create, and copy, an empty one. */
 export function openSqliteSource(path: string): CopySource {
   const file = resolve(path);
-  if (!existsSync(file)) throw new CopyError(`--from: no SQLite store at ${file} (a relative path starts from the current folder)`);
+  if (!existsSync(file))
+    throw new CopyError(`--from: no SQLite store at ${file} (a relative path starts from the current folder)`);
   // The snapshot starts at the first read, not at BEGIN: take it now.
   const db = begun(openMigrated(file, '--from'), 'BEGIN; SELECT count(*) FROM schema_migrations');
   return new SqliteSource(db, `sqlite:${file}`);

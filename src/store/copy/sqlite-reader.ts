@@ -27,67 +27,142 @@ interface TableRead<Row> {
 /* The raw rows are exactly what each select names, as SQLite's columns hold them. */
 const READS: { readonly [T in CopyTable]: TableRead<CopyRows[T]> } = {
   store_secrets: {
-    select: 'name, secret', from: 'store_secrets', key: 'name',
+    select: 'name, secret',
+    from: 'store_secrets',
+    key: 'name',
     toRow: (raw) => raw as { name: string; secret: string },
   },
   tokens: {
-    select: 'id, name, secret_hash, scopes, created_at, expires_at, last_used_at, revoked_at', from: 'tokens', key: 'id',
+    select: 'id, name, secret_hash, scopes, created_at, expires_at, last_used_at, revoked_at',
+    from: 'tokens',
+    key: 'id',
     toRow: (raw) => {
-      const r = raw as { id: string; name: string; secret_hash: string; scopes: string; created_at: Int; expires_at: Int | null; last_used_at: Int | null; revoked_at: Int | null };
+      const r = raw as {
+        id: string;
+        name: string;
+        secret_hash: string;
+        scopes: string;
+        created_at: Int;
+        expires_at: Int | null;
+        last_used_at: Int | null;
+        revoked_at: Int | null;
+      };
       return {
-        id: r.id, name: r.name, secretHash: r.secret_hash, scopes: splitList(r.scopes), createdAt: ms(r.created_at),
-        expiresAt: msOrNull(r.expires_at), lastUsedAt: msOrNull(r.last_used_at), revokedAt: msOrNull(r.revoked_at),
+        id: r.id,
+        name: r.name,
+        secretHash: r.secret_hash,
+        scopes: splitList(r.scopes),
+        createdAt: ms(r.created_at),
+        expiresAt: msOrNull(r.expires_at),
+        lastUsedAt: msOrNull(r.last_used_at),
+        revokedAt: msOrNull(r.revoked_at),
       };
     },
   },
   plants: {
-    select: `${plantColumnsSql()}, version, created_at`, from: 'plants', key: 'id',
+    select: `${plantColumnsSql()}, version, created_at`,
+    from: 'plants',
+    key: 'id',
     toRow: (raw) => {
       const { created_at: createdAt, ...plant } = raw as PlantValues & { version: Int; created_at: Int };
       return { ...plant, createdAt: ms(createdAt) };
     },
   },
   webhook_subscriptions: {
-    select: 'rowid AS seq, id, url, description, secret, previous_secret, previous_secret_expires_at, event_types, created_at', from: 'webhook_subscriptions', key: 'id',
+    select:
+      'rowid AS seq, id, url, description, secret, previous_secret, previous_secret_expires_at, event_types, created_at',
+    from: 'webhook_subscriptions',
+    key: 'id',
     toRow: (raw) => {
       const r = raw as {
-        seq: Int; id: string; url: string; description: string | null; secret: string; previous_secret: string | null;
-        previous_secret_expires_at: Int | null; event_types: string; created_at: Int;
+        seq: Int;
+        id: string;
+        url: string;
+        description: string | null;
+        secret: string;
+        previous_secret: string | null;
+        previous_secret_expires_at: Int | null;
+        event_types: string;
+        created_at: Int;
       };
       return {
-        seq: r.seq, id: r.id, url: r.url, description: r.description, secret: r.secret, previousSecret: r.previous_secret,
-        previousSecretExpiresAt: msOrNull(r.previous_secret_expires_at), eventTypes: splitList(r.event_types), createdAt: ms(r.created_at),
+        seq: r.seq,
+        id: r.id,
+        url: r.url,
+        description: r.description,
+        secret: r.secret,
+        previousSecret: r.previous_secret,
+        previousSecretExpiresAt: msOrNull(r.previous_secret_expires_at),
+        eventTypes: splitList(r.event_types),
+        createdAt: ms(r.created_at),
       };
     },
   },
   webhook_events: {
-    select: 'id, type, payload, created_at', from: 'webhook_events', key: 'id',
+    select: 'id, type, payload, created_at',
+    from: 'webhook_events',
+    key: 'id',
     toRow: (raw) => {
       const r = raw as { id: string; type: string; payload: string; created_at: Int };
       return { id: r.id, type: r.type, payload: r.payload, createdAt: ms(r.created_at) };
     },
   },
   webhook_deliveries: {
-    select: 'rowid AS seq, id, event_id, subscription_id, status, attempt_count, manual, next_attempt_at, lease_owner, lease_until, created_at',
-    from: 'webhook_deliveries', key: 'id',
+    select:
+      'rowid AS seq, id, event_id, subscription_id, status, attempt_count, manual, next_attempt_at, lease_owner, lease_until, created_at',
+    from: 'webhook_deliveries',
+    key: 'id',
     toRow: (raw) => {
       const r = raw as {
-        seq: Int; id: string; event_id: string; subscription_id: string; status: string; attempt_count: Int; manual: Int;
-        next_attempt_at: Int | null; lease_owner: string | null; lease_until: Int | null; created_at: Int;
+        seq: Int;
+        id: string;
+        event_id: string;
+        subscription_id: string;
+        status: string;
+        attempt_count: Int;
+        manual: Int;
+        next_attempt_at: Int | null;
+        lease_owner: string | null;
+        lease_until: Int | null;
+        created_at: Int;
       };
       return {
-        seq: r.seq, id: r.id, eventId: r.event_id, subscriptionId: r.subscription_id, status: r.status, attemptCount: Number(r.attempt_count),
-        manual: r.manual !== 0n, nextAttemptAt: msOrNull(r.next_attempt_at), leaseOwner: r.lease_owner, leaseUntil: msOrNull(r.lease_until), createdAt: ms(r.created_at),
+        seq: r.seq,
+        id: r.id,
+        eventId: r.event_id,
+        subscriptionId: r.subscription_id,
+        status: r.status,
+        attemptCount: Number(r.attempt_count),
+        manual: r.manual !== 0n,
+        nextAttemptAt: msOrNull(r.next_attempt_at),
+        leaseOwner: r.lease_owner,
+        leaseUntil: msOrNull(r.lease_until),
+        createdAt: ms(r.created_at),
       };
     },
   },
   webhook_delivery_attempts: {
-    select: 'id, delivery_id, attempt, attempted_at, response_status, latency_ms, error', from: 'webhook_delivery_attempts', key: 'id',
+    select: 'id, delivery_id, attempt, attempted_at, response_status, latency_ms, error',
+    from: 'webhook_delivery_attempts',
+    key: 'id',
     toRow: (raw) => {
-      const r = raw as { id: Int; delivery_id: string; attempt: Int; attempted_at: Int; response_status: Int | null; latency_ms: Int; error: string | null };
+      const r = raw as {
+        id: Int;
+        delivery_id: string;
+        attempt: Int;
+        attempted_at: Int;
+        response_status: Int | null;
+        latency_ms: Int;
+        error: string | null;
+      };
       return {
-        id: r.id, deliveryId: r.delivery_id, attempt: Number(r.attempt), attemptedAt: ms(r.attempted_at),
-        responseStatus: msOrNull(r.response_status), latencyMs: Number(r.latency_ms), error: r.error,
+        id: r.id,
+        deliveryId: r.delivery_id,
+        attempt: Number(r.attempt),
+        attemptedAt: ms(r.attempted_at),
+        responseStatus: msOrNull(r.response_status),
+        latencyMs: Number(r.latency_ms),
+        error: r.error,
       };
     },
   },
@@ -98,13 +173,19 @@ export class SqliteCopyReader implements CopyReader {
   /** Two statements per table (first chunk, chunks after a key), prepared on first use. */
   private readonly statements = new Map<string, Database.Statement>();
 
-  constructor(protected readonly db: Database.Database, readonly label: string) {}
+  constructor(
+    protected readonly db: Database.Database,
+    readonly label: string,
+  ) {}
 
   async read<T extends CopyTable>(table: T, after: RowKey | undefined, limit: number): Promise<CopyRows[T][]> {
     const read: TableRead<CopyRows[T]> = READS[table];
     const where = after === undefined ? '' : `WHERE ${read.key} > ?`;
     const statement = this.statement(`SELECT ${read.select} FROM ${read.from} ${where} ORDER BY ${read.key} LIMIT ?`);
-    const raws = (after === undefined ? statement.all(limit) : statement.all(after, limit)) as Record<string, unknown>[];
+    const raws = (after === undefined ? statement.all(limit) : statement.all(after, limit)) as Record<
+      string,
+      unknown
+    >[];
     return raws.map(read.toRow);
   }
 

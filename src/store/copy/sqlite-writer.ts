@@ -36,7 +36,16 @@ const WRITES: { readonly [T in CopyTable]: TableWrite<CopyRows[T]> } = {
   },
   tokens: {
     sql: 'INSERT INTO tokens (id, name, secret_hash, scopes, created_at, expires_at, last_used_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-    values: (r) => [r.id, r.name, r.secretHash, r.scopes.join(','), r.createdAt, r.expiresAt, r.lastUsedAt, r.revokedAt],
+    values: (r) => [
+      r.id,
+      r.name,
+      r.secretHash,
+      r.scopes.join(','),
+      r.createdAt,
+      r.expiresAt,
+      r.lastUsedAt,
+      r.revokedAt,
+    ],
   },
   plants: {
     sql:
@@ -49,7 +58,17 @@ const WRITES: { readonly [T in CopyTable]: TableWrite<CopyRows[T]> } = {
   webhook_subscriptions: {
     sql: `INSERT INTO webhook_subscriptions (rowid, id, url, description, secret, previous_secret, previous_secret_expires_at, event_types, created_at)
           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    values: (r) => [r.seq, r.id, r.url, r.description, r.secret, r.previousSecret, r.previousSecretExpiresAt, r.eventTypes.join(','), r.createdAt],
+    values: (r) => [
+      r.seq,
+      r.id,
+      r.url,
+      r.description,
+      r.secret,
+      r.previousSecret,
+      r.previousSecretExpiresAt,
+      r.eventTypes.join(','),
+      r.createdAt,
+    ],
   },
   webhook_events: {
     sql: 'INSERT INTO webhook_events (id, type, payload, created_at) VALUES (?, ?, ?, ?)',
@@ -59,7 +78,19 @@ const WRITES: { readonly [T in CopyTable]: TableWrite<CopyRows[T]> } = {
     sql: `INSERT INTO webhook_deliveries
             (rowid, id, event_id, subscription_id, status, attempt_count, manual, next_attempt_at, lease_owner, lease_until, created_at)
           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    values: (r) => [r.seq, r.id, r.eventId, r.subscriptionId, r.status, r.attemptCount, bool(r.manual), r.nextAttemptAt, r.leaseOwner, r.leaseUntil, r.createdAt],
+    values: (r) => [
+      r.seq,
+      r.id,
+      r.eventId,
+      r.subscriptionId,
+      r.status,
+      r.attemptCount,
+      bool(r.manual),
+      r.nextAttemptAt,
+      r.leaseOwner,
+      r.leaseUntil,
+      r.createdAt,
+    ],
   },
   webhook_delivery_attempts: {
     sql: `INSERT INTO webhook_delivery_attempts (id, delivery_id, attempt, attempted_at, response_status, latency_ms, error)
@@ -69,7 +100,14 @@ const WRITES: { readonly [T in CopyTable]: TableWrite<CopyRows[T]> } = {
 };
 
 /** Children first: better-sqlite3 enforces foreign keys. */
-const CLEAR_ORDER = ['webhook_delivery_attempts', 'webhook_deliveries', 'webhook_events', 'webhook_subscriptions', 'tokens', 'plants'] as const;
+const CLEAR_ORDER = [
+  'webhook_delivery_attempts',
+  'webhook_deliveries',
+  'webhook_events',
+  'webhook_subscriptions',
+  'tokens',
+  'plants',
+] as const;
 
 export class SqliteCopyWriter {
   private readonly statements = new Map<CopyTable, Database.Statement>();
@@ -93,7 +131,9 @@ export class SqliteCopyWriter {
    */
   clear(): void {
     this.db
-      .prepare(`${APPEND_CHANGES} SELECT '${PLANT_DELETED}', id, tag, ${deletedPlantJsonSql()}, ? FROM plants ORDER BY id`)
+      .prepare(
+        `${APPEND_CHANGES} SELECT '${PLANT_DELETED}', id, tag, ${deletedPlantJsonSql()}, ? FROM plants ORDER BY id`,
+      )
       .run(Date.now());
     for (const table of CLEAR_ORDER) this.db.prepare(`DELETE FROM ${table}`).run();
   }
@@ -105,7 +145,9 @@ export class SqliteCopyWriter {
    */
   finish(): void {
     this.db.prepare("INSERT INTO plants_search (plants_search) VALUES ('rebuild')").run();
-    this.db.prepare(`${APPEND_CHANGES} SELECT '${PLANT_CREATED}', id, tag, json, ? FROM plants ORDER BY id`).run(Date.now());
+    this.db
+      .prepare(`${APPEND_CHANGES} SELECT '${PLANT_CREATED}', id, tag, json, ? FROM plants ORDER BY id`)
+      .run(Date.now());
     this.db.prepare('UPDATE change_log_history SET history = lower(hex(randomblob(8)))').run();
   }
 

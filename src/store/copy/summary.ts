@@ -34,7 +34,11 @@ export async function countRows(reader: CopyReader): Promise<TableCounts> {
 }
 
 /** Reads every plant (in chunks) to hash them; `onChunk` hears how many so far. */
-export async function plantChecksumOf(reader: CopyReader, chunkSize: number, onChunk: (read: number) => void = () => {}): Promise<string> {
+export async function plantChecksumOf(
+  reader: CopyReader,
+  chunkSize: number,
+  onChunk: (read: number) => void = () => {},
+): Promise<string> {
   const checksum = new PlantChecksum();
   let after: RowKey | undefined;
   let read = 0;

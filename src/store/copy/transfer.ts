@@ -33,7 +33,11 @@ interface Context {
   readonly onProgress: (progress: CopyProgress) => void;
 }
 
-async function copyTable<T extends CopyTable>(context: Context, table: T, onChunk: (rows: CopyRows[T][]) => void = () => {}): Promise<void> {
+async function copyTable<T extends CopyTable>(
+  context: Context,
+  table: T,
+  onChunk: (rows: CopyRows[T][]) => void = () => {},
+): Promise<void> {
   const { source, target, chunkSize, totals, onProgress } = context;
   let after: RowKey | undefined;
   let done = 0;

@@ -22,7 +22,9 @@ export class BulkSlots {
   /** Takes a slot, or refuses; the returned function gives it back (once). */
   take(): () => void {
     if (this.inUse >= this.limit) {
-      throw new StoreUnavailableError(`store busy: ${this.limit} imports and exports are running on this instance, the most it runs at once`);
+      throw new StoreUnavailableError(
+        `store busy: ${this.limit} imports and exports are running on this instance, the most it runs at once`,
+      );
     }
     this.inUse += 1;
     let given = false;

@@ -22,7 +22,8 @@ export class ArrayInput<Row extends object> {
     return this.keys.join(', ');
   }
 
-  /** The columns as a table's definitions: `id int8 NOT NULL, tag text, ...`; `nullable` names those that may be NULL. */
+  /** The columns as a table's definitions: `id int8 NOT NULL, tag text, ...`; `nullable` names those that may be NULL.
+   * */
   definitions(nullable: ReadonlySet<string>): string {
     return this.keys.map((key) => `${key} ${this.types[key]}${nullable.has(key) ? '' : ' NOT NULL'}`).join(', ');
   }

@@ -73,7 +73,10 @@ const PRUNE_THROUGH = {
 };
 
 /** A row as read: previousTag counts only where tagChanged. */
-type EntryRow = Omit<PlantChangeEntry, 'previousTag'> & { readonly previousTag: string | null; readonly tagChanged: boolean };
+type EntryRow = Omit<PlantChangeEntry, 'previousTag'> & {
+  readonly previousTag: string | null;
+  readonly tagChanged: boolean;
+};
 
 export class PostgresChangeLog implements ChangeLog {
   private readonly listeners = new Set<() => void>();
@@ -108,7 +111,9 @@ export class PostgresChangeLog implements ChangeLog {
     return guarded(async () => {
       const { oldest } = await this.bounds();
       if (oldest === undefined) return 0;
-      const young = (await this.pool.query<{ position: bigint | null }>({ ...FIRST_YOUNG, values: [before] })).rows[0]?.position ?? null;
+      const young =
+        (await this.pool.query<{ position: bigint | null }>({ ...FIRST_YOUNG, values: [before] })).rows[0]?.position ??
+        null;
       const old = (await this.after(oldest - 1n, limit)).filter((entry) => young === null || entry.position < young);
       const through = old.at(-1)?.position;
       if (through === undefined) return 0;

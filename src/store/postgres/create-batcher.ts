@@ -29,7 +29,10 @@ export interface CreateBatchDatabase {
 
 type PendingCreate = PendingWrite<PlantRecord, CreatePlantOutcome>;
 
-export function createBatcher(database: CreateBatchDatabase, maxInFlight: number): KeyedBatcher<PlantRecord, CreatePlantOutcome> {
+export function createBatcher(
+  database: CreateBatchDatabase,
+  maxInFlight: number,
+): KeyedBatcher<PlantRecord, CreatePlantOutcome> {
   return new KeyedBatcher(createRunner(database), maxInFlight);
 }
 
@@ -48,7 +51,8 @@ function createRunner(database: CreateBatchDatabase): BatchRunner<PlantRecord, C
   };
 }
 
-/** Creates whose id existed: a replay when the stored plant is the same, else a conflict; the ids deleted since go again. */
+/** Creates whose id existed: a replay when the stored plant is the same, else a conflict; the ids deleted since go
+ * again. */
 async function classify(database: CreateBatchDatabase, collided: PendingCreate[]): Promise<PendingCreate[]> {
   let stored: ReadonlyMap<bigint, VersionedPlant>;
   try {
@@ -61,9 +65,13 @@ async function classify(database: CreateBatchDatabase, collided: PendingCreate[]
   for (const item of collided) {
     const existing = stored.get(item.id);
     if (existing !== undefined) {
-      item.resolve(samePlant(existing, item.input) ? { kind: 'replayed', plant: existing } : { kind: 'conflict', existing });
+      item.resolve(
+        samePlant(existing, item.input) ? { kind: 'replayed', plant: existing } : { kind: 'conflict', existing },
+      );
     } else if (item.attempts + 1 >= MAX_CREATE_ATTEMPTS) {
-      item.reject(new StoreUnavailableError(`plant ${item.id} was deleted and recreated too often while being created; retry`));
+      item.reject(
+        new StoreUnavailableError(`plant ${item.id} was deleted and recreated too often while being created; retry`),
+      );
     } else {
       again.push(item); // deleted in between: the id is free again
     }

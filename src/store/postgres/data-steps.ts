@@ -27,7 +27,10 @@ async function fillFindColumns(client: pg.Client): Promise<void> {
       [after, CHUNK],
     );
     if (rows.length === 0) return;
-    const ids: string[] = [], keys: string[] = [], nameWords: string[] = [], tagWords: string[] = [];
+    const ids: string[] = [],
+      keys: string[] = [],
+      nameWords: string[] = [],
+      tagWords: string[] = [];
     for (const { id_text: id, name, tag } of rows) {
       const columns = findColumns(name, tag);
       ids.push(id);
@@ -63,10 +66,18 @@ async function refoldFindColumns(client: pg.Client): Promise<void> {
       [after, CHUNK],
     );
     if (rows.length === 0) break;
-    const ids: string[] = [], keys: string[] = [], nameWords: string[] = [], tagWords: string[] = [];
+    const ids: string[] = [],
+      keys: string[] = [],
+      nameWords: string[] = [],
+      tagWords: string[] = [];
     for (const row of rows) {
       const columns = findColumns(row.name, row.tag);
-      if (columns.nameKey === row.name_key && columns.nameWords === row.name_words && columns.tagWords === row.tag_words) continue;
+      if (
+        columns.nameKey === row.name_key &&
+        columns.nameWords === row.name_words &&
+        columns.tagWords === row.tag_words
+      )
+        continue;
       ids.push(row.id_text);
       keys.push(columns.nameKey);
       nameWords.push(columns.nameWords);

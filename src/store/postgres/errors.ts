@@ -26,8 +26,17 @@ const UNAVAILABLE_SQLSTATES = new Set([
 
 // Socket-level errors from Node's net/dns modules.
 const UNAVAILABLE_NODE_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT',
-  'EHOSTUNREACH', 'EHOSTDOWN', 'ENETUNREACH', 'ENETDOWN', 'ENOTFOUND', 'EAI_AGAIN',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'EHOSTDOWN',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'ENOTFOUND',
+  'EAI_AGAIN',
 ]);
 
 // The pg driver and its pool report these as plain Errors without a code.
@@ -43,7 +52,12 @@ const UNAVAILABLE_DRIVER_MESSAGES = [
 
 function describeIfUnavailable(error: unknown, depth = 0): string | undefined {
   if (depth > 5 || error === null || typeof error !== 'object') return undefined;
-  const { code, message, cause, errors } = error as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
+  const { code, message, cause, errors } = error as {
+    code?: unknown;
+    message?: unknown;
+    cause?: unknown;
+    errors?: unknown;
+  };
   if (typeof code === 'string') {
     if (UNAVAILABLE_SQLSTATES.has(code) || (code.length === 5 && UNAVAILABLE_SQLSTATE_CLASSES.has(code.slice(0, 2)))) {
       return `SQLSTATE ${code}: ${String(message)}`;
@@ -65,7 +79,9 @@ function describeIfUnavailable(error: unknown, depth = 0): string | undefined {
 export function translatePostgresError(error: unknown): unknown {
   if (error instanceof StoreUnavailableError) return error;
   const reason = describeIfUnavailable(error);
-  return reason === undefined ? error : new StoreUnavailableError(`PostgreSQL store unavailable (${reason})`, { cause: error });
+  return reason === undefined
+    ? error
+    : new StoreUnavailableError(`PostgreSQL store unavailable (${reason})`, { cause: error });
 }
 
 /** Runs a store call, translating outage-level failures into StoreUnavailableError. */

@@ -39,9 +39,12 @@ async function applyPending(client: pg.Client, migrations: readonly Migration[])
     // Names and tags are Unicode; any other server encoding would reject or mangle some.
     throw new MigrationError(`the database must use UTF8 encoding (it uses ${encoding ?? 'an unknown encoding'})`);
   }
-  const schema = (await client.query<{ schema: string | null }>('SELECT current_schema() AS schema')).rows[0]?.schema ?? null;
+  const schema =
+    (await client.query<{ schema: string | null }>('SELECT current_schema() AS schema')).rows[0]?.schema ?? null;
   if (schema === null) {
-    throw new MigrationError('no schema to create tables in: the search_path names no existing schema (create it, or fix options=-c search_path=... in DATABASE_URL)');
+    throw new MigrationError(
+      'no schema to create tables in: the search_path names no existing schema (create it, or fix options=-c search_path=... in DATABASE_URL)',
+    );
   }
   await client.query('SELECT pg_advisory_xact_lock($1, $2)', [...migrationLockKey(schema)]);
   // Only created when missing, so an instance can start (and serve reads, not ready)
@@ -53,12 +56,17 @@ async function applyPending(client: pg.Client, migrations: readonly Migration[])
       `CREATE TABLE ${table} (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
     );
   }
-  const applied = new Set((await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
+  const applied = new Set(
+    (await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version),
+  );
   const newlyApplied: number[] = [];
   for (const migration of pendingMigrations(migrations, applied, `in schema ${schema}`)) {
     await client.query(migration.sql);
     await POSTGRES_DATA_STEPS.get(migration.version)?.(client);
-    await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
+    await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [
+      migration.version,
+      migration.name,
+    ]);
     newlyApplied.push(migration.version);
   }
   // The trigger functions (routines.ts) are written against the latest schema: a store migrated only part of
@@ -69,7 +77,10 @@ async function applyPending(client: pg.Client, migrations: readonly Migration[])
 }
 
 /** Brings the schema up to date; returns the versions this call applied (empty when none were pending). */
-export async function migrate(settings: PostgresConnectionSettings, migrations: readonly Migration[]): Promise<number[]> {
+export async function migrate(
+  settings: PostgresConnectionSettings,
+  migrations: readonly Migration[],
+): Promise<number[]> {
   const client = new pg.Client(clientConfig(settings));
   // A connection that breaks mid-migration rejects the query in flight; this only
   // keeps the 'error' event from crashing the process.

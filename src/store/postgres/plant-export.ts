@@ -23,7 +23,6 @@ import { exportChunkStatement } from './plant-page.js';
 const CHUNK = 1000;
 const EXPORT_IDLE_LIMIT = '10min';
 
-
 export async function* exportPostgresPlants(pool: pg.Pool, filter: PlantFilter): AsyncGenerator<ExportChunk> {
   const client = await guarded(() => pool.connect());
   let failure: Error | undefined;

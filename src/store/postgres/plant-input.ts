@@ -29,7 +29,13 @@ export const NULLABLE_PLANT_INPUTS: ReadonlySet<string> = OPTIONAL_PLANT_KEYS;
 /** The input row of a plant's values (an absent field NULL). */
 export function plantInput(values: PlantValues): PlantInput {
   const find = findColumns(values.name, values.tag);
-  return { ...values, id: values.id.toString(), name_key: find.nameKey, name_words: find.nameWords, tag_words: find.tagWords };
+  return {
+    ...values,
+    id: values.id.toString(),
+    name_key: find.nameKey,
+    name_words: find.nameWords,
+    tag_words: find.tagWords,
+  };
 }
 
 /** The input row of a plant. */

@@ -130,10 +130,16 @@ export function pageStatement(query: ListPlantsQuery): NamedStatement {
   addFilter(statement, query);
   addPosition(statement, query);
   const searching = query.terms !== undefined && query.terms.length > 0;
-  return { name: `plants.page:${[order, ...statement.shape].join(':')}`, text: pageSql(order, statement.where(), searching), rowMode: 'array', values: statement.values };
+  return {
+    name: `plants.page:${[order, ...statement.shape].join(':')}`,
+    text: pageSql(order, statement.where(), searching),
+    rowMode: 'array',
+    values: statement.values,
+  };
 }
 
-/** The page's JSON array, its last id (decimal text; null when the page is empty), whether more follow, and in name orders the last name key. */
+/** The page's JSON array, its last id (decimal text; null when the page is empty), whether more follow, and in name
+ * orders the last name key. */
 export type PageRow = [json: string, lastId: string | null, more: boolean, lastKey?: string | null];
 
 export function toPage([json, lastId, more, lastKey]: PageRow): PlantPage {
@@ -165,7 +171,12 @@ export function exportChunkStatement(
 function filteredStatement(name: string, filter: PlantFilter, select: string, prefix = ''): NamedStatement {
   const statement = new Conditions([]);
   addFilter(statement, filter);
-  return { name: `${name}:${statement.shape.join(':')}`, text: `${prefix}SELECT ${select} FROM plants ${statement.where()}`, rowMode: 'array', values: statement.values };
+  return {
+    name: `${name}:${statement.shape.join(':')}`,
+    text: `${prefix}SELECT ${select} FROM plants ${statement.where()}`,
+    rowMode: 'array',
+    values: statement.values,
+  };
 }
 
 /** Counting every matching plant; index-only where the filter allows it. */
@@ -184,4 +195,3 @@ export function plannedRows(plan: unknown): number {
   if (typeof rows !== 'number') throw new Error('EXPLAIN gave no row estimate');
   return rows;
 }
-

@@ -5,8 +5,20 @@ import { deletedPlantJsonSql } from '../../domain/plant-json.js';
 import { plantColumnsSql } from '../../domain/plant-sql.js';
 import { withoutAbsent, type PlantValues } from '../../domain/plant.js';
 import type {
-  ExportChunk, PlantImport,
-  CreatePlantOutcome, DeletePlantOutcome, ExpectedVersion, ListPlantsQuery, PlantChange, PlantCount, PlantFilter, PlantPage, PlantRecord, PlantStore, UpdatePlantOutcome, VersionedPlant,
+  ExportChunk,
+  PlantImport,
+  CreatePlantOutcome,
+  DeletePlantOutcome,
+  ExpectedVersion,
+  ListPlantsQuery,
+  PlantChange,
+  PlantCount,
+  PlantFilter,
+  PlantPage,
+  PlantRecord,
+  PlantStore,
+  UpdatePlantOutcome,
+  VersionedPlant,
 } from '../types.js';
 import { createBatcher, type CreateBatchDatabase } from './create-batcher.js';
 import type { BatchCounts } from '../core/batcher.js';
@@ -20,7 +32,12 @@ import { countStatement, estimateStatement, pageStatement, plannedRows, toPage, 
 import { ReadBatcher, type ReadBatchStats } from './read-batcher.js';
 import { updateBatcher, type ChangeResult, type PendingChange } from './update-batcher.js';
 import {
-  deliveriesOfEvent, INSERT_PLANTS_UNLESS_SUBSCRIBED, INSERT_PLANTS_WITH_OUTBOX, insertPlantsOnlyValues, insertPlantsValues, PLANT_JSON_SQL,
+  deliveriesOfEvent,
+  INSERT_PLANTS_UNLESS_SUBSCRIBED,
+  INSERT_PLANTS_WITH_OUTBOX,
+  insertPlantsOnlyValues,
+  insertPlantsValues,
+  PLANT_JSON_SQL,
 } from './webhook-store.js';
 
 /** ids and versions: int8, parsed to bigint by the pool's type parser. */
@@ -38,7 +55,12 @@ interface ChangeRow {
 
 function changeResult(row: ChangeRow): ChangeResult {
   if (!row.applied && !row.seen) return { applied: false, seen: undefined };
-  const plant = toVersioned({ id: row.change_id, name: row.name as string, tag: row.tag, version: row.version as bigint });
+  const plant = toVersioned({
+    id: row.change_id,
+    name: row.name as string,
+    tag: row.tag,
+    version: row.version as bigint,
+  });
   return row.applied ? { applied: true, plant } : { applied: false, seen: plant };
 }
 
@@ -81,8 +103,15 @@ interface ChangeInput {
 }
 
 const CHANGES_INPUT = new ArrayInput<ChangeInput>({
-  change_id: 'int8', new_name: 'text', set_tag: 'bool', new_tag: 'text', expected: 'text', event_id: 'text',
-  new_name_key: 'text', new_name_words: 'text', new_tag_words: 'text',
+  change_id: 'int8',
+  new_name: 'text',
+  set_tag: 'bool',
+  new_tag: 'text',
+  expected: 'text',
+  event_id: 'text',
+  new_name_key: 'text',
+  new_name_words: 'text',
+  new_tag_words: 'text',
 });
 
 /**
@@ -205,7 +234,8 @@ export class PostgresPlantStore implements PlantStore {
     readBatchesInFlight = 1,
     /** Imports and exports at once (bulk-slots.ts). */
     private readonly bulk = new BulkSlots(1),
-    /** Where batches of several creates go: a pool whose statements wait for a held row only briefly (see insertBatch). */
+    /** Where batches of several creates go: a pool whose statements wait for a held row only briefly (see insertBatch).
+     * */
     private readonly createBatchPool: pg.Pool = pool,
   ) {
     const database: CreateBatchDatabase = {
@@ -213,7 +243,10 @@ export class PostgresPlantStore implements PlantStore {
       find: (ids) => guarded(() => this.findByIds(ids)),
     };
     this.creates = createBatcher(database, batchesInFlight);
-    this.updates = updateBatcher({ update: (changes, reporting) => guarded(() => this.updateBatch(changes, reporting)) }, batchesInFlight);
+    this.updates = updateBatcher(
+      { update: (changes, reporting) => guarded(() => this.updateBatch(changes, reporting)) },
+      batchesInFlight,
+    );
     this.reads = new ReadBatcher({ find: (ids) => guarded(() => this.findByIds(ids)) }, readBatchesInFlight);
   }
 
@@ -265,7 +298,8 @@ export class PostgresPlantStore implements PlantStore {
    */
   private async insertBatch(plants: readonly PlantRecord[]): Promise<ReadonlyMap<bigint, bigint>> {
     // A batch that meets an id another transaction is inserting (an import being applied, or another instance's batch)
-    // gives up after a short wait (55P03) and goes again one create per statement (keyed-batcher.ts), so only the create
+    // gives up after a short wait (55P03) and goes again one create per statement (keyed-batcher.ts), so only the
+    // create
     // of that id waits for it; a create alone waits on the main pool, as long as the statement timeout allows.
     const pool = plants.length > 1 ? this.createBatchPool : this.pool;
     if (performance.now() >= this.withEventsUntil) {
@@ -273,14 +307,23 @@ export class PostgresPlantStore implements PlantStore {
         ...INSERT_PLANTS_UNLESS_SUBSCRIBED,
         values: insertPlantsOnlyValues(plants),
       });
-      if (rows[0]?.subscribed === false) return new Map(rows.flatMap((row) => (row.id === null || row.version === null ? [] : [[row.id, row.version] as const])));
+      if (rows[0]?.subscribed === false)
+        return new Map(
+          rows.flatMap((row) => (row.id === null || row.version === null ? [] : [[row.id, row.version] as const])),
+        );
       this.withEventsUntil = performance.now() + SUBSCRIBER_SEEN_MS;
     }
-    const { rows } = await pool.query<{ id: bigint; version: bigint }>({ ...INSERT_PLANTS_WITH_OUTBOX, values: insertPlantsValues(plants) });
+    const { rows } = await pool.query<{ id: bigint; version: bigint }>({
+      ...INSERT_PLANTS_WITH_OUTBOX,
+      values: insertPlantsValues(plants),
+    });
     return new Map(rows.map((row) => [row.id, row.version]));
   }
 
-  private async updateBatch(changes: readonly PendingChange[], reporting: boolean): Promise<ReadonlyMap<bigint, ChangeResult>> {
+  private async updateBatch(
+    changes: readonly PendingChange[],
+    reporting: boolean,
+  ): Promise<ReadonlyMap<bigint, ChangeResult>> {
     const statement = reporting ? UPDATE_PLANTS_REPORTING : UPDATE_PLANTS;
     const { rows } = await this.pool.query<ChangeRow>({ ...statement, values: updatePlantsValues(changes) });
     return new Map(rows.map((row) => [row.change_id, changeResult(row)]));
@@ -331,7 +374,9 @@ export class PostgresPlantStore implements PlantStore {
   }
 
   async pageCursorSecret(): Promise<string> {
-    const { rows } = await guarded(() => this.pool.query<{ secret: string }>("SELECT secret FROM store_secrets WHERE name = 'page-cursor'"));
+    const { rows } = await guarded(() =>
+      this.pool.query<{ secret: string }>("SELECT secret FROM store_secrets WHERE name = 'page-cursor'"),
+    );
     if (rows[0] === undefined) throw new Error('the store has no page-cursor secret (migration 7)');
     return rows[0].secret;
   }

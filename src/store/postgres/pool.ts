@@ -63,7 +63,11 @@ export function clientConfig(settings: PostgresConnectionSettings): pg.ClientCon
  * transaction holds before it fails with SQLSTATE 55P03 (none by default: until the
  * statement timeout).
  */
-export function createPool(settings: PostgresConnectionSettings, onError: (error: Error) => void, lockTimeoutMs?: number): pg.Pool {
+export function createPool(
+  settings: PostgresConnectionSettings,
+  onError: (error: Error) => void,
+  lockTimeoutMs?: number,
+): pg.Pool {
   const pool = new pg.Pool({
     ...clientConfig(settings),
     ...(lockTimeoutMs === undefined ? {} : { lock_timeout: lockTimeoutMs }),

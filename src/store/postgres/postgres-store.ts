@@ -50,20 +50,32 @@ export class PostgresStore implements Store {
   private readonly createBatchPool: pg.Pool;
   private closed = false;
 
-  private constructor(private readonly settings: PostgresConnectionSettings, onBackgroundError: (error: Error) => void) {
+  private constructor(
+    private readonly settings: PostgresConnectionSettings,
+    onBackgroundError: (error: Error) => void,
+  ) {
     // Creates and changes each get this many batches in flight; reads what is left.
     const writeBatches = batchesInFlightFor(settings.poolSize);
     this.pool = createPool(settings, onBackgroundError);
-    this.createBatchPool = createPool({ ...settings, poolSize: writeBatches }, onBackgroundError, CREATE_BATCH_LOCK_WAIT_MS);
+    this.createBatchPool = createPool(
+      { ...settings, poolSize: writeBatches },
+      onBackgroundError,
+      CREATE_BATCH_LOCK_WAIT_MS,
+    );
     this.plants = new PostgresPlantStore(
-      this.pool, writeBatches, readBatchesInFlightFor(settings.poolSize, 2 * writeBatches), new BulkSlots(bulkSlotsFor(settings.poolSize)), this.createBatchPool,
+      this.pool,
+      writeBatches,
+      readBatchesInFlightFor(settings.poolSize, 2 * writeBatches),
+      new BulkSlots(bulkSlotsFor(settings.poolSize)),
+      this.createBatchPool,
     );
     this.tokens = new PostgresTokenStore(this.pool);
     this.webhooks = new PostgresWebhookStore(this.pool);
     this.changes = new PostgresChangeLog(this.pool, settings, onBackgroundError);
   }
 
-  /** Connects, applies pending migrations and returns the store; rejects (StoreUnavailableError when the server cannot be reached) otherwise. */
+  /** Connects, applies pending migrations and returns the store; rejects (StoreUnavailableError when the server cannot
+   * be reached) otherwise. */
   static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
     const settings: PostgresConnectionSettings = {
       url: options.url,
@@ -93,16 +105,29 @@ export class PostgresStore implements Store {
    */
   async ping(): Promise<void> {
     const readOnly = await guarded(
-      async () => (await this.pool.query<{ read_only: string }>({ name: 'ping', text: "SELECT current_setting('transaction_read_only') AS read_only" })).rows[0]?.read_only,
+      async () =>
+        (
+          await this.pool.query<{ read_only: string }>({
+            name: 'ping',
+            text: "SELECT current_setting('transaction_read_only') AS read_only",
+          })
+        ).rows[0]?.read_only,
     );
-    if (readOnly === 'on') throw new StoreUnavailableError('PostgreSQL store unavailable (the server is read-only: a standby, or default_transaction_read_only is on)');
+    if (readOnly === 'on')
+      throw new StoreUnavailableError(
+        'PostgreSQL store unavailable (the server is read-only: a standby, or default_transaction_read_only is on)',
+      );
   }
 
   /** Pool usage, read by the metrics endpoint when it is scraped. */
   poolStats(): { total: number; idle: number; waiting: number } {
     const pools = [this.pool, this.createBatchPool];
     const sum = (count: (pool: pg.Pool) => number) => pools.reduce((total, pool) => total + count(pool), 0);
-    return { total: sum((pool) => pool.totalCount), idle: sum((pool) => pool.idleCount), waiting: sum((pool) => pool.waitingCount) };
+    return {
+      total: sum((pool) => pool.totalCount),
+      idle: sum((pool) => pool.idleCount),
+      waiting: sum((pool) => pool.waitingCount),
+    };
   }
 
   /** How creates are being grouped into batch statements (see create-batcher.ts). */

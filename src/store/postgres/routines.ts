@@ -70,7 +70,8 @@ BEGIN
   RETURN NULL;
 END `;
 
-/** SET search_path FROM CURRENT: the function finds this schema's tables whatever the search_path of a writing session. */
+/** SET search_path FROM CURRENT: the function finds this schema's tables whatever the search_path of a writing session.
+ * */
 const CHANGE_LOG: Routine = {
   signature: 'plant_changes_log()',
   body: CHANGE_LOG_BODY,

@@ -51,7 +51,9 @@ export class PostgresTokenStore implements TokenStore {
   }
 
   async findTokenBySecretHash(secretHash: string): Promise<TokenRecord | undefined> {
-    const row = await guarded(async () => (await this.pool.query<TokenRow>({ ...SELECT_BY_HASH, values: [secretHash] })).rows[0]);
+    const row = await guarded(
+      async () => (await this.pool.query<TokenRow>({ ...SELECT_BY_HASH, values: [secretHash] })).rows[0],
+    );
     return row === undefined ? undefined : toRecord(row);
   }
 
@@ -60,7 +62,9 @@ export class PostgresTokenStore implements TokenStore {
   }
 
   async revokeToken(idOrName: string, at: Date): Promise<TokenRecord | undefined> {
-    const row = await guarded(async () => (await this.pool.query<TokenRow>({ ...REVOKE, values: [at, idOrName] })).rows[0]);
+    const row = await guarded(
+      async () => (await this.pool.query<TokenRow>({ ...REVOKE, values: [at, idOrName] })).rows[0],
+    );
     return row === undefined ? undefined : toRecord(row);
   }
 

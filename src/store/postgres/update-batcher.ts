@@ -43,7 +43,10 @@ export interface UpdateBatchDatabase {
  */
 export const MAX_CHANGE_ATTEMPTS = 10;
 
-export function updateBatcher(database: UpdateBatchDatabase, maxInFlight: number): KeyedBatcher<PendingChange, UpdatePlantOutcome> {
+export function updateBatcher(
+  database: UpdateBatchDatabase,
+  maxInFlight: number,
+): KeyedBatcher<PendingChange, UpdatePlantOutcome> {
   return new KeyedBatcher(updateRunner(database), maxInFlight);
 }
 
@@ -51,14 +54,21 @@ function updateRunner(database: UpdateBatchDatabase): BatchRunner<PendingChange,
   return {
     async run(batch) {
       const reporting = batch.some((item) => item.attempts > 0);
-      const results = await database.update(batch.map((item) => item.input), reporting);
+      const results = await database.update(
+        batch.map((item) => item.input),
+        reporting,
+      );
       const again = [];
       for (const item of batch) {
         const result = results.get(item.id);
         const outcome = result === undefined ? undefined : outcomeOf(item.input, result);
-        if (result === undefined && reporting) item.reject(new Error(`the batch statement said nothing of plant ${item.id}`));
+        if (result === undefined && reporting)
+          item.reject(new Error(`the batch statement said nothing of plant ${item.id}`));
         else if (outcome !== undefined) item.resolve(outcome);
-        else if (item.attempts + 1 >= MAX_CHANGE_ATTEMPTS) item.reject(new StoreUnavailableError(`plant ${item.id} was changed by others too often while being changed; retry`));
+        else if (item.attempts + 1 >= MAX_CHANGE_ATTEMPTS)
+          item.reject(
+            new StoreUnavailableError(`plant ${item.id} was changed by others too often while being changed; retry`),
+          );
         else again.push(item);
       }
       return again;

@@ -67,7 +67,11 @@ export const PLANT_JSON_SQL = plantJsonSql('postgres');
 const PLANTS_INPUT = new ArrayInput<PlantInput>(PLANT_INPUT_TYPES);
 
 /** The same with each plant's plant.created event. */
-type PlantEventInput = PlantInput & { readonly event_id: string; readonly event_type: string; readonly payload: string };
+type PlantEventInput = PlantInput & {
+  readonly event_id: string;
+  readonly event_type: string;
+  readonly payload: string;
+};
 const PLANT_EVENTS_INPUT = new ArrayInput<PlantEventInput>({
   ...PLANT_INPUT_TYPES,
   event_id: 'text',
@@ -151,7 +155,10 @@ const Q = {
     name: 'webhooks.list',
     text: 'SELECT id, url, description, event_types, created_at FROM webhook_subscriptions ORDER BY created_at, seq',
   },
-  getSubscription: { name: 'webhooks.get', text: 'SELECT id, url, description, event_types, created_at FROM webhook_subscriptions WHERE id = $1' },
+  getSubscription: {
+    name: 'webhooks.get',
+    text: 'SELECT id, url, description, event_types, created_at FROM webhook_subscriptions WHERE id = $1',
+  },
   rotateSecret: {
     name: 'webhooks.rotate-secret',
     // Right-hand sides see the row as it was: the current secret becomes the previous
@@ -288,15 +295,24 @@ export class PostgresWebhookStore implements WebhookStore {
   constructor(private readonly pool: pg.Pool) {}
 
   async insertSubscription(s: NewWebhookSubscription): Promise<void> {
-    await guarded(() => this.pool.query({ ...Q.insertSubscription, values: [s.id, s.url, s.description ?? null, s.eventTypes, s.secret, s.createdAt] }));
+    await guarded(() =>
+      this.pool.query({
+        ...Q.insertSubscription,
+        values: [s.id, s.url, s.description ?? null, s.eventTypes, s.secret, s.createdAt],
+      }),
+    );
   }
 
   async listSubscriptions(): Promise<WebhookSubscription[]> {
-    return (await guarded(async () => (await this.pool.query<SubscriptionRow>(Q.listSubscriptions)).rows)).map(toSubscription);
+    return (await guarded(async () => (await this.pool.query<SubscriptionRow>(Q.listSubscriptions)).rows)).map(
+      toSubscription,
+    );
   }
 
   async getSubscription(id: string): Promise<WebhookSubscription | undefined> {
-    const row = await guarded(async () => (await this.pool.query<SubscriptionRow>({ ...Q.getSubscription, values: [id] })).rows[0]);
+    const row = await guarded(
+      async () => (await this.pool.query<SubscriptionRow>({ ...Q.getSubscription, values: [id] })).rows[0],
+    );
     return row === undefined ? undefined : toSubscription(row);
   }
 
@@ -310,21 +326,30 @@ export class PostgresWebhookStore implements WebhookStore {
   }
 
   async listDeliveries(subscriptionId: string, { limit, status }: ListDeliveriesQuery): Promise<WebhookDelivery[]> {
-    const rows = await guarded(async () =>
-      (await this.pool.query<DeliveryRow>({ ...Q.listDeliveries, values: [subscriptionId, status ?? null, limit] })).rows,
+    const rows = await guarded(
+      async () =>
+        (await this.pool.query<DeliveryRow>({ ...Q.listDeliveries, values: [subscriptionId, status ?? null, limit] }))
+          .rows,
     );
     return this.withAttempts(rows);
   }
 
   async getDelivery(subscriptionId: string, deliveryId: string): Promise<WebhookDelivery | undefined> {
-    const rows = await guarded(async () => (await this.pool.query<DeliveryRow>({ ...Q.getDelivery, values: [subscriptionId, deliveryId] })).rows);
+    const rows = await guarded(
+      async () => (await this.pool.query<DeliveryRow>({ ...Q.getDelivery, values: [subscriptionId, deliveryId] })).rows,
+    );
     return (await this.withAttempts(rows))[0];
   }
 
   async backlog(now = new Date()): Promise<WebhookBacklog> {
-    const row = await guarded(async () => (await this.pool.query<{ pending: number; oldest: Date | null }>(Q.backlog)).rows[0]);
+    const row = await guarded(
+      async () => (await this.pool.query<{ pending: number; oldest: Date | null }>(Q.backlog)).rows[0],
+    );
     const oldest = row?.oldest ?? null;
-    return { pending: row?.pending ?? 0, oldestPendingSeconds: oldest === null ? null : Math.max(0, (now.getTime() - oldest.getTime()) / 1000) };
+    return {
+      pending: row?.pending ?? 0,
+      oldestPendingSeconds: oldest === null ? null : Math.max(0, (now.getTime() - oldest.getTime()) / 1000),
+    };
   }
 
   async hasDueDeliveries(now: Date): Promise<boolean> {
@@ -333,33 +358,51 @@ export class PostgresWebhookStore implements WebhookStore {
 
   async claimDueDeliveries({ now, limit, leaseMs, owner }: ClaimRequest): Promise<ClaimedDelivery[]> {
     const leaseUntil = new Date(now.getTime() + leaseMs);
-    const rows = await guarded(async () => (await this.pool.query<ClaimRow>({ ...Q.claim, values: [now, limit, owner, leaseUntil] })).rows);
+    const rows = await guarded(
+      async () => (await this.pool.query<ClaimRow>({ ...Q.claim, values: [now, limit, owner, leaseUntil] })).rows,
+    );
     return rows.map((row) => toClaimedDelivery(row, owner));
   }
 
   async recordAttempt({ deliveryId, leaseOwner, attempt, outcome }: AttemptResult): Promise<void> {
     const update = deliveryUpdate(attempt.attempt, outcome);
     const values = [
-      deliveryId, attempt.attempt, attempt.attemptedAt, attempt.responseStatus ?? null, Math.round(attempt.latencyMs), attempt.error ?? null,
-      update.status, update.attemptCount, update.nextAttemptAt, update.keepManual, leaseOwner,
+      deliveryId,
+      attempt.attempt,
+      attempt.attemptedAt,
+      attempt.responseStatus ?? null,
+      Math.round(attempt.latencyMs),
+      attempt.error ?? null,
+      update.status,
+      update.attemptCount,
+      update.nextAttemptAt,
+      update.keepManual,
+      leaseOwner,
     ];
     await guarded(() => this.pool.query({ ...Q.recordAttempt, values }));
   }
 
   async retryDelivery(subscriptionId: string, deliveryId: string, now: Date): Promise<WebhookDelivery | undefined> {
-    const changed = await guarded(async () => (await this.pool.query({ ...Q.retry, values: [now, subscriptionId, deliveryId] })).rowCount);
+    const changed = await guarded(
+      async () => (await this.pool.query({ ...Q.retry, values: [now, subscriptionId, deliveryId] })).rowCount,
+    );
     return changed === 0 ? undefined : this.getDelivery(subscriptionId, deliveryId);
   }
 
   async pruneFinishedEvents(before: Date, limit: number): Promise<number> {
-    const rows = await guarded(async () => (await this.pool.query<{ pruned: number }>({ ...PRUNE_FINISHED_EVENTS, values: [before, limit] })).rows);
+    const rows = await guarded(
+      async () =>
+        (await this.pool.query<{ pruned: number }>({ ...PRUNE_FINISHED_EVENTS, values: [before, limit] })).rows,
+    );
     return rows[0]?.pruned ?? 0;
   }
 
   private async withAttempts(rows: DeliveryRow[]): Promise<WebhookDelivery[]> {
     if (rows.length === 0) return [];
     const ids = rows.map((r) => r.id);
-    const attempts = await guarded(async () => (await this.pool.query<AttemptRow>({ ...Q.attemptsOf, values: [ids] })).rows);
+    const attempts = await guarded(
+      async () => (await this.pool.query<AttemptRow>({ ...Q.attemptsOf, values: [ids] })).rows,
+    );
     return attachAttempts(rows, attempts);
   }
 }

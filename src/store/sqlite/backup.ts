@@ -32,7 +32,17 @@
  * then waits for the lock: once it gets it, it runs on the replaced file. So the
  * service must stay stopped until restore returns (docs/deploying.md).
  */
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { refuseNewerStore } from '../errors.js';
@@ -78,15 +88,27 @@ const ALL_PAGES = 0x7fffffff;
 const LOCK_WAIT_MS = 1000;
 
 /** Copies the store at sourcePath to targetPath, consistently, while a service may be writing to it. */
-export async function backupSqlite(sourcePath: string, targetPath: string, options: CopyOptions = {}): Promise<CopyReport> {
+export async function backupSqlite(
+  sourcePath: string,
+  targetPath: string,
+  options: CopyOptions = {},
+): Promise<CopyReport> {
   const started = performance.now();
   const source = resolve(sourcePath);
   const target = resolve(targetPath);
-  if (!existsSync(source)) throw new SqliteBackupError(`no SQLite store at ${source} (a relative path starts from the current folder)`);
-  if (!existsSync(dirname(target))) throw new SqliteBackupError(`the folder ${dirname(target)} for the backup does not exist`);
+  if (!existsSync(source))
+    throw new SqliteBackupError(`no SQLite store at ${source} (a relative path starts from the current folder)`);
+  if (!existsSync(dirname(target)))
+    throw new SqliteBackupError(`the folder ${dirname(target)} for the backup does not exist`);
   refuseSameFile(source, target, 'the backup cannot be written over the store it copies');
   // A backup is the store as it was, history included: only a restore starts a new one.
-  const { facts, replaced } = await copyInto(source, target, options.force === true, `the backup of ${source}`, () => {});
+  const { facts, replaced } = await copyInto(
+    source,
+    target,
+    options.force === true,
+    `the backup of ${source}`,
+    () => {},
+  );
   return report(source, target, facts, replaced, started);
 }
 
@@ -95,7 +117,11 @@ export async function backupSqlite(sourcePath: string, targetPath: string, optio
  * a file that is not a sound Plant Store of a schema this build knows, and a store that a
  * running service (any process) has open.
  */
-export async function restoreSqlite(backupPath: string, targetPath: string, options: CopyOptions = {}): Promise<CopyReport> {
+export async function restoreSqlite(
+  backupPath: string,
+  targetPath: string,
+  options: CopyOptions = {},
+): Promise<CopyReport> {
   const started = performance.now();
   const backup = resolve(backupPath);
   const target = resolve(targetPath);
@@ -159,11 +185,14 @@ async function copyInto(
 
 /** Renames temp over target, holding target's lock if it exists (see the top of this file). */
 function swapIn(temp: string, target: string, force: boolean): boolean {
-  if (existsSync(target) && !force) throw new SqliteBackupError(`${target} appeared while it was being written: not replacing it without --force`);
+  if (existsSync(target) && !force)
+    throw new SqliteBackupError(`${target} appeared while it was being written: not replacing it without --force`);
   if (!existsSync(target)) {
     const stale = [`${target}-wal`, `${target}-journal`].filter((path) => existsSync(path));
     if (stale.length > 0) {
-      throw new SqliteBackupError(`${stale.join(' and ')} exist without their database ${target}: SQLite would replay them into the new file; move them away first`);
+      throw new SqliteBackupError(
+        `${stale.join(' and ')} exist without their database ${target}: SQLite would replay them into the new file; move them away first`,
+      );
     }
     renameSync(temp, target);
     return false;
@@ -190,14 +219,17 @@ function lockUnused(target: string): Database.Database {
   } catch (error) {
     db.close();
     const code = codeOf(error);
-    if (code === 'SQLITE_NOTADB') throw new SqliteBackupError(`${target} exists and is not a SQLite database: not replacing it`, { cause: error });
+    if (code === 'SQLITE_NOTADB')
+      throw new SqliteBackupError(`${target} exists and is not a SQLite database: not replacing it`, { cause: error });
     if (code?.startsWith('SQLITE_BUSY') !== true && code?.startsWith('SQLITE_LOCKED') !== true) throw error;
     mode = undefined;
   }
   // SQLite answers with the mode it stayed in when it could not switch.
   if (mode === 'delete') return db;
   if (db.open) db.close();
-  throw new SqliteBackupError(`${target} is open in another process (a running plantstore serve?): stop it first; a store in use is never replaced`);
+  throw new SqliteBackupError(
+    `${target} is open in another process (a running plantstore serve?): stop it first; a store in use is never replaced`,
+  );
 }
 
 /**
@@ -216,10 +248,18 @@ function readFacts(
     return readable(label, () => {
       if (!how.readonly) db.pragma('journal_mode = DELETE');
       const findings = (db.pragma('quick_check(5)') as { quick_check: string }[]).map((row) => row.quick_check);
-      if (findings.length !== 1 || findings[0] !== 'ok') throw new SqliteBackupError(`${label} is damaged (PRAGMA quick_check: ${findings.join('; ')})`);
-      const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name IN ('schema_migrations', 'plants')").pluck().all();
-      const versions = tables.length === 2 ? (db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[]) : [];
-      if (versions.length === 0) throw new SqliteBackupError(`${label} is a SQLite database but not a Plant Store (no schema_migrations and plants tables)`);
+      if (findings.length !== 1 || findings[0] !== 'ok')
+        throw new SqliteBackupError(`${label} is damaged (PRAGMA quick_check: ${findings.join('; ')})`);
+      const tables = db
+        .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name IN ('schema_migrations', 'plants')")
+        .pluck()
+        .all();
+      const versions =
+        tables.length === 2 ? (db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[]) : [];
+      if (versions.length === 0)
+        throw new SqliteBackupError(
+          `${label} is a SQLite database but not a Plant Store (no schema_migrations and plants tables)`,
+        );
       if (how.refuseNewer) refuseNewerStore(`in ${label}`, versions, migrationsOf('sqlite'));
       adjust?.(db);
       return {
@@ -245,7 +285,8 @@ function readable<T>(label: string, fn: () => T): T {
 function explained(label: string, error: unknown): unknown {
   const code = codeOf(error);
   if (code === 'SQLITE_NOTADB') return new SqliteBackupError(`${label} is not a SQLite database`, { cause: error });
-  if (code?.startsWith('SQLITE_CORRUPT') === true) return new SqliteBackupError(`${label} is damaged (${code})`, { cause: error });
+  if (code?.startsWith('SQLITE_CORRUPT') === true)
+    return new SqliteBackupError(`${label} is damaged (${code})`, { cause: error });
   return error;
 }
 
@@ -253,7 +294,8 @@ function refuseSameFile(source: string, target: string, why: string): void {
   const real = (path: string) => join(realpathSync(dirname(path)), basename(path));
   const from = real(source);
   const to = real(target);
-  if ([from, `${from}-wal`, `${from}-shm`, `${from}-journal`].includes(to)) throw new SqliteBackupError(`${why} (${to})`);
+  if ([from, `${from}-wal`, `${from}-shm`, `${from}-journal`].includes(to))
+    throw new SqliteBackupError(`${why} (${to})`);
 }
 
 /** fsync a file or a folder: a rename is durable only once its folder is synced. */

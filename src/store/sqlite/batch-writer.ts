@@ -15,7 +15,8 @@ import type { PlantState, PlantWrite, PlantWriteResult } from './writer-protocol
 
 const asPlant = (id: bigint, { name, tag }: Omit<PlantValues, 'id'>): PlantRecord => withoutAbsent({ id, name, tag });
 
-/** What one batch's writes share: its time, the subscribed event types, the version counter, the search index's and the change log's changes. */
+/** What one batch's writes share: its time, the subscribed event types, the version counter, the search index's and the
+ * change log's changes. */
 interface BatchContext {
   readonly now: number;
   readonly outbox: ReturnType<SqliteWebhookOutbox['forBatch']>;
@@ -46,12 +47,16 @@ export class BatchWriter {
     const prepare = (sql: string) => db.prepare(sql).safeIntegers(true);
     this.insert = prepare(`INSERT INTO plants (id, name, tag, created_at, version, name_key, name_words, tag_words)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`);
-    this.selectById = prepare('SELECT name, tag, version, name_words AS nameWords, tag_words AS tagWords FROM plants WHERE id = ?');
+    this.selectById = prepare(
+      'SELECT name, tag, version, name_words AS nameWords, tag_words AS tagWords FROM plants WHERE id = ?',
+    );
     // One UPDATE for every change: per-column variants showed no gain on bench:ab (bench/README.md).
     this.updateById = prepare(
       'UPDATE plants SET name = ?, name_key = ?, name_words = ?, tag = ?, tag_words = ?, version = ? WHERE id = ?',
     );
-    this.deleteById = prepare('DELETE FROM plants WHERE id = ? RETURNING tag, name_words AS nameWords, tag_words AS tagWords');
+    this.deleteById = prepare(
+      'DELETE FROM plants WHERE id = ? RETURNING tag, name_words AS nameWords, tag_words AS tagWords',
+    );
     this.readCounter = prepare('SELECT last FROM plant_version_counter').pluck();
     this.writeCounter = prepare('UPDATE plant_version_counter SET last = ?');
     this.outbox = new SqliteWebhookOutbox(db);
@@ -59,7 +64,13 @@ export class BatchWriter {
     this.changeLog = new ChangeLogWriter(db);
     this.applyAll = db.transaction((writes: readonly PlantWrite[]) => {
       const first = this.readCounter.get() as bigint;
-      const batch: BatchContext = { now: Date.now(), outbox: this.outbox.forBatch(), search: new SearchIndexChanges(), changes: new ChangeLogEntries(), version: first };
+      const batch: BatchContext = {
+        now: Date.now(),
+        outbox: this.outbox.forBatch(),
+        search: new SearchIndexChanges(),
+        changes: new ChangeLogEntries(),
+        version: first,
+      };
       const results = writes.map((write) => this.applyOne(write, batch));
       if (batch.version !== first) this.writeCounter.run(batch.version);
       this.searchIndex.apply(batch.search);
@@ -94,7 +105,10 @@ export class BatchWriter {
     // The primary key decides who wins: INSERT .. ON CONFLICT DO NOTHING, then read
     // the row that is there (never check-then-insert).
     const find = findColumns(write.name, write.tag);
-    if (this.insert.run(write.id, write.name, write.tag, batch.now, version, find.nameKey, find.nameWords, find.tagWords).changes === 1) {
+    if (
+      this.insert.run(write.id, write.name, write.tag, batch.now, version, find.nameKey, find.nameWords, find.tagWords)
+        .changes === 1
+    ) {
       batch.version = version;
       batch.outbox.created(plant);
       batch.changes.created(plant);
@@ -117,7 +131,10 @@ export class BatchWriter {
     const tag = after.tag ?? null;
     const find = findColumns(after.name, tag);
     // The words of the unchanged part stay the row's: the search index holds those.
-    const words = { nameWords: after.name === before.name ? row.nameWords : find.nameWords, tagWords: after.tag === before.tag ? row.tagWords : find.tagWords };
+    const words = {
+      nameWords: after.name === before.name ? row.nameWords : find.nameWords,
+      tagWords: after.tag === before.tag ? row.tagWords : find.tagWords,
+    };
     this.updateById.run(after.name, find.nameKey, words.nameWords, tag, words.tagWords, version, write.id);
     batch.search.changed(write.id, row, words);
     batch.outbox.updated(after);

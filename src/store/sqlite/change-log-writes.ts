@@ -21,7 +21,13 @@ import { deletedPlantJson, plantJson } from '../../domain/plant-json.js';
 import type { PlantRecord } from '../../domain/plant.js';
 
 /** previousTag: the tag an update replaced (null for none); undefined when it kept it, and for creates and deletes. */
-type Entry = readonly [type: EventType, plantId: bigint, tag: string | null, payload: string, previousTag?: string | null];
+type Entry = readonly [
+  type: EventType,
+  plantId: bigint,
+  tag: string | null,
+  payload: string,
+  previousTag?: string | null,
+];
 
 /** One transaction's changes, in the order they happened. */
 export class ChangeLogEntries {
@@ -35,7 +41,9 @@ export class ChangeLogEntries {
     const tag = after.tag ?? null;
     const previous = before.tag ?? null;
     const payload = plantJson(after);
-    this.entries.push(previous === tag ? [PLANT_UPDATED, after.id, tag, payload] : [PLANT_UPDATED, after.id, tag, payload, previous]);
+    this.entries.push(
+      previous === tag ? [PLANT_UPDATED, after.id, tag, payload] : [PLANT_UPDATED, after.id, tag, payload, previous],
+    );
   }
 
   /** `tag`: the one the plant had, for the stream's tag filter. */
@@ -58,7 +66,8 @@ export class ChangeLogEntries {
   }
 }
 
-/** The head of an INSERT into the log, for the writes of many plants by one statement (an import, a copy) to complete with their SELECT. */
+/** The head of an INSERT into the log, for the writes of many plants by one statement (an import, a copy) to complete
+ * with their SELECT. */
 export const APPEND_CHANGES = 'INSERT INTO plant_changes (type, plant_id, tag, payload, created_at)';
 
 export class ChangeLogWriter {

@@ -42,7 +42,9 @@ export class SqliteChangeReads {
 
   constructor(db: Database.Database) {
     this.entriesAfter = db
-      .prepare('SELECT position, type, plant_id, tag, payload, tag_changed, previous_tag FROM plant_changes WHERE position > ? ORDER BY position LIMIT ?')
+      .prepare(
+        'SELECT position, type, plant_id, tag, payload, tag_changed, previous_tag FROM plant_changes WHERE position > ? ORDER BY position LIMIT ?',
+      )
       .safeIntegers(true)
       .raw(true);
     // AUTOINCREMENT's counter: the last position taken, even when retention has pruned it.
@@ -54,7 +56,9 @@ export class SqliteChangeReads {
   after(position: bigint, limit: number): PlantChangeEntry[] {
     const rows = guarded(() => this.entriesAfter.all(position, limit)) as EntryRow[];
     return rows.map(([at, type, plantId, tag, payload, tagChanged, previousTag]) =>
-      tagChanged === 0n ? { position: at, type, plantId, tag, payload } : { position: at, type, plantId, tag, payload, previousTag },
+      tagChanged === 0n
+        ? { position: at, type, plantId, tag, payload }
+        : { position: at, type, plantId, tag, payload, previousTag },
     );
   }
 
@@ -72,7 +76,9 @@ export class SqliteChangeLogPruner {
   private readonly deleteOld: Database.Statement;
 
   constructor(db: Database.Database) {
-    this.deleteOld = db.prepare('DELETE FROM plant_changes WHERE position IN (SELECT position FROM plant_changes WHERE created_at < ? ORDER BY position LIMIT ?)');
+    this.deleteOld = db.prepare(
+      'DELETE FROM plant_changes WHERE position IN (SELECT position FROM plant_changes WHERE created_at < ? ORDER BY position LIMIT ?)',
+    );
   }
 
   prune(beforeMs: number, limit: number): number {

@@ -18,7 +18,8 @@ const CLOSED = 'The database connection is not open';
 
 /** A storage-level failure becomes StoreUnavailableError; anything else stays as it is. */
 export function translateError(error: unknown): unknown {
-  if (error instanceof TypeError && error.message === CLOSED) return new StoreUnavailableError('the SQLite store is closed', { cause: error });
+  if (error instanceof TypeError && error.message === CLOSED)
+    return new StoreUnavailableError('the SQLite store is closed', { cause: error });
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code !== 'string' || !UNAVAILABLE.test(code)) return error;
   const message = isCorruption(code)

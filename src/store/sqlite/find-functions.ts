@@ -10,5 +10,7 @@ import { nameKey, searchWords } from '../../domain/search-text.js';
 
 export function registerFindFunctions(db: Database.Database): void {
   db.function('plant_name_key', { deterministic: true }, (name: unknown) => nameKey(String(name)));
-  db.function('plant_search_words', { deterministic: true }, (text: unknown) => (typeof text === 'string' ? searchWords(text) : ''));
+  db.function('plant_search_words', { deterministic: true }, (text: unknown) =>
+    typeof text === 'string' ? searchWords(text) : '',
+  );
 }

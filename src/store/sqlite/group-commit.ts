@@ -27,7 +27,12 @@ import type {
 const MAX_BATCH = 1024;
 
 type Queued =
-  | { readonly kind: 'plant'; readonly write: PlantWrite; readonly resolve: (result: PlantWriteResult) => void; readonly reject: (error: unknown) => void }
+  | {
+      readonly kind: 'plant';
+      readonly write: PlantWrite;
+      readonly resolve: (result: PlantWriteResult) => void;
+      readonly reject: (error: unknown) => void;
+    }
   | {
       readonly kind: 'call';
       /** Sends the call as unit `unit` (built where its types are known: see call()). */
@@ -77,9 +82,14 @@ export class GroupCommitWriter {
   }
 
   /** Runs `store.method(...args)` in the writer thread, in turn with the plant writes. */
-  call<S extends DelegatedStore, M extends DelegatedMethod<S>>(store: S, method: M, args: WriteArgs<S, M>): Promise<WriteResult<S, M>> {
+  call<S extends DelegatedStore, M extends DelegatedMethod<S>>(
+    store: S,
+    method: M,
+    args: WriteArgs<S, M>,
+  ): Promise<WriteResult<S, M>> {
     return new Promise((resolve, reject) => {
-      const post = (worker: Worker, unit: number) => worker.postMessage({ kind: 'call', unit, store, method, args } satisfies CallRequest<S, M>);
+      const post = (worker: Worker, unit: number) =>
+        worker.postMessage({ kind: 'call', unit, store, method, args } satisfies CallRequest<S, M>);
       // The writer thread answers a call with what S.M returned (writer-worker.ts runs
       // the same declaration); a structured clone cannot carry its type across.
       this.batches.add({ kind: 'call', post, resolve: (value) => resolve(value as WriteResult<S, M>), reject });

@@ -28,13 +28,19 @@ export class SqliteHealth {
 
   /** The integrity check's findings: ['ok'] for a sound file. */
   checked(findings: readonly string[]): void {
-    this.integrity = findings.length === 1 && findings[0] === 'ok' ? undefined : this.corrupt(`PRAGMA quick_check: ${findings.join('; ')}`);
+    this.integrity =
+      findings.length === 1 && findings[0] === 'ok'
+        ? undefined
+        : this.corrupt(`PRAGMA quick_check: ${findings.join('; ')}`);
   }
 
   checkFailed(error: unknown): void {
     const code = (error as { code?: unknown } | null)?.code;
     const reason = String((error as Error | null)?.message ?? error);
-    this.integrity = typeof code === 'string' && isCorruption(code) ? this.corrupt(reason) : `the SQLite store at ${this.path} could not be checked: ${reason}`;
+    this.integrity =
+      typeof code === 'string' && isCorruption(code)
+        ? this.corrupt(reason)
+        : `the SQLite store at ${this.path} could not be checked: ${reason}`;
   }
 
   /** The outcome of each write unit the writer thread ran. */

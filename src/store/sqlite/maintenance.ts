@@ -11,7 +11,9 @@ export class SqliteMaintenance implements StoreMaintenance {
   private readonly touch: Database.Statement;
 
   constructor(private readonly db: Database.Database) {
-    this.touch = db.prepare('UPDATE schema_migrations SET name = name WHERE version = (SELECT max(version) FROM schema_migrations)');
+    this.touch = db.prepare(
+      'UPDATE schema_migrations SET name = name WHERE version = (SELECT max(version) FROM schema_migrations)',
+    );
   }
 
   quickCheck(): string[] {

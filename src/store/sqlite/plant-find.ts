@@ -52,8 +52,16 @@ interface Source {
   readonly match: string;
 }
 
-const PLANTS: Source = { from: 'plants', id: 'id', match: 'id IN (SELECT rowid FROM plants_search WHERE plants_search MATCH @match)' };
-const SEARCH_IN_ID_ORDER: Source = { from: 'plants_search JOIN plants ON plants.id = plants_search.rowid', id: 'plants_search.rowid', match: 'plants_search MATCH @match' };
+const PLANTS: Source = {
+  from: 'plants',
+  id: 'id',
+  match: 'id IN (SELECT rowid FROM plants_search WHERE plants_search MATCH @match)',
+};
+const SEARCH_IN_ID_ORDER: Source = {
+  from: 'plants_search JOIN plants ON plants.id = plants_search.rowid',
+  id: 'plants_search.rowid',
+  match: 'plants_search MATCH @match',
+};
 
 function sourceOf(order: PlantOrder, { terms }: PlantFilter): Source {
   return hasTerms(terms) && !isNameOrder(order) ? SEARCH_IN_ID_ORDER : PLANTS;
@@ -277,7 +285,11 @@ export class SqlitePlantFinder {
   }
 
   pageCursorSecret(): string {
-    const [secret] = this.all({ key: 'secret', sql: () => "SELECT secret FROM store_secrets WHERE name = 'page-cursor'", parameters: {} })[0] as [string];
+    const [secret] = this.all({
+      key: 'secret',
+      sql: () => "SELECT secret FROM store_secrets WHERE name = 'page-cursor'",
+      parameters: {},
+    })[0] as [string];
     return secret;
   }
 
@@ -326,6 +338,7 @@ export class SqlitePlantFinder {
 }
 
 function requiredKey(query: ListPlantsQuery): string {
-  if (query.afterKey === undefined) throw new Error(`a page after a plant in ${query.order ?? 'id'} order needs that plant's name key`);
+  if (query.afterKey === undefined)
+    throw new Error(`a page after a plant in ${query.order ?? 'id'} order needs that plant's name key`);
   return query.afterKey;
 }

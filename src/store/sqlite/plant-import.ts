@@ -201,12 +201,15 @@ export class SqlitePlantImports {
     const base = this.readCounter.get() as bigint;
     // Every created plant takes a version above the counter: base + its line is unique.
     const created = this.db
-      .prepare(`INSERT INTO plants (${plantColumnsSql()}, created_at, version, name_key, name_words, tag_words)
+      .prepare(
+        `INSERT INTO plants (${plantColumnsSql()}, created_at, version, name_key, name_words, tag_words)
         SELECT ${plantColumnsSql()}, ?, ? + line, name_key, name_words, tag_words
         FROM ${staging.table} WHERE true ORDER BY ${idOrder(staging)}
-        ON CONFLICT (id) DO NOTHING`)
+        ON CONFLICT (id) DO NOTHING`,
+      )
       .run(now, base).changes;
-    const { conflicts, conflictCount } = created === staging.rows ? { conflicts: [], conflictCount: 0 } : this.conflicts(staging, reportLimit);
+    const { conflicts, conflictCount } =
+      created === staging.rows ? { conflicts: [], conflictCount: 0 } : this.conflicts(staging, reportLimit);
     if (mode === 'all' && conflictCount > 0) throw new Rejected({ kind: 'rejected', conflicts, conflictCount });
     if (created > 0) {
       this.writeCounter.run(base + BigInt(staging.lastLine));
@@ -217,20 +220,28 @@ export class SqlitePlantImports {
     return { kind: 'applied', created, unchanged: staging.rows - created - conflictCount, conflicts, conflictCount };
   }
 
-  /** The created plants' words into the search index: every staged line's when each created its plant, else those whose plant got that line's version. */
+  /** The created plants' words into the search index: every staged line's when each created its plant, else those whose
+   * plant got that line's version. */
   private indexCreated(staging: Staging, base: bigint, created: number): void {
     const into = 'INSERT INTO plants_search (rowid, name_words, tag_words)';
     if (created === staging.rows) {
-      this.db.prepare(`${into} SELECT id, name_words, tag_words FROM ${staging.table} ORDER BY ${idOrder(staging)}`).run();
+      this.db
+        .prepare(`${into} SELECT id, name_words, tag_words FROM ${staging.table} ORDER BY ${idOrder(staging)}`)
+        .run();
     } else {
-      this.db.prepare(`${into} SELECT s.id, s.name_words, s.tag_words ${createdLines(staging)} ORDER BY s.id`).run(base);
+      this.db
+        .prepare(`${into} SELECT s.id, s.name_words, s.tag_words ${createdLines(staging)} ORDER BY s.id`)
+        .run(base);
     }
   }
 
-  /** A plant.created entry in the change log for each line that created its plant (its plant has that line's version), in line order. */
+  /** A plant.created entry in the change log for each line that created its plant (its plant has that line's version),
+   * in line order. */
   private logCreated(staging: Staging, base: bigint, now: number): void {
     this.db
-      .prepare(`${APPEND_CHANGES} SELECT '${PLANT_CREATED}', p.id, p.tag, p.json, ? ${createdLines(staging)} ORDER BY s.line`)
+      .prepare(
+        `${APPEND_CHANGES} SELECT '${PLANT_CREATED}', p.id, p.tag, p.json, ? ${createdLines(staging)} ORDER BY s.line`,
+      )
       .run(now, base);
   }
 
@@ -238,7 +249,10 @@ export class SqlitePlantImports {
   private conflicts(staging: Staging, reportLimit: number): { conflicts: ImportConflict[]; conflictCount: number } {
     const from = `FROM ${staging.table} s JOIN plants p ON p.id = s.id WHERE ${plantsDifferSql('sqlite', 'p', 's')}`;
     const conflictCount = this.db.prepare(`SELECT count(*) ${from}`).pluck().get() as number;
-    const rows = this.db.prepare(`SELECT s.line, s.id ${from} ORDER BY s.line LIMIT ?`).safeIntegers(true).all(reportLimit) as { line: bigint; id: bigint }[];
+    const rows = this.db
+      .prepare(`SELECT s.line, s.id ${from} ORDER BY s.line LIMIT ?`)
+      .safeIntegers(true)
+      .all(reportLimit) as { line: bigint; id: bigint }[];
     return { conflicts: rows.map((row) => ({ line: Number(row.line), id: row.id })), conflictCount };
   }
 
@@ -251,7 +265,9 @@ export class SqlitePlantImports {
     const outbox = this.outbox.forBatch(now);
     if (!outbox.wants(PLANT_CREATED)) return;
     const chunk = this.db
-      .prepare(`SELECT s.line, ${plantColumnsSql('s')} ${createdLines(staging)} WHERE s.line > ? ORDER BY s.line LIMIT 5000`)
+      .prepare(
+        `SELECT s.line, ${plantColumnsSql('s')} ${createdLines(staging)} WHERE s.line > ? ORDER BY s.line LIMIT 5000`,
+      )
       .safeIntegers(true);
     let after = 0n;
     for (;;) {

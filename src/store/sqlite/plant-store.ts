@@ -7,8 +7,23 @@
  */
 import type Database from 'better-sqlite3';
 import type {
-  ExportChunk, ImportMode, ImportOutcome, ImportRow, PlantImport,
-  CreatePlantOutcome, DeletePlantOutcome, ExpectedVersion, ListPlantsQuery, PlantChange, PlantCount, PlantFilter, PlantPage, PlantRecord, PlantStore, UpdatePlantOutcome, VersionedPlant,
+  ExportChunk,
+  ImportMode,
+  ImportOutcome,
+  ImportRow,
+  PlantImport,
+  CreatePlantOutcome,
+  DeletePlantOutcome,
+  ExpectedVersion,
+  ListPlantsQuery,
+  PlantChange,
+  PlantCount,
+  PlantFilter,
+  PlantPage,
+  PlantRecord,
+  PlantStore,
+  UpdatePlantOutcome,
+  VersionedPlant,
 } from '../types.js';
 import { withoutAbsent } from '../../domain/plant.js';
 import { BulkSlots } from '../core/bulk-slots.js';
@@ -50,7 +65,9 @@ export class SqlitePlantStore implements PlantStore {
   }
 
   async createPlant(plant: PlantRecord): Promise<CreatePlantOutcome> {
-    const result = await this.written(this.writer.write({ op: 'create', id: plant.id, name: plant.name, tag: plant.tag ?? null }));
+    const result = await this.written(
+      this.writer.write({ op: 'create', id: plant.id, name: plant.name, tag: plant.tag ?? null }),
+    );
     switch (result.kind) {
       case 'created':
         return { kind: 'created', plant: { ...plant, version: result.version } };
@@ -69,7 +86,9 @@ export class SqlitePlantStore implements PlantStore {
   }
 
   async updatePlant(change: PlantChange, expected?: ExpectedVersion): Promise<UpdatePlantOutcome> {
-    const result = await this.written(this.writer.write({ op: 'update', id: change.id, name: change.name, tag: change.tag, expected }));
+    const result = await this.written(
+      this.writer.write({ op: 'update', id: change.id, name: change.name, tag: change.tag, expected }),
+    );
     switch (result.kind) {
       case 'updated':
       case 'unchanged':
@@ -108,7 +127,8 @@ export class SqlitePlantStore implements PlantStore {
     }
   }
 
-  /** The write's result, once the change signal has been fired for it (a change, or none: listeners read the log to know). */
+  /** The write's result, once the change signal has been fired for it (a change, or none: listeners read the log to
+   * know). */
   private async written<T>(write: Promise<T>): Promise<T> {
     const result = await write;
     this.changed.fire();

@@ -15,7 +15,14 @@ import type { Worker } from 'node:worker_threads';
 import { ReadTimeLimitError, StoreUnavailableError } from '../errors.js';
 import type { SqliteHealth } from './health.js';
 import type {
-  ReaderCloseRequest, ReaderReply, ReadArgs, ReadFailure, ReadMethod, ReadRequest, ReadResult, ReadStore,
+  ReaderCloseRequest,
+  ReaderReply,
+  ReadArgs,
+  ReadFailure,
+  ReadMethod,
+  ReadRequest,
+  ReadResult,
+  ReadStore,
 } from './reader-protocol.js';
 import type { ReaderWorkerData } from './reader-worker.js';
 import { spawnWorker } from './spawn-worker.js';

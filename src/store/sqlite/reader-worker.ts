@@ -14,7 +14,14 @@ import { SqliteExports } from './plant-export.js';
 import { SqlitePlantFinder } from './plant-find.js';
 import { ReadBudget } from './read-budget.js';
 import type {
-  ReadArgs, ReadFailure, ReadHandlers, ReaderCloseRequest, ReaderReply, ReadMethod, ReadRequest, ReadStore,
+  ReadArgs,
+  ReadFailure,
+  ReadHandlers,
+  ReaderCloseRequest,
+  ReaderReply,
+  ReadMethod,
+  ReadRequest,
+  ReadStore,
 } from './reader-protocol.js';
 
 export interface ReaderWorkerData {

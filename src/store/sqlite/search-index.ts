@@ -85,7 +85,10 @@ const sameWords = (a: IndexedWords, b: IndexedWords) => a.nameWords === b.nameWo
  * keeps every one; the command column is 'delete' for a removal, null for an addition.
  */
 function operationsJson(operations: readonly IndexOperation[]): string {
-  const rows = operations.map(({ id, remove, words }) => `[${remove ? '"delete"' : 'null'},${id},${JSON.stringify(words.nameWords)},${JSON.stringify(words.tagWords)}]`);
+  const rows = operations.map(
+    ({ id, remove, words }) =>
+      `[${remove ? '"delete"' : 'null'},${id},${JSON.stringify(words.nameWords)},${JSON.stringify(words.tagWords)}]`,
+  );
   return `[${rows.join(',')}]`;
 }
 

@@ -123,7 +123,9 @@ export class SqliteStore implements Store {
  */
 export function migrate(db: Database.Database, through = Number.POSITIVE_INFINITY): void {
   guarded(() => {
-    db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
+    db.exec(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
+    );
     registerFindFunctions(db);
     const applyPending = db.transaction(() => {
       const applied = db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[];
@@ -131,7 +133,11 @@ export function migrate(db: Database.Database, through = Number.POSITIVE_INFINIT
       for (const migration of pendingMigrations(migrationsOf('sqlite'), applied, `at ${db.name}`)) {
         if (migration.version > through) continue;
         db.exec(migration.sql);
-        db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(migration.version, migration.name, Date.now());
+        db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
+          migration.version,
+          migration.name,
+          Date.now(),
+        );
         count += 1;
       }
       return count;

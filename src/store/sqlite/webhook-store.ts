@@ -18,7 +18,16 @@ import type {
   WebhookSubscription,
 } from '../types.js';
 import type { WebhookBacklog } from '../webhook-types.js';
-import { PLANT_CREATED, PLANT_DELETED, PLANT_UPDATED, plantCreatedEvent, plantDeletedEvent, plantUpdatedEvent, type EventType, type PlantEvent } from '../../domain/events.js';
+import {
+  PLANT_CREATED,
+  PLANT_DELETED,
+  PLANT_UPDATED,
+  plantCreatedEvent,
+  plantDeletedEvent,
+  plantUpdatedEvent,
+  type EventType,
+  type PlantEvent,
+} from '../../domain/events.js';
 import { deliveryUpdate } from '../core/delivery-update.js';
 import { guarded } from './errors.js';
 import {
@@ -69,7 +78,9 @@ export class SqliteWebhookOutbox {
 
   constructor(db: Database.Database) {
     this.subscribedTypes = db.prepare('SELECT DISTINCT event_types FROM webhook_subscriptions').pluck();
-    this.insertEvent = db.prepare('INSERT INTO webhook_events (id, type, payload, created_at) VALUES (@id, @type, @payload, @now)');
+    this.insertEvent = db.prepare(
+      'INSERT INTO webhook_events (id, type, payload, created_at) VALUES (@id, @type, @payload, @now)',
+    );
     this.insertDeliveries = db.prepare(
       `INSERT INTO webhook_deliveries (id, event_id, subscription_id, status, attempt_count, manual, next_attempt_at, created_at)
        SELECT 'dlv_' || lower(hex(randomblob(16))), @id, id, 'pending', 0, 0, @now, @now FROM webhook_subscriptions WHERE ${SUBSCRIBED_TO}`,
@@ -110,9 +121,15 @@ export class SqliteWebhookStore implements WebhookStore {
 
   constructor(db: Database.Database) {
     const s = {
-      insertSubscription: db.prepare('INSERT INTO webhook_subscriptions (id, url, description, event_types, secret, created_at) VALUES (?, ?, ?, ?, ?, ?)'),
-      listSubscriptions: db.prepare('SELECT id, url, description, event_types, created_at FROM webhook_subscriptions ORDER BY created_at, rowid'),
-      getSubscription: db.prepare('SELECT id, url, description, event_types, created_at FROM webhook_subscriptions WHERE id = ?'),
+      insertSubscription: db.prepare(
+        'INSERT INTO webhook_subscriptions (id, url, description, event_types, secret, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+      ),
+      listSubscriptions: db.prepare(
+        'SELECT id, url, description, event_types, created_at FROM webhook_subscriptions ORDER BY created_at, rowid',
+      ),
+      getSubscription: db.prepare(
+        'SELECT id, url, description, event_types, created_at FROM webhook_subscriptions WHERE id = ?',
+      ),
       deleteAttempts: db.prepare(
         'DELETE FROM webhook_delivery_attempts WHERE delivery_id IN (SELECT id FROM webhook_deliveries WHERE subscription_id = ?)',
       ),
@@ -131,23 +148,31 @@ export class SqliteWebhookStore implements WebhookStore {
       listDeliveriesByStatus: db.prepare(
         `SELECT ${DELIVERY_COLUMNS} FROM ${DELIVERY_FROM} WHERE d.subscription_id = ? AND d.status = ? ORDER BY d.created_at DESC, d.rowid DESC LIMIT ?`,
       ),
-      getDelivery: db.prepare(`SELECT ${DELIVERY_COLUMNS} FROM ${DELIVERY_FROM} WHERE d.subscription_id = ? AND d.id = ?`),
+      getDelivery: db.prepare(
+        `SELECT ${DELIVERY_COLUMNS} FROM ${DELIVERY_FROM} WHERE d.subscription_id = ? AND d.id = ?`,
+      ),
       attemptsOf: db.prepare(
         `SELECT delivery_id, attempt, attempted_at, response_status, latency_ms, error FROM webhook_delivery_attempts
          WHERE delivery_id IN (SELECT value FROM json_each(?)) ORDER BY id`,
       ),
-      backlog: db.prepare(`SELECT count(*) AS pending, min(created_at) AS oldest FROM webhook_deliveries WHERE status = 'pending'`),
-      due: db.prepare(
-        `SELECT 1 FROM webhook_deliveries
+      backlog: db.prepare(
+        `SELECT count(*) AS pending, min(created_at) AS oldest FROM webhook_deliveries WHERE status = 'pending'`,
+      ),
+      due: db
+        .prepare(
+          `SELECT 1 FROM webhook_deliveries
          WHERE status = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?) LIMIT 1`,
-      ).pluck(),
-      lease: db.prepare(
-        `UPDATE webhook_deliveries SET lease_owner = ?, lease_until = ?
+        )
+        .pluck(),
+      lease: db
+        .prepare(
+          `UPDATE webhook_deliveries SET lease_owner = ?, lease_until = ?
          WHERE id IN (SELECT id FROM webhook_deliveries
                       WHERE status = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)
                       ORDER BY next_attempt_at LIMIT ?)
          RETURNING id`,
-      ).pluck(),
+        )
+        .pluck(),
       claimed: db.prepare(
         `SELECT d.id, d.subscription_id, d.event_id, e.type, e.payload, s.url, s.secret,
                 CASE WHEN s.previous_secret_expires_at > ? THEN s.previous_secret END AS previous_secret, d.attempt_count, d.manual
@@ -185,16 +210,30 @@ export class SqliteWebhookStore implements WebhookStore {
     this.claimAtomically = db.transaction(({ now, limit, leaseMs, owner }: ClaimRequest) => {
       const at = now.getTime();
       const ids = s.lease.all(owner, at + leaseMs, at, at, limit) as string[];
-      return ids.map((id) => s.claimed.get(at, id) as ClaimRow | undefined).filter((row): row is ClaimRow => row !== undefined);
+      return ids
+        .map((id) => s.claimed.get(at, id) as ClaimRow | undefined)
+        .filter((row): row is ClaimRow => row !== undefined);
     });
 
     this.recordAtomically = db.transaction(({ deliveryId, leaseOwner, attempt, outcome }: AttemptResult) => {
       s.insertAttempt.run(
-        deliveryId, attempt.attempt, attempt.attemptedAt.getTime(), attempt.responseStatus ?? null,
-        Math.round(attempt.latencyMs), attempt.error ?? null, deliveryId,
+        deliveryId,
+        attempt.attempt,
+        attempt.attemptedAt.getTime(),
+        attempt.responseStatus ?? null,
+        Math.round(attempt.latencyMs),
+        attempt.error ?? null,
+        deliveryId,
       );
       const update = deliveryUpdate(attempt.attempt, outcome);
-      s.applyOutcome.run(update.status, update.attemptCount, update.nextAttemptAt?.getTime() ?? null, update.keepManual ? 1 : 0, deliveryId, leaseOwner);
+      s.applyOutcome.run(
+        update.status,
+        update.attemptCount,
+        update.nextAttemptAt?.getTime() ?? null,
+        update.keepManual ? 1 : 0,
+        deliveryId,
+        leaseOwner,
+      );
     });
 
     this.deleteAtomically = db.transaction((id: string) => {
@@ -217,7 +256,12 @@ export class SqliteWebhookStore implements WebhookStore {
   async insertSubscription(subscription: NewWebhookSubscription): Promise<void> {
     guarded(() =>
       this.statements.insertSubscription.run(
-        subscription.id, subscription.url, subscription.description ?? null, subscription.eventTypes.join(','), subscription.secret, subscription.createdAt.getTime(),
+        subscription.id,
+        subscription.url,
+        subscription.description ?? null,
+        subscription.eventTypes.join(','),
+        subscription.secret,
+        subscription.createdAt.getTime(),
       ),
     );
   }
@@ -251,12 +295,15 @@ export class SqliteWebhookStore implements WebhookStore {
 
   async getDelivery(subscriptionId: string, deliveryId: string): Promise<WebhookDelivery | undefined> {
     const row = guarded(() => this.statements.getDelivery.get(subscriptionId, deliveryId)) as DeliveryRow | undefined;
-    return row === undefined ? undefined : (this.withAttempts([row]))[0];
+    return row === undefined ? undefined : this.withAttempts([row])[0];
   }
 
   async backlog(now = new Date()): Promise<WebhookBacklog> {
     const row = guarded(() => this.statements.backlog.get()) as { pending: number; oldest: number | null };
-    return { pending: row.pending, oldestPendingSeconds: row.oldest === null ? null : Math.max(0, (now.getTime() - row.oldest) / 1000) };
+    return {
+      pending: row.pending,
+      oldestPendingSeconds: row.oldest === null ? null : Math.max(0, (now.getTime() - row.oldest) / 1000),
+    };
   }
 
   async hasDueDeliveries(now: Date): Promise<boolean> {
@@ -284,7 +331,9 @@ export class SqliteWebhookStore implements WebhookStore {
 
   private withAttempts(rows: DeliveryRow[]): WebhookDelivery[] {
     if (rows.length === 0) return [];
-    const attempts = guarded(() => this.statements.attemptsOf.all(JSON.stringify(rows.map((r) => r.id)))) as AttemptRow[];
+    const attempts = guarded(() =>
+      this.statements.attemptsOf.all(JSON.stringify(rows.map((r) => r.id))),
+    ) as AttemptRow[];
     return attachAttempts(rows, attempts);
   }
 }

@@ -23,7 +23,14 @@ import { SqliteMaintenance } from './maintenance.js';
 import { SqlitePlantImports } from './plant-import.js';
 import { SqliteTokenStore } from './token-store.js';
 import { SqliteWebhookStore } from './webhook-store.js';
-import type { DelegatedMethod, DelegatedStore, PlantWrite, PlantWriteResult, WriteArgs, WriteHandlers } from './writer-protocol.js';
+import type {
+  DelegatedMethod,
+  DelegatedStore,
+  PlantWrite,
+  PlantWriteResult,
+  WriteArgs,
+  WriteHandlers,
+} from './writer-protocol.js';
 
 /** One opening of the file: the connection and what was prepared on it. */
 interface Opened {
@@ -37,7 +44,13 @@ function open(path: string, busyTimeoutMs: number): Opened {
   const db = openConnection(path, busyTimeoutMs);
   const imports = new SqlitePlantImports(db);
   // The compiler checks this provides each of the DelegatedWrites.
-  const handlers: WriteHandlers = { maintenance: new SqliteMaintenance(db), imports, changes: new SqliteChangeLogPruner(db), tokens: new SqliteTokenStore(db), webhooks: new SqliteWebhookStore(db) };
+  const handlers: WriteHandlers = {
+    maintenance: new SqliteMaintenance(db),
+    imports,
+    changes: new SqliteChangeLogPruner(db),
+    tokens: new SqliteTokenStore(db),
+    webhooks: new SqliteWebhookStore(db),
+  };
   return { db, plants: new BatchWriter(db), imports, handlers };
 }
 
@@ -65,7 +78,11 @@ export class WriterConnection {
   }
 
   /** One delegated write, `store.method(...args)`. */
-  async call<S extends DelegatedStore, M extends DelegatedMethod<S>>(store: S, method: M, args: WriteArgs<S, M>): Promise<unknown> {
+  async call<S extends DelegatedStore, M extends DelegatedMethod<S>>(
+    store: S,
+    method: M,
+    args: WriteArgs<S, M>,
+  ): Promise<unknown> {
     const handlers = this.opened.handlers[store] as Record<M, (...args: WriteArgs<S, M>) => unknown>;
     try {
       return await handlers[method](...args);

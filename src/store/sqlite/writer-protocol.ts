@@ -15,7 +15,13 @@ import type { SqlitePlantImports } from './plant-import.js';
 export type PlantWrite =
   | { readonly op: 'create'; readonly id: bigint; readonly name: string; readonly tag: string | null }
   /** A merge: a name or tag left undefined is kept; a tag of null is removed. */
-  | { readonly op: 'update'; readonly id: bigint; readonly name: string | undefined; readonly tag: string | null | undefined; readonly expected?: ExpectedVersion }
+  | {
+      readonly op: 'update';
+      readonly id: bigint;
+      readonly name: string | undefined;
+      readonly tag: string | null | undefined;
+      readonly expected?: ExpectedVersion;
+    }
   | { readonly op: 'delete'; readonly id: bigint; readonly expected?: ExpectedVersion };
 
 /** A plant's row as it stands (after the write, or blocking it). */
@@ -52,7 +58,13 @@ export interface DelegatedWrites {
   readonly tokens: Pick<TokenStore, 'insertToken' | 'revokeToken' | 'recordTokenUse'>;
   readonly webhooks: Pick<
     WebhookStore,
-    'insertSubscription' | 'rotateSecret' | 'deleteSubscription' | 'claimDueDeliveries' | 'recordAttempt' | 'retryDelivery' | 'pruneFinishedEvents'
+    | 'insertSubscription'
+    | 'rotateSecret'
+    | 'deleteSubscription'
+    | 'claimDueDeliveries'
+    | 'recordAttempt'
+    | 'retryDelivery'
+    | 'pruneFinishedEvents'
   >;
 }
 
@@ -70,12 +82,16 @@ export type DelegatedMethod<S extends DelegatedStore> = keyof DelegatedWrites[S]
 /** The same writes as plain functions of their arguments: what the writer thread's table provides. */
 export type WriteHandlers = {
   readonly [S in DelegatedStore]: {
-    readonly [M in DelegatedMethod<S>]: DelegatedWrites[S][M] extends (...args: infer A) => infer R ? (...args: A) => R : never;
+    readonly [M in DelegatedMethod<S>]: DelegatedWrites[S][M] extends (...args: infer A) => infer R
+      ? (...args: A) => R
+      : never;
   };
 };
 
 export type WriteArgs<S extends DelegatedStore, M extends DelegatedMethod<S>> = Parameters<WriteHandlers[S][M]>;
-export type WriteResult<S extends DelegatedStore, M extends DelegatedMethod<S>> = Awaited<ReturnType<WriteHandlers[S][M]>>;
+export type WriteResult<S extends DelegatedStore, M extends DelegatedMethod<S>> = Awaited<
+  ReturnType<WriteHandlers[S][M]>
+>;
 
 /** One delegated write: `store.method(...args)`. */
 export interface CallRequest<S extends DelegatedStore, M extends DelegatedMethod<S>> {
@@ -96,7 +112,8 @@ export interface WriteFailure {
 }
 
 /** What the main thread sends; a call is of some write S.M, checked where it was made. */
-export type WriterRequest<S extends DelegatedStore, M extends DelegatedMethod<S>> = PlantsRequest | CallRequest<S, M> | CloseRequest;
+export type WriterRequest<S extends DelegatedStore, M extends DelegatedMethod<S>> =
+  PlantsRequest | CallRequest<S, M> | CloseRequest;
 
 /** One batch of plant writes: one transaction. */
 export interface PlantsRequest {

@@ -22,7 +22,9 @@ if (port === null) throw new Error('writer-worker must run as a worker thread');
 const { path, busyTimeoutMs } = workerData as WriterWorkerData;
 const connection = new WriterConnection(path, busyTimeoutMs);
 
-async function run<S extends DelegatedStore, M extends DelegatedMethod<S>>(request: Exclude<WriterRequest<S, M>, { kind: 'close' }>): Promise<unknown> {
+async function run<S extends DelegatedStore, M extends DelegatedMethod<S>>(
+  request: Exclude<WriterRequest<S, M>, { kind: 'close' }>,
+): Promise<unknown> {
   if (request.kind === 'plants') return connection.applyPlantWrites(request.writes);
   return connection.call(request.store, request.method, request.args);
 }
@@ -51,7 +53,8 @@ port.on('message', <S extends DelegatedStore, M extends DelegatedMethod<S>>(requ
   run(request)
     .then(
       (value) => port.postMessage({ unit: request.unit, ok: true, value } satisfies WriterReply),
-      (error: unknown) => port.postMessage({ unit: request.unit, ok: false, failure: failureOf(error) } satisfies WriterReply),
+      (error: unknown) =>
+        port.postMessage({ unit: request.unit, ok: false, failure: failureOf(error) } satisfies WriterReply),
     )
     // Still before the next message: the upkeep a write left (an import's), its answer sent.
     .finally(() => connection.afterReply());
