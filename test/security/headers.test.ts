@@ -2,9 +2,14 @@
  * Response headers a JSON API should send, and CORS: off by default, an exact
  * allow-list when CORS_ORIGINS is set. Over real sockets.
  */
+import helmet, { type HelmetOptions } from 'helmet';
 import assert from 'node:assert/strict';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { loadConfig } from '../../src/config/index.js';
 import { Errors } from '../../src/http/errors.js';
+import { securityHeaderLists } from '../../src/plugins/external/helmet.js';
 import { assertErrorRecord, listeningHarness, type ListeningHarness } from '../hostile/listening.js';
 import { head, rawExchange } from '../hostile/raw-http.js';
 
@@ -212,4 +217,54 @@ describe('CORS with CORS_ORIGINS', () => {
       Errors.UNSUPPORTED_MEDIA_TYPE,
     );
   });
+});
+
+describe('security header values', () => {
+  /** The headers helmet's middleware sets on a response with these options. */
+  function helmetHeaders(options: HelmetOptions): Map<string, string> {
+    const request = new IncomingMessage(new Socket());
+    const response = new ServerResponse(request);
+    helmet(options)(request, response, () => {});
+    return new Map(Object.entries(response.getHeaders()).map(([name, value]) => [name, String(value)]));
+  }
+  const off = {
+    crossOriginEmbedderPolicy: false,
+    crossOriginOpenerPolicy: false,
+    crossOriginResourcePolicy: false,
+    originAgentCluster: false,
+    xDnsPrefetchControl: false,
+    xDownloadOptions: false,
+    xPermittedCrossDomainPolicies: false,
+    xPoweredBy: false,
+    xXssProtection: false,
+  } as const;
+
+  for (const hstsMaxAgeSeconds of [0, 31536000]) {
+    it(`are helmet's for the same options (HSTS_MAX_AGE ${hstsMaxAgeSeconds})`, () => {
+      const limits = { ...loadConfig({}).limits, hstsMaxAgeSeconds };
+      const { everyResponse, apiResponses } = securityHeaderLists(limits);
+      const common = {
+        ...off,
+        referrerPolicy: { policy: 'no-referrer' },
+        strictTransportSecurity:
+          hstsMaxAgeSeconds > 0 ? { maxAge: hstsMaxAgeSeconds, includeSubDomains: false } : false,
+        xContentTypeOptions: true,
+      } as const;
+      assert.deepEqual(
+        new Map(everyResponse),
+        helmetHeaders({ ...common, contentSecurityPolicy: false, xFrameOptions: false }),
+      );
+      const api = helmetHeaders({
+        ...common,
+        contentSecurityPolicy: {
+          useDefaults: false,
+          directives: { 'default-src': ["'none'"], 'frame-ancestors': ["'none'"] },
+        },
+        xFrameOptions: { action: 'deny' },
+      });
+      // helmet has no Cache-Control middleware (it dropped nocache in v4).
+      api.set('cache-control', 'no-store');
+      assert.deepEqual(new Map(apiResponses), api);
+    });
+  }
 });
