@@ -15,10 +15,8 @@ import { guarded } from './errors.js';
 import { exportChunkStatement } from './plant-page.js';
 
 /**
- * Plants per chunk. Each chunk's rows and text outlive a few young collections while
- * the client reads them; at 2,000 a chunk, what that promoted sometimes pushed the
- * service past its memory target, at 1,000 it did not (bench/README.md,
- * "PostgreSQL's export memory").
+ * Plants per chunk: larger chunks outlive young collections and get promoted, past the memory target
+ * (bench/README.md, "PostgreSQL's export memory").
  */
 const CHUNK = 1000;
 const EXPORT_IDLE_LIMIT = '10min';

@@ -287,14 +287,9 @@ export class PostgresPlantStore implements PlantStore {
   }
 
   /**
-   * With no subscriber, a batch goes out without its webhook events: building one per
-   * plant (a random id and a JSON text) and sending them as three more arrays cost a
-   * measurable share of a create's CPU (bench/README.md, "Figures behind code
-   * comments"), for rows the statement then drops;
-   * when the statement finds a subscription it inserts nothing and the batch goes again
-   * with its events. After seeing a subscriber, batches go with their events straight
-   * away for a while. That choice is only about speed: either statement decides for
-   * itself, in its own snapshot, whether events are written.
+   * With no subscriber seen lately, a batch goes without its webhook events, which cost a measurable share of a
+   * create's CPU; if the statement finds a subscription it inserts nothing and the batch goes again with them.
+   * Only a speed choice: either statement decides in its own snapshot whether events are written.
    */
   private async insertBatch(plants: readonly PlantRecord[]): Promise<ReadonlyMap<bigint, bigint>> {
     // A batch that meets an id another transaction is inserting (an import being applied, or another instance's batch)

@@ -23,10 +23,8 @@ export function openConnection(path: string, busyTimeoutMs: number): Database.Da
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.pragma(`busy_timeout = ${busyTimeoutMs}`);
-  // Each connection's page cache (the main thread's and the writer's): 8 MB rather
-  // than better-sqlite3's 16 MB. Interior b-tree pages stay cached either way; leaf
-  // pages that miss come from the OS page cache (one pread). On a large store the
-  // bigger caches alone pushed the service past its memory target under load.
+  // Smaller than better-sqlite3's default: interior pages stay cached, missed leaves come from the OS cache,
+  // and on a large store the default caches alone pushed the service past its memory target.
   db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
   return db;
 }

@@ -17,12 +17,8 @@ import { guarded } from './errors.js';
 import { exportStatement } from './plant-find.js';
 
 /**
- * Plants per chunk. A chunk's overhead here is one message between threads, so small chunks cost
- * little, and they keep the export's memory flat: a chunk's plants are alive while
- * the route writes them, and with 2,000 per chunk V8 sometimes judged them
- * long-lived and allocated every later one straight into the old generation, where
- * a million plants' garbage waited for a full collection (bench/README.md, "Import and export
- * memory").
+ * Plants per chunk: a chunk costs one message between threads, and small ones keep memory flat; larger chunks
+ * led V8 to pretenure every later one into the old generation (bench/README.md, "Import and export memory").
  */
 const CHUNK = 500;
 /**

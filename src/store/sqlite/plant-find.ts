@@ -98,17 +98,11 @@ function afterCondition(order: PlantOrder, { id }: Pick<Source, 'id'>): string {
 }
 
 /**
- * FTS5 answers a prefix query by first merging the lists of every word with that
- * prefix into one, in memory: `plant*` over a store where every name has the word
- * "plant" read a million entries for each query (110 ms). So the index also keeps
- * every word's first one to five characters as entries of their own (prefix =
- * '1 2 3 4 5', migration 8), which FTS5 reads lazily like any word. The walk asks a
- * term as its first five characters at most, and checks a longer one against the
- * plant's words (a space before it: the start of a word), so a page of common
- * matches costs a page. The exact search asks each term whole: a longer one is then
- * merged in memory, at a cost that follows its matches. (With three characters
- * indexed, the checks of the candidates they let through cost the bench's
- * four-digit search twice what the index alone does: bench/README.md.)
+ * FTS5 answers a prefix query by merging the lists of every word with that prefix in memory, so a common
+ * prefix reads every entry. The index therefore also keeps each word's first one to five characters
+ * (prefix = '1 2 3 4 5', migration 8), read lazily like any word: the walk asks a term as its first five
+ * characters at most and checks a longer one against the plant's words, so a page of matches costs a page.
+ * Fewer indexed characters let through too many candidates to check (bench/README.md, "Finding plants at a million").
  */
 export const INDEXED_PREFIX = 5;
 

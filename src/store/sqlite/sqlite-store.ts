@@ -142,10 +142,8 @@ export function migrate(db: Database.Database, through = Number.POSITIVE_INFINIT
       }
       return count;
     });
-    // A migration that rewrites a table leaves a WAL file as large as the table (see
-    // bench/README.md, "Figures behind code comments"), and SQLite reuses a WAL file but never
-    // shrinks it: copy it into the database and truncate it now, once. (If another
-    // process is reading, the truncation waits for a later checkpoint; nothing breaks.)
+    // A migration that rewrites a table leaves a WAL as large as the table, and SQLite never shrinks a WAL:
+    // truncate it now, once (with another process reading, a later checkpoint does it).
     if (applyPending.immediate() > 0) db.pragma('wal_checkpoint(TRUNCATE)');
   });
 }
