@@ -115,21 +115,11 @@ const CHANGES_INPUT = new ArrayInput<ChangeInput>({
 });
 
 /**
- * A batch of changes as one statement (update-batcher.ts): the UPDATE's WHERE holds
- * each change's precondition and its "changes something" test, so the database
- * decides them on the row itself (a concurrent writer's commit is re-checked by
- * PostgreSQL before this one updates: of writers expecting one version, exactly one
- * matches). It answers the plants it changed; `reporting` adds a row for each change
- * it did not apply, with the plant as the statement's snapshot saw it (the outer
- * SELECT reads the table as it was before the statement's own UPDATE), which says
- * why. Reporting costs an index probe per change, so only batches that carry changes
- * sent again do it (see update-batcher.ts).
- *
- * The input is sorted by id and PostgreSQL's plans for it (a nested loop or a hash
- * join driven by the input) update the rows in that order, so batches of several
- * instances lock overlapping ids in one order; a deadlock all the same is retried
- * change by change (keyed-batcher.ts). The events go with it. Its values:
- * updatePlantsValues.
+ * A batch of changes as one statement (update-batcher.ts). The WHERE holds each change's precondition, so the
+ * row decides: PostgreSQL re-checks it after a concurrent commit, so of writers expecting one version exactly
+ * one matches. `reporting` adds, for each change not applied, the plant as the snapshot saw it (the outer
+ * SELECT reads the table before the UPDATE), which says why. Input sorted by id is updated in that order, so
+ * instances lock overlapping ids in one order. Its values: updatePlantsValues.
  */
 function updatePlantsStatement(reporting: boolean): { name: string; text: string } {
   const answer = reporting
@@ -199,12 +189,8 @@ function deleteValues(id: bigint, expected: ExpectedVersion | undefined, eventId
 /** Ids are sent as decimal text, never as a JS number. */
 const param = (id: bigint): string => id.toString();
 
-// Named statements are prepared once per connection and reused. Creates go in
-// batches (create-batcher.ts): INSERT_PLANTS_WITH_OUTBOX (webhook-store.ts) inserts a
-// batch with ON CONFLICT DO NOTHING RETURNING id, plus the webhook events of the
-// plants it created, in one statement (INSERT_PLANTS_UNLESS_SUBSCRIBED, the same
-// without events, while nobody subscribes); SELECT_BY_IDS reads the ids that collided.
-// Point reads go in batches too (read-batcher.ts), by the same SELECT_BY_IDS.
+// Named statements are prepared once per connection. SELECT_BY_IDS reads the ids a create batch collided
+// with (create-batcher.ts), and batched point reads (read-batcher.ts).
 const SELECT_BY_IDS = {
   name: 'plants.by-ids',
   text: `SELECT ${plantColumnsSql()}, version FROM plants WHERE id = ANY($1::int8[])`,

@@ -1,14 +1,7 @@
 /**
- * The shared store: PostgreSQL, for any number of stateless service instances.
- * Behaves exactly as the embedded SQLite store; the same contract suite runs on both.
- *
- * Durability: a 200 is sent only after the statement's transaction committed; with
- * synchronous_commit on (PostgreSQL's default) that commit is flushed to the WAL (and,
- * with synchronous replication configured, to a standby) before the driver sees it.
- *
- * Outages: every connection-level failure surfaces as StoreUnavailableError (503 with
- * Retry-After); broken connections are dropped by the pool and replaced on the next
- * request, so the store recovers by itself when the database comes back.
+ * The shared store: PostgreSQL, for any number of stateless instances, behaving exactly as the SQLite store.
+ * A 200 follows the commit (flushed to the WAL with synchronous_commit on). Connection-level failures surface
+ * as StoreUnavailableError (503); the pool replaces broken connections, so the store recovers by itself.
  */
 import type { BatchCounts } from '../core/batcher.js';
 import type pg from 'pg';
