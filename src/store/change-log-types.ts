@@ -1,12 +1,7 @@
 /**
- * What the live change stream (src/events/) needs from a store: the change log,
- * written in each change's own transaction (migration 0009; by triggers on
- * PostgreSQL, by the writes on SQLite), read by position, and a signal when changes
- * commit.
- *
- * Positions are consecutive, in commit order, on both stores: a reader that has
- * seen position N has seen every position below it, and the next one it sees is
- * N + 1. That is what lets a stream resume exactly.
+ * What the live change stream (src/events/) needs from a store: the change log, written in each change's
+ * transaction (migration 0009), read by position, and a signal when changes commit. Positions are
+ * consecutive in commit order on both stores, so a stream resumes exactly after position N at N + 1.
  */
 import type { EventType } from '../domain/events.js';
 
