@@ -1,11 +1,6 @@
 /**
- * Opening a connection to the store's file, with the settings every connection must
- * share: SQLite pragmas such as `synchronous` are per connection, so the writer
- * thread's connection needs them as much as the main one.
- *
- * Durability: WAL with synchronous=FULL, so every commit is fsync'd to the WAL before
- * it returns: a 200 survives kill -9 and power loss alike. (synchronous=NORMAL would
- * survive kill -9 but could lose the last commits on power loss.)
+ * Opening a connection with the settings every connection must share (pragmas are per connection). WAL with
+ * synchronous=FULL fsyncs every commit, so a 200 survives power loss as well as kill -9.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';

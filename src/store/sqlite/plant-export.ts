@@ -1,14 +1,7 @@
 /**
- * Exports on SQLite, in a reader thread (reader-worker.ts): each export has a
- * connection of its own there, and one statement it reads chunk by chunk. A
- * statement being read holds its read transaction from the first chunk to the
- * last, and in WAL mode that transaction is a snapshot: writes that commit
- * meanwhile (the writer thread keeps writing) are not seen, and the export never
- * blocks them. Its own connection, because a connection runs one statement at a
- * time and the reader thread serves other reads between two chunks.
- *
- * A snapshot held open keeps the WAL from being checkpointed past it, so the WAL
- * grows while a slow export runs (docs/bulk.md).
+ * Exports on SQLite, in a reader thread: each export has its own connection (the thread serves other reads
+ * between chunks) and one statement read chunk by chunk, whose read transaction is a WAL snapshot that never
+ * blocks the writer. The WAL cannot be checkpointed past it, so it grows while a slow export runs.
  */
 import type Database from 'better-sqlite3';
 import type { ExportChunk, PlantFilter } from '../types.js';

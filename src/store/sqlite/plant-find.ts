@@ -1,29 +1,15 @@
 /**
- * GET /plants on SQLite: pages in any order, filtered by tags and search terms, and
- * counts, read in a reader thread (reader-worker.ts). One statement per shape of
- * query (plan, order, cursor or not, how many tags, search or not), prepared on
- * first use and kept: at most a few hundred.
+ * GET /plants on SQLite, read in a reader thread: one statement per query shape, prepared on first use and
+ * kept (a few hundred at most). Every order is an index walk from the cursor, never OFFSET, so page 10,000
+ * costs what page 1 does.
  *
- * Every order is an index walk from the cursor on, never OFFSET: id orders walk the
- * table itself (or plants_tag_id), name orders plants_name_key, so page 10,000 costs
- * what page 1 does. A search reads the FTS5 index (plants_search, migration 0008).
- *
- * A search, or a tag in name order, has two ways to a page (SqlitePlantFinder.page),
- * because which one is cheap depends on how many plants match, which only the
- * data knows:
- *
- * - the walk: candidates in the page's order (the FTS5 index's prefix entries in id
- *   order, or plants_name_key in name order), each checked against the terms and
- *   tags. Cheap when matches are common: a page of them is found after a few
- *   candidates. When they are rare it would read every candidate, up to the whole
- *   store, so it reads at most WINDOW of them;
- * - the exact search: FTS5 finds exactly the matching plants (whole terms), or
- *   plants_tag_id a tag's, which are then taken in id order or sorted by name. It
- *   costs what the matches cost, whatever the store's size, and is asked when the
- *   walk's window did not fill the page.
- *
- * The page is read one row past its end: that row says whether more follow. Each
- * row's JSON is the json column (migration 5), written by SQLite with the row.
+ * A search, or a tag in name order, has two ways to a page, since which is cheap depends on how many plants
+ * match (SqlitePlantFinder.page):
+ * - the walk: candidates in the page's order, each checked against terms and tags; cheap when matches are
+ *   common, so it reads at most WINDOW candidates;
+ * - the exact search: FTS5 (or plants_tag_id) finds exactly the matches, then ordered; it costs what the
+ *   matches cost, and is asked when the walk's window did not fill the page.
+ * The page is read one row past its end, which says whether more follow.
  */
 import type Database from 'better-sqlite3';
 import { plantColumnsSql } from '../../domain/plant-sql.js';
@@ -176,10 +162,8 @@ export interface FindStatement {
 }
 
 /**
- * The page query of a plan: one row past the page, [json, id] each, and in name
- * orders the name key too (for the cursor): reading it on every page cost a sixth
- * more per id-ordered page of 100. Every page statement first asks the read's time
- * budget (read-budget.ts), once per row it visits.
+ * The page query of a plan: one row past the page, [json, id] each, and the name key only in name orders (it
+ * costs id-ordered pages noticeably). Each statement asks the read's time budget per row (read-budget.ts).
  */
 export function pageStatement(query: ListPlantsQuery, plan: PagePlan = 'direct'): FindStatement {
   const order = query.order ?? 'id';

@@ -1,12 +1,7 @@
 /**
- * The embedded store: one SQLite file under ./data, no set-up.
- *
- * Connections to the file: the main thread's, for migrations and the small reads
- * (a plant by id, tokens, webhooks); the reader threads' (reader-pool.ts), one
- * read-only connection each, for the plant reads that can be heavy; and the writer
- * thread's, which makes every write: plant writes committed in groups, token and
- * webhook writes one by one (group-commit.ts). Writes use WAL with
- * synchronous=FULL (connection.ts): a 200 survives kill -9 and power loss alike.
+ * The embedded store: one SQLite file under ./data. The main thread's connection serves migrations and small
+ * reads, reader threads the heavy plant reads, and the writer thread makes every write (group-commit.ts), with
+ * WAL and synchronous=FULL so a 200 survives kill -9 and power loss.
  */
 import { defaultSqliteReaders } from '../../config/index.js';
 import type { BatchCounts } from '../core/batcher.js';
