@@ -75,21 +75,13 @@ function addPosition(statement: Conditions, { order = 'id', after, afterKey }: L
 }
 
 /**
- * $1 is the page size; the subquery reads one row more. The JSON is built above
- * the LIMIT: built in the scan, its cost made the planner prefer reading the whole
- * table and sorting it. The ORDER BY over the subquery costs no sort (the planner
- * knows its rows come in index order) and makes that order promised, not incidental.
- * OFFSET 0 keeps `fetched` one subquery: inlined, its ARRAY would be computed once
- * for each of the columns that use it.
- *
- * The last id is read back out of the last object's JSON: a json value keeps its
- * number's text, so ->> gives the int8's exact digits. In name orders the last
- * plant's name key is read by that id, in the same statement, so the same snapshot.
- *
- * A search collects its matches from the GIN index first and orders only them:
- * OFFSET 0 keeps the planner from walking an ordered index and testing each plant
- * instead, which its estimates for prefix terms made it choose, and which reads the
- * whole table for a search that matches little or nothing. So a search costs what its matches cost.
+ * $1 is the page size; the subquery reads one row more. The JSON is built above the LIMIT (built in the scan,
+ * its cost made the planner read and sort the whole table); the outer ORDER BY costs no sort and makes the
+ * order promised. OFFSET 0 keeps `fetched` one subquery, else its ARRAY is computed per column using it.
+ * The last id is read from the last object's JSON (->> keeps int8's exact digits), and in name orders its name
+ * key in the same statement, so the same snapshot.
+ * A search's OFFSET 0 makes the planner collect the GIN index's matches first: misled by its estimates for
+ * prefix terms, it would walk an ordered index and read the whole table for a rare match.
  */
 function pageSql(order: PlantOrder, where: string, searching: boolean): string {
   const pageOrder = ORDER_BY[order].replace(/\b(id|name_key)\b/g, 'page.$1');

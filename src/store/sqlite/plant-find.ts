@@ -25,12 +25,9 @@ export const WINDOW = 4096;
 export type PagePlan = 'direct' | 'walk' | 'exact';
 
 /**
- * Where the rows come from, and so which column is the id the order and the cursor
- * use. A search in id order is driven by the FTS5 index itself: it yields its
- * matches in rowid order, from the cursor on, so the first page stops after a page
- * of matches. (Asked as `id IN (matches)` instead, SQLite collects every match
- * first.) A search in name order collects the matches and sorts them (EXPLAIN
- * QUERY PLAN: a temp b-tree), so it costs what its matches cost.
+ * Where the rows come from, and so which id column the order and cursor use. A search in id order is driven by
+ * the FTS5 index in rowid order, so a page stops after a page of matches (`id IN (matches)` would collect them
+ * all first); in name order the matches are collected and sorted.
  */
 interface Source {
   readonly from: string;
@@ -272,12 +269,9 @@ export class SqlitePlantFinder {
   }
 
   /**
-   * Whether an index yields exactly the page's plants, in its order, so that there
-   * is nothing to walk past: no filter; in id order, one tag or more
-   * (plants_tag_id), or search terms none longer than the indexed prefix and no
-   * tag (every candidate of the search index matches). In name order, a filter
-   * always leaves plants_name_key entries to pass over, and SQLite's own plan for a
-   * tag, its plants sorted, costs what the tag's plants cost.
+   * Whether an index yields exactly the page's plants in order, with nothing to walk past: no filter; or in id
+   * order, tags (plants_tag_id) or, without tags, search terms no longer than the indexed prefix. In name order
+   * a filter always leaves plants_name_key entries to pass over.
    */
   private oneWay({ order, terms, tags }: ListPlantsQuery): boolean {
     const tagged = tags !== undefined && tags.length > 0;
