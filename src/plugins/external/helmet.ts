@@ -1,9 +1,10 @@
 /**
- * Security headers: nosniff, no Referer, HSTS when configured on every response; JSON and empty responses also
- * get a deny-all CSP, no framing and Cache-Control: no-store (not for shared caches).
+ * Security headers: nosniff, no Referer, HSTS when configured on every response; JSON and empty responses (the
+ * API proper) also get a deny-all CSP, no framing and Cache-Control: no-store. Other content types (/docs,
+ * /metrics, exports, the event stream) set what else they need in their routes.
  *
- * helmet's values, written once: @fastify/helmet builds helmet's middleware on every request, a measurable
- * CPU cost (bench/README.md, "Security headers"). test/security/headers.test.ts pins them against helmet.
+ * helmet's values, written once: @fastify/helmet builds helmet's middleware on every request, a measurable CPU
+ * cost (bench/README.md, "Figures behind code comments"). test/security/headers.test.ts pins them against helmet.
  */
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
