@@ -14,11 +14,7 @@ import { exportStatement } from './plant-find.js';
  * led V8 to pretenure every later one into the old generation (bench/README.md, "Import and export memory").
  */
 const CHUNK = 500;
-/**
- * The export connection's page cache, in KiB: it reads each page of the table once,
- * in id order, so a larger cache would only hold pages it has passed (the usual
- * 8 MB filled up during a large export, in the service's memory).
- */
+/** The export connection's page cache (KiB): it reads each page once, in id order; more would hold passed pages. */
 const EXPORT_CACHE_KIB = 1024;
 
 import { withoutAbsent, type PlantValues } from '../../domain/plant.js';
