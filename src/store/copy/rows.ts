@@ -34,11 +34,7 @@ export interface SecretRow {
 }
 
 export interface SubscriptionRow {
-  /**
-   * Its place among subscriptions (SQLite's rowid, PostgreSQL's seq): lists order by
-   * creation time and then by this, so subscriptions created in one millisecond keep
-   * their order.
-   */
+  /** SQLite's rowid, PostgreSQL's seq: lists order by creation time, then this, within one millisecond. */
   readonly seq: bigint;
   readonly id: string;
   readonly url: string;

@@ -209,11 +209,7 @@ export class PostgresPlantStore implements PlantStore {
   /** performance.now() until which batches go with their events straight away (see insertBatch). */
   private withEventsUntil = 0;
 
-  /**
-   * `batchesInFlight`: how many create batches, and how many change batches, may use
-   * a connection at once (see batchesInFlightFor); `readBatchesInFlight`: the same for point reads (see
-   * readBatchesInFlightFor).
-   */
+  /** Connections create and change batches may each use at once, and point-read batches (batchesInFlightFor). */
   constructor(
     private readonly pool: pg.Pool,
     batchesInFlight = 1,
@@ -278,10 +274,8 @@ export class PostgresPlantStore implements PlantStore {
    * Only a speed choice: either statement decides in its own snapshot whether events are written.
    */
   private async insertBatch(plants: readonly PlantRecord[]): Promise<ReadonlyMap<bigint, bigint>> {
-    // A batch that meets an id another transaction is inserting (an import being applied, or another instance's batch)
-    // gives up after a short wait (55P03) and goes again one create per statement (keyed-batcher.ts), so only the
-    // create
-    // of that id waits for it; a create alone waits on the main pool, as long as the statement timeout allows.
+    // A batch meeting an id another transaction is inserting (an import, another instance's batch) gives up after
+    // a short wait (55P03) and goes again one create per statement (keyed-batcher.ts): only that id's create waits.
     const pool = plants.length > 1 ? this.createBatchPool : this.pool;
     if (performance.now() >= this.withEventsUntil) {
       const { rows } = await pool.query<{ subscribed: boolean; id: bigint | null; version: bigint | null }>({
@@ -325,11 +319,7 @@ export class PostgresPlantStore implements PlantStore {
     return this.updates.write(change.id, { change, expected });
   }
 
-  /**
-   * Rides in a batch with the other reads that arrived in the same turn of the event
-   * loop: one statement for all of them. The batch's statement starts after this
-   * read was requested, so it sees every write committed before (read-batcher.ts).
-   */
+  /** Batched with the reads of the same event-loop turn; the statement starts after the request, so sees its writes. */
   async getPlant(id: bigint): Promise<VersionedPlant | undefined> {
     return this.reads.get(id);
   }
@@ -339,11 +329,7 @@ export class PostgresPlantStore implements PlantStore {
     return toPage(rows[0] as PageRow);
   }
 
-  /**
-   * 'estimated' asks the planner first (EXPLAIN, from the table's statistics): a
-   * small estimate is counted exactly all the same, since that is cheap; a large one
-   * is the answer, as PostgREST's planned count does.
-   */
+  /** 'estimated' asks the planner (EXPLAIN) and answers a large estimate as PostgREST does; a small one is counted. */
   async countPlants(filter: PlantFilter, how: 'exact' | 'estimated'): Promise<PlantCount> {
     if (how === 'estimated') {
       const { rows } = await guarded(() => this.pool.query<[unknown]>(estimateStatement(filter)));

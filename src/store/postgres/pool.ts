@@ -33,11 +33,7 @@ function bigintTypes(): pg.TypeOverrides {
   return types;
 }
 
-/**
- * Client settings shared by the pool and the migration connection. Settings given
- * as query parameters of the URL win over these (pg's rule), so an operator can
- * tune one deployment from DATABASE_URL alone.
- */
+/** Client settings of the pool and the migration connection; the URL's query parameters win (pg's rule). */
 export function clientConfig(settings: PostgresConnectionSettings): pg.ClientConfig {
   return {
     connectionString: settings.url,
@@ -50,11 +46,7 @@ export function clientConfig(settings: PostgresConnectionSettings): pg.ClientCon
   };
 }
 
-/**
- * `lockTimeoutMs`: how long a statement of this pool waits for a lock another
- * transaction holds before it fails with SQLSTATE 55P03 (none by default: until the
- * statement timeout).
- */
+/** `lockTimeoutMs`: how long a statement waits for another transaction's lock before 55P03 (default: no limit). */
 export function createPool(
   settings: PostgresConnectionSettings,
   onError: (error: Error) => void,

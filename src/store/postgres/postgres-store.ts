@@ -19,11 +19,7 @@ import { readBatchesInFlightFor, type ReadBatchStats } from './read-batcher.js';
 import { PostgresTokenStore } from './token-store.js';
 import { PostgresWebhookStore } from './webhook-store.js';
 
-/**
- * How long a batch of creates waits for a row another transaction holds before it
- * goes again one create per statement: far above a batch's own commit, far below the
- * statement timeout.
- */
+/** How long a create batch waits for a row another transaction holds: far above a commit, far below the timeout. */
 const CREATE_BATCH_LOCK_WAIT_MS = 200;
 
 export interface PostgresStoreOptions extends Partial<Omit<PostgresConnectionSettings, 'url'>> {
@@ -91,11 +87,7 @@ export class PostgresStore implements Store {
     await guarded(() => migrate(this.settings, migrationsOf('postgres')));
   }
 
-  /**
-   * Ready means able to serve writes: a server that answers but is read-only (a
-   * standby the connection reached during a failover, or default_transaction_read_only)
-   * would fail every create, so it counts as unavailable.
-   */
+  /** Ready means able to write: a read-only server (a standby reached during a failover) counts as unavailable. */
   async ping(): Promise<void> {
     const readOnly = await guarded(
       async () =>
