@@ -1,11 +1,7 @@
 /**
- * The composition root: builds the whole HTTP app from a config, without listening
- * (tests drive it with inject or listen on port 0). Plugins are registered in
- * layers, as fastify/demo does, each a folder: the wire (src/http), the app's own
- * foundations (src/plugins/app), external plugins (src/plugins/external), route
- * conventions, then the features (their own folders), each a plugin that declares
- * what it depends on. The order follows the dependencies: the store opens before
- * rate limiting may connect to Redis.
+ * The composition root: builds the app from a config without listening (tests inject or listen on port 0).
+ * Plugins register in layers, in dependency order: the wire (src/http), the app's foundations, external
+ * plugins, route conventions, then the features.
  */
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
@@ -102,32 +98,26 @@ async function register(app: FastifyInstance, config: Config, dependencies: AppD
   // An answer sent before the body has all arrived reaches a client still sending it (lingering-close.ts).
   await app.register(lingeringClose, config.limits);
 
-  // The app's foundations (src/plugins/app): the log line, metrics (the store is timed at its boundary),
-  // then the store, opened before anything else connects anywhere (rate limiting may connect to Redis),
-  // so a bad DATABASE_URL fails the start at once.
+  // The store opens before anything connects elsewhere (rate limiting may use Redis): a bad DATABASE_URL fails at once.
   await app.register(requestLog);
   await app.register(metricsPlugin);
   await app.register(storePlugin, { store: dependencies.store });
   await app.register(jsonBodies, { bodyLimit: config.bodyLimitBytes });
   await app.register(errorRecords, { bodyLimit: config.bodyLimitBytes });
 
-  // External plugins (src/plugins/external), after the parser and error handler (CORS adds an OPTIONS
-  // route that must use both), before any other route: CORS (so even a 429 is readable by an allowed
-  // origin), rate limiting, and the OpenAPI document, which reads every route added after it.
+  // After the parser and error handler (CORS's OPTIONS route uses both), before other routes: CORS so even
+  // a 429 is readable by an allowed origin; the OpenAPI document reads every route added after it.
   await app.register(corsPolicy, { origins: config.limits.corsOrigins });
   await app.register(rateLimiting, config.limits);
   await app.register(openApiDocument);
 
-  // Conventions each route gets from its schema as it is added: its scope checked
-  // (security), its query string held to the rules (query-string.ts), its methods noted for 405s.
+  // Conventions each route gets from its schema as it is added (scope, query string, methods for 405s).
   await app.register(authPlugin);
   await app.register(queryStringRules);
   await app.register(collectRoutes);
-  // Delivers webhook events in the background, from the outbox the stores write;
-  // nudged after each plant write by a hook the plant routes inherit (they depend on it).
+  // Before the plant routes: they inherit its hook that nudges delivery after each write.
   await app.register(webhookDispatcher);
 
-  // The features.
   await app.register(plantsPlugin);
   await app.register(webhooksPlugin);
   await app.register(eventsPlugin);

@@ -1,13 +1,6 @@
 /**
- * The Content-Security-Policy of the /docs pages: everything from this origin,
- * nothing from anywhere else. It is what makes "no CDN, works offline" hold in
- * the browser, not just in our reading of the renderer's options: a font, script
- * or request to another host is refused.
- *
- * The page starts the renderer with one inline <script>; instead of allowing
- * inline scripts in general, the policy allows exactly that script by its hash.
- * Styles need 'unsafe-inline': the renderer sets style="" attributes, which
- * neither hashes nor nonces can allow.
+ * The /docs pages' Content-Security-Policy: this origin only, so "no CDN, works offline" holds in the browser.
+ * The one inline <script> is allowed by its hash; styles need 'unsafe-inline' for the renderer's style="".
  */
 import { createHash } from 'node:crypto';
 

@@ -1,12 +1,7 @@
 /**
- * Scalar's Fastify plugin, loaded on the first request for /docs rather than at
- * start-up. Its module embeds the whole renderer bundle and pulls in an OpenAPI
- * parser: importing it costs memory and start-up time (bench/README.md, "Figures behind code comments")
- * that every process would pay though most never serve the docs.
- *
- * A plugin cannot add routes to an app that is already listening, so the plugin
- * lives in a small Fastify app of its own, built once, and the service's /docs
- * routes hand each request to it with `inject` (no socket) and copy its answer.
+ * Scalar's Fastify plugin, loaded on the first /docs request: its module embeds the renderer bundle and an
+ * OpenAPI parser, a start-up and memory cost most processes would pay for nothing. A listening app cannot
+ * add routes, so it lives in a small app of its own that /docs hands requests to with `inject`.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { routeNotFound } from '../http/error-handler.js';

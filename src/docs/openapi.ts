@@ -1,15 +1,7 @@
 /**
- * The OpenAPI 3.1 document, built by @fastify/swagger from the routes' own schemas
- * (summary, tags, security, parameters, bodies, success responses) and the shared
- * schemas (`app.addSchema`, shown under components by their `$id`). What the routes
- * do not spell out one by one is added here, once for all of them:
- *
- * - the failures: each route lists its own in `config.failures`; those its shape
- *   implies (a token for a secured route, body errors for a route with a body, ...)
- *   are derived, and every one is documented under its status, from the catalogue;
- * - the rate-limit headers on every success, and the body limit on every body;
- * - the description (authentication, limits, the error catalogue), the `webhooks`
- *   section and the `x-error-catalogue` extension.
+ * The OpenAPI 3.1 document, built by @fastify/swagger from the routes' and shared schemas. Added here once
+ * for all routes: the failures each route's shape implies (documented from the error catalogue), rate-limit
+ * headers, the body limit, the description, the `webhooks` section and `x-error-catalogue`.
  */
 import type { SwaggerOptions } from '@fastify/swagger';
 import type { FastifySchema } from 'fastify';

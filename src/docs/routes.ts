@@ -1,13 +1,7 @@
 /**
- * GET /docs: the interactive API reference, Scalar's renderer reading our own
- * /openapi.json. A reader can authorise with a bearer token and send requests.
- *
- * Every asset comes from this service. @scalar/fastify-api-reference embeds
- * Scalar's standalone bundle and serves it at /docs/js/scalar.js, and points the
- * page at that relative path (its `cdn` option, which would load jsDelivr, is
- * left unset). The options below switch off the renderer's other outside calls:
- * the hosted fonts, telemetry, and the hosted AI agent and MCP features. The
- * Content-Security-Policy enforces it.
+ * GET /docs: Scalar's renderer reading our /openapi.json. Every asset comes from this service: the `cdn`
+ * option (jsDelivr) stays unset, and the options below switch off fonts, telemetry and the hosted AI and MCP
+ * features; the Content-Security-Policy enforces it.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';

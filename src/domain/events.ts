@@ -1,11 +1,6 @@
 /**
- * The plant events (plant.created, plant.updated, plant.deleted): their ids and the
- * exact JSON text subscribers receive.
- *
- * The payload is the plant's JSON (plant-json.ts: its id alone for a deletion).
- *
- * Pure and dependency-free, so a store can call it wherever its writes run
- * (including a worker thread).
+ * The plant events and the exact JSON text subscribers receive (the payload is plant-json.ts's).
+ * Dependency-free, so a store can build them wherever its writes run, a worker thread included.
  */
 import { randomBytes } from 'node:crypto';
 import type { PlantRecord } from './plant.js';
@@ -24,11 +19,7 @@ export function isEventType(text: string): text is EventType {
   return (EVENT_TYPES as readonly string[]).includes(text);
 }
 
-/**
- * The outbox row of one event, written in the transaction of the change it tells
- * of, and only when that change happened (not for a replay, a no-op or a failed
- * precondition).
- */
+/** The outbox row of one event, written in its change's transaction; none for a replay, no-op or failed write. */
 export interface PlantEvent {
   /** msg_...: the webhook-id every delivery of this event carries, on every attempt. */
   readonly id: string;

@@ -1,7 +1,6 @@
 /**
- * The int64 range of plant ids: a rule of the domain, not of HTTP. The HTTP layer
- * refuses ids outside it (src/http/int64.ts); the stores never send one to the
- * database, where it could not exist and would fail a whole batch.
+ * The int64 range of plant ids, a domain rule: HTTP refuses ids outside it, and the stores never send one
+ * to the database, where it would fail a whole batch.
  */
 export const INT64_MIN = -(2n ** 63n);
 export const INT64_MAX = 2n ** 63n - 1n;

@@ -1,13 +1,8 @@
 /**
- * The JSON a plant is served as, in every place that writes it: the API's bodies,
- * the events' payloads, the stores' stored and computed JSON text. One compact
- * object, fields in PLANT_KEYS order, the int64 id as its exact digits, an absent
- * optional field left out: `{"id":1,"name":"Fern","tag":"shade"}`.
- *
- * The SQL expressions are generated from the same field list, so the text a store
- * builds (served as it is, unparsed) is byte for byte the text plantJson writes:
- * to_json(text) on PostgreSQL and json_quote on SQLite escape as JSON.stringify
- * does for the text the rules allow (no control characters, no unpaired surrogates).
+ * The JSON a plant is served as everywhere (bodies, event payloads, stored JSON text): compact, fields in
+ * PLANT_KEYS order, the int64 id as exact digits, an absent optional field left out.
+ * The SQL expressions come from the same field list, so a store's text is byte for byte plantJson's:
+ * to_json(text) and json_quote escape as JSON.stringify does for the text the rules allow.
  */
 import { OPTIONAL_PLANT_KEYS, PLANT_CONTENT_KEYS, type PlantRecord } from './plant.js';
 

@@ -1,8 +1,6 @@
 /**
- * What a plant is, defined once: its fields and their rules (PLANT_FIELDS), the
- * record the service holds, and its changes. What is derived from this for JSON,
- * SQL and rows lives beside it (plant-json.ts, plant-sql.ts, plant-row.ts); a field
- * added here is a compile error wherever one of them does not handle it yet.
+ * What a plant is, defined once: its fields and their rules, its record and its changes. A field added here
+ * is a compile error wherever plant-json.ts, plant-sql.ts or plant-row.ts does not handle it yet.
  */
 import { PRINTABLE_TEXT } from './text-rules.js';
 
@@ -47,19 +45,12 @@ export function samePlant(existing: PlantRecord, incoming: PlantRecord): boolean
   return PLANT_CONTENT_KEYS.every((key) => existing[key] === incoming[key]);
 }
 
-/**
- * A stored plant with its version: a number from one counter for the whole store,
- * new on every change (a create, an update that changes something), never reused,
- * so it tells apart any two states a plant id has had. Its ETag is `"<version>"`.
- */
+/** A stored plant with its version: one store-wide counter, never reused, so its ETag tells any two states apart. */
 export interface VersionedPlant extends PlantRecord {
   readonly version: bigint;
 }
 
-/**
- * A change to a plant, as a JSON Merge Patch (RFC 7396) reads: a name or tag left
- * out is kept; a tag of null removes it.
- */
+/** A change to a plant, read as a JSON Merge Patch (RFC 7396): a field left out is kept; a tag of null removes it. */
 export interface PlantChange {
   readonly id: bigint;
   readonly name?: string;

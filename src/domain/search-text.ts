@@ -1,23 +1,11 @@
 /**
- * How plants are found and ordered by name, defined once, here, for both stores.
+ * How plants are found and ordered by name, for both stores. The service folds text itself and stores the
+ * result (name_key, name_words, tag_words), since SQLite's lower() folds only A-Z and PostgreSQL's folding
+ * depends on collation and unaccent: the stores then only compare bytes, which both do alike.
  *
- * Neither database is asked to fold text: SQLite's lower() folds only A-Z and it has
- * no diacritic folding outside FTS5's tokenizer; PostgreSQL's depends on the
- * collation and on the unaccent extension's rules file. Each would find and order
- * some names differently. So the service folds, with this code, and stores what it
- * computed beside the plant (name_key, name_words, tag_words): the stores only
- * compare the stored text bytewise, which both do the same way.
- *
- * Folding: compatibility decomposition (NFKD) with every combining mark dropped,
- * then lower case (Unicode's default mapping): "Café" and "CAFE" both become "cafe",
- * "ﬁcus" becomes "ficus", "Zen™" "zentm", "ℌ" and "𝐁" "h" and "b". Lower case comes
- * second because some characters decompose to capitals (™ to "TM"): folded first,
- * they kept them, and each store's search then treated the capitals its own way.
- * Letters that do not decompose stay as they are ("ß", "æ").
- *
- * Words: runs of letters and digits (Unicode categories L and N) of the folded text;
- * everything else separates them. A search term matches a plant when it is the start
- * of one of the words of its name or tag.
+ * Folding: NFKD with combining marks dropped, then lower case ("Café" -> "cafe", "ﬁcus" -> "ficus").
+ * Lower case comes second because some characters decompose to capitals (™ to "TM").
+ * Words: runs of letters and digits (categories L and N); a term matches the start of a word of the name or tag.
  */
 
 /** Longest word kept, in code points: a longer word is kept as its first 64 (PostgreSQL's lexemes are limited in size).

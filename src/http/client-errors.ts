@@ -1,13 +1,7 @@
 /**
- * Answers to requests Node's HTTP parser refuses before Fastify ever sees them:
- * a head larger than MAX_HEADER_SIZE (431), a client too slow to send its head or
- * body (408: the slowloris defence), or bytes that are not HTTP (400).
- *
- * Fastify's default handler answers these with its own JSON shape; this one keeps
- * the promise that every failure is an Error record from the catalogue, and sends
- * it after the answers owed to the requests received before it (connection-answers.ts).
- * The socket is closed afterwards: the parser's state is unknown, so nothing more
- * can be read from it safely.
+ * Answers to requests Node's parser refuses before Fastify sees them (431, 408 for slowloris, 400 for bytes
+ * that are not HTTP), as Error records, sent after the answers owed before them (connection-answers.ts).
+ * The socket is closed afterwards: the parser's state is unknown.
  */
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';

@@ -1,14 +1,8 @@
 /**
- * The answers each connection still owes. HTTP/1.1 matches answers to requests by
- * their order alone, so an answer the service gives on Node's behalf (400 for bytes
- * that are not HTTP, 408, 431: client-errors.ts) must go out after the answers to
- * every request received in full before it. Written at once, as Node does, it was
- * read as the answer to the first request still waiting: a valid POST pipelined
- * ahead of garbage was applied while its client saw only the 400.
- *
- * Responses on a connection finish in the order their requests came, so only the
- * last two requests need remembering: the last one, and the one before it for when
- * the last is still arriving (then it is the one the answer is about).
+ * The answers each connection still owes. HTTP/1.1 pairs answers with requests by order alone, so an answer
+ * given on Node's behalf (client-errors.ts) must follow those of every request received in full before it:
+ * written at once, a 400 for garbage was read as the answer to a valid POST pipelined ahead of it.
+ * Responses finish in request order, so only the last two requests need remembering.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';

@@ -1,25 +1,10 @@
 /**
- * Closing the app ends every connection that has no request in progress, so a
- * graceful stop waits only for the requests being answered.
- *
- * Node's `server.close()` ends the connections that are idle at that moment and
- * no others. Two kinds would hold the close open, and with it SIGTERM's exit, well
- * past SHUTDOWN_TIMEOUT_MS:
- * - A keep-alive connection whose response ends after close() was called (a create
- *   finishing, a change stream the events plugin ends): idle only later, it would
- *   wait out its keep-alive timeout (72 s).
- * - A connection that has not delivered a whole request head: one opened ahead of
- *   need (browsers, HTTP clients and load balancers do), a slow client's, or a
- *   keep-alive connection part-way through its next request. Node counts it as busy,
- *   and stops enforcing the headers timeout once closing; it would wait for the
- *   client.
- * So this plugin counts each connection's requests in progress (head delivered,
- * response not yet done), and from the moment the server stops accepting until it
- * has closed, every SWEEP_INTERVAL_MS it ends the connections with none. A request
- * whose head has arrived is never cut: it is answered (with Connection: close,
- * Fastify's doing while closing), then its connection has none in progress.
- * (Fastify's `forceCloseConnections: true` would end every connection at close,
- * cutting the requests in flight too.)
+ * Closing the app ends every connection with no request in progress, so a graceful stop waits only for the
+ * requests being answered. Node's `server.close()` ends only the connections idle at that moment: a keep-alive
+ * connection whose response ends later would wait out its keep-alive timeout, and one without a whole request
+ * head counts as busy with no headers timeout once closing. So until the server has closed, every
+ * SWEEP_INTERVAL_MS this ends the connections with none in progress; a request whose head arrived is answered.
+ * (`forceCloseConnections: true` would cut the requests in flight too.)
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';

@@ -1,11 +1,6 @@
 /**
- * The error catalogue: every `Error.error` value the service can emit, declared once.
- *
- * Codes are stable and never reused. A code is the HTTP status times 100 plus a
- * sequence number, so a reader can tell the status from the code at a glance.
- * Each entry carries its message template: call sites name the entry and pass only
- * the values (`failure('PLANT_NOT_FOUND', [id])`), never a number or the wording;
- * the OpenAPI document lists this table verbatim.
+ * The error catalogue: every `Error.error` value, declared once. Codes are stable, never reused, and read as
+ * status * 100 + sequence. Call sites name the entry and pass values only; the OpenAPI document lists this table.
  */
 export interface CatalogueEntry {
   readonly code: number;

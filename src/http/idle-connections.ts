@@ -1,29 +1,12 @@
 /**
- * CONNECTION_TIMEOUT_MS closes a connection whose CLIENT has gone quiet, never one
- * that is quiet because the service is working on its request.
+ * CONNECTION_TIMEOUT_MS closes a connection whose client has gone quiet, never one quiet because the service
+ * is working on its request. Node's idle timeout counts any silence: a long import (or its body held back by
+ * backpressure) was closed mid-way and committed with nobody left to tell.
  *
- * Node's idle timeout (Fastify's `connectionTimeout`, the socket's setTimeout)
- * counts any silence on a socket, whoever owes the next byte. A long import is
- * silent while the store applies it, and while the service holds back reading its
- * body (backpressure: the store is behind the parser); both were taken for client
- * idleness, the connection was closed, and the import was committed with nobody
- * left to tell.
- *
- * Node's documented seam decides instead: with a listener on the server's
- * 'timeout' event, Node leaves every timed-out socket (idle timeout and keep-alive
- * timeout alike) to it. The listener closes the socket, as Node would, unless a
- * request on it is in progress and the service, not the client, owes the next
- * step; then it checks again one timeout later. The client owes it when the socket
- * holds response bytes it has not taken, or when a request's body is still
- * arriving and the service is ready to read it. After a check that kept the
- * socket, the next one closes it only if no byte moved in between: a client that
- * goes quiet right after the service was busy gets one whole timeout from then,
- * and a timer that fires late (the event loop was busy, bytes already waiting) is
- * not taken for silence. So a client is closed after between one and two timeouts
- * of its own silence.
- *
- * The request timeout (REQUEST_TIMEOUT_MS, checked by Node apart from this) still
- * bounds how long the whole request may take to arrive.
+ * With a listener on the server's 'timeout' event, Node leaves timed-out sockets to us. It closes the socket
+ * unless a request is in progress and the service owes the next step, then checks again one timeout later,
+ * closing only if no byte moved in between (a late timer is not taken for silence). So a client is closed
+ * after one to two timeouts of its own silence. REQUEST_TIMEOUT_MS still bounds the whole request.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';

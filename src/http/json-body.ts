@@ -1,13 +1,7 @@
 /**
- * The request body parser: strict UTF-8, and lossless for numbers.
- *
- * `JSON.parse` rounds every number to a double, so 2^53 + 1 would silently become
- * 2^53. Most bodies hold no number a double cannot represent, so they take the fast
- * path (`JSON.parse`); only a body with a long run of digits or an exponent goes
- * through lossless-json, whose number callback sees each literal's source text.
- *
- * Why the fast path is exact: with at most 15 significant digits a decimal literal
- * is an integer iff its double is, and integers of 15 digits are below 2^53.
+ * The request body parser: strict UTF-8, lossless for numbers. `JSON.parse` rounds to doubles, so only bodies
+ * with a long run of digits or an exponent go through lossless-json; with at most 15 significant digits a
+ * literal is an integer iff its double is, and such integers are below 2^53.
  */
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -58,12 +52,8 @@ export function assertUtf8Charset(request: FastifyRequest, format = 'JSON'): voi
 }
 
 /**
- * Codings the service does not undo. Node removes the chunked transfer coding and
- * nothing else: a body sent gzip-compressed (Content-Encoding, or a transfer coding
- * before `chunked`) would reach the parser as compressed bytes, or, if it happened
- * to be plain JSON, be accepted under a coding it does not have. Either is refused,
- * naming the coding: 415 with Accept-Encoding: identity for a content coding (RFC
- * 9110 12.5.3), 400 for a transfer coding.
+ * Codings the service does not undo (Node removes only `chunked`), refused rather than parsed as compressed
+ * bytes: 415 with Accept-Encoding: identity for a content coding (RFC 9110 12.5.3), 400 for a transfer coding.
  */
 export function assertNoCodings(request: FastifyRequest): void {
   const contentEncoding = request.headers['content-encoding'];
@@ -95,12 +85,8 @@ export function notJsonError(request: FastifyRequest): ApiError {
 }
 
 /**
- * A request with neither Content-Length nor Transfer-Encoding has no body (RFC 9112
- * 6.3), and one with Content-Length: 0 an empty one: either way there is nothing to
- * parse, whatever its Content-Type says. Many clients send a JSON type on every
- * request, and `curl -X POST -d ''` labels an empty body as a form; an operation
- * without a body must not refuse them, and one that needs a body says so
- * (BODY_REQUIRED, from validation).
+ * No Content-Length nor Transfer-Encoding means no body (RFC 9112 6.3), and Content-Length: 0 an empty one:
+ * nothing to parse whatever the Content-Type, since many clients label every request (`curl -d ''` as a form).
  */
 function hasNoBody(request: FastifyRequest): boolean {
   const length = request.headers['content-length'];

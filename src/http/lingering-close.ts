@@ -1,19 +1,8 @@
 /**
- * An answer sent before its request's body has all arrived (413 for a body over
- * the limit, 401, 415...) must reach a client that is still sending.
- *
- * Fastify answers such a request with `Connection: close`, and Node then closes
- * the socket as soon as the answer is written. The kernel, closing a socket with
- * unread bytes, resets the connection: a client still writing its body gets EPIPE
- * or ECONNRESET, and the answer waiting in its receive buffer is lost with it.
- *
- * So, as nginx's lingering close does, the rest of the body is read and
- * discarded after the answer, for at most LINGER_TIMEOUT_MS and LINGER_LIMIT
- * bytes; only a body beyond either bound has its connection cut (one declaring
- * more than LINGER_LIMIT bytes, at once, as before). The answer does
- * not say `Connection: close` (Node would close at once on it): once the body has
- * been read to its end the connection is sound, and serves the client's next
- * request as any keep-alive connection does.
+ * An answer sent before its request's body has all arrived (413, 401, 415...) must reach a client still
+ * sending: closing a socket with unread bytes resets it, and the client loses the answer. So, like nginx's
+ * lingering close, the rest of the body is read and discarded, within LINGER_TIMEOUT_MS and LINGER_LIMIT
+ * bytes. The answer omits `Connection: close` (Node would close at once); the connection then stays usable.
  */
 import type { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';

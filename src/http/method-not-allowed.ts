@@ -1,11 +1,6 @@
 /**
- * 405 for a known path with an unknown method. Fastify answers 404 there, so each
- * documented path gets explicit routes for the methods it lacks (every method
- * Fastify routes, TRACE and QUERY included), answering with an Allow header.
- *
- * Two plugins: `collectRoutes` notes every documented route (one with an
- * operationId) as it is added, so it comes before the routes; `answerOtherMethods`
- * adds the 405 routes after them.
+ * 405 with Allow for a documented path with an unknown method (Fastify answers 404): `collectRoutes` notes the
+ * documented routes as they are added, so it registers before them; `answerOtherMethods` adds the 405 routes after.
  */
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import fp from 'fastify-plugin';

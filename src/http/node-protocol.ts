@@ -1,26 +1,12 @@
 /**
- * HTTP/1.1 rules Node's server leaves to the application, or applies in a way that
- * breaks the rule that every failure is an Error record. All of it goes through
- * Fastify hooks and Node's documented server events:
- *
- * - Host (RFC 9112 3.2): an HTTP/1.1 request without one, any request with several,
- *   or with a value that is not host[:port], gets a 400 Error record. Node's own
- *   check is off (`requireHostHeader: false`, server-options.ts): it answers only
- *   the missing case, with a bare 400.
- * - Content-Type sent twice: 400 (Node keeps the first and drops the other).
- * - Pipelined requests (several on one connection without waiting for the answers):
- *   Node hands each to the app as soon as it is parsed and queues only the
- *   responses, so a GET pipelined after a DELETE could be read before the delete
- *   was applied. RFC 9112 (9.3.2) allows parallel handling only when every request
- *   is safe. Each request now waits in its first hook until the response before it
- *   has been sent (see waitForTurn).
- * - Answers Node makes the service give for bytes that are not HTTP go out after
- *   the answers owed before them (connection-answers.ts, client-errors.ts).
- * - `Expect` other than `100-continue`: Node answers a bare 417. RFC 9110 (10.1.1)
- *   lets a server ignore an expectation it does not support, so the request is
- *   routed as usual. (`100-continue`: see sendContinue below.)
- * - `CONNECT`: Node closes the connection without a word. It gets a 400 Error
- *   record instead: this server is not a proxy.
+ * HTTP/1.1 rules Node leaves to the application, or answers outside the Error records, via Fastify hooks and
+ * Node's documented server events:
+ * - Host (RFC 9112 3.2): missing on HTTP/1.1, repeated or malformed: 400 (Node's own check answers a bare 400).
+ * - Content-Type sent twice: 400 (Node keeps the first).
+ * - Pipelining: Node hands requests on as parsed, so a GET could run before the DELETE ahead of it; RFC 9112
+ *   9.3.2 allows that only for safe requests, so each waits until the response before it is sent (waitForTurn).
+ * - `Expect` other than `100-continue`: ignored, as RFC 9110 10.1.1 allows, rather than Node's bare 417.
+ * - `CONNECT`: a 400 Error record rather than Node's silent close; this is not a proxy.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance, onRequestHookHandler, preParsingHookHandler, RouteOptions } from 'fastify';
@@ -105,14 +91,9 @@ export const protocolEdges = fp(
 );
 
 /**
- * `Expect: 100-continue` asks the server whether to send the body at all. Node says
- * yes (100 Continue) at once, before authentication, so a client without a valid
- * token, or with a body over BODY_LIMIT, was invited to upload it only to be refused.
- * With `continueFromRoutes`, Node leaves the answer to the service: this preParsing
- * hook of the routes that take a body (added as each route is) sends the 100 when the body is about to
- * be read, after authentication and rate limiting have let the request through, and
- * only if the declared length is within the limit (else the parser answers 413
- * without reading). An operation without a body never asks for one.
+ * `Expect: 100-continue`: Node would say yes at once, inviting an upload that authentication or BODY_LIMIT then
+ * refuses. With `continueFromRoutes` this preParsing hook sends the 100 only after authentication and rate
+ * limiting, and only for a declared length within the limit (else the parser answers 413 without reading).
  */
 const sendContinue: preParsingHookHandler = (request, reply, payload, done) => {
   const expect = request.headers.expect;

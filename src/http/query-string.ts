@@ -1,10 +1,7 @@
 /**
- * What a query string must be before its parameters are validated, which the schema
- * cannot say: Fastify's parser keeps a malformed %-escape (`tag=%FF` would then be
- * matched as if it meant something) and turns a repeated parameter into an array (whose
- * type error would hide that it was given twice). A parameter whose schema is an
- * array (`tag` of GET /plants) is meant to repeat. Only the operation's own parameters
- * are held to this; others are ignored, as they are by the schema.
+ * What a query string must be before validation, which the schema cannot say: no malformed %-escape (Fastify
+ * keeps `tag=%FF` as if it meant something), and no repeated parameter unless its schema is an array (else its
+ * type error would hide the repetition). Only the operation's own parameters are checked.
  */
 import type { FastifyInstance, preValidationHookHandler, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';

@@ -1,10 +1,6 @@
 /**
- * Secrets clients put where they do not belong. The token belongs in the
- * Authorization header (never logged), but a client may also send it in the URL
- * (`?access_token=...`, or pasted into a path), and the URL is logged with every
- * request. Anything shaped like a Plant Store token, and the value of any query
- * parameter named like a credential, is cut out before a URL is logged, whether
- * written plainly or percent-encoded.
+ * URLs are logged, and clients sometimes put tokens in them: anything shaped like a Plant Store token, and any
+ * credential-named query parameter's value, is cut out before logging, plain or percent-encoded.
  */
 const TOKEN_SHAPED = /pst_[A-Za-z0-9_-]+/g;
 const CREDENTIAL_PARAMETER = /([?&][^=&]*(?:token|secret|password|passwd|api[_-]?key|auth)[^=&]*=)[^&#]*/gi;

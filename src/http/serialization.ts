@@ -1,9 +1,6 @@
 /**
- * Response serialisers (fast-json-stringify), compiled with only the shared schemas
- * a response refers to. Fastify's own factory hands every compile all the app's
- * shared schemas, and fast-json-stringify checks and walks each of them for each
- * response: with the plant and webhook components that slowed start-up measurably
- * (bench/README.md, "Start-up after the redesign"). What a serialiser writes is the same.
+ * Response serialisers compiled with only the shared schemas a response refers to: Fastify's factory hands
+ * every compile all of them, which slowed start-up (bench/README.md, "Start-up after the redesign").
  */
 import type { FastifyServerOptions } from 'fastify';
 import fastJson, { type Schema } from 'fast-json-stringify';

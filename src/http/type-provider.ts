@@ -1,8 +1,6 @@
 /**
- * Handlers are typed from their route schemas (json-schema-to-ts), never by casts.
- * A feature's routes declare which shared schemas their `$ref`s name; int64
- * integers are typed as `bigint`, which is what the validator hands on
- * (see the int64 keyword in validation.ts).
+ * Handlers are typed from their route schemas (json-schema-to-ts), never by casts; int64 integers are typed as
+ * `bigint`, which is what the validator hands on.
  */
 import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
 import type { FromSchemaOptions } from 'json-schema-to-ts';
@@ -32,10 +30,8 @@ interface JsonTextResponse {
 }
 
 /**
- * A response whose body the handler sends as JSON text it holds already (a list
- * page the database serialised, the cached OpenAPI document). The schema documents
- * it; handlers send a string, which Fastify passes on as it is (it serialises only
- * what is not text yet), so it is typed as text, not from the schema.
+ * A response sent as JSON text the handler already holds (a page the database serialised, the cached OpenAPI
+ * document): the schema documents it, but Fastify passes a string on as it is, so it is typed as text.
  */
 export function jsonText(
   description: string,

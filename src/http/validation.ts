@@ -1,16 +1,7 @@
 /**
- * Request validation, compiled from the same JSON Schemas the OpenAPI document shows.
- *
- * Two Ajv instances, because bodies and URLs differ: a JSON body is typed, so it is
- * validated strictly (the string "1" is not an id, 123 is not a name), while path and
- * query values always arrive as text and are coerced (a parameter whose schema is an
- * array, such as `tag`, becomes an array when it is given once).
- *
- * `{type: integer, format: int64}` cannot be checked by Ajv's own `integer` (it only
- * knows doubles), so `toRuntimeSchema` swaps it for our `int64` keyword, which accepts
- * exactly the values the lossless body parser produces for int64 integers, and hands
- * every valid one on as a `bigint`: handlers see int64 values as bigints wherever they
- * came from (a body, a path, a query string), as their types (src/http/type-provider.ts) say.
+ * Request validation, compiled from the schemas the OpenAPI document shows. Two Ajv instances: a JSON body is
+ * typed and validated strictly, path and query values arrive as text and are coerced. Ajv's `integer` only
+ * knows doubles, so int64 becomes our `int64` keyword, which hands every valid value on as a `bigint`.
  */
 import { Ajv, type ErrorObject } from 'ajv';
 import type { DataValidationCxt } from 'ajv/dist/types/index.js';
@@ -77,11 +68,8 @@ function decimalTextKeyword() {
 }
 
 /**
- * validateSchema: false skips checking each of our (static) schemas against the JSON
- * Schema meta-schema at start-up: compiling the meta-schema took a tenth of the
- * service's start-up time, once per instance. test/http/schemas-valid.test.ts runs
- * that check on every operation's schemas instead, and strict mode still rejects
- * unknown keywords while compiling.
+ * validateSchema: false skips compiling the meta-schema at every start-up, a sizeable share of it; our schemas
+ * are static and test/http/schemas-valid.test.ts checks them instead (strict mode still rejects unknown keywords).
  */
 export function createAjv(forText: boolean, validateSchema = false): Ajv {
   const ajv = new Ajv({
@@ -132,15 +120,9 @@ export function toRuntimeSchema<T>(schema: T, forText = false): T {
 }
 
 /**
- * For Fastify's `schemaController.compilersFactory.buildValidator`: called with the
- * schemas the app shares (`app.addSchema`, referenced as `{ $ref: 'NewPlant' }`), it
- * returns the compiler Fastify calls per route part. Given this way rather than with
- * setValidatorCompiler, Fastify does not first set up its default Ajv compiler (a
- * second Ajv, JTD included), which nothing would use, at every start.
- *
- * Fastify's types describe this factory as @fastify/ajv-compiler's; at run time it
- * is called with the shared schemas and returns the same route-part compiler
- * setValidatorCompiler takes, which is what this is, hence the cast.
+ * For `schemaController.compilersFactory.buildValidator`: unlike setValidatorCompiler, Fastify then does not
+ * build its unused default Ajv compiler at every start. Fastify types this as @fastify/ajv-compiler's factory;
+ * at run time it takes the shared schemas and returns a route-part compiler, hence the cast.
  */
 type ValidatorFactory = NonNullable<
   NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']

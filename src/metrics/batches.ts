@@ -1,14 +1,7 @@
 /**
- * How well the store groups work into batches: for each kind of batch, how many
- * batches ran and how many operations they carried. Their ratio is the average
- * batch size, which says whether group commit (SQLite) or statement batching
- * (PostgreSQL) is paying off under the traffic the instance really gets:
- *
- *   rate(plantstore_store_batched_operations_total[5m]) / rate(plantstore_store_batches_total[5m])
- *
- * A store reports batches by having a `batchStats()` method, read when Prometheus
- * scrapes (nothing is counted per request here). Kinds: `write` (SQLite plant
- * writes per fsync'd transaction), `create` and `read` (PostgreSQL statements).
+ * Batches per kind and the operations they carried: their ratio says whether group commit (SQLite) or
+ * statement batching (PostgreSQL) pays off under real traffic. Read from the store's `batchStats()` at
+ * scrape time, never per request.
  */
 import { Counter, type Registry } from 'prom-client';
 import type { BatchCounts } from '../store/core/batcher.js';

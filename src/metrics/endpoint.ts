@@ -1,12 +1,6 @@
 /**
- * GET /metrics: Prometheus exposition of the service's metrics.
- *
- * Who can read it is configurable, because metrics reveal traffic patterns:
- * - METRICS_AUTH=admin (default): a bearer token with the `admin` scope is needed
- *   (Prometheus: `authorization: { credentials_file: ... }` in the scrape config).
- * - METRICS_AUTH=none: anyone who can reach the port.
- * - METRICS_PORT=<port>: /metrics moves to its own listener on METRICS_HOST
- *   (default 127.0.0.1), off the public API port; METRICS_AUTH still applies.
+ * GET /metrics. Who may read it is configurable (METRICS_AUTH, METRICS_PORT) because metrics reveal traffic
+ * patterns.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
@@ -78,12 +72,7 @@ export const metricsRoutes = fp(
   },
 );
 
-/**
- * Serves /metrics on its own port, with the same authentication, Error records,
- * server limits (timeouts, request-head size) and protocol edge cases (Host,
- * CONNECT, Expect; node-protocol.ts) as the API. Bound when the app
- * becomes ready, closed with it.
- */
+/** /metrics on its own port, with the API's authentication, Error records, server limits and protocol edges. */
 function serveSeparately(app: FastifyInstance, config: Config, port: number): void {
   app.addHook('onReady', async () => {
     const server = Fastify({ loggerInstance: app.log.child({ listener: 'metrics' }), ...serverOptions(config.limits) });

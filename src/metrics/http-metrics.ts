@@ -1,10 +1,6 @@
 /**
- * Counts every response and its latency by method, route template and status.
- *
- * The route label is the template (`/plants/:id`), never the URL, so the number
- * of series stays bounded; requests that matched no route share one label. Each
- * (method, route, status) series is created on first use and then found through
- * three map lookups: no allocation per request.
+ * Counts every response and its latency by method, route template and status. The label is the template,
+ * never the URL, so series stay bounded; series are kept in maps so a request allocates nothing.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { CounterSeries, HistogramSeries } from './series.js';

@@ -1,8 +1,6 @@
 /**
- * Times every store call the app makes, and counts its failures, at the store's
- * boundary: the app gets a store whose every method is one of the explicit
- * wrappers below. Each class implements its store interface, so a method added to
- * the interface does not compile until it is timed here too.
+ * Times and counts failures of every store call at the store's boundary. Each wrapper implements its store
+ * interface, so a method added there does not compile until it is timed here too.
  */
 import { StoreUnavailableError } from '../store/errors.js';
 import type { PlantStore, Store, TokenStore, WebhookStore } from '../store/types.js';

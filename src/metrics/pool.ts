@@ -1,11 +1,6 @@
 /**
- * Connection-pool usage, for stores that have a pool (PostgreSQL).
- *
- * A store reports its pool by having a `poolStats()` method; nothing else is
- * needed (no import of prom-client, no registration). The numbers are read when
- * Prometheus scrapes, so reporting costs nothing per request. For node-postgres:
- *
- *   poolStats() { return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount }; }
+ * Connection-pool usage, for a store with a `poolStats()` method (PostgreSQL), read at scrape time so it
+ * costs nothing per request.
  */
 import { Gauge, type Registry } from 'prom-client';
 

@@ -1,12 +1,7 @@
 /**
- * The per-request series (HTTP requests and store calls): counters and histograms
- * that a request updates by adding numbers into a typed array, each series made
- * once per label set and kept. prom-client's own metrics re-validate and re-hash
- * their labels and allocate on every observation: the same series through its
- * public API cost a GET measurably more CPU (bench/README.md, "Metrics"). So these
- * series write their own lines of the Prometheus text format, appended to what
- * prom-client's registry renders (service-metrics.ts); nothing is handed to
- * prom-client that is not its own.
+ * The per-request series (HTTP requests, store calls), updated by adding into typed arrays. prom-client's
+ * metrics re-validate and re-hash labels and allocate on every observation, so these write their own lines of
+ * the text format, appended to what prom-client's registry renders (bench/README.md, "Metrics").
  */
 type Labels = Readonly<Record<string, string>>;
 

@@ -1,8 +1,6 @@
 /**
- * The service's metrics, in one prom-client registry per app (so tests can build
- * many apps in one process). Names follow Prometheus conventions: a
- * `plantstore_` prefix, base units (seconds), `_total` for counters. The default
- * Node.js process metrics (CPU, memory, event-loop lag, GC) are included.
+ * The service's metrics, one prom-client registry per app so tests can build many apps in one process.
+ * Names follow Prometheus conventions (`plantstore_` prefix, base units, `_total` counters).
  */
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { LabelledCounter, LabelledHistogram } from './series.js';

@@ -1,12 +1,6 @@
 /**
- * Webhook backlog: how many deliveries wait to be sent, and for how long the
- * oldest has waited. A growing backlog is how a dead receiver or a stuck
- * dispatcher shows up before anyone complains.
- *
- * The webhook store reports it by having a `backlog()` method (read at scrape
- * time, never per request); without one these gauges are not registered:
- *
- *   backlog(): Promise<{ pending: number; oldestPendingSeconds: number | null }>
+ * Webhook backlog (pending deliveries, the oldest one's wait): how a dead receiver or stuck dispatcher shows
+ * up early. Read from the webhook store's `backlog()` at scrape time; without one the gauges are not registered.
  */
 import { Gauge, type Registry } from 'prom-client';
 

@@ -1,12 +1,7 @@
 /**
- * What the live change stream (src/events/) needs from a store: the change log,
- * written in each change's own transaction (migration 0009; by triggers on
- * PostgreSQL, by the writes on SQLite), read by position, and a signal when changes
- * commit.
- *
- * Positions are consecutive, in commit order, on both stores: a reader that has
- * seen position N has seen every position below it, and the next one it sees is
- * N + 1. That is what lets a stream resume exactly.
+ * What the live change stream (src/events/) needs from a store: the change log, written in each change's
+ * transaction (migration 0009), read by position, and a signal when changes commit. Positions are
+ * consecutive in commit order on both stores, so a stream resumes exactly after position N at N + 1.
  */
 import type { EventType } from '../domain/events.js';
 
@@ -24,9 +19,8 @@ export interface PlantChangeEntry {
 
 export interface ChangeLogBounds {
   /**
-   * The log's history: made anew when the store is created, restored from a backup
-   * or replaced by a copy, so that a position of an earlier history (positions are
-   * handed out again from where the restored or copied log stands) is told apart.
+   * The log's history, new on create, restore and copy: positions are then handed out again, so a position of
+   * an earlier history must be told apart.
    */
   readonly history: string;
   /** The last position taken; 0 before the first change. */
@@ -39,11 +33,7 @@ export interface ChangeLog {
   /** The entries after `position`, in position order, at most `limit`. */
   after(position: bigint, limit: number): Promise<PlantChangeEntry[]>;
   bounds(): Promise<ChangeLogBounds>;
-  /**
-   * Calls `listener` soon after changes commit (made by this process, or on
-   * PostgreSQL by any instance); several commits may share one call. Returns the
-   * function that stops it.
-   */
+  /** Calls `listener` soon after changes commit (on PostgreSQL, any instance's), one call for several maybe. */
   watch(listener: () => void): () => void;
   /** Deletes up to `limit` of the entries made before `before`; resolves with how many it deleted. */
   prune(before: Date, limit: number): Promise<number>;

@@ -1,8 +1,4 @@
-/**
- * The store's own failures, for every layer above it to recognise. The HTTP layer
- * maps them to its error catalogue (src/http/errors.ts); the store never needs to
- * know what they become there.
- */
+/** The store's own failures; the HTTP layer maps them to its catalogue, so the store never knows what they become. */
 
 /** The database cannot serve requests right now: an outage, expected to pass (a 503 with Retry-After). */
 export class StoreUnavailableError extends Error {

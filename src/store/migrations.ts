@@ -1,20 +1,9 @@
 /**
- * The schema, as numbered plain SQL files, one folder per dialect:
- *
- *   src/store/migrations/sqlite/0001-plants-and-tokens.sql
- *   src/store/migrations/postgres/0001-plants-and-tokens.sql
- *
- * Both dialects share one numbering: a step has the same number and name in both
- * (its name is the file's, `0003-webhook-retention` -> "webhook retention"); a step
- * one dialect does not need has no file there. A released file is never edited: a
- * change comes as a new, higher-numbered file. Each database records what it has
- * applied in schema_migrations (version, name), so a store created by any earlier
- * release continues from where it is.
- *
- * This module reads the files and decides what is pending; each store applies
- * that in its own transaction (sqlite-store.ts, postgres/migrator.ts). The files
- * ship beside the code that reads them: the build copies this folder next to the
- * compiled modules and next to the bundle (scripts/bundle-service.ts).
+ * The schema as numbered plain SQL files, one folder per dialect (src/store/migrations/<dialect>/), sharing
+ * one numbering: a step has the same number and name in both, or no file where a dialect does not need it.
+ * A released file is never edited; each database records what it applied in schema_migrations, so a store
+ * from any earlier release continues from where it is. Each store applies what is pending in its own
+ * transaction. The build copies the folder beside the compiled modules and the bundle.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { refuseNewerStore } from './errors.js';

@@ -17,11 +17,8 @@ export interface StoreSettings {
 }
 
 /**
- * Opens the store a DATABASE_URL names and brings its schema up to date.
- *
- * Each store's module (and its driver) is imported only when chosen: `pg` alone
- * adds resident memory and start-up time a SQLite process does not need
- * (bench/README.md, "Figures behind code comments").
+ * Opens the store a DATABASE_URL names and migrates it. Each store's module and driver is imported only when
+ * chosen: `pg` costs memory and start-up time a SQLite process does not need.
  */
 export async function openStore(databaseUrl: string, settings: StoreSettings = {}): Promise<Store> {
   if (databaseUrl.startsWith('sqlite:')) {

@@ -1,9 +1,6 @@
 /**
- * What the service needs from a store. SQLite (embedded default) and PostgreSQL
- * (shared, for several instances) implement it with the same behaviour, and one
- * contract test suite runs against both.
- *
- * Ids are `bigint` throughout: no JS number ever holds one.
+ * What the service needs from a store. SQLite and PostgreSQL implement it alike, checked by one contract test
+ * suite. Ids are `bigint` throughout: no JS number ever holds one.
  */
 import type { Scope } from '../tokens/scopes.js';
 import type { WebhookStore } from './webhook-types.js';
@@ -65,10 +62,8 @@ export interface ListPlantsQuery extends PlantFilter {
 }
 
 /**
- * One page of plants, already serialised: the JSON array GET /plants answers with
- * (`[{"id":1,"name":"..","tag":".."}, ...]`, ids as exact integers, no `tag` key
- * when there is none). The database builds it: turning 100 rows into JS values and
- * back into JSON cost more than the rest of the request together.
+ * One page of plants as the JSON array GET /plants answers with, built by the database: turning rows into JS
+ * values and back into JSON cost more than the rest of the request.
  */
 export interface PlantPage {
   readonly json: string;
@@ -114,12 +109,8 @@ export type ImportOutcome =
   | { readonly kind: 'rejected'; readonly conflicts: readonly ImportConflict[]; readonly conflictCount: number };
 
 /**
- * An import in progress: rows are staged as they arrive, then applied when the body
- * has ended, all in one transaction, so nothing is visible before apply and an
- * import that is abandoned (aborted, or the process dies) leaves nothing behind.
- * SQLite stages outside the store (a temp table) and applies in one write
- * transaction at the end; PostgreSQL inserts each chunk as it comes, inside the
- * import's one transaction (row locks block other writers only on those ids).
+ * An import in progress: rows staged as they arrive, applied when the body has ended, in one transaction, so
+ * nothing is visible before apply and an abandoned import (aborted, or the process died) leaves nothing.
  */
 export interface PlantImport {
   stage(rows: readonly ImportRow[]): Promise<void>;

@@ -1,9 +1,6 @@
 /**
- * What the webhook feature needs from a store: subscriptions, and the outbox of
- * events and their deliveries. Events are written by the plant store's create path,
- * in the plant's own transaction (see PlantCreatedEvent); everything else is here.
- *
- * Times are `Date`s; ids are opaque strings (whk_..., msg_..., dlv_...).
+ * What the webhook feature needs from a store: subscriptions and the outbox of events and deliveries. Events
+ * are written by the plant writes, in the plant's own transaction. Ids are opaque strings (whk_, msg_, dlv_).
  */
 import type { EventType } from '../domain/events.js';
 
@@ -138,12 +135,9 @@ export interface WebhookStore {
    */
   retryDelivery(subscriptionId: string, deliveryId: string, now: Date): Promise<WebhookDelivery | undefined>;
   /**
-   * Retention: deletes up to `limit` events created before `before`, oldest first,
-   * with their deliveries and those deliveries' attempts, in one transaction. Only
-   * finished events go: none of their deliveries is pending (an event whose
-   * deliveries are all gone counts as finished), so nothing still to be sent is
-   * ever lost, however old. Returns how many events it deleted: fewer than `limit`
-   * means none is left to delete (or another instance is deleting the rest).
+   * Retention: deletes up to `limit` finished events (no delivery pending) created before `before`, oldest
+   * first, with their deliveries and attempts, in one transaction; nothing still to be sent is lost. Returns
+   * how many: fewer than `limit` means none is left (or another instance is deleting the rest).
    */
   pruneFinishedEvents(before: Date, limit: number): Promise<number>;
 }

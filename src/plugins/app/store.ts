@@ -1,8 +1,6 @@
 /**
- * The store as a plugin: opened from DATABASE_URL when the app starts, its
- * background errors logged through the app's logger, closed when the app closes
- * (after the features that use it: Fastify runs onClose hooks last-registered first).
- * Every call the app makes is timed at this boundary (src/metrics/).
+ * The store as a plugin, opened from DATABASE_URL at start and closed with the app, after the features that
+ * use it (onClose hooks run last-registered first). Its calls are timed at this boundary.
  */
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';

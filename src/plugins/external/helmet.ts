@@ -1,12 +1,10 @@
 /**
- * Security headers. Every response: nosniff, no Referer leaks, HSTS when configured (HSTS_MAX_AGE, only meaningful
- * behind HTTPS). JSON and empty responses (the API proper) also get a Content-Security-Policy that allows nothing, no
- * framing, and Cache-Control: no-store (plant data and error details are not for shared caches). Other content types
- * (/docs, /metrics, exports, the event stream) keep the first set; their routes set what else they need.
+ * Security headers: nosniff, no Referer, HSTS when configured on every response; JSON and empty responses (the
+ * API proper) also get a deny-all CSP, no framing and Cache-Control: no-store. Other content types (/docs,
+ * /metrics, exports, the event stream) set what else they need in their routes.
  *
- * The values are helmet's for these options, written once: @fastify/helmet builds helmet's middleware on every
- * request, which cost a third more CPU per read (bench/README.md, "Security headers"). test/security/headers.test.ts
- * pins them against the helmet package, so a change in helmet's output shows there.
+ * helmet's values, written once: @fastify/helmet builds helmet's middleware on every request, a measurable CPU
+ * cost (bench/README.md, "Figures behind code comments"). test/security/headers.test.ts pins them against helmet.
  */
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';

@@ -1,8 +1,6 @@
 /**
- * Where rate-limit counters live: in this process, or in Redis (REDIS_URL) so
- * every instance draws on one budget. Redis trouble never takes the API down:
- * commands fail fast (no offline queue, a short timeout) and the limiter then
- * lets the request through (fail open), with a warning at most every 30 s.
+ * Rate-limit counters in this process, or in Redis (REDIS_URL) so every instance shares one budget. Redis
+ * trouble never takes the API down: commands fail fast and the limiter fails open, warning now and then.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Redis } from 'ioredis';
@@ -22,11 +20,7 @@ export function throttledWarning(log: FastifyBaseLogger, message: string): (erro
   };
 }
 
-/**
- * Connects to Redis and waits (briefly) until it answers, so the first requests
- * are counted. If it does not answer in time, the service starts anyway and the
- * limiter fails open until Redis is back (ioredis keeps reconnecting).
- */
+/** Waits briefly for Redis so the first requests are counted; if it is late, the limiter fails open meanwhile. */
 export async function connectRateLimitRedis(url: string, log: FastifyBaseLogger): Promise<Redis> {
   // Loaded here, only when REDIS_URL is set: otherwise every process (the CLI
   // included) would pay ioredis's start-up time and memory (bench/README.md, "Figures behind code comments").

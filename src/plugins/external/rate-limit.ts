@@ -1,20 +1,11 @@
 /**
- * Per-token rate limiting, and per client address for requests without a valid
- * token: RATE_LIMIT (and RATE_LIMIT_ANONYMOUS) requests per minute, in fixed
- * one-minute windows. Over budget, a request gets 429 RATE_LIMITED with
- * Retry-After; every limited response carries RateLimit-Limit, -Remaining,
- * -Reset and -Policy (draft-ietf-httpapi-ratelimit-headers).
+ * Per-token rate limiting (per address without a valid token) in fixed one-minute windows: 429 RATE_LIMITED
+ * with Retry-After, and RateLimit-* headers (draft-ietf-httpapi-ratelimit-headers).
  *
- * Each request is charged exactly once, as early as its identity is known:
- * - no Authorization header: by address, in onRequest, before anything else runs;
- * - a token that authenticated: by token id, in preParsing (after the auth hook,
- *   before the body is read), so a limited client cannot make us parse anything;
- * - a valid token without the needed scope (403): by token id, in onSend;
- * - a credential that failed (401), or anything else that ended before
- *   preParsing: by address, in onSend; over budget, the answer becomes the 429.
- * The key is the token id, never the secret, so nothing secret reaches Redis or
- * the logs. Counting is @fastify/rate-limit's store (an in-process LRU, or Redis
- * with one atomic script per request).
+ * Each request is charged once, as early as its identity is known: no Authorization header, by address in
+ * onRequest; an authenticated token, by token id in preParsing, so a limited client cannot make us parse
+ * anything; a 403, by token id in onSend; a 401 or anything that ended earlier, by address in onSend.
+ * The key is the token id, never the secret, so nothing secret reaches Redis or the logs.
  */
 import rateLimit from '@fastify/rate-limit';
 import fp from 'fastify-plugin';

@@ -1,14 +1,8 @@
 /**
- * A checksum of a store's plants, computed in the same way on both sides of a copy:
- * SHA-256 over one line per plant in id order, fed chunk by chunk (never the whole
- * store in memory). Computed here, from the rows each dialect's reader returns,
- * rather than in SQL, so that two databases with different text and number
- * functions hash exactly the same bytes for the same plants.
- *
- * A line is the JSON array [id, name, tag, version, created_at] (the plant's fields in
- * PLANT_KEYS order, then the row's): ids and versions as exact decimal text, a missing
- * tag as null (so it differs from an empty one),
- * and JSON's quoting keeps any name apart from the fields around it.
+ * A checksum of a store's plants, the same on both sides of a copy: SHA-256 over one line per plant in id
+ * order, fed chunk by chunk. Computed here rather than in SQL so that databases with different text and
+ * number functions hash the same bytes. A line is the JSON array [id, name, tag, version, created_at]:
+ * exact decimal ids and versions, a missing tag as null (unlike an empty one), names kept apart by quoting.
  */
 import { createHash, type Hash } from 'node:crypto';
 import { PLANT_KEYS } from '../../domain/plant.js';

@@ -1,20 +1,11 @@
 /**
- * Copies a whole store into another, of either kind: plants (ids, versions and
- * creation times as they are, so ETags and cursors stay valid), the version
- * counter, the store's secrets (the page-cursor key), tokens (hashes, scopes,
- * expiry, revocation, last use), webhook subscriptions with their current and
- * previous secrets, and the whole outbox: every event, delivery and attempt, so
- * what was still to be delivered is delivered from the target, and the delivery
- * log reads as before. (Retention keeps the finished part small.)
+ * Copies a whole store into another of either kind: plants with their ids, versions and creation times (so
+ * ETags and cursors stay valid), the version counter, the store's secrets, tokens, webhook subscriptions and
+ * the whole outbox, so pending deliveries continue from the target.
  *
- * Then verifies, before committing: each table's rows counted on both sides, the
- * pending deliveries, and a checksum of the plants (the source's hashed as they
- * were read, the target's read back). A target that does not verify is rolled
- * back, as is one where anything failed: it is left as it was, never half filled.
- *
- * The target must be empty (no plant, token, subscription or outbox row) unless
- * `replace` is set, which empties it first, in the same transaction: its old
- * contents go only if the copy commits.
+ * Verified before committing (row counts, pending deliveries, a checksum of the plants read back); a target
+ * that fails or does not verify is rolled back, never half filled. It must be empty unless `replace` is set,
+ * which empties it in the same transaction.
  */
 import type { CopySource, CopyTarget } from './endpoint.js';
 import { CopyError } from './errors.js';

@@ -1,14 +1,7 @@
 /**
- * The two ends of a copy, whatever their database. Each is one connection holding
- * one transaction from opening to closing:
- *
- * - the source's is a read-only snapshot (SQLite: a read transaction in WAL mode;
- *   PostgreSQL: REPEATABLE READ), so the copy is one consistent state of the store
- *   even while a service keeps writing to it, and counts, rows and checksum all
- *   describe that state;
- * - the target's holds every write of the copy, so the target changes all at once
- *   on commit or not at all: a copy that fails, or does not verify, leaves it as it
- *   was, never half filled.
+ * The two ends of a copy, each one connection holding one transaction: the source's a read-only snapshot, so
+ * counts, rows and checksum describe one state even while a service writes; the target's holds every write,
+ * so a copy that fails or does not verify leaves it as it was.
  */
 import type { CopyRows, CopyTable, RowKey } from './rows.js';
 

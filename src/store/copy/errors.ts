@@ -1,8 +1,4 @@
-/**
- * A copy refused or stopped for a reason the user can act on (a missing source, a
- * target that holds data, stores at different schema versions): one line says
- * what and what to do. Nothing has been written to the target when it is thrown.
- */
+/** A copy refused or stopped for a reason the user can act on; nothing has been written to the target. */
 export class CopyError extends Error {
   constructor(message: string) {
     super(message);

@@ -1,14 +1,8 @@
 /**
- * The PostgreSQL ends of a copy. Each store is first opened as the service opens it
- * (openStore: its migrations, its messages for a bad URL or an unreachable server),
- * then closed; the copy then works on one plain connection of its own per store,
- * which int8 is parsed on as everywhere (clientConfig) and which has no statement
- * timeout: a chunk of a large table may take longer than a request may.
- *
- * The source's transaction is REPEATABLE READ, READ ONLY: one snapshot for every
- * chunk, whatever commits meanwhile. The target's locks the tables it writes
- * against other writers (EXCLUSIVE allows reads) until it commits, so no service
- * instance writes a row between the emptiness check and the commit.
+ * The PostgreSQL ends of a copy. Each store is first opened as the service opens it (migrations, messages for
+ * a bad URL), then the copy uses a plain connection per store with no statement timeout: a chunk may take
+ * longer than a request may. The source is REPEATABLE READ, READ ONLY: one snapshot for every chunk. The
+ * target locks its tables against writers (EXCLUSIVE allows reads) from the emptiness check to the commit.
  */
 import pg from 'pg';
 import { redacted } from '../../config/database-url.js';

@@ -1,10 +1,6 @@
 /**
- * Reading a PostgreSQL store's rows for a copy, in chunks by primary key (keyset,
- * as on SQLite: each chunk an index range of the primary key from the last key on).
- *
- * The connection parses int8 to bigint (pool.ts, clientConfig), so ids, versions
- * and seqs are exact; keys go back as parameters in the same form. A timestamptz
- * comes back as a Date (to the millisecond), a text[] as an array of strings.
+ * Reading a PostgreSQL store's rows for a copy, in keyset chunks by primary key. int8 is parsed to bigint
+ * (clientConfig), so ids, versions and seqs are exact; timestamptz comes as a Date (milliseconds).
  */
 import type pg from 'pg';
 import type { PlantValues } from '../../domain/plant.js';

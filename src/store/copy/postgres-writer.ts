@@ -1,13 +1,8 @@
 /**
- * Writing a copy's rows into a PostgreSQL store: one INSERT .. SELECT FROM
- * unnest(...) per chunk and table, each column one array parameter (int8 as decimal
- * text, times as ISO text, both exact). A row's lists (scopes, event types) travel
- * comma-joined and are split by the statement: unnest cannot yield an array per row.
- *
- * Plants get their find columns from findColumns, as every plant write does; the
- * search index is an expression index, kept by PostgreSQL. Identity columns (seq
- * of subscriptions and deliveries, attempt ids) are written as they were (OVERRIDING
- * SYSTEM VALUE), and finish() moves their sequences past them.
+ * Writing a copy's rows into PostgreSQL: one INSERT .. SELECT FROM unnest(...) per chunk and table, int8 and
+ * times as text (exact). Lists travel comma-joined and are split by the statement: unnest cannot yield an
+ * array per row. Identity columns are written as they were (OVERRIDING SYSTEM VALUE), and finish() moves
+ * their sequences past them.
  */
 import type pg from 'pg';
 import { findColumns } from '../../domain/search-text.js';

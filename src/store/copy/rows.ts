@@ -1,21 +1,11 @@
 /**
- * A store's data as `plantstore copy` carries it: the same rows whichever database
- * they come from or go to. Each dialect's reader turns its own types into these and
- * each writer turns them back (SQLite keeps times as integer milliseconds, lists as
- * comma-separated text and booleans as 0/1; PostgreSQL has timestamptz, text[] and
- * boolean).
+ * A store's data as `plantstore copy` carries it, the same rows whichever database: each reader converts its
+ * types to these and each writer back. Ids, versions and positions are bigint; times are epoch milliseconds
+ * (a PostgreSQL plant's microseconds round, as SQLite would).
  *
- * Ids, versions and sequence positions are bigint: no JS number ever holds one.
- * Times are epoch milliseconds, what SQLite stores (a plant PostgreSQL created has
- * microseconds, which a copy to SQLite rounds to the millisecond, as SQLite would).
- *
- * Not carried, and why:
- * - the find columns (name_key, name_words, tag_words): derived from name and tag;
- *   each writer computes them with the code every plant write uses (search-text.ts);
- * - SQLite's json column and search index: SQLite maintains both from the row;
- * - schema_migrations: each store records its own (both are migrated first);
- * - the rowid order of SQLite events: only retention reads it, to break ties
- *   between events of one millisecond, which it may delete in any order.
+ * Not carried: the find columns (each writer derives them, search-text.ts), SQLite's json column and search
+ * index (maintained from the row), schema_migrations (each store has its own), and SQLite events' rowid
+ * order (only retention's tie-break within a millisecond reads it).
  */
 
 import type { PlantValues } from '../../domain/plant.js';
@@ -44,11 +34,7 @@ export interface SecretRow {
 }
 
 export interface SubscriptionRow {
-  /**
-   * Its place among subscriptions (SQLite's rowid, PostgreSQL's seq): lists order by
-   * creation time and then by this, so subscriptions created in one millisecond keep
-   * their order.
-   */
+  /** SQLite's rowid, PostgreSQL's seq: lists order by creation time, then this, within one millisecond. */
   readonly seq: bigint;
   readonly id: string;
   readonly url: string;

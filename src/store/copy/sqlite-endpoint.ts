@@ -1,15 +1,8 @@
 /**
- * The SQLite ends of a copy: a connection of the copy's own (connection.ts, so WAL
- * and synchronous=FULL as the service's), on a file brought to this build's schema
- * by the service's own migrate(). Not SqliteStore.open: the copy needs neither its
- * writer thread nor its start-up integrity check, which reads the whole file once
- * more before the copy reads it again.
- *
- * The source holds one read transaction: in WAL mode that is a snapshot, which a
- * service writing meanwhile neither blocks nor changes (though the WAL cannot be
- * checkpointed past it, so it grows while the copy runs). The target holds one
- * IMMEDIATE transaction: SQLite's write lock from the first row to the commit, so
- * nothing else writes to it meanwhile; its rows go to the WAL, not to memory.
+ * The SQLite ends of a copy: a connection of its own (connection.ts settings) on a file migrated by the
+ * service's migrate(); not SqliteStore.open, whose writer thread and integrity check a copy does not need.
+ * The source's read transaction is a WAL snapshot a writing service neither blocks nor changes (the WAL grows
+ * meanwhile). The target's IMMEDIATE transaction holds the write lock until the commit.
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';

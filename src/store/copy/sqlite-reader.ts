@@ -1,10 +1,6 @@
 /**
- * Reading a SQLite store's rows for a copy, in chunks by primary key (keyset: each
- * chunk an index range from the last key on, so the thousandth chunk costs what
- * the first does and memory holds one chunk at a time).
- *
- * Every statement reads integers as bigint (safeIntegers), so ids and versions are
- * exact; times are integer milliseconds, well inside a JS number.
+ * Reading a SQLite store's rows for a copy, in keyset chunks by primary key, so every chunk costs the same
+ * and memory holds one. Integers are read as bigint (safeIntegers), so ids and versions are exact.
  */
 import type Database from 'better-sqlite3';
 import type { PlantValues } from '../../domain/plant.js';

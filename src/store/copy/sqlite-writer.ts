@@ -1,13 +1,8 @@
 /**
- * Writing a copy's rows into a SQLite store: one prepared INSERT per table, run
- * row by row inside the target's one transaction (in SQLite a statement run costs
- * about a microsecond; the commit is what costs, and there is one).
- *
- * Plants get their find columns from findColumns, as every plant write does; the
- * json column SQLite fills itself, and the search index is rebuilt from the copied
- * rows at the end (finish), as one statement rather than one per plant, as is the
- * change log's plant.created entry of each copied plant. Subscriptions
- * and deliveries get their rowid from the row's seq, so lists keep their order.
+ * Writing a copy's rows into SQLite: one prepared INSERT per table, run row by row inside the target's one
+ * transaction (the commit is what costs). The search index and the change log's plant.created entries are
+ * built from the copied rows in finish(), one statement each; subscriptions and deliveries get their rowid
+ * from the row's seq, so lists keep their order.
  */
 import type Database from 'better-sqlite3';
 import { PLANT_CREATED, PLANT_DELETED } from '../../domain/events.js';

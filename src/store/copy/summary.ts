@@ -1,8 +1,4 @@
-/**
- * What a copy's verification compares: each table's rows counted, the pending
- * deliveries, a checksum of the plants (checksum.ts) and the version counter, the
- * same figures read in the same way from both sides.
- */
+/** What a copy's verification compares, read alike on both sides: counts, pending deliveries, checksum, counter. */
 import { PlantChecksum } from './checksum.js';
 import type { CopyReader } from './endpoint.js';
 import { COPY_TABLES, keyOf, type CopyTable, type RowKey } from './rows.js';

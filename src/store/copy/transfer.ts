@@ -1,8 +1,6 @@
 /**
- * Moving the rows: table by table, parents first, each in chunks of `chunkSize`
- * rows read in key order from the source and inserted into the target, so memory
- * holds one chunk whatever the store's size. The plants are hashed on the way
- * (checksum.ts), from the very rows the target receives.
+ * Moving the rows: table by table, parents first, in chunks read in key order, so memory holds one chunk
+ * whatever the store's size. Plants are hashed from the very rows the target receives.
  */
 import { PlantChecksum } from './checksum.js';
 import type { CopySource, CopyTarget } from './endpoint.js';

@@ -1,11 +1,7 @@
 /**
- * Imports and exports each hold resources for as long as they run: on PostgreSQL a
- * connection of the pool (a transaction, a snapshot); on SQLite an export's own
- * connection with its page cache and read snapshot (which also keeps the WAL from
- * being checkpointed past it), an import's temp table in the writer thread. Without
- * a bound, a few concurrent or slowly read ones would take every connection or grow
- * the memory without limit. So a store runs at most a fixed number at once; one
- * more is refused as the store being busy (503 with Retry-After), to be retried.
+ * Imports and exports hold a connection, a snapshot or a temp table for as long as they run; unbounded, a few
+ * slow ones would take every connection or grow memory without limit. So a store runs a fixed number at once
+ * and refuses one more as busy (503 with Retry-After).
  */
 import { StoreUnavailableError } from '../errors.js';
 

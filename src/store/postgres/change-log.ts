@@ -1,10 +1,8 @@
 /**
- * The change log on PostgreSQL (migration 0009). Reads go through the pool; the
- * signal is LISTEN plant_changes on a connection of its own, opened while anyone
- * watches: the triggers NOTIFY at commit, so every instance hears of a change any
- * instance made. A notification can be missed while that connection is down, so it
- * is reopened after a pause and, once listening again, fires the listeners once
- * (they read the log and find whatever they missed).
+ * The change log on PostgreSQL (migration 0009). Reads go through the pool; the signal is LISTEN plant_changes
+ * on a connection of its own while anyone watches, as the triggers NOTIFY every instance at commit. A
+ * notification may be missed while that connection is down, so once listening again it fires the listeners
+ * once (they read the log and catch up).
  */
 import pg from 'pg';
 import type { ChangeLog, ChangeLogBounds, PlantChangeEntry } from '../types.js';

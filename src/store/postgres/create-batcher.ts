@@ -8,11 +8,7 @@ import { StoreUnavailableError } from '../errors.js';
 import type { CreatePlantOutcome, PlantRecord, VersionedPlant } from '../types.js';
 import { KeyedBatcher, type BatchRunner, type PendingWrite } from './keyed-batcher.js';
 
-/**
- * How often a create retries when the row it collided with was deleted before it
- * could be read. Each retry needs another client to delete the id again in that
- * gap, so reaching this takes sustained, deliberate contention.
- */
+/** Retries when the colliding row was deleted before it could be read: reaching this takes deliberate contention. */
 export const MAX_CREATE_ATTEMPTS = 10;
 
 /** The statements a batch needs. Failures should already be translated (StoreUnavailableError for outages). */

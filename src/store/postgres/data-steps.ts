@@ -1,15 +1,9 @@
 /**
- * Migrations whose data SQL cannot compute: the service's own code computes it, in
- * the migration's transaction, right after that migration's SQL file (migrator.ts).
- *
- * 7 (find columns): each plant's name key and words, folded by src/domain/search-text.ts
- * exactly as plant writes fold them. Read and written back by id in chunks, so memory
- * stays flat at any store size; the indexes over them come after, in 0008.
- *
- * 13 (refold find columns): the same columns folded again, the folding having changed
- * (lower case after the decomposition). Read by id in chunks; the rows whose columns
- * change are gathered in the temp table 0013 made, then written back in one UPDATE, so
- * a store where no name changes is only read.
+ * Migration steps whose data SQL cannot compute, run by the service's code in the migration's transaction
+ * (migrator.ts), reading and writing by id in chunks so memory stays flat.
+ * 7: the find columns, folded by search-text.ts as plant writes fold them (indexed after, in 0008).
+ * 13: the same columns refolded (lower case now after decomposition); only changed rows are written back, in
+ * one UPDATE from the temp table 0013 made, so a store where nothing changes is only read.
  */
 import type pg from 'pg';
 import { findColumns } from '../../domain/search-text.js';

@@ -1,20 +1,9 @@
 /**
- * Applies pending migrations, safely when several instances start at once.
- *
- * All pending migrations run in one transaction that first takes a transaction-level
- * advisory lock. A second instance blocks on the lock, then finds the migrations
- * recorded and applies nothing; a failure rolls everything back (PostgreSQL DDL is
- * transactional) and the lock is released with the transaction, even if the process
- * dies. The lock key is derived from the schema the tables live in, so separate
- * schemas of one database (e.g. parallel test runs) do not wait for each other.
- *
- * After the numbered migrations, the same transaction installs the trigger functions
- * as this code defines them (routines.ts), where they differ, once the store has
- * every migration this code knows.
- *
- * The migration connection is not the request pool's: it has no statement timeout,
- * because a migration (or waiting for another instance's) may legitimately take
- * longer than a request may.
+ * Applies pending migrations, safely when several instances start at once: one transaction that first takes
+ * an advisory lock, so a second instance waits and then finds nothing to do, and a failure rolls everything
+ * back (DDL is transactional). The lock key comes from the schema, so separate schemas (parallel test runs)
+ * do not wait for each other. The same transaction then installs the trigger functions (routines.ts).
+ * Its connection has no statement timeout: a migration may take longer than a request may.
  */
 import { createHash } from 'node:crypto';
 import pg from 'pg';

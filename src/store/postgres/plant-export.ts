@@ -1,12 +1,7 @@
 /**
- * Exports on PostgreSQL: one connection of the pool, holding one REPEATABLE READ
- * transaction from the first chunk to the last, so every chunk reads the same
- * snapshot while other instances keep writing; chunks by keyset (id order, the
- * primary key), each asked for only when the consumer wants it.
- *
- * Between two chunks the transaction is idle while the client reads; the pool's
- * idle-in-transaction limit (meant for bugs) is lifted to EXPORT_IDLE_LIMIT for it,
- * so only a reader that stalls that long loses its export (docs/bulk.md).
+ * Exports on PostgreSQL: one pooled connection holding one REPEATABLE READ transaction, so every keyset chunk
+ * reads one snapshot, each fetched when the consumer asks. The pool's idle-in-transaction limit (meant for
+ * bugs) is lifted to EXPORT_IDLE_LIMIT while the client reads between chunks (docs/bulk.md).
  */
 import type pg from 'pg';
 import { withoutAbsent, type PlantValues } from '../../domain/plant.js';
@@ -15,10 +10,8 @@ import { guarded } from './errors.js';
 import { exportChunkStatement } from './plant-page.js';
 
 /**
- * Plants per chunk. Each chunk's rows and text outlive a few young collections while
- * the client reads them; at 2,000 a chunk, what that promoted sometimes pushed the
- * service past its memory target, at 1,000 it did not (bench/README.md,
- * "PostgreSQL's export memory").
+ * Plants per chunk: larger chunks outlive young collections and get promoted, past the memory target
+ * (bench/README.md, "PostgreSQL's export memory").
  */
 const CHUNK = 1000;
 const EXPORT_IDLE_LIMIT = '10min';

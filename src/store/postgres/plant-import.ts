@@ -1,18 +1,10 @@
 /**
- * Imports on PostgreSQL: one connection of the pool and ONE transaction for the
- * whole import. Chunks are staged as they arrive (while the next is read) in a
- * temporary table of that transaction, which no other session sees or waits for.
- * Once the body has arrived, apply inserts the staged plants in one statement (with
- * their change-log entries, as one span: migration 0014), finds the lines that
- * conflict, and takes the span's positions last, right before COMMIT: the change
- * counter every writer needs is held only for that one-row step, and a stored id
- * only from the insert to the commit. Nothing is
- * visible to others until the commit, and a client that goes away, or a service that
- * dies, leaves nothing: the transaction never commits (the connection is closed, not
- * returned to the pool, whenever the import does not end in a commit).
- *
- * A client that stalls for longer than IDLE_LIMIT between two chunks loses its
- * import (the server ends the idle transaction).
+ * Imports on PostgreSQL: one pooled connection and ONE transaction. Chunks are staged as they arrive in a
+ * temporary table no other session sees; apply inserts them in one statement (their change-log entries as one
+ * span, migration 0014), finds the conflicting lines, and takes the span's positions right before COMMIT, so
+ * the change counter every writer needs is held only for that step. A client that goes away or a service
+ * that dies leaves nothing: without a commit the connection is closed, not returned to the pool.
+ * A client stalling past IDLE_LIMIT between chunks loses its import.
  */
 import type pg from 'pg';
 import { PLANT_CREATED } from '../../domain/events.js';
@@ -43,13 +35,9 @@ const CREATE_STAGING = `CREATE TEMP TABLE import_rows (${STAGED.definitions(NULL
 const STAGE_CHUNK = `INSERT INTO import_rows (${STAGED.columns()}) SELECT * FROM ${STAGED.unnest('i')}`;
 
 /**
- * The staged plants, as create's batches insert them: the first line of an id wins
- * (ORDER BY id, line; DO NOTHING skips an id stored before, by this import or
- * anyone), in id order, so concurrent imports and create batches lock overlapping ids
- * in one order; versions come from the column's sequence; events are written for
- * exactly the inserted rows, when somebody subscribed. Their change-log entries go
- * into the import's span ($2), numbered in id order; the insert trigger is skipped
- * (plantstore.change_log, set by apply), and TAKE_POSITIONS places the span.
+ * The staged plants, as create's batches insert them: the first line of an id wins, in id order so concurrent
+ * writers lock overlapping ids in one order; events only for inserted rows. Change-log entries go into the
+ * import's span ($2) instead of the insert trigger (skipped via plantstore.change_log, set by apply).
  */
 const INSERT_STAGED = `
   WITH inserted AS (

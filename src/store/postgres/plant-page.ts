@@ -1,20 +1,13 @@
 /**
- * A page of plants as the API's JSON (see PlantPage in ../types.ts), written by
- * PostgreSQL and sent back as ONE row: the page's JSON text, the last id on it, and
- * whether a later plant exists. One row rather than one per plant cut the service's
- * CPU for a page of 100 by about a third (bench/README.md, "Figures behind code
- * comments"): the driver no longer parses 101 rows.
+ * A page of plants as the API's JSON, written by PostgreSQL and sent back as ONE row (the page's JSON, its
+ * last id, whether a later plant exists), so the driver does not parse a row per plant (bench/README.md,
+ * "Figures behind code comments").
  *
- * Each object is put together from to_json(text), which escapes a string as JSON,
- * and int8's own decimal text, which is exact: the same compact bytes the SQLite
- * store writes (json_build_object would add spaces around every colon).
- *
- * The objects are collected with ARRAY(subquery), which keeps the subquery's ORDER
- * BY, rather than by an aggregate: string_agg's own ORDER BY made PostgreSQL 15 sort
- * the rows again (about a third of the statement's time), and without one the order
- * of an aggregate's input is not promised. One row more than the page is fetched:
- * its presence says whether a later page exists (an EXISTS probe past the last id
- * made the planner read the table sequentially; see plant-page-plan.test.ts).
+ * Objects are built from to_json(text) and int8's exact decimal text: the same compact bytes as SQLite's
+ * (json_build_object adds spaces). They are collected with ARRAY(subquery), which keeps the ORDER BY:
+ * string_agg's own ORDER BY sorted again, and an aggregate's input order is not promised otherwise. One row
+ * more than the page says whether a later page exists (an EXISTS probe made the planner scan the table;
+ * see plant-page-plan.test.ts).
  */
 import { plantJsonSql } from '../../domain/plant-json.js';
 import { plantColumnsSql } from '../../domain/plant-sql.js';
@@ -82,22 +75,13 @@ function addPosition(statement: Conditions, { order = 'id', after, afterKey }: L
 }
 
 /**
- * $1 is the page size; the subquery reads one row more. The JSON is built above
- * the LIMIT: built in the scan, its cost made the planner prefer reading the whole
- * table and sorting it. The ORDER BY over the subquery costs no sort (the planner
- * knows its rows come in index order) and makes that order promised, not incidental.
- * OFFSET 0 keeps `fetched` one subquery: inlined, its ARRAY would be computed once
- * for each of the columns that use it.
- *
- * The last id is read back out of the last object's JSON: a json value keeps its
- * number's text, so ->> gives the int8's exact digits. In name orders the last
- * plant's name key is read by that id, in the same statement, so the same snapshot.
- *
- * A search collects its matches from the GIN index first and orders only them:
- * OFFSET 0 keeps the planner from walking an ordered index and testing each plant
- * instead, which its estimates for prefix terms made it choose, and which reads the
- * whole table for a search that matches little or nothing (324 ms for 111 matches
- * among a million plants). So a search costs what its matches cost.
+ * $1 is the page size; the subquery reads one row more. The JSON is built above the LIMIT (built in the scan,
+ * its cost made the planner read and sort the whole table); the outer ORDER BY costs no sort and makes the
+ * order promised. OFFSET 0 keeps `fetched` one subquery, else its ARRAY is computed per column using it.
+ * The last id is read from the last object's JSON (->> keeps int8's exact digits), and in name orders its name
+ * key in the same statement, so the same snapshot.
+ * A search's OFFSET 0 makes the planner collect the GIN index's matches first: misled by its estimates for
+ * prefix terms, it would walk an ordered index and read the whole table for a rare match.
  */
 function pageSql(order: PlantOrder, where: string, searching: boolean): string {
   const pageOrder = ORDER_BY[order].replace(/\b(id|name_key)\b/g, 'page.$1');

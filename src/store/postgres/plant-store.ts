@@ -115,21 +115,11 @@ const CHANGES_INPUT = new ArrayInput<ChangeInput>({
 });
 
 /**
- * A batch of changes as one statement (update-batcher.ts): the UPDATE's WHERE holds
- * each change's precondition and its "changes something" test, so the database
- * decides them on the row itself (a concurrent writer's commit is re-checked by
- * PostgreSQL before this one updates: of writers expecting one version, exactly one
- * matches). It answers the plants it changed; `reporting` adds a row for each change
- * it did not apply, with the plant as the statement's snapshot saw it (the outer
- * SELECT reads the table as it was before the statement's own UPDATE), which says
- * why. Reporting costs an index probe per change, so only batches that carry changes
- * sent again do it (see update-batcher.ts).
- *
- * The input is sorted by id and PostgreSQL's plans for it (a nested loop or a hash
- * join driven by the input) update the rows in that order, so batches of several
- * instances lock overlapping ids in one order; a deadlock all the same is retried
- * change by change (keyed-batcher.ts). The events go with it. Its values:
- * updatePlantsValues.
+ * A batch of changes as one statement (update-batcher.ts). The WHERE holds each change's precondition, so the
+ * row decides: PostgreSQL re-checks it after a concurrent commit, so of writers expecting one version exactly
+ * one matches. `reporting` adds, for each change not applied, the plant as the snapshot saw it (the outer
+ * SELECT reads the table before the UPDATE), which says why. Input sorted by id is updated in that order, so
+ * instances lock overlapping ids in one order. Its values: updatePlantsValues.
  */
 function updatePlantsStatement(reporting: boolean): { name: string; text: string } {
   const answer = reporting
@@ -199,12 +189,8 @@ function deleteValues(id: bigint, expected: ExpectedVersion | undefined, eventId
 /** Ids are sent as decimal text, never as a JS number. */
 const param = (id: bigint): string => id.toString();
 
-// Named statements are prepared once per connection and reused. Creates go in
-// batches (create-batcher.ts): INSERT_PLANTS_WITH_OUTBOX (webhook-store.ts) inserts a
-// batch with ON CONFLICT DO NOTHING RETURNING id, plus the webhook events of the
-// plants it created, in one statement (INSERT_PLANTS_UNLESS_SUBSCRIBED, the same
-// without events, while nobody subscribes); SELECT_BY_IDS reads the ids that collided.
-// Point reads go in batches too (read-batcher.ts), by the same SELECT_BY_IDS.
+// Named statements are prepared once per connection. SELECT_BY_IDS reads the ids a create batch collided
+// with (create-batcher.ts), and batched point reads (read-batcher.ts).
 const SELECT_BY_IDS = {
   name: 'plants.by-ids',
   text: `SELECT ${plantColumnsSql()}, version FROM plants WHERE id = ANY($1::int8[])`,
@@ -223,11 +209,7 @@ export class PostgresPlantStore implements PlantStore {
   /** performance.now() until which batches go with their events straight away (see insertBatch). */
   private withEventsUntil = 0;
 
-  /**
-   * `batchesInFlight`: how many create batches, and how many change batches, may use
-   * a connection at once (see batchesInFlightFor); `readBatchesInFlight`: the same for point reads (see
-   * readBatchesInFlightFor).
-   */
+  /** Connections create and change batches may each use at once, and point-read batches (batchesInFlightFor). */
   constructor(
     private readonly pool: pg.Pool,
     batchesInFlight = 1,
@@ -287,20 +269,13 @@ export class PostgresPlantStore implements PlantStore {
   }
 
   /**
-   * With no subscriber, a batch goes out without its webhook events: building one per
-   * plant (a random id and a JSON text) and sending them as three more arrays cost a
-   * measurable share of a create's CPU (bench/README.md, "Figures behind code
-   * comments"), for rows the statement then drops;
-   * when the statement finds a subscription it inserts nothing and the batch goes again
-   * with its events. After seeing a subscriber, batches go with their events straight
-   * away for a while. That choice is only about speed: either statement decides for
-   * itself, in its own snapshot, whether events are written.
+   * With no subscriber seen lately, a batch goes without its webhook events, which cost a measurable share of a
+   * create's CPU; if the statement finds a subscription it inserts nothing and the batch goes again with them.
+   * Only a speed choice: either statement decides in its own snapshot whether events are written.
    */
   private async insertBatch(plants: readonly PlantRecord[]): Promise<ReadonlyMap<bigint, bigint>> {
-    // A batch that meets an id another transaction is inserting (an import being applied, or another instance's batch)
-    // gives up after a short wait (55P03) and goes again one create per statement (keyed-batcher.ts), so only the
-    // create
-    // of that id waits for it; a create alone waits on the main pool, as long as the statement timeout allows.
+    // A batch meeting an id another transaction is inserting (an import, another instance's batch) gives up after
+    // a short wait (55P03) and goes again one create per statement (keyed-batcher.ts): only that id's create waits.
     const pool = plants.length > 1 ? this.createBatchPool : this.pool;
     if (performance.now() >= this.withEventsUntil) {
       const { rows } = await pool.query<{ subscribed: boolean; id: bigint | null; version: bigint | null }>({
@@ -344,11 +319,7 @@ export class PostgresPlantStore implements PlantStore {
     return this.updates.write(change.id, { change, expected });
   }
 
-  /**
-   * Rides in a batch with the other reads that arrived in the same turn of the event
-   * loop: one statement for all of them. The batch's statement starts after this
-   * read was requested, so it sees every write committed before (read-batcher.ts).
-   */
+  /** Batched with the reads of the same event-loop turn; the statement starts after the request, so sees its writes. */
   async getPlant(id: bigint): Promise<VersionedPlant | undefined> {
     return this.reads.get(id);
   }
@@ -358,11 +329,7 @@ export class PostgresPlantStore implements PlantStore {
     return toPage(rows[0] as PageRow);
   }
 
-  /**
-   * 'estimated' asks the planner first (EXPLAIN, from the table's statistics): a
-   * small estimate is counted exactly all the same, since that is cheap; a large one
-   * is the answer, as PostgREST's planned count does.
-   */
+  /** 'estimated' asks the planner (EXPLAIN) and answers a large estimate as PostgREST does; a small one is counted. */
   async countPlants(filter: PlantFilter, how: 'exact' | 'estimated'): Promise<PlantCount> {
     if (how === 'estimated') {
       const { rows } = await guarded(() => this.pool.query<[unknown]>(estimateStatement(filter)));

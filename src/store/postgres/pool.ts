@@ -1,16 +1,8 @@
 /**
- * The connection pool and the settings every PostgreSQL connection gets.
- *
- * - Bounded: at most `poolSize` connections per pool (an instance has two: requests',
- *   and its create batches', see postgres-store.ts), so N instances use a known
- *   share of the server's max_connections.
- * - Fails fast: `connectTimeoutMs` bounds both opening a connection and waiting for a
- *   free one; `statementTimeoutMs` bounds each statement on the server, and a
- *   slightly longer client-side read timeout catches a server that went silent
- *   (network partition), where the server-side timer cannot help.
- * - int8 is parsed to a JS bigint by this pool's own type parsers (never the
- *   process-wide pg.types, which other code could change), so no id ever passes
- *   through a JS number.
+ * The connection pool and the settings every PostgreSQL connection gets: bounded (`poolSize` per pool, so N
+ * instances use a known share of max_connections); failing fast (`connectTimeoutMs` for connecting and for a
+ * free connection, `statementTimeoutMs` on the server, and a slightly longer client read timeout for a server
+ * gone silent); int8 parsed to bigint by this pool's own parsers, never the process-wide pg.types.
  */
 import pg from 'pg';
 
@@ -41,11 +33,7 @@ function bigintTypes(): pg.TypeOverrides {
   return types;
 }
 
-/**
- * Client settings shared by the pool and the migration connection. Settings given
- * as query parameters of the URL win over these (pg's rule), so an operator can
- * tune one deployment from DATABASE_URL alone.
- */
+/** Client settings of the pool and the migration connection; the URL's query parameters win (pg's rule). */
 export function clientConfig(settings: PostgresConnectionSettings): pg.ClientConfig {
   return {
     connectionString: settings.url,
@@ -58,11 +46,7 @@ export function clientConfig(settings: PostgresConnectionSettings): pg.ClientCon
   };
 }
 
-/**
- * `lockTimeoutMs`: how long a statement of this pool waits for a lock another
- * transaction holds before it fails with SQLSTATE 55P03 (none by default: until the
- * statement timeout).
- */
+/** `lockTimeoutMs`: how long a statement waits for another transaction's lock before 55P03 (default: no limit). */
 export function createPool(
   settings: PostgresConnectionSettings,
   onError: (error: Error) => void,
@@ -82,11 +66,8 @@ export function createPool(
   // 'error' on the pool; without a listener that would crash the process. The pool
   // has already dropped the connection; the next request opens a new one.
   pool.on('error', onError);
-  // A checked-out connection can break between two queries; pg then emits 'error'
-  // on the client itself, where the pool has no listener while it is lent out, and
-  // an unheard 'error' would crash the process. Nothing more to do here: the next
-  // query on that client rejects (and is reported to the caller), and the client is
-  // discarded when it is released with that error.
+  // A lent-out client that breaks emits 'error' where the pool has no listener, which would crash the process;
+  // its next query rejects anyway, and it is discarded when released with that error.
   pool.on('connect', (client) => {
     client.on('error', ignoreReportedElsewhere);
   });

@@ -1,14 +1,7 @@
 /**
- * The shared store: PostgreSQL, for any number of stateless service instances.
- * Behaves exactly as the embedded SQLite store; the same contract suite runs on both.
- *
- * Durability: a 200 is sent only after the statement's transaction committed; with
- * synchronous_commit on (PostgreSQL's default) that commit is flushed to the WAL (and,
- * with synchronous replication configured, to a standby) before the driver sees it.
- *
- * Outages: every connection-level failure surfaces as StoreUnavailableError (503 with
- * Retry-After); broken connections are dropped by the pool and replaced on the next
- * request, so the store recovers by itself when the database comes back.
+ * The shared store: PostgreSQL, for any number of stateless instances, behaving exactly as the SQLite store.
+ * A 200 follows the commit (flushed to the WAL with synchronous_commit on). Connection-level failures surface
+ * as StoreUnavailableError (503); the pool replaces broken connections, so the store recovers by itself.
  */
 import type { BatchCounts } from '../core/batcher.js';
 import type pg from 'pg';
@@ -26,11 +19,7 @@ import { readBatchesInFlightFor, type ReadBatchStats } from './read-batcher.js';
 import { PostgresTokenStore } from './token-store.js';
 import { PostgresWebhookStore } from './webhook-store.js';
 
-/**
- * How long a batch of creates waits for a row another transaction holds before it
- * goes again one create per statement: far above a batch's own commit, far below the
- * statement timeout.
- */
+/** How long a create batch waits for a row another transaction holds: far above a commit, far below the timeout. */
 const CREATE_BATCH_LOCK_WAIT_MS = 200;
 
 export interface PostgresStoreOptions extends Partial<Omit<PostgresConnectionSettings, 'url'>> {
@@ -98,11 +87,7 @@ export class PostgresStore implements Store {
     await guarded(() => migrate(this.settings, migrationsOf('postgres')));
   }
 
-  /**
-   * Ready means able to serve writes: a server that answers but is read-only (a
-   * standby the connection reached during a failover, or default_transaction_read_only)
-   * would fail every create, so it counts as unavailable.
-   */
+  /** Ready means able to write: a read-only server (a standby reached during a failover) counts as unavailable. */
   async ping(): Promise<void> {
     const readOnly = await guarded(
       async () =>

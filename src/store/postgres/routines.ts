@@ -1,14 +1,8 @@
 /**
- * The functions the schema's triggers run, defined here, once, from the plant's
- * definition (src/domain/plant*.ts), and (re)applied by the migrator after the
- * numbered migrations, in their transaction and under their lock (migrator.ts).
- *
- * A numbered migration runs against the schema of its time, so it cannot take its
- * body from today's definition (which may name columns a later migration adds);
- * migrations 0009 and 0012 keep the bodies they were released with, and this
- * replaces them once all migrations have run. A routine is replaced only when the
- * stored body differs from this one, so an up-to-date store is only read (an
- * instance may start on a read-only standby).
+ * The trigger functions, defined once from the plant's definition and (re)applied by the migrator after the
+ * numbered migrations. A numbered migration cannot take its body from today's definition (it may name columns
+ * added later), so this replaces those bodies once all have run; only when they differ, so an up-to-date
+ * store is only read (an instance may start on a read-only standby).
  */
 import type pg from 'pg';
 import { PLANT_CREATED, PLANT_DELETED, PLANT_UPDATED } from '../../domain/events.js';

@@ -1,11 +1,6 @@
 /**
- * Webhook subscriptions and the delivery outbox, on PostgreSQL (tables: migration
- * 0002-webhooks).
- *
- * Several service instances share the outbox. A claim is one statement: it picks due
- * deliveries with FOR UPDATE SKIP LOCKED (so two instances claiming at the same
- * moment never pick the same row; each skips the other's) and leases them, which
- * keeps every other instance off them after the claim commits, until the lease ends.
+ * Webhook subscriptions and the delivery outbox on PostgreSQL, shared by instances. A claim is one statement:
+ * FOR UPDATE SKIP LOCKED so simultaneous claims never pick the same row, and a lease keeps others off it after.
  */
 import type pg from 'pg';
 import type {
@@ -80,14 +75,9 @@ const PLANT_EVENTS_INPUT = new ArrayInput<PlantEventInput>({
 });
 
 /**
- * The create path's insert of a batch of plants, with the outbox in the same
- * statement (so in the same transaction): an event and one delivery per subscription
- * for exactly the plants it inserted (data-modifying CTEs run whether or not the
- * outer query reads them). With no subscription there is nobody to tell, so no event
- * rows. Ids arrive as decimal text and are cast to int8, so every digit is exact.
- * Rows are inserted in id order, so concurrent batches lock overlapping ids in the
- * same order and cannot deadlock. The batch must not repeat an id.
- * Its values: insertPlantsValues.
+ * The create path's insert of a batch of plants with its outbox in the same statement: an event and its
+ * deliveries for exactly the plants inserted, none without a subscription. Ids come as decimal text (exact)
+ * and go in id order, so concurrent batches cannot deadlock. No id twice. Its values: insertPlantsValues.
  */
 export const INSERT_PLANTS_WITH_OUTBOX = {
   name: 'plants.insert-batch-with-outbox',
@@ -108,14 +98,9 @@ export const INSERT_PLANTS_WITH_OUTBOX = {
 };
 
 /**
- * The same insert for the usual case of no subscription at all, without building an
- * event per plant only to have the statement drop it: it inserts the batch only if
- * no subscription is visible, and says whether one was. Every row carries that flag
- * (`subscribed`) and, when it is false, one inserted id (or a single row with a
- * NULL id when every id existed). When it is true nothing was inserted, and the
- * caller runs INSERT_PLANTS_WITH_OUTBOX instead. One statement, one snapshot: the
- * check and the insert see the same subscriptions, exactly as the EXISTS in
- * INSERT_PLANTS_WITH_OUTBOX does.
+ * The same insert without events, for the usual case of no subscription: it inserts only if no subscription
+ * is visible in its snapshot. Each row carries `subscribed` and, when false, an inserted id (one NULL-id row
+ * if every id existed); when true nothing was inserted and the caller runs INSERT_PLANTS_WITH_OUTBOX.
  * Its values: insertPlantsOnlyValues.
  */
 export const INSERT_PLANTS_UNLESS_SUBSCRIBED = {
@@ -239,28 +224,15 @@ const Q = {
 } as const;
 
 /**
- * Retention: deletes up to $2 finished events created before $1, oldest first, with
- * their deliveries (attempts go with them: ON DELETE CASCADE), in one statement;
- * answers `pruned`. Indexes: migration 0003 (a test checks the plan). The chosen
- * ids are handed on as arrays (`= ANY (ARRAY(...))`), which the planner always
- * looks up by index; joined to a CTE, a table was read whole and hashed instead.
+ * Retention: deletes up to $2 finished events created before $1, oldest first, with their deliveries (attempts
+ * cascade), in one statement. Ids pass as `= ANY (ARRAY(...))`, which the planner looks up by index (joined to
+ * a CTE, a table was read whole); migration 0003's indexes, plan checked by a test.
  *
- * Several instances may run it at once, beside dispatchers, manual retries and
- * unsubscribes. It is safe, and it never waits for a row lock, so it can never be
- * part of a deadlock:
- * - Events are chosen with SKIP LOCKED, so two instances take disjoint events (and so
- *   disjoint deliveries: a delivery belongs to one event).
- * - Their finished deliveries are locked with SKIP LOCKED too. Locking reads the
- *   newest version of each row and checks `status` again, so a delivery that a
- *   manual retry made pending after this statement's snapshot is not taken.
- * - An event is deleted only if every delivery it had in the snapshot was locked
- *   here (no delivery is ever added to an existing event, so that is all it has
- *   now). One with a delivery retried, or held by another transaction (an
- *   unsubscribe, a retry in progress), is left for a later run; a delivery is
- *   deleted only with its event. The foreign key check of each event's delete then
- *   finds only deliveries this statement deleted, so it waits for no one either.
- * The deliveries locked here stay locked until the statement commits: a retry
- * arriving meanwhile waits for it, then finds the delivery gone (404).
+ * It never waits for a row lock, so it cannot deadlock with other instances, dispatchers, retries or
+ * unsubscribes: events and their finished deliveries are taken with SKIP LOCKED (locking re-checks `status`,
+ * so a delivery a retry made pending is not taken), and an event goes only if every delivery it had in the
+ * snapshot was locked here (deliveries are never added to an existing event). A retry arriving meanwhile
+ * waits for the commit, then finds the delivery gone (404).
  */
 export const PRUNE_FINISHED_EVENTS = {
   name: 'webhooks.prune',

@@ -1,36 +1,20 @@
 /**
- * Copying the SQLite store out (`plantstore backup`) and back (`plantstore restore`).
+ * `plantstore backup` and `plantstore restore` for the SQLite store.
  *
- * Backup uses SQLite's online backup API from a fresh read-only connection while the
- * service keeps serving and writing. The copy runs in ONE step, which is one read
- * transaction. In WAL mode a reader and the writers never wait for each other, and the
- * copy is the store as it was when that read began. Copying in chunks (better-sqlite3's
- * default, 100 pages per event-loop turn) would not work: the API starts a chunked copy
- * over whenever another connection commits, so under steady writes it never finishes.
- * The price of one step is that the service's checkpoints cannot reuse the WAL past
- * that read while it lasts, so the -wal file grows by what is written meanwhile. For
- * the same reason there is no progress to report; the result says what was copied.
+ * Backup runs SQLite's online backup API in ONE step (one read transaction, a WAL snapshot) from a fresh
+ * read-only connection while the service keeps writing: a chunked copy starts over whenever another
+ * connection commits, so under steady writes it would never finish. Meanwhile the -wal file grows.
  *
- * Both commands write the copy to a temporary file beside its destination. The copy is
- * switched to journal_mode=DELETE (one self-contained file, no -wal or -shm to carry
- * along), checked (PRAGMA quick_check, schema_migrations), fsync'd, and renamed into
- * place. A crash at any moment leaves either the old file whole or the new one.
+ * Both commands write to a temporary file beside the destination, switch it to journal_mode=DELETE (one
+ * self-contained file), check it (quick_check, schema_migrations), fsync and rename it: a crash leaves the
+ * old file or the new one whole.
  *
- * Replacing a file, a store to restore into or a backup under --force, needs it unused.
- * A service holds a SHARED lock on the database file for as long as its connections are
- * open: WAL mode keeps that lock between transactions, so an idle service holds it too.
- * A connection in locking_mode=EXCLUSIVE that switches the file to journal_mode=DELETE
- * needs the EXCLUSIVE lock, so it fails with SQLITE_BUSY while any other process has
- * the store open. A plain BEGIN EXCLUSIVE is not enough: in WAL mode it conflicts only
- * with another writer, so it succeeds under an idle service. The OS drops a dead
- * process's locks, so a service killed with SIGKILL does not count as a user. Its
- * left-over WAL is recovered into the old file by the switch, which then deletes it, so
- * no stale -wal can be replayed into the new file. The switch also means closing that
- * connection later does not checkpoint or delete a `-wal` by name; after the rename,
- * that name belongs to the new file. The lock is held from the check to the rename.
- * What no lock can prevent is a process that opens the old file in that short time and
- * then waits for the lock: once it gets it, it runs on the replaced file. So the
- * service must stay stopped until restore returns (docs/deploying.md).
+ * Replacing a file needs it unused. In WAL mode an open connection, even idle, holds a SHARED lock, so a
+ * connection in locking_mode=EXCLUSIVE switching to journal_mode=DELETE fails with SQLITE_BUSY while anyone
+ * has the store open (BEGIN EXCLUSIVE would not: in WAL mode it conflicts only with writers). A killed
+ * service's locks are gone, and its left-over WAL is recovered by the switch and deleted, so no stale -wal
+ * replays into the new file. The lock is held from the check to the rename, but a process that opens the
+ * old file meanwhile would run on the replaced one: the service must stay stopped (docs/deploying.md).
  */
 import {
   closeSync,
@@ -142,10 +126,8 @@ function report(source: string, target: string, facts: StoreFacts, replaced: boo
 }
 
 /**
- * A restored store continues the backup's change log, so its positions are handed out
- * again: a new history id (migration 0012) tells stream clients holding positions of the
- * history it replaces to read afresh. A backup from before that migration gets one when
- * the service migrates it.
+ * A restored store hands out the backup's positions again, so a new history id (migration 0012) tells stream
+ * clients holding positions of the replaced history to read afresh.
  */
 function renewChangeLogHistory(db: Database.Database): void {
   const found = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'change_log_history'").get();

@@ -1,19 +1,11 @@
 /**
- * Writing the change log (plant_changes, migration 0009) in the transaction of the
- * plant writes it tells of: the writes note each change, and the log gets them at
- * the transaction's end, in one statement, in the order they happened. A position
- * is still taken at commit time by AUTOINCREMENT, by SQLite's one writer, so the
- * positions stay consecutive and in commit order (change-log.ts).
+ * Writing the change log (plant_changes, migration 0009) in the plant writes' own transaction: the writes note
+ * each change and the log gets them at the end in one statement. AUTOINCREMENT, under SQLite's one writer,
+ * keeps positions consecutive and in commit order (change-log.ts).
  *
- * Not triggers (which migration 0011 dropped): a row trigger on `plants` made SQLite
- * copy the whole SELECT of an INSERT .. SELECT into plants (an import's apply) into
- * a temporary table of its own first, with its own page cache: about a third of the
- * apply's time and 17 MB of the writer thread's memory at 1,000,000 plants
- * (bench/README.md, "Import and export memory").
- *
- * A payload is the event's JSON as webhooks carry it (domain/events.ts); an import
- * and a copy write theirs from the rows' `json` column, the same text (text rules
- * allow no control characters, so JSON.stringify and json_quote agree).
+ * Not triggers (migration 0011 dropped them): a row trigger on `plants` made SQLite copy an import's whole
+ * INSERT .. SELECT into a temp table first (bench/README.md, "Import and export memory").
+ * Imports and copies write payloads from the rows' `json` column, the same text as domain/events.ts's.
  */
 import type Database from 'better-sqlite3';
 import { PLANT_CREATED, PLANT_DELETED, PLANT_UPDATED, type EventType } from '../../domain/events.js';

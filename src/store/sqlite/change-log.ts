@@ -1,9 +1,7 @@
 /**
- * The change log on SQLite (migration 0009): read in the reader threads (a catch-up
- * reads thousands of entries at a time), pruned through the writer thread. Changes can only come from this process's
- * writer thread, so the signal is in-process: the plant store fires it after each
- * write that reached the store (ChangeSignal below). The main thread's ChangeLog is in
- * delegating-change-log.ts: the threads' protocols import this module.
+ * The change log on SQLite (migration 0009): read in the reader threads, pruned through the writer thread.
+ * Changes only come from this process's writer, so the signal is in-process (ChangeSignal). The main thread's
+ * ChangeLog is in delegating-change-log.ts, as the threads' protocols import this module.
  */
 import type Database from 'better-sqlite3';
 import type { ChangeLogBounds, PlantChangeEntry } from '../types.js';

@@ -1,11 +1,6 @@
 /**
- * Opening a connection to the store's file, with the settings every connection must
- * share: SQLite pragmas such as `synchronous` are per connection, so the writer
- * thread's connection needs them as much as the main one.
- *
- * Durability: WAL with synchronous=FULL, so every commit is fsync'd to the WAL before
- * it returns: a 200 survives kill -9 and power loss alike. (synchronous=NORMAL would
- * survive kill -9 but could lose the last commits on power loss.)
+ * Opening a connection with the settings every connection must share (pragmas are per connection). WAL with
+ * synchronous=FULL fsyncs every commit, so a 200 survives power loss as well as kill -9.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -23,10 +18,8 @@ export function openConnection(path: string, busyTimeoutMs: number): Database.Da
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.pragma(`busy_timeout = ${busyTimeoutMs}`);
-  // Each connection's page cache (the main thread's and the writer's): 8 MB rather
-  // than better-sqlite3's 16 MB. Interior b-tree pages stay cached either way; leaf
-  // pages that miss come from the OS page cache (one pread). On a large store the
-  // bigger caches alone pushed the service past its memory target under load.
+  // Smaller than better-sqlite3's default: interior pages stay cached, missed leaves come from the OS cache,
+  // and on a large store the default caches alone pushed the service past its memory target.
   db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
   return db;
 }

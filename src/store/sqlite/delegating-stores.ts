@@ -1,10 +1,7 @@
 /**
- * Token and webhook stores for the main thread: reads run on the main thread's
- * connection (a corrupt page they meet makes the store unready, health.ts); writes
- * run in the writer thread (see writer-protocol.ts for why).
- * A write method added to TokenStore or WebhookStore is declared in DelegatedWrites
- * (writer-protocol.ts) and forwarded here; the compiler insists on both, and checks
- * each forwarding's method name, arguments and result against the declaration.
+ * Token and webhook stores for the main thread: reads on its connection, writes in the writer thread
+ * (writer-protocol.ts). A write method added to TokenStore or WebhookStore must be declared in DelegatedWrites
+ * and forwarded here; the compiler checks both.
  */
 import type { WebhookBacklog } from '../webhook-types.js';
 import type {

@@ -1,15 +1,8 @@
 /**
- * Whether the SQLite store can serve, for /readyz (SqliteStore.ping). A SELECT 1
- * answers on a full, read-only or corrupt file alike, so readiness also follows:
- *
- * - the integrity check run at open (PRAGMA quick_check, in the writer thread so
- *   start-up does not wait for it): not ready until it is done, and never if it
- *   finds the file corrupt;
- * - the writes: once one fails because the store cannot write (full or read-only
- *   disk, I/O errors), not ready until one succeeds. While no client write comes
- *   (a load balancer stops sending them), a probe write is tried every few seconds;
- * - a corrupt page met by a write or a read (in a reader thread, or the main
- *   thread's point reads): never ready again (a file does not heal itself).
+ * Whether the SQLite store can serve (/readyz). SELECT 1 answers on a full, read-only or corrupt file alike,
+ * so readiness also follows the open's integrity check (not ready until done, never if corrupt), the writes
+ * (after one fails for lack of disk or I/O, not ready until one succeeds; a probe write retries while clients
+ * send none), and any corrupt page met later (never ready again: a file does not heal itself).
  */
 import { isCorruption, sqliteCode } from './errors.js';
 import type { WriteFailure } from './writer-protocol.js';

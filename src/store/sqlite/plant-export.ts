@@ -1,14 +1,7 @@
 /**
- * Exports on SQLite, in a reader thread (reader-worker.ts): each export has a
- * connection of its own there, and one statement it reads chunk by chunk. A
- * statement being read holds its read transaction from the first chunk to the
- * last, and in WAL mode that transaction is a snapshot: writes that commit
- * meanwhile (the writer thread keeps writing) are not seen, and the export never
- * blocks them. Its own connection, because a connection runs one statement at a
- * time and the reader thread serves other reads between two chunks.
- *
- * A snapshot held open keeps the WAL from being checkpointed past it, so the WAL
- * grows while a slow export runs (docs/bulk.md).
+ * Exports on SQLite, in a reader thread: each export has its own connection (the thread serves other reads
+ * between chunks) and one statement read chunk by chunk, whose read transaction is a WAL snapshot that never
+ * blocks the writer. The WAL cannot be checkpointed past it, so it grows while a slow export runs.
  */
 import type Database from 'better-sqlite3';
 import type { ExportChunk, PlantFilter } from '../types.js';
@@ -17,19 +10,11 @@ import { guarded } from './errors.js';
 import { exportStatement } from './plant-find.js';
 
 /**
- * Plants per chunk. A chunk's overhead here is one message between threads, so small chunks cost
- * little, and they keep the export's memory flat: a chunk's plants are alive while
- * the route writes them, and with 2,000 per chunk V8 sometimes judged them
- * long-lived and allocated every later one straight into the old generation, where
- * a million plants' garbage waited for a full collection (bench/README.md, "Import and export
- * memory").
+ * Plants per chunk: a chunk costs one message between threads, and small ones keep memory flat; larger chunks
+ * led V8 to pretenure every later one into the old generation (bench/README.md, "Import and export memory").
  */
 const CHUNK = 500;
-/**
- * The export connection's page cache, in KiB: it reads each page of the table once,
- * in id order, so a larger cache would only hold pages it has passed (the usual
- * 8 MB filled up during a large export, in the service's memory).
- */
+/** The export connection's page cache (KiB): it reads each page once, in id order; more would hold passed pages. */
 const EXPORT_CACHE_KIB = 1024;
 
 import { withoutAbsent, type PlantValues } from '../../domain/plant.js';

@@ -1,29 +1,15 @@
 /**
- * GET /plants on SQLite: pages in any order, filtered by tags and search terms, and
- * counts, read in a reader thread (reader-worker.ts). One statement per shape of
- * query (plan, order, cursor or not, how many tags, search or not), prepared on
- * first use and kept: at most a few hundred.
+ * GET /plants on SQLite, read in a reader thread: one statement per query shape, prepared on first use and
+ * kept (a few hundred at most). Every order is an index walk from the cursor, never OFFSET, so page 10,000
+ * costs what page 1 does.
  *
- * Every order is an index walk from the cursor on, never OFFSET: id orders walk the
- * table itself (or plants_tag_id), name orders plants_name_key, so page 10,000 costs
- * what page 1 does. A search reads the FTS5 index (plants_search, migration 0008).
- *
- * A search, or a tag in name order, has two ways to a page (SqlitePlantFinder.page),
- * because which one is cheap depends on how many plants match, which only the
- * data knows:
- *
- * - the walk: candidates in the page's order (the FTS5 index's prefix entries in id
- *   order, or plants_name_key in name order), each checked against the terms and
- *   tags. Cheap when matches are common: a page of them is found after a few
- *   candidates. When they are rare it would read every candidate, up to the whole
- *   store, so it reads at most WINDOW of them;
- * - the exact search: FTS5 finds exactly the matching plants (whole terms), or
- *   plants_tag_id a tag's, which are then taken in id order or sorted by name. It
- *   costs what the matches cost, whatever the store's size, and is asked when the
- *   walk's window did not fill the page.
- *
- * The page is read one row past its end: that row says whether more follow. Each
- * row's JSON is the json column (migration 5), written by SQLite with the row.
+ * A search, or a tag in name order, has two ways to a page, since which is cheap depends on how many plants
+ * match (SqlitePlantFinder.page):
+ * - the walk: candidates in the page's order, each checked against terms and tags; cheap when matches are
+ *   common, so it reads at most WINDOW candidates;
+ * - the exact search: FTS5 (or plants_tag_id) finds exactly the matches, then ordered; it costs what the
+ *   matches cost, and is asked when the walk's window did not fill the page.
+ * The page is read one row past its end, which says whether more follow.
  */
 import type Database from 'better-sqlite3';
 import { plantColumnsSql } from '../../domain/plant-sql.js';
@@ -39,12 +25,9 @@ export const WINDOW = 4096;
 export type PagePlan = 'direct' | 'walk' | 'exact';
 
 /**
- * Where the rows come from, and so which column is the id the order and the cursor
- * use. A search in id order is driven by the FTS5 index itself: it yields its
- * matches in rowid order, from the cursor on, so the first page stops after a page
- * of matches. (Asked as `id IN (matches)` instead, SQLite collects every match
- * first.) A search in name order collects the matches and sorts them (EXPLAIN
- * QUERY PLAN: a temp b-tree), so it costs what its matches cost.
+ * Where the rows come from, and so which id column the order and cursor use. A search in id order is driven by
+ * the FTS5 index in rowid order, so a page stops after a page of matches (`id IN (matches)` would collect them
+ * all first); in name order the matches are collected and sorted.
  */
 interface Source {
   readonly from: string;
@@ -98,17 +81,11 @@ function afterCondition(order: PlantOrder, { id }: Pick<Source, 'id'>): string {
 }
 
 /**
- * FTS5 answers a prefix query by first merging the lists of every word with that
- * prefix into one, in memory: `plant*` over a store where every name has the word
- * "plant" read a million entries for each query (110 ms). So the index also keeps
- * every word's first one to five characters as entries of their own (prefix =
- * '1 2 3 4 5', migration 8), which FTS5 reads lazily like any word. The walk asks a
- * term as its first five characters at most, and checks a longer one against the
- * plant's words (a space before it: the start of a word), so a page of common
- * matches costs a page. The exact search asks each term whole: a longer one is then
- * merged in memory, at a cost that follows its matches. (With three characters
- * indexed, the checks of the candidates they let through cost the bench's
- * four-digit search twice what the index alone does: bench/README.md.)
+ * FTS5 answers a prefix query by merging the lists of every word with that prefix in memory, so a common
+ * prefix reads every entry. The index therefore also keeps each word's first one to five characters
+ * (prefix = '1 2 3 4 5', migration 8), read lazily like any word: the walk asks a term as its first five
+ * characters at most and checks a longer one against the plant's words, so a page of matches costs a page.
+ * Fewer indexed characters let through too many candidates to check (bench/README.md, "Finding plants at a million").
  */
 export const INDEXED_PREFIX = 5;
 
@@ -182,10 +159,8 @@ export interface FindStatement {
 }
 
 /**
- * The page query of a plan: one row past the page, [json, id] each, and in name
- * orders the name key too (for the cursor): reading it on every page cost a sixth
- * more per id-ordered page of 100. Every page statement first asks the read's time
- * budget (read-budget.ts), once per row it visits.
+ * The page query of a plan: one row past the page, [json, id] each, and the name key only in name orders (it
+ * costs id-ordered pages noticeably). Each statement asks the read's time budget per row (read-budget.ts).
  */
 export function pageStatement(query: ListPlantsQuery, plan: PagePlan = 'direct'): FindStatement {
   const order = query.order ?? 'id';
@@ -294,12 +269,9 @@ export class SqlitePlantFinder {
   }
 
   /**
-   * Whether an index yields exactly the page's plants, in its order, so that there
-   * is nothing to walk past: no filter; in id order, one tag or more
-   * (plants_tag_id), or search terms none longer than the indexed prefix and no
-   * tag (every candidate of the search index matches). In name order, a filter
-   * always leaves plants_name_key entries to pass over, and SQLite's own plan for a
-   * tag, its plants sorted, costs what the tag's plants cost.
+   * Whether an index yields exactly the page's plants in order, with nothing to walk past: no filter; or in id
+   * order, tags (plants_tag_id) or, without tags, search terms no longer than the indexed prefix. In name order
+   * a filter always leaves plants_name_key entries to pass over.
    */
   private oneWay({ order, terms, tags }: ListPlantsQuery): boolean {
     const tagged = tags !== undefined && tags.length > 0;

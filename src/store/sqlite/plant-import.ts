@@ -1,20 +1,11 @@
 /**
- * Imports on SQLite, in the writer thread (the process's only writer).
+ * Imports on SQLite, in the writer thread. Rows are staged in a TEMP table of the writer's connection (outside
+ * the store's file: no write lock, no fsync, nothing left if the process dies); apply moves them into `plants`
+ * in ONE transaction with create's rules: the first line of an id wins, a later identical line is unchanged,
+ * a different one a conflict.
  *
- * Each import stages its rows in a TEMP table of the writer's connection, one
- * small transaction per chunk: a temp table lives outside the store's file (SQLite
- * keeps it in a temp file it unlinked at creation), so staging neither takes the
- * store's write lock nor fsyncs, and a process that dies mid-import leaves nothing
- * behind. Apply then moves the rows into `plants` in ONE transaction, as a batch
- * of creates would: first line of an id wins, a later line with the same name and
- * tag is unchanged, with another name or tag a conflict.
- *
- * The rows go in ordered by id: the table and its indexes then grow mostly at one
- * end instead of being written all over (bench/README.md, "Import and export");
- * lines that came in id order are read in line order, which is the same, unsorted.
- * The created plants' words go into the search index in one more statement, in the
- * same order (search-index.ts), and their plant.created entries into the change log
- * in another, in line order (change-log-writes.ts).
+ * Rows go in by id so the table and indexes grow at one end (bench/README.md, "Import and export"); lines
+ * already in id order are read unsorted. The search index and change log get theirs in one statement each.
  */
 import type Database from 'better-sqlite3';
 import { PLANT_CREATED } from '../../domain/events.js';
@@ -27,11 +18,8 @@ import { SqliteWebhookOutbox } from './webhook-store.js';
 
 const TEMP_CACHE_KIB = 2048;
 /**
- * The writer's page cache while an import is applied. Its two sorts by id (rows
- * into plants, words into the search index; none when the lines came in id order) each hold as much in memory as the
- * page cache may before spilling to temp files, so with the usual 8 MB the apply
- * added both to the writer thread's memory; 2 MB takes 13 MB off an import's
- * peak, at a cost in time within the noise of the runs that measured it
+ * The writer's page cache while an import is applied: each of its two sorts by id holds as much as the cache
+ * may before spilling, so a small cache keeps the writer's peak memory down at no measurable cost in time
  * (bench/README.md, "Import and export memory").
  */
 const APPLY_CACHE_KIB = 2048;
@@ -54,11 +42,7 @@ function pushStaged(pending: unknown[], row: ImportRow): void {
   for (const column of STAGED_COLUMNS) pending.push(staged[column]);
 }
 
-/**
- * Staged rows per INSERT: each statement run costs a call into SQLite and a
- * statement's set-up, a large share of a row's when staged one by one
- * (bench/README.md, "Staging ten rows a statement").
- */
+/** Staged rows per INSERT: a statement run's set-up is a large share of one row's cost (bench/README.md). */
 const ROWS_PER_INSERT = 10;
 
 interface Staging {
@@ -108,9 +92,7 @@ export class SqlitePlantImports {
   private readonly writeCounter: Database.Statement;
 
   constructor(private readonly db: Database.Database) {
-    // The temp schema's own page cache (16 MB by default): staging only appends and
-    // apply reads it once in order, so a small cache costs nothing and keeps the
-    // writer thread's memory down during an import.
+    // Staging only appends and apply reads once in order, so a small temp cache costs nothing and saves memory.
     db.pragma(`temp.cache_size = -${TEMP_CACHE_KIB}`);
     this.outbox = new SqliteWebhookOutbox(db);
     this.readCounter = db.prepare('SELECT last FROM plant_version_counter').pluck().safeIntegers(true);
@@ -159,11 +141,8 @@ export class SqlitePlantImports {
   }
 
   /**
-   * Applies the import in one transaction. Its commit does not checkpoint: copying an
-   * import's pages from the WAL into the database file took longer than the commit
-   * itself (bench/README.md, "An import's answer without its checkpoint"), and
-   * durability needs only the WAL's fsync. The writer checkpoints once the answer is
-   * on its way (writer-connection.ts).
+   * Applies the import in one transaction. Its commit does not checkpoint (durability needs only the WAL's
+   * fsync, and the checkpoint outlasted the commit): the writer checkpoints once the answer is on its way.
    */
   apply(importId: number, mode: ImportMode, reportLimit: number): ImportOutcome {
     const staging = this.staging(importId);

@@ -1,9 +1,7 @@
 /**
- * Plants on SQLite: pages, counts and exports run in the reader threads
- * (reader-pool.ts), so a search or a count over many plants never blocks the event
- * loop; the point read by id stays on the main thread's connection (one primary-key
- * lookup costs microseconds, less than a trip to another thread). Writes go through
- * group commit to the writer thread, so no fsync ever blocks the event loop.
+ * Plants on SQLite: pages, counts and exports run in reader threads so they never block the event loop; the
+ * point read by id stays on the main thread (cheaper than a trip to another thread). Writes go through group
+ * commit to the writer thread, so no fsync blocks the event loop.
  */
 import type Database from 'better-sqlite3';
 import type {

@@ -1,16 +1,8 @@
 /**
- * The time budget of a read in a reader thread (READ_TIME_LIMIT_MS). better-sqlite3
- * offers no way to interrupt a statement (no sqlite3_interrupt, no progress
- * handler), so the finder's statements ask for the budget themselves: their WHERE
- * starts with `within_read_budget()`, a function of the reader's connection that
- * SQLite calls for each row a statement visits, and which throws once the read has
- * run past its deadline. SQLite then stops the statement and better-sqlite3 throws
- * that error. It looks at the clock only every 1,024 rows: a call costs little, a
- * clock read more.
- *
- * What it cannot stop is work SQLite does without visiting rows: FTS5 merging a
- * long term's lists, or collecting a search's matches for a sort. Those cost what
- * the matches cost (plant-find.ts).
+ * The time budget of a read in a reader thread (READ_TIME_LIMIT_MS). better-sqlite3 cannot interrupt a
+ * statement, so the finder's WHERE starts with `within_read_budget()`, called by SQLite per visited row, which
+ * throws past the deadline and so stops the statement; it reads the clock only now and then, as that costs
+ * more than the call. Work without visiting rows (FTS5 merging, sorting a search's matches) is not stopped.
  */
 import type Database from 'better-sqlite3';
 import { ReadTimeLimitError } from '../errors.js';

@@ -1,15 +1,8 @@
 /**
- * The reader threads (reader-worker.ts), from the main thread: a fixed number of
- * them (SQLITE_READERS, by default the cores Node may use), each with its own
- * read-only connection, all started with the store (a thread takes a while to
- * start: a read should not wait for that). A read goes to an idle thread, else to
- * the one with the fewest reads waiting, so one long search holds up only what
- * was queued behind it in its thread. An export's calls all go to one thread,
- * which holds its statement (plant-export.ts).
- *
- * A thread that dies (a bug, or it could not open the file) fails the reads it had
- * as the store being unavailable (a read is safe to retry) and is started again
- * with the next read sent its way. Closing the store stops every thread.
+ * The reader threads, from the main thread: SQLITE_READERS of them (by default the usable cores), each with a
+ * read-only connection, all started with the store so no read waits for a start. A read goes to an idle
+ * thread, else the least queued, so a long search holds up only its own queue. A thread that dies fails its
+ * reads as unavailable (safe to retry) and is restarted by the next read sent its way.
  */
 import type { Worker } from 'node:worker_threads';
 import { ReadTimeLimitError, StoreUnavailableError } from '../errors.js';

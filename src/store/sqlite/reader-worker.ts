@@ -1,9 +1,6 @@
 /**
- * A reader thread: one read-only connection to the store, serving the plant reads
- * that can be heavy (searches, sorted pages, counts, exports, the change log) one
- * message at a time, so the event loop never waits for them. better-sqlite3's own
- * advice for reads that take long: a few worker threads, each with its connection.
- * WAL lets them read while the writer thread writes.
+ * A reader thread: one read-only connection serving the heavy plant reads one message at a time, so the event
+ * loop never waits for them (better-sqlite3's advice for slow reads). WAL lets them read while the writer writes.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { ReadTimeLimitError, StoreUnavailableError } from '../errors.js';

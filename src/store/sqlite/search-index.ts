@@ -1,22 +1,14 @@
 /**
- * Keeping the search index (plants_search, FTS5 over the plants' words; migration
- * 0008) in step with a transaction's plant writes: the writes note what they
- * indexed and unindexed, and the index gets them in two statements at the end.
+ * Keeping the search index (plants_search, FTS5, migration 0008) in step with a transaction's plant writes:
+ * the writes note what they indexed and unindexed, and the index gets them in two statements at the end.
  *
- * Not triggers (which migration 0010 dropped): FTS5 writes its pending terms to
- * disk at every statement savepoint, and a statement whose trigger writes the index
- * takes one. A trigger therefore made every plant write its own one-row segment of
- * the index, plus the merging of those segments, the most of what a write cost
- * (bench/README.md, "One write, one segment"). Here a batch of writes is one
- * statement, so one segment: its removals and additions in id order, a plant's
- * removal before its addition. FTS5 starts a new segment whenever an id goes
- * backwards, but takes an addition right after the same id's removal in the same one
- * (so a removal statement then an addition statement made two segments a batch, and
- * twice the merging).
+ * Not triggers (migration 0010 dropped them): FTS5 flushes pending terms at every statement savepoint, so a
+ * trigger made each write its own one-row segment, plus merging (bench/README.md, "One write, one segment").
+ * Here a batch is one segment: removals and additions in id order, a plant's removal before its addition
+ * (FTS5 starts a new segment whenever an id goes backwards).
  *
- * An external-content FTS5 index is told which words to remove: exactly those it
- * was given. So a removal names the words stored in the plant's row, never words
- * folded again from its name (the folding may differ between releases).
+ * An external-content FTS5 index must be told exactly the words it was given, so a removal names the words
+ * stored in the row, never ones folded again (the folding may change between releases).
  */
 import type Database from 'better-sqlite3';
 

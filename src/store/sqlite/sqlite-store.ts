@@ -1,12 +1,7 @@
 /**
- * The embedded store: one SQLite file under ./data, no set-up.
- *
- * Connections to the file: the main thread's, for migrations and the small reads
- * (a plant by id, tokens, webhooks); the reader threads' (reader-pool.ts), one
- * read-only connection each, for the plant reads that can be heavy; and the writer
- * thread's, which makes every write: plant writes committed in groups, token and
- * webhook writes one by one (group-commit.ts). Writes use WAL with
- * synchronous=FULL (connection.ts): a 200 survives kill -9 and power loss alike.
+ * The embedded store: one SQLite file under ./data. The main thread's connection serves migrations and small
+ * reads, reader threads the heavy plant reads, and the writer thread makes every write (group-commit.ts), with
+ * WAL and synchronous=FULL so a 200 survives kill -9 and power loss.
  */
 import { defaultSqliteReaders } from '../../config/index.js';
 import type { BatchCounts } from '../core/batcher.js';
@@ -142,10 +137,8 @@ export function migrate(db: Database.Database, through = Number.POSITIVE_INFINIT
       }
       return count;
     });
-    // A migration that rewrites a table leaves a WAL file as large as the table (see
-    // bench/README.md, "Figures behind code comments"), and SQLite reuses a WAL file but never
-    // shrinks it: copy it into the database and truncate it now, once. (If another
-    // process is reading, the truncation waits for a later checkpoint; nothing breaks.)
+    // A migration that rewrites a table leaves a WAL as large as the table, and SQLite never shrinks a WAL:
+    // truncate it now, once (with another process reading, a later checkpoint does it).
     if (applyPending.immediate() > 0) db.pragma('wal_checkpoint(TRUNCATE)');
   });
 }

@@ -1,9 +1,6 @@
 /**
- * Webhook subscriptions and the delivery outbox, on SQLite (tables: migration
- * "webhooks" in migrations.ts). Times are stored as integer milliseconds.
- *
- * Claims run in an IMMEDIATE transaction, which holds SQLite's single write lock, so
- * two dispatchers (even in two processes sharing the file) never lease one delivery.
+ * Webhook subscriptions and the delivery outbox on SQLite. Claims run in an IMMEDIATE transaction, holding the
+ * single write lock, so two dispatchers (even in two processes) never lease one delivery.
  */
 import type Database from 'better-sqlite3';
 import type {
@@ -65,11 +62,8 @@ export const PRUNE_SQL = {
 const SUBSCRIBED_TO = "instr(',' || event_types || ',', ',' || @type || ',') > 0";
 
 /**
- * The plant writes' half of the outbox. Its events must be written inside the
- * transaction of the change they tell of, and only when that change happened: then
- * the change and its event commit or roll back together. An event goes to the
- * subscriptions that chose its type; with none, nothing is written, so the outbox
- * does not grow with every change of a store nobody listens to.
+ * The plant writes' half of the outbox, written in the change's own transaction so both commit or roll back
+ * together. With no subscription to its type nothing is written, so the outbox does not grow unheard.
  */
 export class SqliteWebhookOutbox {
   private readonly subscribedTypes: Database.Statement;

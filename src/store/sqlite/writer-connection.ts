@@ -1,19 +1,11 @@
 /**
- * The writer thread's connection to the store, and the writers prepared on it, with
- * the upkeep an import leaves behind, done after its answer (`afterReply`):
- *
- * - A checkpoint. An import's commit does not checkpoint (plant-import.ts), so the
- *   answer does not wait for its pages to be copied from the WAL into the database
- *   file; the writer does that next, before it takes the following write.
- * - A new connection. FTS5 gathers the words a transaction adds to the index in a
- *   hash table that belongs to the connection: it grows with the largest
- *   transaction's words and is never shrunk, and every later flush of the index
- *   (one per batch of plant writes) sorts and clears all of its slots. So after a
- *   large import every batch paid for the import's table, for as long as the
- *   process lived (bench/README.md, "A connection that remembers its largest
- *   import"). Only closing the connection frees it; SQLite offers no call to shrink
- *   it. An import stages its rows in a temp table of this connection, so the
- *   connection is renewed once none is staging.
+ * The writer thread's connection and the writers prepared on it, with an import's upkeep done after its
+ * answer (`afterReply`):
+ * - A checkpoint: an import's commit does not checkpoint (plant-import.ts), so its answer need not wait.
+ * - A new connection: FTS5's pending-terms hash table belongs to the connection, grows with the largest
+ *   transaction and never shrinks, and every later index flush walks all of it (bench/README.md, "A connection
+ *   that remembers its largest import"). Only closing frees it, so the connection is renewed once no import
+ *   is staging in its temp tables.
  */
 import type Database from 'better-sqlite3';
 import { BatchWriter } from './batch-writer.js';

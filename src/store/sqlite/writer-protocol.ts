@@ -1,12 +1,7 @@
 /**
- * What the main thread and the writer thread say to each other. Plain data only:
- * messages cross by structured clone (bigints and Dates included).
- *
- * Plant writes are the hot path: they are grouped into batches, one transaction
- * each. Token and webhook writes are rare; each is sent on its own as a call of one
- * of the DelegatedWrites, run by the writer thread's instance of that store.
- * Either way the writer thread is the process's only writer, so a write on the main
- * thread can never stall the event loop waiting for the lock a batch holds.
+ * What the main thread and the writer thread say to each other: plain data, crossing by structured clone.
+ * Plant writes are batched, one transaction each; the rare token and webhook writes go one by one as
+ * DelegatedWrites. The writer thread is the only writer, so the main thread never waits for a batch's lock.
  */
 import type { ExpectedVersion, TokenStore, WebhookStore } from '../types.js';
 import type { SqliteChangeLogPruner } from './change-log.js';

@@ -1,10 +1,7 @@
 /**
- * The writer thread: owns the process's only writing connection to the store. It
- * applies each batch of plant writes as one fsync'd transaction (BatchWriter) and
- * runs the rare token and webhook writes with its own instances of those stores,
- * one message at a time, in the order sent. The event loop thus never waits for
- * the disk or for the write lock. Reads stay on the main thread's connection (WAL
- * lets readers and this writer work at once).
+ * The writer thread, owner of the process's only writing connection: plant-write batches as one fsync'd
+ * transaction each, token and webhook writes one message at a time, so the event loop never waits for the
+ * disk or the write lock.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { StoreUnavailableError } from '../errors.js';
