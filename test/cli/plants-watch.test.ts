@@ -10,7 +10,7 @@ import { once } from 'node:events';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { listen } from '../client/servers.js';
 import { bearer, createHarness, json, type Harness } from '../support/harness.js';
-import { CLI_FROM_SOURCE, hasScript, ROOT, terminalCommand } from './cli-process.js';
+import { CLI_COMMAND, hasScript, ROOT, terminalCommand } from './cli-process.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -62,7 +62,7 @@ function started(child: ChildProcess): Running {
 }
 
 function watch(args: readonly string[], env: Record<string, string>): Running {
-  const [node, ...nodeArgs] = CLI_FROM_SOURCE;
+  const [node, ...nodeArgs] = CLI_COMMAND;
   return started(
     spawn(node, [...nodeArgs, 'plants', 'watch', ...args], {
       cwd: ROOT,
