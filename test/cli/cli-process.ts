@@ -1,27 +1,11 @@
 /** The `plantstore` command as a real process, for the CLI tests: plainly, or on a pseudo-terminal. */
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundleService, SERVICE_ENTRY_FILE } from '../../scripts/bundle-service.js';
+import { bundledCli } from '../support/bundled-cli.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-/**
- * The command as it ships, bundled once per test file: run from source through tsx, each of the files' many runs
- * spent most of its time compiling. Inside the repository (test-output/ is ignored by git), so that the modules the
- * bundle leaves out are found in node_modules.
- */
-async function bundledCli(): Promise<string> {
-  const output = join(ROOT, 'test-output');
-  mkdirSync(output, { recursive: true });
-  const directory = mkdtempSync(join(output, 'cli-'));
-  process.on('exit', () => rmSync(directory, { recursive: true, force: true }));
-  await bundleService(directory);
-  return join(directory, SERVICE_ENTRY_FILE);
-}
-
-/** node and its arguments that run the CLI (cwd: ROOT). */
+/** node and its arguments that run the CLI as it ships (cwd: ROOT). */
 export const CLI_COMMAND = [process.execPath, await bundledCli()] as const;
 
 export interface Run {

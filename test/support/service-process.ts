@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { bundledCli } from './bundled-cli.js';
 
 const CLI = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 /** Node's arguments before the CLI's own: the CLI from source, under tsx (found from here, so any cwd works). */
@@ -16,7 +17,7 @@ export function fromSource(...nodeFlags: string[]): CliCommand {
   return { nodeArgs: [...nodeFlags, ...FROM_SOURCE] };
 }
 
-/** Which `plantstore` to run: from source (the default), or a build's entry file. */
+/** Which `plantstore` to run: the bundle as it ships (the default), from source, or a build's entry file. */
 export interface CliCommand {
   /** Node's arguments before the CLI's own, e.g. `[bundle.js]`. */
   readonly nodeArgs?: readonly string[];
@@ -61,7 +62,7 @@ export async function runCli(
   command: CliCommand = {},
   options: CliProcessOptions = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  const nodeArgs = command.nodeArgs ?? FROM_SOURCE;
+  const nodeArgs = command.nodeArgs ?? [await bundledCli()];
   const child = spawn(command.executable ?? process.execPath, [...nodeArgs, ...args], {
     ...options,
     env: { ...process.env, ...env },
@@ -75,7 +76,7 @@ export async function runCli(
   return { code, stdout, stderr };
 }
 
-/** Not a speed target: compiling and starting the service from source takes several seconds on a busy machine. */
+/** Not a speed target: starting the service takes several seconds on a busy machine. */
 const START_BOUND_MS = 60_000;
 
 /** Starts `plantstore serve` on a free port and resolves once it accepts requests. */
@@ -84,7 +85,7 @@ export async function startServiceProcess(
   command: CliCommand = {},
   timeoutMs = START_BOUND_MS,
 ): Promise<ServiceProcess> {
-  const nodeArgs = command.nodeArgs ?? FROM_SOURCE;
+  const nodeArgs = command.nodeArgs ?? [await bundledCli()];
   const child = spawn(process.execPath, [...nodeArgs, 'serve'], {
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

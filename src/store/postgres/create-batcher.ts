@@ -3,7 +3,7 @@
  * ids that collided in one lookup: the same plant is a replay, another a conflict. An id deleted in between
  * is free again: its create goes again, a bounded number of times.
  */
-import { samePlant } from '../../domain/same-plant.js';
+import { samePlant } from '../../domain/plant.js';
 import { StoreUnavailableError } from '../errors.js';
 import type { CreatePlantOutcome, PlantRecord, VersionedPlant } from '../types.js';
 import { KeyedBatcher, type BatchRunner, type PendingWrite } from './keyed-batcher.js';

@@ -5,8 +5,7 @@
  * (The first statement goes without reporting: it costs an index probe per change and most changes apply.)
  * Seen applicable yet skipped means another writer got in before the lock: it goes again, after that writer.
  */
-import { changed, versionMatches } from '../../domain/plant.js';
-import { samePlant } from '../../domain/same-plant.js';
+import { changed, samePlant, versionMatches } from '../../domain/plant.js';
 import { StoreUnavailableError } from '../errors.js';
 import type { ExpectedVersion, PlantChange, UpdatePlantOutcome, VersionedPlant } from '../types.js';
 import { KeyedBatcher, type BatchRunner } from './keyed-batcher.js';

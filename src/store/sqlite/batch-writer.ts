@@ -5,9 +5,15 @@
  * in the same transaction; the search index and the change log get the batch's changes at its end.
  */
 import type Database from 'better-sqlite3';
-import { samePlant } from '../../domain/same-plant.js';
 import { findColumns } from '../../domain/search-text.js';
-import { changed, versionMatches, withoutAbsent, type PlantRecord, type PlantValues } from '../../domain/plant.js';
+import {
+  changed,
+  samePlant,
+  versionMatches,
+  withoutAbsent,
+  type PlantRecord,
+  type PlantValues,
+} from '../../domain/plant.js';
 import { ChangeLogEntries, ChangeLogWriter } from './change-log-writes.js';
 import { SearchIndex, SearchIndexChanges, type IndexedWords } from './search-index.js';
 import { SqliteWebhookOutbox } from './webhook-store.js';

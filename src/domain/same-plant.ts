@@ -1,2 +1,0 @@
-/** Kept for the modules that import it from here; the definition is plant.ts's. */
-export { samePlant } from './plant.js';
