@@ -1,32 +1,20 @@
 /**
- * The bundle `npm start` and the `plantstore` bin run (scripts/bundle-service.ts),
- * as a process on each store. Every other test runs the service from source, so this
- * is what shows the shipped build works: its chunks load, the modules it leaves out
- * are found in node_modules, and the SQLite writer's worker starts beside it.
+ * The bundle `npm start` and the `plantstore` bin run (scripts/bundle-service.ts), as a process on each store, end
+ * to end: its chunks load, the modules it leaves out are found in node_modules, and the SQLite writer's worker
+ * starts beside it.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { bundleService, SERVICE_ENTRY_FILE } from '../../scripts/bundle-service.js';
+import { before, describe, it } from 'node:test';
 import { Errors } from '../../src/http/errors.js';
 import { testBackends } from '../support/backends.js';
+import { bundledCli } from '../support/bundled-cli.js';
 import { runCli, startServiceProcess, type CliCommand } from '../support/service-process.js';
 
-// Inside the repository (test-output/ is ignored by git): the modules the bundle
-// leaves out are looked up in node_modules from where the bundle is.
-const OUTPUT = fileURLToPath(new URL('../../test-output', import.meta.url));
-let bundleDir: string;
 let bundle: CliCommand;
 
 before(async () => {
-  mkdirSync(OUTPUT, { recursive: true });
-  bundleDir = mkdtempSync(join(OUTPUT, 'bundle-'));
-  await bundleService(bundleDir);
-  bundle = { nodeArgs: [join(bundleDir, SERVICE_ENTRY_FILE)] };
+  bundle = { nodeArgs: [await bundledCli()] };
 });
-after(() => rmSync(bundleDir, { recursive: true, force: true }));
 
 const BIG_ID = '9007199254740993'; // 2^53 + 1: exact only if the body is parsed losslessly
 
