@@ -11,6 +11,11 @@ export function plantColumnsSql(row?: string): string {
   return PLANT_KEYS.map((key) => (row === undefined ? key : `${row}.${key}`)).join(', ');
 }
 
+/** `name, tag`: the content columns (all but the id), each of the row `row` when given. */
+export function plantContentColumnsSql(row?: string): string {
+  return PLANT_CONTENT_KEYS.map((key) => (row === undefined ? key : `${row}.${key}`)).join(', ');
+}
+
 /** Each field's PostgreSQL type, for casts of parameters (`$1::int8[]`). */
 export const PLANT_POSTGRES_TYPES = { id: 'int8', name: 'text', tag: 'text' } as const satisfies {
   readonly [K in keyof PlantRecord]-?: string;

@@ -80,6 +80,24 @@ export function valuesOf(plant: PlantRecord): PlantValues {
   return { id: plant.id, name: plant.name, tag: plant.tag ?? null };
 }
 
+/** A plant's content as a row holds it: every field but the id, NULL for an absent optional one. */
+export type PlantContent = Omit<PlantValues, 'id'>;
+
+/** The plant record alone: anything else `plant` carries (a version, a body's unknown properties) left out. */
+export function recordOf(plant: PlantRecord): PlantRecord {
+  return withoutAbsent(valuesOf(plant));
+}
+
+/** The change a merge patch of plant `id` asks for: its known fields only, one left out kept. */
+export function changeOf(id: bigint, patch: Omit<PlantChange, 'id'>): PlantChange {
+  return { id, name: patch.name, tag: patch.tag };
+}
+
+/** The change a replacement asks for: every field set, an optional one left out removed. */
+export function replacementOf(plant: PlantRecord): PlantChange {
+  return valuesOf(plant);
+}
+
 /** The versions an If-Match accepts: any existing plant, or one of these. */
 export type ExpectedVersion = 'any' | readonly bigint[];
 

@@ -4,7 +4,7 @@
  * one wins and the others get 412.
  */
 import type { FastifyRequest } from 'fastify';
-import type { ExpectedVersion } from '../domain/plant.js';
+import { changeOf, replacementOf, type ExpectedVersion } from '../domain/plant.js';
 import { failure, type ApiError } from '../http/errors.js';
 import { MERGE_PATCH } from '../http/json-body.js';
 import type { TypedRoutes } from '../http/type-provider.js';
@@ -101,10 +101,8 @@ export const plantChangeRoutes: TypedRoutes<[typeof PlantPatch, typeof PlantRepl
     async (request, reply) => {
       const { id } = request.params;
       const expected = expectation(request, required);
-      const { id: bodyId, name, tag } = request.body;
-      sameId(id, bodyId);
-      const change = { id, ...(name === undefined ? {} : { name }), ...(tag === undefined ? {} : { tag }) };
-      return answer(id, await app.store.plants.updatePlant(change, expected), expected, reply);
+      sameId(id, request.body.id);
+      return answer(id, await app.store.plants.updatePlant(changeOf(id, request.body), expected), expected, reply);
     },
   );
 
@@ -137,9 +135,9 @@ export const plantChangeRoutes: TypedRoutes<[typeof PlantPatch, typeof PlantRepl
     async (request, reply) => {
       const { id } = request.params;
       const expected = expectation(request, required);
-      const { id: bodyId, name, tag } = request.body;
-      sameId(id, bodyId);
-      return answer(id, await app.store.plants.updatePlant({ id, name, tag: tag ?? null }, expected), expected, reply);
+      sameId(id, request.body.id);
+      const change = replacementOf({ ...request.body, id });
+      return answer(id, await app.store.plants.updatePlant(change, expected), expected, reply);
     },
   );
 

@@ -1,5 +1,5 @@
 /** Schema parts and shapes the plant routes share. */
-import type { PlantRecord } from '../domain/plant.js';
+import { recordOf, type PlantRecord } from '../domain/plant.js';
 import { Int64Id } from './schemas.js';
 
 export const PlantPath = {
@@ -48,15 +48,15 @@ export const ConditionalHeaders = {
   },
 } as const;
 
-export interface PlantJson {
-  id: bigint;
-  name: string;
-  tag?: string;
+/** A plant as the API shows it: its record, so no version (that is the ETag) and no key for an absent field. */
+export type PlantJson = PlantRecord;
+
+export function plantJson(plant: PlantRecord): PlantJson {
+  return recordOf(plant);
 }
 
-/** A plant as the API shows it: no version (that is the ETag), no tag key when there is none. */
-export function plantJson(plant: PlantRecord): PlantJson {
-  return plant.tag === undefined
-    ? { id: plant.id, name: plant.name }
-    : { id: plant.id, name: plant.name, tag: plant.tag };
+/** The create response: a `Plant`, the record without its id (the client chose it). */
+export function createdPlantJson(plant: PlantRecord): Omit<PlantRecord, 'id'> {
+  const { id, ...content } = recordOf(plant);
+  return content;
 }

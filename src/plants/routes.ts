@@ -4,16 +4,11 @@
  */
 import { failure } from '../http/errors.js';
 import type { TypedRoutes } from '../http/type-provider.js';
-import type { PlantRecord } from '../store/types.js';
+import { recordOf } from '../domain/plant.js';
 import { bearerAuth } from '../tokens/auth.js';
 import { etagOf, noneMatchAny, noneMatchHits } from './preconditions.js';
-import { ConditionalHeaders, ETagHeader, PlantPath, plantJson } from './route-parts.js';
+import { ConditionalHeaders, ETagHeader, PlantPath, createdPlantJson, plantJson } from './route-parts.js';
 import { NewPlant, Plant, StoredPlant } from './schemas.js';
-
-/** The create response: a `Plant`, so no id, and no tag key when there is no tag. */
-function toPlant(plant: PlantRecord): { name: string; tag?: string } {
-  return plant.tag === undefined ? { name: plant.name } : { name: plant.name, tag: plant.tag };
-}
 
 const example = { id: 10, name: 'Monstera deliciosa', tag: 'houseplant' };
 
@@ -46,8 +41,9 @@ export const plantRoutes: TypedRoutes<[typeof NewPlant, typeof Plant, typeof Sto
       config: { failures: ['PLANT_CONFLICT', 'PRECONDITION_FAILED', 'STORE_UNAVAILABLE'] },
     },
     async (request, reply) => {
-      const { id, name, tag } = request.body;
-      const plant: PlantRecord = tag === undefined ? { id, name } : { id, name, tag };
+      // The body's own fields only: properties the schema does not list are ignored, not stored.
+      const plant = recordOf(request.body);
+      const { id } = plant;
       const outcome = await app.store.plants.createPlant(plant);
       if (outcome.kind !== 'created' && noneMatchAny(request.headers['if-none-match'])) {
         throw failure('PRECONDITION_FAILED', [
@@ -56,7 +52,7 @@ export const plantRoutes: TypedRoutes<[typeof NewPlant, typeof Plant, typeof Sto
       }
       if (outcome.kind === 'conflict') throw failure('PLANT_CONFLICT', [id]);
       void reply.header('etag', etagOf(outcome.plant.version));
-      return toPlant(outcome.plant);
+      return createdPlantJson(outcome.plant);
     },
   );
 

@@ -2,8 +2,14 @@ import type pg from 'pg';
 import { nameKey, searchWords } from '../../domain/search-text.js';
 import { newEventId, newEventIds, PLANT_DELETED, PLANT_UPDATED } from '../../domain/events.js';
 import { deletedPlantJsonSql } from '../../domain/plant-json.js';
-import { plantColumnsSql } from '../../domain/plant-sql.js';
-import { withoutAbsent, type PlantValues } from '../../domain/plant.js';
+import { PLANT_POSTGRES_TYPES, plantColumnsSql, plantContentColumnsSql } from '../../domain/plant-sql.js';
+import {
+  PLANT_CONTENT_KEYS,
+  withoutAbsent,
+  type PlantContent,
+  type PlantContentKey,
+  type PlantValues,
+} from '../../domain/plant.js';
 import type {
   ExportChunk,
   PlantImport,
@@ -43,25 +49,23 @@ import {
 /** ids and versions: int8, parsed to bigint by the pool's type parser. */
 type VersionedRow = PlantValues & { readonly version: bigint };
 
-/** A row of an UPDATE_PLANTS statement: a change applied (the plant after it), or not (the plant as seen, if any). */
-interface ChangeRow {
-  change_id: bigint;
-  applied: boolean;
-  seen: boolean;
-  name: string | null;
-  tag: string | null;
-  version: bigint | null;
-}
+/**
+ * A row of an UPDATE_PLANTS statement: a change applied (the plant after it), or not (the plant as seen, if any;
+ * the content columns and the version are NULL when there is none).
+ */
+type ChangeRow = {
+  readonly change_id: bigint;
+  readonly applied: boolean;
+  readonly seen: boolean;
+  readonly version: bigint | null;
+} & { readonly [K in PlantContentKey]: PlantContent[K] | null };
 
 function changeResult(row: ChangeRow): ChangeResult {
-  if (!row.applied && !row.seen) return { applied: false, seen: undefined };
-  const plant = toVersioned({
-    id: row.change_id,
-    name: row.name as string,
-    tag: row.tag,
-    version: row.version as bigint,
-  });
-  return row.applied ? { applied: true, plant } : { applied: false, seen: plant };
+  const { change_id: id, applied, seen, version, ...content } = row;
+  if (!applied && !seen) return { applied: false, seen: undefined };
+  // A row applied or seen has its plant's columns as stored.
+  const plant = toVersioned({ id, ...(content as PlantContent), version: version as bigint });
+  return applied ? { applied: true, plant } : { applied: false, seen: plant };
 }
 
 function toVersioned(row: VersionedRow): VersionedPlant {
@@ -88,12 +92,13 @@ function outboxOf(type: typeof PLANT_UPDATED | typeof PLANT_DELETED, eventId: st
     ), ${deliveriesOfEvent(type, now)}`;
 }
 
-/** A change of a batch: a name or tag NULL (and set_tag false) is kept; the new find columns likewise. */
+/**
+ * A change of a batch: its fields as a JSON Merge Patch (a field left out is kept, null removes it), so the
+ * statement sets each of the definition's fields alike; the new find columns likewise kept when NULL.
+ */
 interface ChangeInput {
   readonly change_id: string;
-  readonly new_name: string | null;
-  readonly set_tag: boolean;
-  readonly new_tag: string | null;
+  readonly patch: string;
   /** The expected versions as an int8[] literal; NULL: any. */
   readonly expected: string | null;
   readonly event_id: string;
@@ -104,15 +109,28 @@ interface ChangeInput {
 
 const CHANGES_INPUT = new ArrayInput<ChangeInput>({
   change_id: 'int8',
-  new_name: 'text',
-  set_tag: 'bool',
-  new_tag: 'text',
+  patch: 'jsonb',
   expected: 'text',
   event_id: 'text',
   new_name_key: 'text',
   new_name_words: 'text',
   new_tag_words: 'text',
 });
+
+/** A plant column as the change's patch leaves it: the patch's value if it has the key (null too), else kept. */
+function patched(key: PlantContentKey): string {
+  return `CASE WHEN patch ? '${key}' THEN (patch ->> '${key}')::${PLANT_POSTGRES_TYPES[key]} ELSE ${key} END`;
+}
+
+/** The change's patch: its content fields, one left undefined (kept) not in it. */
+function patchOf(change: PlantChange): string {
+  return JSON.stringify(Object.fromEntries(PLANT_CONTENT_KEYS.map((key) => [key, change[key]])));
+}
+
+/** For a change not applied: the content as applied, else as seen. */
+const answeredContent = PLANT_CONTENT_KEYS.map(
+  (key) => `CASE WHEN changed.id IS NULL THEN seen.${key} ELSE changed.${key} END AS ${key}`,
+).join(', ');
 
 /**
  * A batch of changes as one statement (update-batcher.ts). The WHERE holds each change's precondition, so the
@@ -124,22 +142,22 @@ const CHANGES_INPUT = new ArrayInput<ChangeInput>({
 function updatePlantsStatement(reporting: boolean): { name: string; text: string } {
   const answer = reporting
     ? `SELECT change_id, changed.id IS NOT NULL AS applied,
-      coalesce(changed.name, seen.name) AS name, CASE WHEN changed.id IS NULL THEN seen.tag ELSE changed.tag END AS tag,
-      coalesce(changed.version, seen.version) AS version, seen.id IS NOT NULL AS seen
+      ${answeredContent}, coalesce(changed.version, seen.version) AS version, seen.id IS NOT NULL AS seen
     FROM input LEFT JOIN changed ON changed.id = change_id LEFT JOIN plants seen ON seen.id = change_id`
-    : 'SELECT id AS change_id, true AS applied, name, tag, version, true AS seen FROM changed';
+    : `SELECT id AS change_id, true AS applied, ${plantContentColumnsSql()}, version, true AS seen FROM changed`;
   return {
     name: reporting ? 'plants.update-batch-reporting' : 'plants.update-batch',
     text: `
     WITH input AS (
       SELECT * FROM ${CHANGES_INPUT.unnest('i')}
     ), changed AS (
-      UPDATE plants SET name = coalesce(new_name, name), tag = CASE WHEN set_tag THEN new_tag ELSE tag END, version = nextval('plant_versions'),
+      UPDATE plants SET ${PLANT_CONTENT_KEYS.map((key) => `${key} = ${patched(key)}`).join(', ')},
+        version = nextval('plant_versions'),
         name_key = coalesce(new_name_key, name_key), name_words = coalesce(new_name_words, name_words),
-        tag_words = CASE WHEN set_tag THEN new_tag_words ELSE tag_words END
+        tag_words = CASE WHEN patch ? 'tag' THEN new_tag_words ELSE tag_words END
       FROM input
       WHERE id = change_id AND (expected IS NULL OR version = ANY(expected::int8[]))
-        AND (name, tag) IS DISTINCT FROM (coalesce(new_name, name), CASE WHEN set_tag THEN new_tag ELSE tag END)
+        AND (${plantContentColumnsSql()}) IS DISTINCT FROM (${PLANT_CONTENT_KEYS.map(patched).join(', ')})
       RETURNING ${plantColumnsSql()}, version, event_id, ${PLANT_JSON_SQL} AS payload
     ), ${outboxOf(PLANT_UPDATED, 'event_id', CHANGES_INPUT.parameter())}
     ${answer}`,
@@ -156,9 +174,7 @@ function updatePlantsValues(changes: readonly PendingChange[], now = new Date())
     const versions = expectedParam(expected);
     return {
       change_id: param(change.id),
-      new_name: change.name ?? null,
-      set_tag: change.tag !== undefined,
-      new_tag: change.tag ?? null,
+      patch: patchOf(change),
       // One int8[] literal per change: unnest takes no arrays of arrays.
       expected: versions === null ? null : `{${versions.join(',')}}`,
       event_id: eventIds[i] ?? newEventId(),

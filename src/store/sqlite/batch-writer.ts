@@ -8,18 +8,25 @@ import type Database from 'better-sqlite3';
 import { findColumns } from '../../domain/search-text.js';
 import {
   changed,
+  PLANT_CONTENT_KEYS,
+  PLANT_KEYS,
   samePlant,
+  valuesOf,
   versionMatches,
   withoutAbsent,
+  type PlantContent,
   type PlantRecord,
-  type PlantValues,
 } from '../../domain/plant.js';
+import { plantColumnsSql, plantContentColumnsSql } from '../../domain/plant-sql.js';
 import { ChangeLogEntries, ChangeLogWriter } from './change-log-writes.js';
 import { SearchIndex, SearchIndexChanges, type IndexedWords } from './search-index.js';
 import { SqliteWebhookOutbox } from './webhook-store.js';
 import type { PlantState, PlantWrite, PlantWriteResult } from './writer-protocol.js';
 
-const asPlant = (id: bigint, { name, tag }: Omit<PlantValues, 'id'>): PlantRecord => withoutAbsent({ id, name, tag });
+const asPlant = (id: bigint, content: PlantContent): PlantRecord => withoutAbsent({ id, ...content });
+
+/** `?, ?, ...`: `count` positional parameters. */
+const parameters = (count: number): string => Array.from({ length: count }, () => '?').join(', ');
 
 /** What one batch's writes share: its time, the subscribed event types, the version counter, the search index's and the
  * change log's changes. */
@@ -34,7 +41,7 @@ interface BatchContext {
 /** A plant's row: its state and the words the search index holds for it. */
 type StoredRow = PlantState & IndexedWords;
 
-const stateOf = ({ name, tag, version }: StoredRow): PlantState => ({ name, tag, version });
+const stateOf = ({ nameWords, tagWords, ...state }: StoredRow): PlantState => state;
 
 export class BatchWriter {
   private readonly insert: Database.Statement;
@@ -51,14 +58,17 @@ export class BatchWriter {
   constructor(db: Database.Database) {
     // safeIntegers: ids and versions are bound and read as bigint, never rounded through a double.
     const prepare = (sql: string) => db.prepare(sql).safeIntegers(true);
-    this.insert = prepare(`INSERT INTO plants (id, name, tag, created_at, version, name_key, name_words, tag_words)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`);
+    // The plant's columns come from its definition, bound in PLANT_KEYS order; the find columns follow them.
+    this.insert =
+      prepare(`INSERT INTO plants (${plantColumnsSql()}, created_at, version, name_key, name_words, tag_words)
+      VALUES (${parameters(PLANT_KEYS.length + 5)}) ON CONFLICT (id) DO NOTHING`);
     this.selectById = prepare(
-      'SELECT name, tag, version, name_words AS nameWords, tag_words AS tagWords FROM plants WHERE id = ?',
+      `SELECT ${plantContentColumnsSql()}, version, name_words AS nameWords, tag_words AS tagWords FROM plants WHERE id = ?`,
     );
     // One UPDATE for every change: per-column variants showed no gain on bench:ab (bench/README.md).
+    const setContent = PLANT_CONTENT_KEYS.map((key) => `${key} = ?`).join(', ');
     this.updateById = prepare(
-      'UPDATE plants SET name = ?, name_key = ?, name_words = ?, tag = ?, tag_words = ?, version = ? WHERE id = ?',
+      `UPDATE plants SET ${setContent}, name_key = ?, name_words = ?, tag_words = ?, version = ? WHERE id = ?`,
     );
     this.deleteById = prepare(
       'DELETE FROM plants WHERE id = ? RETURNING tag, name_words AS nameWords, tag_words AS tagWords',
@@ -111,10 +121,8 @@ export class BatchWriter {
     // The primary key decides who wins: INSERT .. ON CONFLICT DO NOTHING, then read
     // the row that is there (never check-then-insert).
     const find = findColumns(write.name, write.tag);
-    if (
-      this.insert.run(write.id, write.name, write.tag, batch.now, version, find.nameKey, find.nameWords, find.tagWords)
-        .changes === 1
-    ) {
+    const fields = PLANT_KEYS.map((key) => write[key]);
+    if (this.insert.run(...fields, batch.now, version, find.nameKey, find.nameWords, find.tagWords).changes === 1) {
       batch.version = version;
       batch.outbox.created(plant);
       batch.changes.created(plant);
@@ -134,18 +142,19 @@ export class BatchWriter {
     const after = changed(before, write);
     if (samePlant(before, after)) return { kind: 'unchanged', state };
     const version = (batch.version += 1n);
-    const tag = after.tag ?? null;
-    const find = findColumns(after.name, tag);
+    const { id, ...content } = valuesOf(after);
+    const find = findColumns(after.name, after.tag);
     // The words of the unchanged part stay the row's: the search index holds those.
     const words = {
       nameWords: after.name === before.name ? row.nameWords : find.nameWords,
       tagWords: after.tag === before.tag ? row.tagWords : find.tagWords,
     };
-    this.updateById.run(after.name, find.nameKey, words.nameWords, tag, words.tagWords, version, write.id);
+    const fields = PLANT_CONTENT_KEYS.map((key) => content[key]);
+    this.updateById.run(...fields, find.nameKey, words.nameWords, words.tagWords, version, id);
     batch.search.changed(write.id, row, words);
     batch.outbox.updated(after);
     batch.changes.updated(before, after);
-    return { kind: 'updated', state: { name: after.name, tag, version } };
+    return { kind: 'updated', state: { ...content, version } };
   }
 
   private delete(write: PlantWrite & { op: 'delete' }, batch: BatchContext): PlantWriteResult {

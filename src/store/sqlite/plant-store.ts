@@ -23,7 +23,8 @@ import type {
   UpdatePlantOutcome,
   VersionedPlant,
 } from '../types.js';
-import { withoutAbsent } from '../../domain/plant.js';
+import { valuesOf, withoutAbsent } from '../../domain/plant.js';
+import { plantContentColumnsSql } from '../../domain/plant-sql.js';
 import { BulkSlots } from '../core/bulk-slots.js';
 import { guarded } from './errors.js';
 import type { GroupCommitWriter } from './group-commit.js';
@@ -38,8 +39,8 @@ import type { PlantState, PlantWriteResult } from './writer-protocol.js';
  */
 const BULK_AT_ONCE = 4;
 
-function versioned(id: bigint, { name, tag, version }: PlantState): VersionedPlant {
-  return { ...withoutAbsent({ id, name, tag }), version };
+function versioned(id: bigint, state: PlantState): VersionedPlant {
+  return { ...withoutAbsent({ id, ...state }), version: state.version };
 }
 
 function unexpected(result: PlantWriteResult, what: string): Error {
@@ -59,13 +60,13 @@ export class SqlitePlantStore implements PlantStore {
     private readonly bulk = new BulkSlots(BULK_AT_ONCE),
   ) {
     // safeIntegers: ids and versions come back as bigint, never rounded through a double.
-    this.selectById = db.prepare('SELECT name, tag, version FROM plants WHERE id = ?').safeIntegers(true);
+    this.selectById = db
+      .prepare(`SELECT ${plantContentColumnsSql()}, version FROM plants WHERE id = ?`)
+      .safeIntegers(true);
   }
 
   async createPlant(plant: PlantRecord): Promise<CreatePlantOutcome> {
-    const result = await this.written(
-      this.writer.write({ op: 'create', id: plant.id, name: plant.name, tag: plant.tag ?? null }),
-    );
+    const result = await this.written(this.writer.write({ op: 'create', ...valuesOf(plant) }));
     switch (result.kind) {
       case 'created':
         return { kind: 'created', plant: { ...plant, version: result.version } };
@@ -84,9 +85,7 @@ export class SqlitePlantStore implements PlantStore {
   }
 
   async updatePlant(change: PlantChange, expected?: ExpectedVersion): Promise<UpdatePlantOutcome> {
-    const result = await this.written(
-      this.writer.write({ op: 'update', id: change.id, name: change.name, tag: change.tag, expected }),
-    );
+    const result = await this.written(this.writer.write({ op: 'update', ...change, expected }));
     switch (result.kind) {
       case 'updated':
       case 'unchanged':

@@ -3,32 +3,24 @@
  * Plant writes are batched, one transaction each; the rare token and webhook writes go one by one as
  * DelegatedWrites. The writer thread is the only writer, so the main thread never waits for a batch's lock.
  */
-import type { ExpectedVersion, TokenStore, WebhookStore } from '../types.js';
+import type { PlantContent } from '../../domain/plant.js';
+import type { ExpectedVersion, PlantChange, PlantValues, TokenStore, WebhookStore } from '../types.js';
 import type { SqliteChangeLogPruner } from './change-log.js';
 import type { SqlitePlantImports } from './plant-import.js';
 
+/** The plant's fields travel as the definition has them (PlantValues, PlantChange), so a new field needs no change here. */
 export type PlantWrite =
-  | { readonly op: 'create'; readonly id: bigint; readonly name: string; readonly tag: string | null }
-  /** A merge: a name or tag left undefined is kept; a tag of null is removed. */
-  | {
-      readonly op: 'update';
-      readonly id: bigint;
-      readonly name: string | undefined;
-      readonly tag: string | null | undefined;
-      readonly expected?: ExpectedVersion;
-    }
+  | ({ readonly op: 'create' } & PlantValues)
+  /** A merge (PlantChange): a field left undefined is kept; an optional one null is removed. */
+  | ({ readonly op: 'update'; readonly expected?: ExpectedVersion } & PlantChange)
   | { readonly op: 'delete'; readonly id: bigint; readonly expected?: ExpectedVersion };
 
 /** A plant's row as it stands (after the write, or blocking it). */
-export interface PlantState {
-  readonly name: string;
-  readonly tag: string | null;
-  readonly version: bigint;
-}
+export type PlantState = PlantContent & { readonly version: bigint };
 
 export type PlantWriteResult =
   | { readonly kind: 'created'; readonly version: bigint }
-  /** The id existed with the same name and tag. */
+  /** The id existed with the same content. */
   | { readonly kind: 'replayed'; readonly state: PlantState }
   /** The id existed with different content: this is what is stored. */
   | { readonly kind: 'conflict'; readonly state: PlantState }
