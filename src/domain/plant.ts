@@ -34,6 +34,14 @@ export const PLANT_KEYS = ['id', 'name', 'tag'] as const satisfies readonly (key
 /** The content fields, in order. */
 export const PLANT_CONTENT_KEYS = ['name', 'tag'] as const satisfies readonly PlantContentKey[];
 
+/** The content fields a plant may lack, as a type: those PlantRecord marks optional. */
+export type OptionalPlantKey = {
+  [K in PlantContentKey]-?: object extends Pick<PlantRecord, K> ? K : never;
+}[PlantContentKey];
+
+/** The content fields a plant must have: what a create and a replacement require besides the id. */
+export const REQUIRED_CONTENT_KEYS = ['name'] as const satisfies readonly Exclude<PlantContentKey, OptionalPlantKey>[];
+
 /** The content fields a plant may lack (absent from its JSON and its record, NULL in a row). */
 export const OPTIONAL_PLANT_KEYS: ReadonlySet<PlantContentKey> = new Set<PlantContentKey>(['tag']);
 
