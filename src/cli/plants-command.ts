@@ -18,6 +18,16 @@ import { ConfigError } from '../config/index.js';
 import { registerPlantsBulkCommands } from './plants-bulk-command.js';
 import { registerPlantsWatchCommand } from './plants-watch-command.js';
 import type { ConnectionOptions, PlantsCommandKit } from './plants-command-kit.js';
+import {
+  changedFields,
+  changeFlags,
+  createdFields,
+  PLANT_COLUMN_HEADERS,
+  plantCells,
+  withChangeFieldOptions,
+  withCreateFieldOptions,
+  type FieldOptions,
+} from './plant-field-options.js';
 import { printTable } from './table.js';
 
 export const DEFAULT_URL = 'http://127.0.0.1:8080';
@@ -121,13 +131,10 @@ function print(plants: readonly Plant[], options: ConnectionOptions, asList: boo
   if (options.json === true) {
     process.stdout.write(`${stringifyJson(asList ? plants : plants[0])}\n`);
   } else if (process.stdout.isTTY === true) {
-    printTable(
-      ['ID', 'NAME', 'TAG'],
-      plants.map((p) => [String(p.id), p.name, p.tag ?? '']),
-    );
+    printTable(PLANT_COLUMN_HEADERS, plants.map(plantCells));
   } else {
-    // Names and tags cannot hold control characters, so tabs separate fields unambiguously.
-    for (const p of plants) process.stdout.write(`${p.id}\t${p.name}\t${p.tag ?? ''}\n`);
+    // Text fields cannot hold control characters, so tabs separate fields unambiguously.
+    for (const p of plants) process.stdout.write(`${plantCells(p).join('\t')}\n`);
   }
 }
 
@@ -157,19 +164,16 @@ export function registerPlantsCommands(program: Command): void {
     );
 
   withConnectionOptions(
-    plants
-      .command('add')
-      .description('Create a plant (a retry with the same name and tag is harmless).')
-      .argument('<id>', 'the int64 id you choose', parseId)
-      .argument('<name>', 'the name, 1 to 200 characters')
-      .option('--tag <tag>', 'a tag, 1 to 100 characters'),
-  ).action(async (id: bigint, name: string, options: ConnectionOptions & { tag?: string }) =>
+    withCreateFieldOptions(
+      plants
+        .command('add')
+        .description('Create a plant (a retry with the same name and tag is harmless).')
+        .argument('<id>', 'the int64 id you choose', parseId)
+        .argument('<name>', 'the name, 1 to 200 characters'),
+    ),
+  ).action(async (id: bigint, name: string, options: ConnectionOptions & FieldOptions) =>
     run(async () => {
-      const created = await clientFor(options).createPlant({
-        id,
-        name,
-        ...(options.tag === undefined ? {} : { tag: options.tag }),
-      });
+      const created = await clientFor(options).createPlant({ id, name, ...createdFields(options) });
       print([{ id, ...created }], options, false);
     }),
   );
@@ -228,35 +232,26 @@ export function registerPlantsCommands(program: Command): void {
     }),
   );
 
-  const update = plants.command('update');
-  // Commander keeps one value for --tag and --no-tag, the last given: note each as it
-  // is parsed, to refuse both rather than let the order decide.
-  const tagOptionsGiven = new Set<string>();
-  update.on('option:tag', () => tagOptionsGiven.add('--tag'));
-  update.on('option:no-tag', () => tagOptionsGiven.add('--no-tag'));
-  withConnectionOptions(
-    update
+  const update = withChangeFieldOptions(
+    plants
+      .command('update')
       .description(
         "Change a plant's name or tag (what is not given is kept); prints the plant and, on stderr, its new ETag.",
       )
       .argument('<id>', 'the plant id', parseId)
-      .option('--name <name>', 'a new name, 1 to 200 characters')
-      .option('--tag <tag>', 'a new tag, 1 to 100 characters')
-      .option('--no-tag', 'remove the tag')
-      .option(
-        '--if-match <etag>',
-        'change it only if it is still at this version (an ETag, e.g. \'"3"\'); else fail, changing nothing',
-      ),
-  ).action(async (id: bigint, options: ConnectionOptions & { name?: string; tag?: string | false; ifMatch?: string }) =>
+      .option('--name <name>', 'a new name, 1 to 200 characters'),
+  );
+  withConnectionOptions(
+    update.command.option(
+      '--if-match <etag>',
+      'change it only if it is still at this version (an ETag, e.g. \'"3"\'); else fail, changing nothing',
+    ),
+  ).action(async (id: bigint, options: ConnectionOptions & FieldOptions & { name?: string; ifMatch?: string }) =>
     run(async () => {
+      const change = { ...(options.name === undefined ? {} : { name: options.name }), ...changedFields(options) };
       // An empty merge patch is a valid no-op for the API; from a terminal it is a forgotten option.
-      if (options.name === undefined && options.tag === undefined)
-        throw new ConfigError('nothing to change: give --name, --tag or --no-tag');
-      if (tagOptionsGiven.size > 1) throw new ConfigError('give --tag or --no-tag, not both');
-      const change = {
-        ...(options.name === undefined ? {} : { name: options.name }),
-        ...(options.tag === undefined ? {} : { tag: options.tag === false ? null : options.tag }),
-      };
+      if (Object.keys(change).length === 0) throw new ConfigError(`nothing to change: give ${changeFlags()}`);
+      update.refuseBothForms();
       const result = await clientFor(options).updatePlant(
         id,
         change,

@@ -32,23 +32,16 @@ export type ErrorRecord = components['schemas']['Error'];
 /** An int64 id: a bigint, a number that is a safe integer, or a decimal string. */
 export type PlantId = bigint | number | string;
 
-export interface NewPlant {
-  readonly id: PlantId;
-  readonly name: string;
-  readonly tag?: string;
-}
+// The plant bodies are the service's own schemas (generated from its OpenAPI document), so a field it adds is here too.
 
-/** A JSON Merge Patch of a plant: a name or tag left out is kept; `tag: null` removes it. */
-export interface PlantChange {
-  readonly name?: string;
-  readonly tag?: string | null;
-}
+/** A plant to create: NewPlant, its id given as any PlantId. */
+export type NewPlant = Omit<components['schemas']['NewPlant'], 'id'> & { readonly id: PlantId };
 
-export interface Replacement {
-  readonly name: string;
-  /** Left out: the plant's tag is removed. */
-  readonly tag?: string;
-}
+/** A JSON Merge Patch of a plant: a field left out is kept; an optional one null (`tag: null`) is removed. */
+export type PlantChange = Omit<components['schemas']['PlantPatch'], 'id'>;
+
+/** A plant's new fields: an optional one left out is removed. */
+export type Replacement = Omit<components['schemas']['PlantReplacement'], 'id'>;
 
 export interface Preconditions {
   /** An ETag (or `*`): the write happens only if the plant is at that version. */
@@ -253,11 +246,7 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
 
   return {
     async createPlant(plant) {
-      const body = {
-        id: toPlantId(plant.id),
-        name: plant.name,
-        ...(plant.tag === undefined ? {} : { tag: plant.tag }),
-      };
+      const body = { ...plant, id: toPlantId(plant.id) };
       const { text } = await send((signal) => api.POST('/plants', { body, parseAs: 'text', signal }));
       return decode<CreatedPlant>(text);
     },
@@ -281,10 +270,7 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
 
     async updatePlant(id, change, options) {
       const path = { id: toPlantId(id) };
-      const body = {
-        ...(change.name === undefined ? {} : { name: change.name }),
-        ...(change.tag === undefined ? {} : { tag: change.tag }),
-      };
+      const body = change;
       return changeOutcome(
         await send(
           (signal) =>
@@ -302,7 +288,7 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
 
     async replacePlant(id, plant, options) {
       const path = { id: toPlantId(id) };
-      const body = { name: plant.name, ...(plant.tag === undefined ? {} : { tag: plant.tag }) };
+      const body = plant;
       return changeOutcome(
         await send(
           (signal) =>

@@ -42,8 +42,11 @@ export type OptionalPlantKey = {
 /** The content fields a plant must have: what a create and a replacement require besides the id. */
 export const REQUIRED_CONTENT_KEYS = ['name'] as const satisfies readonly Exclude<PlantContentKey, OptionalPlantKey>[];
 
-/** The content fields a plant may lack (absent from its JSON and its record, NULL in a row). */
-export const OPTIONAL_PLANT_KEYS: ReadonlySet<PlantContentKey> = new Set<PlantContentKey>(['tag']);
+/** The content fields a plant may lack (absent from its JSON and its record, NULL in a row), in order. */
+export const OPTIONAL_CONTENT_KEYS = ['tag'] as const satisfies readonly OptionalPlantKey[];
+
+/** The same, as a set. */
+export const OPTIONAL_PLANT_KEYS: ReadonlySet<PlantContentKey> = new Set<PlantContentKey>(OPTIONAL_CONTENT_KEYS);
 
 /** The fields whose words a search matches (search-text.ts). */
 export const SEARCHED_PLANT_KEYS = ['name', 'tag'] as const satisfies readonly PlantContentKey[];

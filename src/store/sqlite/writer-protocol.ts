@@ -8,7 +8,7 @@ import type { ExpectedVersion, PlantChange, PlantValues, TokenStore, WebhookStor
 import type { SqliteChangeLogPruner } from './change-log.js';
 import type { SqlitePlantImports } from './plant-import.js';
 
-/** The plant's fields travel as the definition has them (PlantValues, PlantChange), so a new field needs no change here. */
+/** The plant's fields travel as the definition has them (PlantValues, PlantChange): a new field needs no change. */
 export type PlantWrite =
   | ({ readonly op: 'create' } & PlantValues)
   /** A merge (PlantChange): a field left undefined is kept; an optional one null is removed. */
