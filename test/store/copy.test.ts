@@ -385,6 +385,41 @@ describe('plantstore copy', () => {
     );
   });
 
+  it(
+    "leaves PostgreSQL's planner estimate of the plants true to their count (Prefer: count=estimated)",
+    { skip: !postgres },
+    async () => {
+      // Above COUNT_EXACTLY_BELOW, so the estimate is answered as it is; the planner's guess from pages alone
+      // (never analyzed) was a quarter short for plants like these.
+      const many = 30_000;
+      const manyUrl = `sqlite:${join(dir, 'many.db')}`;
+      const source = await openStore(manyUrl);
+      try {
+        const staging = await source.plants.beginImport();
+        const rows = Array.from({ length: many }, (_, i) => ({
+          line: i + 1,
+          id: BigInt(i),
+          name: `Plant ${i} Monstera deliciosa`,
+          tag: i % 3 === 0 ? null : `tag${i % 50}`,
+        }));
+        await staging.stage(rows);
+        assert.equal((await staging.apply('all', 1)).kind, 'applied');
+      } finally {
+        await source.close();
+      }
+      const target = await newSchema();
+      assert.equal((await copyStore(manyUrl, target.url)).committed, true);
+      const store = await openStore(target.url);
+      try {
+        const estimate = await store.plants.countPlants({}, 'estimated');
+        assert.equal(estimate.exact, false, 'an estimate, not a count');
+        assert.ok(Math.abs(estimate.count - many) <= many * 0.03, `estimated ${estimate.count} for ${many} plants`);
+      } finally {
+        await store.close();
+      }
+    },
+  );
+
   it('leaves the target as it was when the copy fails part way', { skip: !postgres }, async () => {
     const broken = await newSchema();
     await (await openStore(broken.url)).close();

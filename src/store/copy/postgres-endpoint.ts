@@ -93,6 +93,7 @@ class PostgresTarget extends PostgresCopyReader implements CopyTarget {
   async commit(): Promise<void> {
     await this.client.query('COMMIT');
     this.ended = true;
+    await this.writer.analyzePlants();
   }
 
   async close(): Promise<void> {

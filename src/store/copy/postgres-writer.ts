@@ -177,6 +177,15 @@ export class PostgresCopyWriter {
     await this.client.query('UPDATE plant_change_history SET history = md5(random()::text || clock_timestamp()::text)');
   }
 
+  /**
+   * Fresh planner statistics for the copied plants: autovacuum would take its time, and until then the
+   * planner's row estimate (what `Prefer: count=estimated` answers) guesses from the table's pages. After
+   * the commit, so that ANALYZE reads committed rows and holds no lock of the copy's.
+   */
+  async analyzePlants(): Promise<void> {
+    await this.client.query('ANALYZE plants');
+  }
+
   /** Each identity's sequence past the highest value copied (and never back: greatest keeps a higher one). */
   async moveIdentitiesPastCopiedRows(): Promise<void> {
     for (const [table, column] of IDENTITIES) {
