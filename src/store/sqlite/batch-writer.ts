@@ -25,6 +25,9 @@ import type { PlantState, PlantWrite, PlantWriteResult } from './writer-protocol
 
 const asPlant = (id: bigint, content: PlantContent): PlantRecord => withoutAbsent({ id, ...content });
 
+/** The columns a create writes besides the plant's fields, in the order the INSERT binds them. */
+const ROW_COLUMNS = ['created_at', 'version', 'name_key', 'name_words', 'tag_words'] as const;
+
 /** `?, ?, ...`: `count` positional parameters. */
 const parameters = (count: number): string => Array.from({ length: count }, () => '?').join(', ');
 
@@ -58,10 +61,10 @@ export class BatchWriter {
   constructor(db: Database.Database) {
     // safeIntegers: ids and versions are bound and read as bigint, never rounded through a double.
     const prepare = (sql: string) => db.prepare(sql).safeIntegers(true);
-    // The plant's columns come from its definition, bound in PLANT_KEYS order; the find columns follow them.
-    this.insert =
-      prepare(`INSERT INTO plants (${plantColumnsSql()}, created_at, version, name_key, name_words, tag_words)
-      VALUES (${parameters(PLANT_KEYS.length + 5)}) ON CONFLICT (id) DO NOTHING`);
+    // The plant's columns come from its definition, bound in PLANT_KEYS order; the row's own columns follow them.
+    const columns = [plantColumnsSql(), ...ROW_COLUMNS].join(', ');
+    this.insert = prepare(`INSERT INTO plants (${columns})
+      VALUES (${parameters(PLANT_KEYS.length + ROW_COLUMNS.length)}) ON CONFLICT (id) DO NOTHING`);
     this.selectById = prepare(
       `SELECT ${plantContentColumnsSql()}, version, name_words AS nameWords, tag_words AS tagWords FROM plants WHERE id = ?`,
     );
