@@ -26,7 +26,7 @@ describe('package.json exports', () => {
       assert.ok(typeof entry === 'object');
       assert.equal(entry.default, emitted('src/client/index.ts'));
       assert.equal(entry.types, emitted('src/client/index.ts').replace(/\.js$/, '.d.ts'));
-      assert.ok(existsSync(new URL('../../src/client/index.ts', import.meta.url)));
+      assert.ok(existsSync(new URL('../../packages/client/src/index.ts', import.meta.url)));
     });
   }
 
