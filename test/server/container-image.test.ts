@@ -7,8 +7,12 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { describe, it } from 'node:test';
-import dockerignore from '@balena/dockerignore';
+import type { Ignore } from '@balena/dockerignore';
+
+// A CommonJS module whose declarations describe an ES default export: required, it is that function.
+const dockerignore = createRequire(import.meta.url)('@balena/dockerignore') as () => Ignore;
 
 const ROOT = new URL('../../', import.meta.url);
 const containerfile = readFileSync(new URL('Containerfile', ROOT), 'utf8');
