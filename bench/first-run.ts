@@ -9,10 +9,21 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT } from './processes.js';
+import { freePort, ROOT } from './processes.js';
 import { median } from './report.js';
 
 const RESTARTS = 5;
+
+/**
+ * The environment without what `npm run bench` adds for its own script (the package, the lifecycle,
+ * npm's local prefix): left in, the clone's npm would act on this checkout instead. npm's settings
+ * (its cache, nodedir) stay.
+ */
+const NEWCOMER_ENV = Object.fromEntries(
+  Object.entries(process.env).filter(
+    ([name]) => !/^(npm_package_|npm_lifecycle_|npm_config_local_prefix$|npm_command$|INIT_CWD$)/.test(name),
+  ),
+);
 const LIMIT_MS = 300_000;
 
 export interface FirstRunFigures {
@@ -28,7 +39,7 @@ export interface FirstRunFigures {
 
 function timed(command: string, args: string[], cwd: string): number {
   const started = performance.now();
-  const result = spawnSync(command, args, { cwd, stdio: ['ignore', 'ignore', 'inherit'] });
+  const result = spawnSync(command, args, { cwd, env: NEWCOMER_ENV, stdio: ['ignore', 'ignore', 'inherit'] });
   if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (${result.status})`);
   return performance.now() - started;
 }
@@ -42,10 +53,12 @@ interface Started {
 
 /** `npm start` in its own process group, until /healthz answers 200. */
 async function npmStart(cwd: string, databaseUrl: string): Promise<Started> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
   const started = performance.now();
   const child = spawn('npm', ['start'], {
     cwd,
-    env: { ...process.env, PORT: '0', DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
+    env: { ...NEWCOMER_ENV, PORT: String(port), DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
@@ -55,8 +68,10 @@ async function npmStart(cwd: string, databaseUrl: string): Promise<Started> {
   for (;;) {
     if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}:\n${output}`);
     if (performance.now() - started > LIMIT_MS) throw new Error(`npm start: no /healthz 200 in time:\n${output}`);
-    const url = /running at (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
-    const healthy = url !== undefined && (await fetch(`${url}/healthz`).then((r) => r.ok, () => false));
+    const healthy = await fetch(`${url}/healthz`).then(
+      (response) => response.ok,
+      () => false,
+    );
     if (healthy) return { child, url, healthyMs: performance.now() - started, output: () => output };
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
