@@ -171,8 +171,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
     scaleSize: positive(values, 'BENCH_SCALE_SIZE', 1_000_000),
     bulkSize: mixedOnly || values.BENCH_BULK_SIZE === '0' ? 0 : positive(values, 'BENCH_BULK_SIZE', 1_000_000),
     streams: mixedOnly || values.BENCH_STREAMS === '0' ? 0 : positive(values, 'BENCH_STREAMS', 1000),
-    mixedSize:
-      firstRunOnly || values.BENCH_MIXED_SIZE === '0' ? 0 : positive(values, 'BENCH_MIXED_SIZE', 200_000),
+    mixedSize: firstRunOnly || values.BENCH_MIXED_SIZE === '0' ? 0 : positive(values, 'BENCH_MIXED_SIZE', 200_000),
     mixedSeconds: positive(values, 'BENCH_MIXED_SECONDS', 10),
     mixedImport: positive(values, 'BENCH_MIXED_IMPORT', 100_000),
     mixedLoad: list(values, 'BENCH_MIXED_LOAD', MIXED_LOADS),

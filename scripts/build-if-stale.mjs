@@ -7,7 +7,8 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import process from 'node:process';
+import { fileURLToPath, URL } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** What the bundle is made of: its sources, the bundler and the locked dependency versions. */
@@ -26,7 +27,11 @@ function inputs() {
 
 export function fingerprint() {
   const hash = createHash('sha256');
-  for (const path of inputs()) hash.update(`${path}\0`).update(readFileSync(join(ROOT, path))).update('\0');
+  for (const path of inputs())
+    hash
+      .update(`${path}\0`)
+      .update(readFileSync(join(ROOT, path)))
+      .update('\0');
   return hash.digest('hex');
 }
 

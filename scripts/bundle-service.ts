@@ -72,7 +72,7 @@ export async function bundleService(outdir: string = SERVICE_DIR): Promise<void>
   copyMigrations(outdir);
 }
 
-/** The schema's .sql files, next to the bundle: src/store/migrations.ts reads them from `./migrations/` beside itself. */
+/** The schema's .sql files, next to the bundle: src/store/migrations.ts reads them from `./migrations/` beside it. */
 export function copyMigrations(...destinations: string[]): void {
   for (const destination of destinations)
     cpSync(join(ROOT, MIGRATIONS), join(destination, 'migrations'), { recursive: true });

@@ -57,7 +57,9 @@ const read = (path: string) => readFileSync(new URL(path, ROOT), 'utf8');
 /** Every variable the code reads, `parser(source, 'NAME', default, ...)` or `source.NAME`, by name. */
 function variableNames(): string[] {
   const names: string[] = [];
-  for (const file of readdirSync(new URL(`${CONFIG_DIR}/`, ROOT)).filter((f) => f.endsWith('.ts')).sort()) {
+  for (const file of readdirSync(new URL(`${CONFIG_DIR}/`, ROOT))
+    .filter((f) => f.endsWith('.ts'))
+    .sort()) {
     const code = read(`${CONFIG_DIR}/${file}`);
     for (const match of code.matchAll(/\(source, '([A-Z][A-Z0-9_]*)'|source\.([A-Z][A-Z0-9_]*)/g)) {
       const name = (match[1] ?? match[2]) as string;

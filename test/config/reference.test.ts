@@ -5,7 +5,11 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { configurationVariables, REFERENCE_PATH, renderConfigurationReference } from '../../scripts/config-reference.js';
+import {
+  configurationVariables,
+  REFERENCE_PATH,
+  renderConfigurationReference,
+} from '../../scripts/config-reference.js';
 import { ConfigError, loadConfig } from '../../src/config/index.js';
 
 describe('docs/configuration.md', () => {

@@ -26,10 +26,14 @@ export interface InstalledPackage {
 /** Packs the root package (workspace undefined) or a workspace, then installs the tarball without dev dependencies. */
 export async function packAndInstall(workspace?: string): Promise<InstalledPackage> {
   const dir = tempDir('plantstore-packed-');
-  const pack = await run('npm', ['pack', '--json', '--pack-destination', dir, ...(workspace ? ['-w', workspace] : [])], {
-    cwd: ROOT,
-    maxBuffer: 64 * 1024 * 1024,
-  });
+  const pack = await run(
+    'npm',
+    ['pack', '--json', '--pack-destination', dir, ...(workspace ? ['-w', workspace] : [])],
+    {
+      cwd: ROOT,
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  );
   // prepack scripts print to stdout before npm's JSON
   const listing = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('\n[') + 1)) as {
     filename: string;
