@@ -67,7 +67,10 @@ async function npmStart(cwd: string, databaseUrl: string): Promise<Started> {
   child.stderr?.on('data', (chunk) => (output += String(chunk)));
   for (;;) {
     if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}:\n${output}`);
-    if (performance.now() - started > LIMIT_MS) throw new Error(`npm start: no /healthz 200 in time:\n${output}`);
+    if (performance.now() - started > LIMIT_MS) {
+      await stopGroup(child); // not left running after the bench
+      throw new Error(`npm start: no /healthz 200 in time:\n${output}`);
+    }
     const healthy = await fetch(`${url}/healthz`).then(
       (response) => response.ok,
       () => false,
@@ -88,6 +91,7 @@ export async function benchFirstRun(log: (message: string) => void): Promise<Fir
   const dir = mkdtempSync(join(tmpdir(), 'plantstore-first-run-'));
   const clone = join(dir, 'plantstore');
   const databaseUrl = `sqlite:${join(dir, 'data', 'plantstore.db')}`;
+  let running: ChildProcess | undefined;
   try {
     const started = performance.now();
     log(`first run: git clone of HEAD into ${clone}`);
@@ -96,6 +100,7 @@ export async function benchFirstRun(log: (message: string) => void): Promise<Fir
     const installMs = timed('npm', ['ci', '--no-audit', '--no-fund'], clone);
     log('first run: npm start (builds), then the banner token creates a plant');
     const first = await npmStart(clone, databaseUrl);
+    running = first.child;
     const token = /^ {4}(pst_[A-Za-z0-9_-]{43})$/m.exec(first.output())?.[1];
     if (token === undefined) throw new Error(`no token in the first start's banner:\n${first.output()}`);
     const created = await fetch(`${first.url}/plants`, {
@@ -109,11 +114,13 @@ export async function benchFirstRun(log: (message: string) => void): Promise<Fir
     const restartMs: number[] = [];
     for (let i = 0; i < RESTARTS; i++) {
       const again = await npmStart(clone, databaseUrl);
+      running = again.child;
       restartMs.push(again.healthyMs);
       await stopGroup(again.child);
     }
     return { cloneMs, installMs, firstHealthyMs: first.healthyMs, cloneToCreateMs, restartMs };
   } finally {
+    if (running !== undefined) await stopGroup(running);
     rmSync(dir, { recursive: true, force: true });
   }
 }
