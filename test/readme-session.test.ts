@@ -2,7 +2,9 @@
  * The README's curl session, replayed with curl itself against the service as a real
  * process, so that what the README shows is what a newcomer sees. The session leaves
  * out the headers every answer carries (it says which); everything else it shows, the
- * status line, the headers it keeps and the body, must match the answer exactly.
+ * status line, the headers it keeps and the body, must match the answer exactly. Replayed
+ * again after the start banner's example has created a plant: versions (ETags) then differ
+ * from those shown, and the commands, which read them from the answers, must still succeed.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
