@@ -31,7 +31,7 @@ function fail(message) {
   process.exit(1);
 }
 
-const deadline = Date.now() + 180_000; // the build (tsc, then the bundle) comes first
+const deadline = Date.now() + 180_000; // the build (the bundle, when the sources changed) comes first
 let url;
 let token;
 while (url === undefined || token === undefined) {

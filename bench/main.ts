@@ -26,6 +26,7 @@ import { parseOptions, type BenchOptions, type CaseName, type StoreName } from '
 import { cpuMs, peakRss, ROOT, runLoadProcess, startFloor, startService, stop, type Running } from './processes.js';
 import { formatTable, median, summarise, writeResults, type Row } from './report.js';
 import { prepareStore, type PreparedStore } from './stores.js';
+import { benchFirstRun, formatFirstRun, type FirstRunFigures } from './first-run.js';
 import { benchMixed, formatMixed, mixedNotes, type MixedFigures } from './mixed.js';
 import { benchStreams, benchStreamsFloor, formatStreams, streamNotes, type StreamFigures } from './streams.js';
 
@@ -34,6 +35,7 @@ const rows: Row[] = [];
 const bulkRows: BulkFigures[] = [];
 const streamRows: StreamFigures[] = [];
 const mixedRows: MixedFigures[] = [];
+let firstRun: FirstRunFigures | undefined;
 const notes: string[] = [];
 let runNumber = 0;
 const STARTUP_SAMPLES = 5;
@@ -374,6 +376,8 @@ async function main(): Promise<void> {
     if (options.bulkSize > 0) await bulk(floor);
     if (options.streams > 0) await streams(floor);
     if (options.mixedSize > 0) await mixed();
+    // Last: its npm ci and build compete for the CPU with nothing else measured.
+    if (options.firstRun) firstRun = await benchFirstRun(log);
     updateComparison();
     findComparison();
     if (options.scale) scaleComparison();
@@ -389,8 +393,11 @@ async function main(): Promise<void> {
   const streamTable = streamRows.length === 0 ? '' : `${formatStreams(streamRows)}\n\n`;
   const mixedTable = mixedRows.length === 0 ? '' : `${formatMixed(mixedRows)}\n\n`;
   const caseTable = rows.length === 0 ? '' : `${formatTable(rows)}\n\n`;
+  const firstRunTable = firstRun === undefined ? '' : `${formatFirstRun(firstRun)}\n\n`;
   const noteLines = [...new Set(notes)].map((n) => `- ${n}`).join('\n');
-  process.stdout.write(`\n${setup}\n\n${caseTable}${bulkTable}${streamTable}${mixedTable}${noteLines}\n`);
+  process.stdout.write(
+    `\n${setup}\n\n${caseTable}${bulkTable}${streamTable}${mixedTable}${firstRunTable}${noteLines}\n`,
+  );
   const document = {
     date: new Date().toISOString(),
     setup,
@@ -399,6 +406,7 @@ async function main(): Promise<void> {
     bulk: bulkRows,
     streams: streamRows,
     mixed: mixedRows,
+    firstRun,
     notes,
   };
   const file = writeResults(join(ROOT, 'bench', 'results'), document);

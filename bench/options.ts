@@ -50,6 +50,8 @@ export interface BenchOptions {
   readonly postgresUrl: string;
   /** Skip `npm run build` and use dist/ as it is. */
   readonly noBuild: boolean;
+  /** The first-run phase: a clone of HEAD, npm ci, npm start to the first 200, restarts (first-run.ts). */
+  readonly firstRun: boolean;
 }
 
 const HELP = `npm run bench -- [options]   (each has an environment variable too)
@@ -79,6 +81,9 @@ const HELP = `npm run bench -- [options]   (each has an environment variable too
   --no-paced           skip the fixed-load p99 runs       BENCH_PACED=0
   --profile            write service CPU profiles         BENCH_PROFILE=1
   --no-build           use dist/ as it is                 BENCH_NO_BUILD=1
+  --no-first-run       skip the first-run phase (clone,   BENCH_FIRST_RUN=0
+                       npm ci, npm start to the first 200)
+  --first-run-only     the first-run phase alone          BENCH_FIRST_RUN_ONLY=1
   --log-level <level>  the service's LOG_LEVEL            BENCH_LOG_LEVEL    (info)
   --postgres-url <url> server to use when reachable       BENCH_POSTGRES_URL`;
 
@@ -105,6 +110,8 @@ const SWITCHES: Record<string, [string, string]> = {
   '--mixed-only': ['BENCH_MIXED_ONLY', '1'],
   '--profile': ['BENCH_PROFILE', '1'],
   '--no-build': ['BENCH_NO_BUILD', '1'],
+  '--no-first-run': ['BENCH_FIRST_RUN', '0'],
+  '--first-run-only': ['BENCH_FIRST_RUN_ONLY', '1'],
 };
 
 function positive(values: Record<string, string | undefined>, name: string, fallback: number): number {
@@ -151,7 +158,8 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
     else if (toggle !== undefined) values[toggle[0]] = toggle[1];
     else throw new Error(`unknown option '${arg}'\n${HELP}`);
   }
-  const mixedOnly = values.BENCH_MIXED_ONLY === '1';
+  const firstRunOnly = values.BENCH_FIRST_RUN_ONLY === '1';
+  const mixedOnly = values.BENCH_MIXED_ONLY === '1' || firstRunOnly;
   return {
     duration: positive(values, 'BENCH_DURATION', 5),
     connections: positive(values, 'BENCH_CONNECTIONS', 50),
@@ -163,7 +171,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
     scaleSize: positive(values, 'BENCH_SCALE_SIZE', 1_000_000),
     bulkSize: mixedOnly || values.BENCH_BULK_SIZE === '0' ? 0 : positive(values, 'BENCH_BULK_SIZE', 1_000_000),
     streams: mixedOnly || values.BENCH_STREAMS === '0' ? 0 : positive(values, 'BENCH_STREAMS', 1000),
-    mixedSize: values.BENCH_MIXED_SIZE === '0' ? 0 : positive(values, 'BENCH_MIXED_SIZE', 200_000),
+    mixedSize: firstRunOnly || values.BENCH_MIXED_SIZE === '0' ? 0 : positive(values, 'BENCH_MIXED_SIZE', 200_000),
     mixedSeconds: positive(values, 'BENCH_MIXED_SECONDS', 10),
     mixedImport: positive(values, 'BENCH_MIXED_IMPORT', 100_000),
     mixedLoad: list(values, 'BENCH_MIXED_LOAD', MIXED_LOADS),
@@ -172,5 +180,6 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
     logLevel: values.BENCH_LOG_LEVEL || 'info',
     postgresUrl: values.BENCH_POSTGRES_URL || DEFAULT_POSTGRES_URL,
     noBuild: values.BENCH_NO_BUILD === '1',
+    firstRun: firstRunOnly || (values.BENCH_FIRST_RUN !== '0' && values.BENCH_MIXED_ONLY !== '1'),
   };
 }

@@ -2,7 +2,8 @@
  * Bundles the `plantstore` command (the service and its CLI) into dist/service/,
  * which `npm start` and the package's bin run:
  *
- *   npm run build        # tsc (types, the client library), then this
+ *   npm run build        # this, always (scripts/build-if-stale.mjs)
+ *   npm start            # this, only when the bundle's inputs changed since it was built
  *
  * Why: most of the service's start-up was Node finding and reading modules, not
  * running them. Unbundled it opens about 565 files under node_modules (ajv alone 87)
@@ -71,10 +72,7 @@ export async function bundleService(outdir: string = SERVICE_DIR): Promise<void>
   copyMigrations(outdir);
 }
 
-/**
- * The schema's .sql files (src/store/migrations.ts reads them from `./migrations/`
- * beside itself): next to the bundle, and next to tsc's output of that module.
- */
+/** The schema's .sql files, next to the bundle: src/store/migrations.ts reads them from `./migrations/` beside it. */
 export function copyMigrations(...destinations: string[]): void {
   for (const destination of destinations)
     cpSync(join(ROOT, MIGRATIONS), join(destination, 'migrations'), { recursive: true });
@@ -82,5 +80,4 @@ export function copyMigrations(...destinations: string[]): void {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   await bundleService();
-  copyMigrations(join(ROOT, 'dist/src/store'));
 }

@@ -3,7 +3,7 @@
  * them, as plants-command.ts registers them: importing back would be a cycle.
  */
 import type { Command } from 'commander';
-import type { PlantStoreClient } from '../client/index.js';
+import type { PlantStoreClient } from '../../packages/client/src/index.js';
 
 export interface ConnectionOptions {
   url?: string;

@@ -12,8 +12,8 @@ import {
   type PlantCount,
   type PlantOrder,
   type PlantStoreClient,
-} from '../client/index.js';
-import { stringifyJson } from '../client/json.js';
+} from '../../packages/client/src/index.js';
+import { stringifyJson } from '../../packages/client/src/json.js';
 import { ConfigError } from '../config/index.js';
 import { registerPlantsBulkCommands } from './plants-bulk-command.js';
 import { registerPlantsWatchCommand } from './plants-watch-command.js';

@@ -5,8 +5,8 @@
  */
 import { once } from 'node:events';
 import { InvalidArgumentError, type Command } from 'commander';
-import type { EventType, PlantChangeEvent } from '../client/index.js';
-import { stringifyJson } from '../client/json.js';
+import type { EventType, PlantChangeEvent } from '../../packages/client/src/index.js';
+import { stringifyJson } from '../../packages/client/src/json.js';
 import type { ConnectionOptions, PlantsCommandKit } from './plants-command-kit.js';
 
 const TYPES: readonly EventType[] = ['plant.created', 'plant.updated', 'plant.deleted'];

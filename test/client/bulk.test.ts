@@ -13,7 +13,7 @@ import {
   type ImportSummary,
   type Plant,
   type PlantStoreClient,
-} from '../../src/client/index.js';
+} from '../../packages/client/src/index.js';
 import { createHarness, type Harness } from '../support/harness.js';
 import { listen } from './servers.js';
 

@@ -10,7 +10,7 @@ import {
   PlantStoreError,
   toPlantId,
   type PlantStoreClient,
-} from '../../src/client/index.js';
+} from '../../packages/client/src/index.js';
 import { Errors } from '../../src/http/errors.js';
 import { createHarness, type Harness } from '../support/harness.js';
 import { closedPort, listen } from './servers.js';

@@ -17,7 +17,7 @@ import {
   type PlantStoreClient,
   type Reconnection,
   type WatchOptions,
-} from '../../src/client/index.js';
+} from '../../packages/client/src/index.js';
 import { openStream } from '../events/sse-client.js';
 import { issueToken } from '../../src/tokens/token-service.js';
 import { bearer, createHarness, json, type Harness } from '../support/harness.js';

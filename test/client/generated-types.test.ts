@@ -7,13 +7,13 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { CLIENT_TYPES_PATH, generateClientTypes } from '../../scripts/generate-client-types.js';
 
-describe('src/client/openapi-types.ts', () => {
+describe('packages/client/src/openapi-types.ts', () => {
   it('is current with GET /openapi.json (otherwise run: npm run client:generate)', async () => {
     const expected = await generateClientTypes();
     const checkedIn = readFileSync(CLIENT_TYPES_PATH, 'utf8');
     assert.ok(
       checkedIn === expected,
-      'src/client/openapi-types.ts is stale: run `npm run client:generate` and commit the result',
+      'packages/client/src/openapi-types.ts is stale: run `npm run client:generate` and commit the result',
     );
   });
 

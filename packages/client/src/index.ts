@@ -22,6 +22,8 @@ export { PlantStoreConnectionError, PlantStoreError } from './errors.js';
 export type { PlantFilter } from './filter.js';
 export type { EventType, PlantChangeEvent, Reconnection, WatchOptions } from './events.js';
 export type { components, operations, paths } from './openapi-types.js';
+// JSON.stringify throws on a bigint id and JSON.parse rounds one: these keep int64 ids exact.
+export { parseJson, stringifyJson } from './json.js';
 
 /** A plant as read back, with its id. */
 export type Plant = components['schemas']['StoredPlant'];
