@@ -32,6 +32,7 @@ import { openApiDocument } from './plugins/external/swagger.js';
 import type { Store } from './store/types.js';
 import { systemPlugin } from './system/routes.js';
 import { authPlugin } from './tokens/auth.js';
+import { tokensPlugin } from './tokens/routes.js';
 import { webhookDispatcher, webhooksPlugin } from './webhooks/plugin.js';
 
 declare module 'fastify' {
@@ -121,6 +122,7 @@ async function register(app: FastifyInstance, config: Config, dependencies: AppD
   await app.register(plantsPlugin);
   await app.register(webhooksPlugin);
   await app.register(eventsPlugin);
+  await app.register(tokensPlugin);
   await app.register(systemPlugin);
   await app.register(metricsRoutes);
   await app.register(answerOtherMethods);
