@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Config } from './config/index.js';
+import { consolePage } from './console/routes.js';
 import { docsPage } from './docs/routes.js';
 import { eventsPlugin } from './events/plugin.js';
 import { connectionDraining } from './http/connection-draining.js';
@@ -127,4 +128,5 @@ async function register(app: FastifyInstance, config: Config, dependencies: AppD
   await app.register(metricsRoutes);
   await app.register(answerOtherMethods);
   await app.register(docsPage);
+  await app.register(consolePage);
 }

@@ -268,6 +268,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/tokens/current": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The token making this request
+         * @description The token this request is authenticated with, so a client can tell what it may do (its scopes) before trying. Any valid token may ask; it never shows another token.
+         */
+        get: operations["currentToken"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tokens/{idOrName}": {
         parameters: {
             query?: never;
@@ -486,7 +506,7 @@ export interface components {
              * @description Numeric error value, from the error catalogue (see the API description): stable, never reused.
              * @enum {integer}
              */
-            error: 40000 | 40001 | 40002 | 40003 | 40004 | 40005 | 40006 | 40007 | 40101 | 40102 | 40301 | 40401 | 40402 | 40403 | 40404 | 40405 | 40501 | 40801 | 40901 | 40902 | 40903 | 41001 | 41002 | 41201 | 41301 | 41501 | 42801 | 42901 | 42902 | 42903 | 43101 | 50001 | 50301 | 50302;
+            error: 40000 | 40001 | 40002 | 40003 | 40004 | 40005 | 40006 | 40007 | 40101 | 40102 | 40301 | 40401 | 40402 | 40403 | 40404 | 40405 | 40501 | 40801 | 40901 | 40902 | 40903 | 41001 | 41002 | 41201 | 41301 | 41501 | 42801 | 42901 | 42902 | 42903 | 43101 | 50001 | 50301 | 50302 | 50303;
             /** @description Text describing the error: which field or header, and why. */
             message: string;
         };
@@ -4825,6 +4845,168 @@ export interface operations {
                      * @example {
                      *       "error": 50301,
                      *       "message": "The store cannot be reached or written to right now; retry after the Retry-After delay."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    currentToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The token. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends and the full budget is back. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, as `<limit>;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "tok_5d2c8e1f0a9b3c47",
+                     *       "name": "inventory-sync",
+                     *       "scopes": [
+                     *         "plants:read"
+                     *       ],
+                     *       "status": "active",
+                     *       "createdAt": "2026-01-01T12:00:00.000Z",
+                     *       "expiresAt": "2026-01-31T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Token"];
+                };
+            };
+            /** @description - `40000` BAD_REQUEST: The request is malformed (bad URL, bad header or another protocol-level problem). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40000,
+                     *       "message": "The request is malformed (bad URL, bad header or another protocol-level problem)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description - `40101` TOKEN_MISSING: No bearer token was sent (Authorization: Bearer &lt;token&gt;).
+             *     - `40102` TOKEN_INVALID: The bearer token is malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge, realm "plantstore". */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40101,
+                     *       "message": "No bearer token was sent (Authorization: Bearer <token>)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `40301` INSUFFICIENT_SCOPE: The token is valid but lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    /** @description RFC 6750 challenge, realm "plantstore". */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40301,
+                     *       "message": "The token is valid but lacks the scope this operation needs."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `40801` REQUEST_TIMEOUT: The client took too long to send the request headers or body (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS); the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40801,
+                     *       "message": "The client took too long to send the request headers or body (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS); the connection is closed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `42901` RATE_LIMITED: Too many requests for this token (or, without a valid token, this client address) in the current minute; retry after the Retry-After delay. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends and the full budget is back. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, as `<limit>;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 42901,
+                     *       "message": "Too many requests for this token (or, without a valid token, this client address) in the current minute; retry after the Retry-After delay."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `43101` HEADERS_TOO_LARGE: The request line and headers are larger than the configured limit (MAX_HEADER_SIZE); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 43101,
+                     *       "message": "The request line and headers are larger than the configured limit (MAX_HEADER_SIZE); the connection is closed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `50001` INTERNAL: An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 50001,
+                     *       "message": "An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

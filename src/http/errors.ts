@@ -227,6 +227,13 @@ export const Errors = {
     message:
       'the read ran longer than %s ms, the most one read may run, and was stopped: narrow it (a longer search term, a tag) or retry later',
   },
+  CONSOLE_NOT_BUILT: {
+    code: 50303,
+    status: 503,
+    meaning:
+      'GET /console: this installation has no console build (dist/console/, written by npm run build). The API is not affected.',
+    message: 'the console is not built in this installation: run npm run build',
+  },
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ErrorName = keyof typeof Errors;

@@ -7,7 +7,7 @@ import fp from 'fastify-plugin';
 import { failure } from '../http/errors.js';
 import type { TypedRoutes } from '../http/type-provider.js';
 import type { TokenRecord } from '../store/types.js';
-import { bearerAuth } from './auth.js';
+import { bearerAuth, requireScope } from './auth.js';
 import { CreatedToken, NewToken, Token } from './schemas.js';
 import { issueToken, parseDuration, TokenError, TokenNameTakenError } from './token-service.js';
 import { tokenStatus } from './token-status.js';
@@ -103,6 +103,28 @@ const routes: TypedRoutes<[typeof NewToken, typeof Token, typeof CreatedToken]> 
       config: { failures: ['STORE_UNAVAILABLE'] },
     },
     async () => (await store.tokens.listTokens()).map(tokenJson),
+  );
+
+  app.get(
+    '/tokens/current',
+    {
+      schema: {
+        operationId: 'currentToken',
+        summary: 'The token making this request',
+        description:
+          'The token this request is authenticated with, so a client can tell what it may do (its scopes) before trying. ' +
+          'Any valid token may ask; it never shows another token.',
+        tags: ['tokens'],
+        security: [{ bearerAuth: [] }],
+        response: { 200: { $ref: 'Token', description: 'The token.', examples: [example] } },
+      },
+      onRequest: requireScope(),
+    },
+    async (request) => {
+      // onRequest admitted a token, or answered 401 without calling this.
+      if (request.token === undefined) throw new Error('GET /tokens/current ran without an authenticated token');
+      return tokenJson(request.token);
+    },
   );
 
   app.delete(

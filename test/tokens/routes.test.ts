@@ -115,6 +115,21 @@ for (const backend of testBackends())
       );
     });
 
+    it('GET /tokens/current shows any valid token itself, and nothing without one', async () => {
+      const current = await h.request({ method: 'GET', url: '/tokens/current', headers: bearer(h.tokens.read) });
+      assert.equal(current.statusCode, 200, current.body);
+      assert.deepEqual(
+        { name: current.json<TokenJson>().name, scopes: current.json<TokenJson>().scopes },
+        { name: 'reader', scopes: ['plants:read'] },
+      );
+      assertError(await h.request({ method: 'GET', url: '/tokens/current' }), Errors.TOKEN_MISSING);
+      assertError(
+        await h.request({ method: 'GET', url: '/tokens/current', headers: bearer(`pst_${'x'.repeat(43)}`) }),
+        Errors.TOKEN_INVALID,
+        'not known',
+      );
+    });
+
     it('needs the admin scope for every operation', async () => {
       assertError(await create({ name: 'y' }, h.tokens.write), Errors.INSUFFICIENT_SCOPE, 'admin');
       for (const [method, url] of [
