@@ -67,9 +67,11 @@ export async function buildConsole(outdir: string = CONSOLE_DIST): Promise<Conso
   const outputs = Object.keys(result.metafile.outputs).map((path) => basename(path));
   const script = outputs.find((name) => name.startsWith('app-') && name.endsWith('.js'));
   const stylesheet = outputs.find((name) => name.startsWith('style-') && name.endsWith('.css'));
-  if (script === undefined || stylesheet === undefined) throw new Error('the console build wrote no script or stylesheet');
+  if (script === undefined || stylesheet === undefined)
+    throw new Error('the console build wrote no script or stylesheet');
   // esbuild writes a style-*.js stub for the CSS entry: the page needs only the stylesheet.
-  for (const name of outputs) if (name.startsWith('style-') && name.endsWith('.js')) rmSync(join(staging, 'assets', name));
+  for (const name of outputs)
+    if (name.startsWith('style-') && name.endsWith('.js')) rmSync(join(staging, 'assets', name));
   writeFileSync(join(staging, 'index.html'), page(script, stylesheet));
 
   const files: Record<string, string> = { 'index.html': TYPES['.html'] as string };

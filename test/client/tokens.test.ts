@@ -1,4 +1,4 @@
-/** The client's token methods against a real listening server: create, list, revoke, and failures as PlantStoreError. */
+/** The client's token methods against a real listening server: create, list, revoke; refusals as PlantStoreError. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createPlantStoreClient, PlantStoreError, type PlantStoreClient } from '../../src/client/index.js';
