@@ -23,7 +23,10 @@ export interface Browser {
   close(): Promise<void>;
 }
 
-export async function launchBrowser(origin: string, options: { colorScheme?: 'light' | 'dark' } = {}): Promise<Browser> {
+export async function launchBrowser(
+  origin: string,
+  options: { colorScheme?: 'light' | 'dark' } = {},
+): Promise<Browser> {
   const userDataDir = mkdtempSync(join(tmpdir(), 'plantstore-console-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM,
@@ -47,7 +50,8 @@ export async function launchBrowser(origin: string, options: { colorScheme?: 'li
   const watch = (page: Page) => {
     page.on('request', (request) => {
       const url = request.url();
-      if (!url.startsWith(`${origin}/`) && !url.startsWith('data:') && !url.startsWith('blob:')) foreignRequests.push(url);
+      if (!url.startsWith(`${origin}/`) && !url.startsWith('data:') && !url.startsWith('blob:'))
+        foreignRequests.push(url);
     });
     page.on('console', (message) => {
       if (/Content[- ]Security[- ]Policy/i.test(message.text())) policyViolations.push(message.text());
@@ -85,7 +89,13 @@ export interface AxeViolation {
 export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
   await page.evaluate(AXE_SOURCE);
   const violations = await page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string | null; help: string; nodes: unknown[] }[] }> } }).axe;
+    const axe = (
+      globalThis as unknown as {
+        axe: {
+          run(): Promise<{ violations: { id: string; impact: string | null; help: string; nodes: unknown[] }[] }>;
+        };
+      }
+    ).axe;
     const result = await axe.run();
     return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.length }));
   });

@@ -19,6 +19,12 @@ function health(deliveries: readonly WebhookDelivery[] | undefined): string {
   return `last ${last}; of the last ${deliveries.length}: ${count('succeeded')} succeeded, ${count('failed')} failed, ${count('pending')} pending`;
 }
 
+/** One attempt as the service recorded it: when, the status (if any), the latency and the error. */
+function attemptText(a: WebhookDelivery['attempts'][number]): string {
+  const error = a.error === undefined ? '' : ` — ${a.error}`;
+  return `#${a.attempt} ${when(a.attemptedAt)}: ${a.responseStatus ?? 'no answer'}, ${a.latencyMs} ms${error}`;
+}
+
 function DeliveryLog({ api, subscription }: { api: Api; subscription: WebhookSubscription }) {
   const [deliveries, setDeliveries] = useState<WebhookDelivery[]>();
   const [error, setError] = useState<unknown>();
@@ -64,13 +70,7 @@ function DeliveryLog({ api, subscription }: { api: Api; subscription: WebhookSub
               <td class=${`status-${d.status}`}>${d.status}</td>
               <td>
                 <ol class="attempts">
-                  ${d.attempts.map(
-                    (a) =>
-                      html`<li>
-                        #${a.attempt} ${when(a.attemptedAt)}: ${a.responseStatus ?? 'no answer'}, ${a.latencyMs}
-                        ms${a.error === undefined ? '' : ` — ${a.error}`}
-                      </li>`,
-                  )}
+                  ${d.attempts.map((a) => html`<li>${attemptText(a)}</li>`)}
                 </ol>
               </td>
               <td><button type="button" onClick=${() => retry(d)}>Retry</button></td>
