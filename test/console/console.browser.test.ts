@@ -71,7 +71,7 @@ describe('operator console in headless Chromium', { skip: browserMissing ? `${CH
   });
 
   const shot = (target: Page, name: string) =>
-    target.screenshot({ path: `${SHOTS}${name}.png`, animations: 'disabled', fullPage: true });
+    target.screenshot({ path: `${SHOTS}${name}.png`, animations: 'disabled' });
 
   async function signIn(target: Page, token: string): Promise<number> {
     const started = Date.now();

@@ -39,6 +39,8 @@ export function PlantEditor({ api, id, onSaved, onDeleted, onClose }: EditorProp
       if (read.kind !== 'plant') return;
       setEtag(read.etag);
       setDraft(draftOf(read.plant));
+      // Keyboard users land in the form they opened.
+      document.getElementById('edit-name')?.focus();
     }, setError);
   }, [id]);
 

@@ -104,24 +104,46 @@ export function PlantsScreen({ api, session }: { api: Api; session: Session }) {
     <div class="layout">
       <div class="primary">
         <form class="filters" role="search" onSubmit=${(e: Event) => e.preventDefault()}>
-          <label for="q">Search (word prefixes)</label>
-          <input id="q" type="search" value=${query.q} onInput=${change('q')} />
-          <label for="tag">Tag</label>
-          <input id="tag" value=${query.tag} onInput=${change('tag')} />
-          <label for="sort">Sort</label>
-          <select id="sort" value=${query.sort} onChange=${change('sort')}>
-            <option value="id">Id, ascending</option>
-            <option value="-id">Id, descending</option>
-            <option value="name">Name, A to Z</option>
-            <option value="-name">Name, Z to A</option>
-          </select>
-          <label for="count">Count</label>
-          <select id="count" value=${query.count} onChange=${change('count')}>
-            <option value="exact">Exact</option>
-            <option value="estimated">Estimated</option>
-            <option value="none">Don't count</option>
-          </select>
+          <div>
+            <label for="q">Search (word prefixes)</label>
+            <input id="q" type="search" value=${query.q} onInput=${change('q')} />
+          </div>
+          <div>
+            <label for="tag">Tag</label>
+            <input id="tag" value=${query.tag} onInput=${change('tag')} />
+          </div>
+          <div>
+            <label for="sort">Sort</label>
+            <select id="sort" value=${query.sort} onChange=${change('sort')}>
+              <option value="id">Id, ascending</option>
+              <option value="-id">Id, descending</option>
+              <option value="name">Name, A to Z</option>
+              <option value="-name">Name, Z to A</option>
+            </select>
+          </div>
+          <div>
+            <label for="count">Count</label>
+            <select id="count" value=${query.count} onChange=${change('count')}>
+              <option value="exact">Exact</option>
+              <option value="estimated">Estimated</option>
+              <option value="none">Don't count</option>
+            </select>
+          </div>
         </form>
+        ${
+          editing !== undefined &&
+          html`<${PlantEditor}
+            key=${String(editing)}
+            api=${api}
+            id=${editing}
+            onSaved=${replaceRow}
+            onDeleted=${(id: bigint) => {
+              removeRow(id);
+              setEditing(undefined);
+            }}
+            onClose=${() => setEditing(undefined)}
+          />`
+        }
         <p class="summary" role="status">
           ${
             page === undefined
@@ -182,20 +204,6 @@ export function PlantsScreen({ api, session }: { api: Api; session: Session }) {
           </button>
         </nav>
         <${Failure} error=${error} />
-        ${
-          editing !== undefined &&
-          html`<${PlantEditor}
-            key=${String(editing)}
-            api=${api}
-            id=${editing}
-            onSaved=${replaceRow}
-            onDeleted=${(id: bigint) => {
-              removeRow(id);
-              setEditing(undefined);
-            }}
-            onClose=${() => setEditing(undefined)}
-          />`
-        }
       </div>
       <aside class="side">
         <${LivePanel} api=${api} tag=${query.tag} onChange=${onLive} />
