@@ -39,10 +39,15 @@ export function PlantEditor({ api, id, onSaved, onDeleted, onClose }: EditorProp
       if (read.kind !== 'plant') return;
       setEtag(read.etag);
       setDraft(draftOf(read.plant));
-      // Keyboard users land in the form they opened.
-      document.getElementById('edit-name')?.focus();
     }, setError);
   }, [id]);
+
+  // Until the plant is read, there is nothing to edit: typing then would be overwritten.
+  const loading = etag === undefined;
+  useEffect(() => {
+    // Keyboard users land in the form they opened, once it can be typed in.
+    if (!loading) document.getElementById('edit-name')?.focus();
+  }, [loading]);
 
   /** The plant as it is now, after a 412. */
   const showConflict = async () => {
@@ -115,9 +120,9 @@ export function PlantEditor({ api, id, onSaved, onDeleted, onClose }: EditorProp
       }}
     >
       <label for="edit-name">Name</label>
-      <input id="edit-name" required value=${draft.name} onInput=${field('name')} />
+      <input id="edit-name" required disabled=${loading} value=${draft.name} onInput=${field('name')} />
       <label for="edit-tag">Tag (empty for none)</label>
-      <input id="edit-tag" value=${draft.tag} onInput=${field('tag')} />
+      <input id="edit-tag" disabled=${loading} value=${draft.tag} onInput=${field('tag')} />
       <div class="actions">
         <button type="submit" disabled=${busy || etag === undefined || conflict !== undefined}>Save</button>
         <button type="button" class="danger" disabled=${busy || conflict !== undefined} onClick=${remove}>

@@ -63,6 +63,8 @@ export function PlantsScreen({ api, session }: { api: Api; session: Session }) {
   useEffect(() => {
     if (readReason !== undefined) return;
     const { q, tag, sort, count } = query;
+    // Typing sends a request per keystroke: an answer to an earlier one arriving late must not replace the page.
+    let current = true;
     api.plants
       .listPlants({
         limit: PAGE_SIZE,
@@ -72,10 +74,17 @@ export function PlantsScreen({ api, session }: { api: Api; session: Session }) {
         ...(cursor === undefined ? {} : { cursor }),
         ...(count === 'none' ? {} : { count }),
       })
-      .then((next) => {
-        setPage(next);
-        setError(undefined);
-      }, setError);
+      .then(
+        (next) => {
+          if (!current) return;
+          setPage(next);
+          setError(undefined);
+        },
+        (failure: unknown) => current && setError(failure),
+      );
+    return () => {
+      current = false;
+    };
   }, [query, cursor, reloads]);
 
   const change = (key: keyof Query) => (event: Event) => {
