@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Config } from './config/index.js';
+import { consolePage } from './console/routes.js';
 import { docsPage } from './docs/routes.js';
 import { eventsPlugin } from './events/plugin.js';
 import { connectionDraining } from './http/connection-draining.js';
@@ -32,6 +33,7 @@ import { openApiDocument } from './plugins/external/swagger.js';
 import type { Store } from './store/types.js';
 import { systemPlugin } from './system/routes.js';
 import { authPlugin } from './tokens/auth.js';
+import { tokensPlugin } from './tokens/routes.js';
 import { webhookDispatcher, webhooksPlugin } from './webhooks/plugin.js';
 
 declare module 'fastify' {
@@ -121,8 +123,10 @@ async function register(app: FastifyInstance, config: Config, dependencies: AppD
   await app.register(plantsPlugin);
   await app.register(webhooksPlugin);
   await app.register(eventsPlugin);
+  await app.register(tokensPlugin);
   await app.register(systemPlugin);
   await app.register(metricsRoutes);
   await app.register(answerOtherMethods);
   await app.register(docsPage);
+  await app.register(consolePage);
 }

@@ -4,7 +4,7 @@
  * A field's key is its flag's name, so a field named in one word is what this expects.
  */
 import type { Command } from 'commander';
-import type { Plant } from '../client/index.js';
+import type { Plant } from '../../packages/client/src/index.js';
 import { ConfigError } from '../config/index.js';
 import { OPTIONAL_CONTENT_KEYS, PLANT_KEYS, PLANT_TEXT_RULES, type OptionalPlantKey } from '../domain/plant.js';
 

@@ -1,15 +1,9 @@
 import type { Command } from 'commander';
-import type { TokenRecord } from '../store/types.js';
 import { parseScopes, SCOPES } from '../tokens/scopes.js';
 import { issueToken, parseDuration, TokenError } from '../tokens/token-service.js';
+import { tokenStatus } from '../tokens/token-status.js';
 import { EXISTING_STORE_HELP, withDatabaseOption, withStore, type Options } from './options.js';
 import { printTable } from './table.js';
-
-function tokenStatus(token: TokenRecord, now = Date.now()): string {
-  if (token.revokedAt !== null) return 'revoked';
-  if (token.expiresAt !== null && token.expiresAt.getTime() <= now) return 'expired';
-  return 'active';
-}
 
 const iso = (date: Date | null) => date?.toISOString() ?? '-';
 

@@ -202,6 +202,7 @@ export function openApiOptions(config: Config): SwaggerOptions {
         { name: 'plants', description: 'The plant resource.' },
         { name: 'service', description: 'Health and description of the service itself (no token needed).' },
         webhooksTag,
+        { name: 'tokens', description: 'API tokens: create (the secret shown once), list, revoke (admin scope).' },
         {
           name: 'events',
           description:

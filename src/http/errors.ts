@@ -98,6 +98,12 @@ export const Errors = {
     meaning: 'The webhook subscription has no delivery with this id.',
     message: 'webhook subscription %s has no delivery with id %s',
   },
+  TOKEN_NOT_FOUND: {
+    code: 40405,
+    status: 404,
+    meaning: 'No token has this id or name.',
+    message: 'no token has id or name %s',
+  },
   METHOD_NOT_ALLOWED: {
     code: 40501,
     status: 405,
@@ -123,6 +129,12 @@ export const Errors = {
     meaning:
       'An import (POST /plants/import) has lines whose id exists (or appears on an earlier line) with a different name or tag, and nothing was imported; the message names the first ones with their line numbers. With mode=skip the other lines are imported instead.',
     message: 'nothing was imported: %s',
+  },
+  TOKEN_NAME_TAKEN: {
+    code: 40903,
+    status: 409,
+    meaning: 'Another token (active, expired or revoked) already has this name; token names are unique.',
+    message: "a token named '%s' already exists; choose another name",
   },
   EVENTS_EXPIRED: {
     code: 41001,
@@ -214,6 +226,13 @@ export const Errors = {
       'The read (a search, a sorted page, a count) ran longer than one read may (READ_TIME_LIMIT_MS, SQLite store) and was stopped; narrow it (a longer search term, a tag) or retry after the Retry-After delay.',
     message:
       'the read ran longer than %s ms, the most one read may run, and was stopped: narrow it (a longer search term, a tag) or retry later',
+  },
+  CONSOLE_NOT_BUILT: {
+    code: 50303,
+    status: 503,
+    meaning:
+      'GET /console: this installation has no console build (dist/console/, written by npm run build). The API is not affected.',
+    message: 'the console is not built in this installation: run npm run build',
   },
 } as const satisfies Record<string, CatalogueEntry>;
 

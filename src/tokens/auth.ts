@@ -73,7 +73,7 @@ function challenge(params: string): Record<string, string> {
 }
 
 /** Admits the request (undefined) or says why not. */
-function admit(request: FastifyRequest, result: Authentication, scope: Scope): ApiError | undefined {
+function admit(request: FastifyRequest, result: Authentication, scope: Scope | undefined): ApiError | undefined {
   if (!result.ok) {
     const description = TOKEN_REFUSALS[result.reason];
     return failure(
@@ -82,7 +82,7 @@ function admit(request: FastifyRequest, result: Authentication, scope: Scope): A
       challenge(`, error="invalid_token", error_description="${description}"`),
     );
   }
-  if (!result.token.scopes.includes(scope)) {
+  if (scope !== undefined && !result.token.scopes.includes(scope)) {
     return failure(
       'INSUFFICIENT_SCOPE',
       [scope, result.token.scopes.join(', ')],
@@ -100,7 +100,8 @@ export function bearerSecret(request: FastifyRequest): string | undefined {
   return match === null ? undefined : (match[1] ?? '');
 }
 
-export function requireScope(scope: Scope): onRequestHookHandler {
+/** The onRequest hook that admits a valid token with `scope`; without one, any valid token. */
+export function requireScope(scope?: Scope): onRequestHookHandler {
   // A callback hook, not an async one: a token in the cache (nearly every request)
   // is checked without a promise or a microtask; only a cache miss waits for the store.
   return function authenticate(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {

@@ -52,6 +52,11 @@ export class TokenAuthenticator {
     return this.verdict(secretHash, cached.token, now);
   }
 
+  /** Drops a token from the cache (it was just revoked here), so this instance refuses it from the next request. */
+  forget(tokenId: string): void {
+    for (const [secretHash, entry] of this.cache) if (entry.token.id === tokenId) this.cache.delete(secretHash);
+  }
+
   private verdict(secretHash: string, token: TokenRecord | undefined, now: number): Authentication {
     if (token === undefined) return { ok: false, reason: 'unknown' };
     if (token.revokedAt !== null) return { ok: false, reason: 'revoked' };

@@ -10,6 +10,8 @@ const TOKEN_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 export const BOOTSTRAP_TOKEN_NAME = 'bootstrap';
 
 export class TokenError extends Error {}
+/** The name is taken by another token (an HTTP 409, not a bad request). */
+export class TokenNameTakenError extends TokenError {}
 
 export interface IssuedToken {
   readonly record: TokenRecord;
@@ -45,7 +47,7 @@ export async function issueToken(
     revokedAt: null,
   };
   const inserted = await store.insertToken({ ...record, secretHash: hashToken(secret) });
-  if (!inserted) throw new TokenError(`a token named '${request.name}' already exists`);
+  if (!inserted) throw new TokenNameTakenError(`a token named '${request.name}' already exists`);
   return { record, secret };
 }
 

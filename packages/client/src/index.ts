@@ -16,11 +16,13 @@ import { errorFromResponse, PlantStoreConnectionError, type PlantStoreError } fr
 import { eventOperations, type EventOperations } from './events.js';
 import { parseJson, stringifyJson } from './json.js';
 import type { components, paths } from './openapi-types.js';
+import { tokenOperations, type TokenOperations } from './tokens.js';
 
 export type { BulkFormat, ExportOptions, ImportBody, ImportOptions, ImportProblem, ImportSummary } from './bulk.js';
 export { PlantStoreConnectionError, PlantStoreError } from './errors.js';
 export type { PlantFilter } from './filter.js';
 export type { EventType, PlantChangeEvent, Reconnection, WatchOptions } from './events.js';
+export type { CreatedToken, NewToken, Token, TokenOperations } from './tokens.js';
 export type { components, operations, paths } from './openapi-types.js';
 // JSON.stringify throws on a bigint id and JSON.parse rounds one: these keep int64 ids exact.
 export { parseJson, stringifyJson } from './json.js';
@@ -106,7 +108,7 @@ export interface PlantStoreClientOptions {
   readonly fetch?: typeof globalThis.fetch;
 }
 
-export interface PlantStoreClient extends BulkOperations, EventOperations {
+export interface PlantStoreClient extends BulkOperations, EventOperations, TokenOperations {
   createPlant(plant: NewPlant): Promise<CreatedPlant>;
   getPlant(id: PlantId): Promise<Plant>;
   /** The plant with its ETag; with `ifNoneMatch`, 'not-modified' while it is still at that version. */
@@ -333,5 +335,6 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
 
     ...bulkOperations(api, baseUrl, timeoutMs),
     ...eventOperations(api, baseUrl, timeoutMs),
+    ...tokenOperations(api, baseUrl, timeoutMs),
   };
 }

@@ -1,0 +1,99 @@
+/** The service: version, store, readiness, and live figures from /metrics (admin), refreshed every few seconds. */
+import { useEffect, useState } from 'preact/hooks';
+import { PlantStoreError, type Api } from './api.js';
+import { label, quantile, samples, total } from './metrics-text.js';
+import { describeFailure, html, withheld, Withheld, type Session } from './ui.js';
+
+const REFRESH_MS = 5000;
+
+interface Figures {
+  readonly at: number;
+  readonly requests: number | undefined;
+  readonly text: string;
+}
+
+async function readyState(): Promise<string> {
+  const response = await fetch('/readyz');
+  if (response.ok) return 'ready';
+  const body = (await response.json().catch(() => ({}))) as { message?: string };
+  return `not ready (HTTP ${response.status}${body.message === undefined ? '' : `: ${body.message}`})`;
+}
+
+export function ServiceScreen({ api, session }: { api: Api; session: Session }) {
+  const metricsReason = withheld(session, 'admin');
+  const [version, setVersion] = useState<string>();
+  const [ready, setReady] = useState<string>();
+  const [figures, setFigures] = useState<Figures[]>([]);
+  const [error, setError] = useState<string>();
+
+  useEffect(() => {
+    fetch('/openapi.json')
+      .then((r) => r.json() as Promise<{ info?: { version?: string } }>)
+      .then(
+        (doc) => setVersion(doc.info?.version),
+        () => setVersion('unknown'),
+      );
+    const tick = async () => {
+      setReady(await readyState().catch((e: unknown) => `unreachable: ${describeFailure(e)}`));
+      if (metricsReason !== undefined) return;
+      const response = await fetch('/metrics', { headers: { authorization: `Bearer ${api.token}` } });
+      if (!response.ok) {
+        const record = (await response.json().catch(() => ({}))) as { error?: number; message?: string };
+        setError(
+          describeFailure(
+            new PlantStoreError(response.status, record.error ?? 0, record.message ?? response.statusText),
+          ),
+        );
+        return;
+      }
+      const text = await response.text();
+      const requests = total(samples(text), 'plantstore_http_requests_total');
+      setFigures((earlier) => [...earlier.slice(-1), { at: Date.now(), requests, text }]);
+    };
+    void tick();
+    const timer = setInterval(() => void tick(), REFRESH_MS);
+    return () => clearInterval(timer);
+  }, []);
+
+  const latest = figures[figures.length - 1];
+  const previous = figures.length > 1 ? figures[0] : undefined;
+  const all = latest === undefined ? [] : samples(latest.text);
+  const rate =
+    latest?.requests !== undefined && previous?.requests !== undefined
+      ? ((latest.requests - previous.requests) / ((latest.at - previous.at) / 1000)).toFixed(1)
+      : undefined;
+  const p99 = quantile(all, 'plantstore_http_request_duration_seconds', 0.99);
+  const pending = total(all, 'plantstore_webhook_deliveries_pending');
+  const oldest = total(all, 'plantstore_webhook_oldest_pending_seconds');
+  const streams = all.filter((s) => /stream/.test(s.name) && !s.name.endsWith('_total'));
+  const figure = (name: string, value: string | undefined) =>
+    html`<div class="figure">
+      <dt>${name}</dt>
+      <dd>${value ?? 'not reported'}</dd>
+    </div>`;
+
+  return html`<section aria-labelledby="service-title">
+    <h2 id="service-title">Service</h2>
+    <dl class="figures">
+      ${figure('Version', version)} ${figure('Readiness', ready)}
+      ${figure('Store', label(all, 'plantstore_info', 'store') ?? (metricsReason === undefined ? undefined : 'needs admin'))}
+    </dl>
+    <h3>Live figures</h3>
+    ${
+      metricsReason !== undefined
+        ? html`<${Withheld} reason=${`The figures come from /metrics. ${metricsReason}`} />`
+        : html`<dl class="figures">
+            ${figure('Requests per second', rate ?? (latest === undefined ? undefined : 'measuring…'))}
+            ${figure('p99 latency (since start, bucket bound)', p99 === undefined ? undefined : p99 === Infinity ? 'over the largest bucket' : `≤ ${Math.round(p99 * 1000)} ms`)}
+            ${figure('Webhook deliveries pending', pending === undefined ? undefined : String(pending))}
+            ${figure('Oldest pending delivery', oldest === undefined ? undefined : `${Math.round(oldest)} s`)}
+            ${
+              streams.length === 0
+                ? figure('Open event streams', undefined)
+                : streams.map((s) => figure(s.name, String(s.value)))
+            }
+          </dl>`
+    }
+    ${error !== undefined && html`<p class="failure" role="alert">${error}</p>`}
+  </section>`;
+}

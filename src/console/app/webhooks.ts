@@ -1,0 +1,206 @@
+/** Webhook subscriptions: create, delete, rotate the secret (shown once), health, the delivery log and retry. */
+import { useEffect, useState } from 'preact/hooks';
+import {
+  answer,
+  EVENT_TYPES,
+  type Api,
+  type EventType,
+  type WebhookDelivery,
+  type WebhookSubscription,
+} from './api.js';
+import { Failure, html, Secret, when, withheld, Withheld, type Session } from './ui.js';
+
+/** What the last deliveries say, at a glance: the service's own statuses, counted. */
+function health(deliveries: readonly WebhookDelivery[] | undefined): string {
+  if (deliveries === undefined) return '…';
+  if (deliveries.length === 0) return 'no deliveries yet';
+  const count = (status: string) => deliveries.filter((d) => d.status === status).length;
+  const last = deliveries[0]?.status ?? '';
+  return `last ${last}; of the last ${deliveries.length}: ${count('succeeded')} succeeded, ${count('failed')} failed, ${count('pending')} pending`;
+}
+
+/** One attempt as the service recorded it: when, the status (if any), the latency and the error. */
+function attemptText(a: WebhookDelivery['attempts'][number]): string {
+  const error = a.error === undefined ? '' : ` — ${a.error}`;
+  return `#${a.attempt} ${when(a.attemptedAt)}: ${a.responseStatus ?? 'no answer'}, ${a.latencyMs} ms${error}`;
+}
+
+function DeliveryLog({ api, subscription }: { api: Api; subscription: WebhookSubscription }) {
+  const [deliveries, setDeliveries] = useState<WebhookDelivery[]>();
+  const [error, setError] = useState<unknown>();
+  const load = () =>
+    answer(
+      api.raw.GET('/webhooks/{id}/deliveries', { params: { path: { id: subscription.id }, query: { limit: 50 } } }),
+    ).then(setDeliveries, setError);
+  useEffect(() => {
+    void load();
+  }, [subscription.id]);
+  const retry = async (delivery: WebhookDelivery) => {
+    setError(undefined);
+    try {
+      await answer(
+        api.raw.POST('/webhooks/{id}/deliveries/{deliveryId}/retry', {
+          params: { path: { id: subscription.id, deliveryId: delivery.id } },
+        }),
+      );
+      await load();
+    } catch (failure) {
+      setError(failure);
+    }
+  };
+  return html`<div class="deliveries">
+    <button type="button" onClick=${load}>Refresh log</button>
+    <table>
+      <caption>
+        Deliveries to ${subscription.url}, newest first
+      </caption>
+      <thead>
+        <tr>
+          <th scope="col">Event</th>
+          <th scope="col">Status</th>
+          <th scope="col">Attempts (status, latency, error)</th>
+          <th scope="col"><span class="visually-hidden">Actions</span></th>
+        </tr>
+      </thead>
+      <tbody>
+        ${deliveries?.map(
+          (d) =>
+            html`<tr key=${d.id} data-delivery=${d.id}>
+              <td>${d.eventType}<br /><small>${when(d.createdAt)}</small></td>
+              <td class=${`status-${d.status}`}>${d.status}</td>
+              <td>
+                <ol class="attempts">
+                  ${d.attempts.map((a) => html`<li>${attemptText(a)}</li>`)}
+                </ol>
+              </td>
+              <td><button type="button" onClick=${() => retry(d)}>Retry</button></td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+    <${Failure} error=${error} />
+  </div>`;
+}
+
+function Subscription({
+  api,
+  subscription,
+  onChanged,
+}: {
+  api: Api;
+  subscription: WebhookSubscription;
+  onChanged: () => void;
+}) {
+  const [open, setOpen] = useState(false);
+  const [recent, setRecent] = useState<WebhookDelivery[]>();
+  const [secret, setSecret] = useState<string>();
+  const [error, setError] = useState<unknown>();
+  useEffect(() => {
+    answer(
+      api.raw.GET('/webhooks/{id}/deliveries', { params: { path: { id: subscription.id }, query: { limit: 20 } } }),
+    ).then(setRecent, setError);
+  }, [subscription.id, open]);
+  const act = async (what: () => Promise<unknown>) => {
+    setError(undefined);
+    try {
+      await what();
+    } catch (failure) {
+      setError(failure);
+    }
+  };
+  const rotate = () =>
+    act(async () => {
+      const rotated = await answer(
+        api.raw.POST('/webhooks/{id}/rotate-secret', { params: { path: { id: subscription.id } } }),
+      );
+      setSecret(rotated.secret);
+    });
+  const remove = () =>
+    act(async () => {
+      await answer(api.raw.DELETE('/webhooks/{id}', { params: { path: { id: subscription.id } } }));
+      onChanged();
+    });
+  return html`<li class="subscription" data-webhook=${subscription.id}>
+    <h3>${subscription.url}</h3>
+    <p>${subscription.description ?? ''} <small>${subscription.eventTypes.join(', ')}</small></p>
+    <p class="health">Health: ${health(recent)}</p>
+    <div class="actions">
+      <button type="button" aria-expanded=${open} onClick=${() => setOpen(!open)}>Delivery log</button>
+      <button type="button" onClick=${rotate}>Rotate secret</button>
+      <button type="button" class="danger" onClick=${remove}>Delete</button>
+    </div>
+    ${secret !== undefined && html`<${Secret} label="New signing secret." secret=${secret} />`}
+    ${open && html`<${DeliveryLog} api=${api} subscription=${subscription} />`}
+    <${Failure} error=${error} />
+  </li>`;
+}
+
+export function WebhooksScreen({ api, session }: { api: Api; session: Session }) {
+  const reason = withheld(session, 'admin');
+  const [subscriptions, setSubscriptions] = useState<WebhookSubscription[]>();
+  const [url, setUrl] = useState('');
+  const [description, setDescription] = useState('');
+  const [types, setTypes] = useState<EventType[]>(['plant.created']);
+  const [created, setCreated] = useState<string>();
+  const [error, setError] = useState<unknown>();
+  const load = () => answer(api.raw.GET('/webhooks')).then(setSubscriptions, setError);
+  useEffect(() => {
+    if (reason === undefined) void load();
+  }, []);
+  if (reason !== undefined)
+    return html`<section>
+      <h2>Webhooks</h2>
+      <${Withheld} reason=${reason} />
+    </section>`;
+
+  const create = async (event: Event) => {
+    event.preventDefault();
+    setError(undefined);
+    try {
+      const body = { url, eventTypes: types, ...(description === '' ? {} : { description }) };
+      const subscription = await answer(api.raw.POST('/webhooks', { body }));
+      setCreated(subscription.secret);
+      await load();
+    } catch (failure) {
+      setError(failure);
+    }
+  };
+  const toggle = (type: EventType) => (e: Event) =>
+    setTypes((e.target as HTMLInputElement).checked ? [...types, type] : types.filter((t) => t !== type));
+  return html`<section aria-labelledby="webhooks-title">
+    <h2 id="webhooks-title">Webhooks</h2>
+    <form class="panel" onSubmit=${create} aria-labelledby="new-webhook">
+      <h3 id="new-webhook">New subscription</h3>
+      <label for="webhook-url">URL</label>
+      <input
+        id="webhook-url"
+        type="url"
+        required
+        value=${url}
+        onInput=${(e: Event) => setUrl((e.target as HTMLInputElement).value)}
+      />
+      <label for="webhook-description">Description (optional)</label>
+      <input
+        id="webhook-description"
+        value=${description}
+        onInput=${(e: Event) => setDescription((e.target as HTMLInputElement).value)}
+      />
+      <fieldset>
+        <legend>Events</legend>
+        ${EVENT_TYPES.map(
+          (type) =>
+            html`<label class="check"
+              ><input type="checkbox" checked=${types.includes(type)} onChange=${toggle(type)} /> ${type}</label
+            >`,
+        )}
+      </fieldset>
+      <button type="submit">Subscribe</button>
+      ${created !== undefined && html`<${Secret} label="Signing secret." secret=${created} />`}
+    </form>
+    <${Failure} error=${error} />
+    <ul class="subscriptions">
+      ${subscriptions?.map((s) => html`<${Subscription} key=${s.id} api=${api} subscription=${s} onChanged=${load} />`)}
+    </ul>
+    ${subscriptions?.length === 0 && html`<p>No subscriptions.</p>`}
+  </section>`;
+}

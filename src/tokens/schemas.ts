@@ -1,0 +1,82 @@
+/**
+ * The token shapes, as JSON Schema: validation, serialisation and the OpenAPI document
+ * all come from these objects. A token's secret appears only in CreatedToken.
+ */
+import { SCOPES } from './scopes.js';
+
+const DateTime = { type: 'string', format: 'date-time' } as const;
+
+const Scopes = {
+  type: 'array',
+  items: { type: 'string', enum: SCOPES },
+  minItems: 1,
+  uniqueItems: true,
+  description: `What the token may do: any of ${SCOPES.join(', ')}. They are independent: admin does not imply the plant scopes.`,
+  example: ['plants:read'],
+} as const;
+
+export const NewToken = {
+  $id: 'NewToken',
+  type: 'object',
+  required: ['name'],
+  properties: {
+    name: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 64,
+      description:
+        "A unique name, e.g. the client it is for: 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit, and not starting with 'tok_'.",
+      example: 'inventory-sync',
+    },
+    scopes: { ...Scopes, description: `${Scopes.description} Default: plants:read and plants:write.` },
+    expiresIn: {
+      type: 'string',
+      pattern: '^[0-9]+ *[smhdw]$',
+      description:
+        'Lifetime: a number and a unit (s, m, h, d, w), e.g. 12h, 30d, 2w. Left out, the token never expires.',
+      example: '30d',
+    },
+  },
+  description: 'A token to create. Properties not listed here are ignored.',
+} as const;
+
+const tokenProperties = {
+  id: { type: 'string', description: 'The token id (tok_...).', example: 'tok_5d2c8e1f0a9b3c47' },
+  name: { type: 'string', description: 'Its unique name.', example: 'inventory-sync' },
+  scopes: Scopes,
+  status: {
+    type: 'string',
+    enum: ['active', 'expired', 'revoked'],
+    description: 'Whether it is accepted now: revoked wins over expired.',
+  },
+  createdAt: DateTime,
+  expiresAt: { ...DateTime, description: 'When it stops being accepted; omitted when it never expires.' },
+  lastUsedAt: {
+    ...DateTime,
+    description: 'When a request last used it (recorded at most once a minute); omitted when never used.',
+  },
+  revokedAt: { ...DateTime, description: 'When it was revoked; omitted when it was not.' },
+} as const;
+
+export const Token = {
+  $id: 'Token',
+  type: 'object',
+  required: ['id', 'name', 'scopes', 'status', 'createdAt'],
+  properties: tokenProperties,
+  description: 'An API token, never its secret (only its SHA-256 hash is stored).',
+} as const;
+
+export const CreatedToken = {
+  $id: 'CreatedToken',
+  type: 'object',
+  required: ['id', 'name', 'scopes', 'status', 'createdAt', 'secret'],
+  properties: {
+    ...tokenProperties,
+    secret: {
+      type: 'string',
+      description: 'The bearer secret (pst_ and 43 characters), **shown only in this response**: store it safely.',
+      example: 'pst_8J2m0q9YbN4tV1xR6cW3zL5kH7gF2dS0aP9uE4iO1yT',
+    },
+  },
+  description: 'A token just created, with its secret.',
+} as const;
