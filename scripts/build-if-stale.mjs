@@ -40,7 +40,8 @@ export function fingerprint() {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const wanted = fingerprint();
   const built = existsSync(STAMP) ? readFileSync(STAMP, 'utf8').trim() : undefined;
-  if (!process.argv.includes('--always') && built === wanted && OUTPUTS.every((output) => existsSync(output))) process.exit(0);
+  if (!process.argv.includes('--always') && built === wanted && OUTPUTS.every((output) => existsSync(output)))
+    process.exit(0);
   process.stderr.write(built === undefined ? 'building the service bundle\n' : 'sources changed: rebuilding\n');
   for (const script of BUILDS) {
     const run = spawnSync(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, stdio: 'inherit' });

@@ -1,6 +1,6 @@
 /**
- * The console's one door to the API: the typed client (packages/client) and, for what it has no method for, openapi-fetch
- * typed by the same generated types. Nothing here decides anything: every answer is the service's.
+ * The console's one door to the API: the typed client (packages/client) and, for what it has no method for,
+ * openapi-fetch typed by the same generated types. Nothing here decides anything: every answer is the service's.
  */
 import createClient from 'openapi-fetch';
 import {
