@@ -3,8 +3,8 @@
  * `npm run typecheck` after the main check, which leaves the console out (Preact's types bring in the DOM library,
  * which would retype the service's Node streams).
  *
- * One finding is expected and set aside: the shared client (packages/client/src/bulk.ts) calls ReadableStream.from, which
- * Node and browsers have but TypeScript's DOM library does not yet declare. Any other finding fails.
+ * One finding is expected and set aside: the shared client (packages/client/src/bulk.ts) calls
+ * ReadableStream.from, which Node and browsers have but TypeScript's DOM library does not yet declare. Any other finding fails.
  */
 import ts from 'typescript';
 import { fileURLToPath } from 'node:url';
