@@ -4,7 +4,8 @@
  * which would retype the service's Node streams).
  *
  * One finding is expected and set aside: the shared client (packages/client/src/bulk.ts) calls
- * ReadableStream.from, which Node and browsers have but TypeScript's DOM library does not yet declare. Any other finding fails.
+ * ReadableStream.from, which Node and browsers have but TypeScript's DOM library does not yet declare. Any other
+ * finding fails.
  */
 import ts from 'typescript';
 import { fileURLToPath } from 'node:url';
