@@ -44,7 +44,7 @@ export const Errors = {
   INVALID_PARAMETER: {
     code: 40005,
     status: 400,
-    meaning: 'A path or query parameter is invalid; the message names it and why.',
+    meaning: 'A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why.',
     message: '%s',
   },
   INVALID_WEBHOOK_URL: {

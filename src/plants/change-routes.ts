@@ -210,8 +210,7 @@ export const plantChangeRoutes: TypedRoutes<[typeof PlantPatch, typeof PlantRepl
       const expected = expectation(request, required);
       const outcome = await conditionalWrite(request, id, expected, read, (pinned) => plants.deletePlant(id, pinned));
       if (outcome.kind !== 'deleted') throw refusal(id, outcome, expected);
-      // No body at all (RFC 9110 15.3.5): send(null) would be serialised as the four bytes `null`.
-      return reply.code(204).send();
+      return reply.code(204).send(null);
     },
   );
 };

@@ -89,7 +89,7 @@ export const plantRoutes: TypedRoutes<[typeof NewPlant, typeof Plant, typeof Sto
       const plant = await app.store.plants.getPlant(id);
       if (plant === undefined) throw failure('PLANT_NOT_FOUND', [id]);
       void reply.header('etag', etagOf(plant.version));
-      if (noneMatchHits(request.headers['if-none-match'], plant.version)) return reply.code(304).send();
+      if (noneMatchHits(request.headers['if-none-match'], plant.version)) return reply.code(304).send(null);
       return plantJson(plant);
     },
   );

@@ -22,7 +22,9 @@ export const Int64Id = {
 export const PlantName = {
   type: 'string',
   ...PLANT_TEXT_RULES.name,
-  description: `The name of the plant: 1 to ${NAME_MAX_LENGTH} characters (Unicode code points), no control characters.`,
+  description:
+    `The name of the plant: 1 to ${NAME_MAX_LENGTH} characters (Unicode code points), no control characters, no unpaired ` +
+    'surrogates (a lone JSON escape such as `\\ud800`).',
   example: 'Monstera deliciosa',
 } as const;
 
@@ -30,7 +32,7 @@ export const PlantTag = {
   type: 'string',
   ...PLANT_TEXT_RULES.tag,
   description:
-    `Tag that specifies the type of the plant: 1 to ${TAG_MAX_LENGTH} characters, no control characters. ` +
+    `Tag that specifies the type of the plant: 1 to ${TAG_MAX_LENGTH} characters, no control characters, no unpaired surrogates. ` +
     'Omit it for a plant without a tag (it is then omitted from responses too, never null).',
   example: 'houseplant',
 } as const;
@@ -67,7 +69,10 @@ export const PlantPatch = {
   $id: 'PlantPatch',
   type: 'object',
   properties: {
-    id: { ...Int64Id, description: 'May be left out; if sent, it must be the id in the path.' },
+    id: {
+      ...Int64Id,
+      description: 'May be left out; if sent, it must be the id in the path (else 400 INVALID_FIELD).',
+    },
     name: PlantName,
     tag: {
       ...PlantTag,
@@ -85,7 +90,10 @@ export const PlantReplacement = {
   type: 'object',
   required: ['name'],
   properties: {
-    id: { ...Int64Id, description: 'May be left out; if sent, it must be the id in the path.' },
+    id: {
+      ...Int64Id,
+      description: 'May be left out; if sent, it must be the id in the path (else 400 INVALID_FIELD).',
+    },
     name: PlantName,
     tag: { ...PlantTag, description: 'The new tag; leave it out to remove the tag.' },
   },
