@@ -104,6 +104,13 @@ export const Errors = {
     meaning: 'The path exists but not with this method; the Allow header lists the methods it has.',
     message: '%s is not allowed on %s; allowed: %s',
   },
+  NOT_ACCEPTABLE: {
+    code: 40601,
+    status: 406,
+    meaning:
+      'The Accept header accepts none of the media types the operation answers in (an export: application/x-ndjson, text/csv); the message names them.',
+    message: 'this answer is available as %s, which Accept: %s does not accept',
+  },
   REQUEST_TIMEOUT: {
     code: 40801,
     status: 408,
