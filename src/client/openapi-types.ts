@@ -48,20 +48,20 @@ export interface paths {
         get: operations["getPlant"];
         /**
          * Replace a plant
-         * @description Replaces the name and tag of an existing plant (a tag left out is removed); 404 when there is none (creating is `POST /plants`). A replacement that changes nothing answers 200, keeps the version and sends no event. A 200 means the change is durably committed; it answers the plant as it is now, with its ETag. With `If-Match: <ETag>` the change is made only if the plant is still at that version, else 412 and nothing changes (`If-Match: *`: any existing plant). Of concurrent writers sending the same ETag, exactly one succeeds.
+         * @description Replaces the name and tag of an existing plant (a tag left out is removed); 404 when there is none (creating is `POST /plants`). A replacement that changes nothing answers 200, keeps the version and sends no event. A 200 means the change is durably committed; it answers the plant as it is now, with its ETag. With `If-Match: <ETag>` the change is made only if the plant is still at that version, else 412 and nothing changes (`If-Match: *`: any existing plant). Of concurrent writers sending the same ETag, exactly one succeeds. `If-None-Match: *` refuses any change of an existing plant (412; 404 when there is none); `If-None-Match: <ETag>, ...` refuses it (412) while the plant is at one of those versions. If-Match is checked first.
          */
         put: operations["replacePlant"];
         post?: never;
         /**
          * Delete a plant
-         * @description Deletes a plant. Its id is then free: creating it again is a fresh create. With `If-Match: <ETag>` the change is made only if the plant is still at that version, else 412 and nothing changes (`If-Match: *`: any existing plant). Of concurrent writers sending the same ETag, exactly one succeeds.
+         * @description Deletes a plant. Its id is then free: creating it again is a fresh create. With `If-Match: <ETag>` the change is made only if the plant is still at that version, else 412 and nothing changes (`If-Match: *`: any existing plant). Of concurrent writers sending the same ETag, exactly one succeeds. `If-None-Match: *` refuses any change of an existing plant (412; 404 when there is none); `If-None-Match: <ETag>, ...` refuses it (412) while the plant is at one of those versions. If-Match is checked first.
          */
         delete: operations["deletePlant"];
         options?: never;
         head?: never;
         /**
          * Change a plant
-         * @description Changes a plant with a JSON Merge Patch (RFC 7396): the name or tag sent is set, what is left out is kept, `"tag": null` removes the tag. A change that changes nothing answers 200, keeps the version and sends no event. A 200 means the change is durably committed; it answers the plant as it is now, with its new ETag. With `If-Match: <ETag>` the change is made only if the plant is still at that version, else 412 and nothing changes (`If-Match: *`: any existing plant). Of concurrent writers sending the same ETag, exactly one succeeds.
+         * @description Changes a plant with a JSON Merge Patch (RFC 7396): the name or tag sent is set, what is left out is kept, `"tag": null` removes the tag. A change that changes nothing answers 200, keeps the version and sends no event. A 200 means the change is durably committed; it answers the plant as it is now, with its new ETag. With `If-Match: <ETag>` the change is made only if the plant is still at that version, else 412 and nothing changes (`If-Match: *`: any existing plant). Of concurrent writers sending the same ETag, exactly one succeeds. `If-None-Match: *` refuses any change of an existing plant (412; 404 when there is none); `If-None-Match: <ETag>, ...` refuses it (412) while the plant is at one of those versions. If-Match is checked first.
          */
         patch: operations["updatePlant"];
         trace?: never;
@@ -99,7 +99,7 @@ export interface paths {
         };
         /**
          * Export plants (NDJSON or CSV)
-         * @description Every plant, or those `q` and `tag` find (as on `GET /plants`), in id order: NDJSON, one `{"id","name","tag"}` per line, or CSV with an `id,name,tag` header (RFC 4180; no tag is an empty cell; a name or tag starting with `=`, `+`, `-`, `@`, a tab, a CR or a single quote is written quoted behind a single quote, so that no spreadsheet runs it as a formula). The whole export is one consistent snapshot of the store: plants created, changed or deleted while it streams are not in it. It is streamed, at the pace the client reads, for at most `EXPORT_TIMEOUT_MS` (an hour by default); an export still running then is cut off, its body incomplete. `POST /plants/import` reads it back. `HEAD` answers the headers without reading the plants.
+         * @description Every plant, or those `q` and `tag` find (as on `GET /plants`), in id order: NDJSON, one `{"id","name","tag"}` per line, or CSV with an `id,name,tag` header (RFC 4180; no tag is an empty cell; a name or tag starting with `=`, `+`, `-`, `@`, a tab, a CR or a single quote is written quoted behind a single quote, so that no spreadsheet runs it as a formula). The whole export is one consistent snapshot of the store: plants created, changed or deleted while it streams are not in it. It is streamed, at the pace the client reads, for at most `EXPORT_TIMEOUT_MS` (an hour by default); an export still running then is cut off, its body incomplete. `POST /plants/import` reads it back. `HEAD` answers the headers without reading the plants. The format is `format`, else what the Accept header prefers; an Accept that takes neither format gets 406.
          */
         get: operations["exportPlants"];
         put?: never;
@@ -442,7 +442,7 @@ export interface components {
              * @description Numeric error value, from the error catalogue (see the API description): stable, never reused.
              * @enum {integer}
              */
-            error: 40000 | 40001 | 40002 | 40003 | 40004 | 40005 | 40006 | 40007 | 40101 | 40102 | 40301 | 40401 | 40402 | 40403 | 40404 | 40501 | 40801 | 40901 | 40902 | 41001 | 41002 | 41201 | 41301 | 41501 | 42801 | 42901 | 42902 | 42903 | 43101 | 50001 | 50301 | 50302;
+            error: 40000 | 40001 | 40002 | 40003 | 40004 | 40005 | 40006 | 40007 | 40101 | 40102 | 40301 | 40401 | 40402 | 40403 | 40404 | 40501 | 40601 | 40801 | 40901 | 40902 | 41001 | 41002 | 41201 | 41301 | 41501 | 42801 | 42901 | 42902 | 42903 | 43101 | 50001 | 50301 | 50302;
             /** @description Text describing the error: which field or header, and why. */
             message: string;
         };
@@ -455,12 +455,12 @@ export interface components {
              */
             id: bigint;
             /**
-             * @description The name of the plant: 1 to 200 characters (Unicode code points), no control characters.
+             * @description The name of the plant: 1 to 200 characters (Unicode code points), no control characters, no unpaired surrogates (a lone JSON escape such as `\ud800`).
              * @example Monstera deliciosa
              */
             name: string;
             /**
-             * @description Tag that specifies the type of the plant: 1 to 100 characters, no control characters. Omit it for a plant without a tag (it is then omitted from responses too, never null).
+             * @description Tag that specifies the type of the plant: 1 to 100 characters, no control characters, no unpaired surrogates. Omit it for a plant without a tag (it is then omitted from responses too, never null).
              * @example houseplant
              */
             tag?: string;
@@ -468,12 +468,12 @@ export interface components {
         /** @description A plant as returned by the create operation: no id (the client chose it). */
         Plant: {
             /**
-             * @description The name of the plant: 1 to 200 characters (Unicode code points), no control characters.
+             * @description The name of the plant: 1 to 200 characters (Unicode code points), no control characters, no unpaired surrogates (a lone JSON escape such as `\ud800`).
              * @example Monstera deliciosa
              */
             name: string;
             /**
-             * @description Tag that specifies the type of the plant: 1 to 100 characters, no control characters. Omit it for a plant without a tag (it is then omitted from responses too, never null).
+             * @description Tag that specifies the type of the plant: 1 to 100 characters, no control characters, no unpaired surrogates. Omit it for a plant without a tag (it is then omitted from responses too, never null).
              * @example houseplant
              */
             tag?: string;
@@ -487,12 +487,12 @@ export interface components {
              */
             id: bigint;
             /**
-             * @description The name of the plant: 1 to 200 characters (Unicode code points), no control characters.
+             * @description The name of the plant: 1 to 200 characters (Unicode code points), no control characters, no unpaired surrogates (a lone JSON escape such as `\ud800`).
              * @example Monstera deliciosa
              */
             name: string;
             /**
-             * @description Tag that specifies the type of the plant: 1 to 100 characters, no control characters. Omit it for a plant without a tag (it is then omitted from responses too, never null).
+             * @description Tag that specifies the type of the plant: 1 to 100 characters, no control characters, no unpaired surrogates. Omit it for a plant without a tag (it is then omitted from responses too, never null).
              * @example houseplant
              */
             tag?: string;
@@ -501,12 +501,12 @@ export interface components {
         PlantPatch: {
             /**
              * Format: int64
-             * @description May be left out; if sent, it must be the id in the path.
+             * @description May be left out; if sent, it must be the id in the path (else 400 INVALID_FIELD).
              * @example 10
              */
             id?: bigint;
             /**
-             * @description The name of the plant: 1 to 200 characters (Unicode code points), no control characters.
+             * @description The name of the plant: 1 to 200 characters (Unicode code points), no control characters, no unpaired surrogates (a lone JSON escape such as `\ud800`).
              * @example Monstera deliciosa
              */
             name?: string;
@@ -520,12 +520,12 @@ export interface components {
         PlantReplacement: {
             /**
              * Format: int64
-             * @description May be left out; if sent, it must be the id in the path.
+             * @description May be left out; if sent, it must be the id in the path (else 400 INVALID_FIELD).
              * @example 10
              */
             id?: bigint;
             /**
-             * @description The name of the plant: 1 to 200 characters (Unicode code points), no control characters.
+             * @description The name of the plant: 1 to 200 characters (Unicode code points), no control characters, no unpaired surrogates (a lone JSON escape such as `\ud800`).
              * @example Monstera deliciosa
              */
             name: string;
@@ -729,13 +729,13 @@ export interface operations {
                 limit?: number;
                 /** @description The order: `id` (ascending, the default), `-id`, `name` or `-name`. Names are compared folded (lower case, accents and other marks removed, so "Café" sorts with "cafe"), by Unicode code point, and plants with the same folded name by id: the order is total, and the same on every store. */
                 sort?: "id" | "-id" | "name" | "-name";
-                /** @description Search words (at most 8, 200 characters in all): plants whose name or tag has, for every word, a word that starts with it (`mon` and `delic` both find "Monstera deliciosa"). Case, accents and other marks are ignored (`cafe` finds "Café"); words are runs of letters and digits, everything else separates them; no stemming. */
+                /** @description Search words (at most 8, 200 characters in all): plants whose name or tag has, for every word, a word that starts with it (`mon` and `delic` both find "Monstera deliciosa"). Case, accents and other marks are ignored (`cafe` finds "Café"); words are runs of letters and digits, everything else separates them; no stemming. No control characters. It must contain at least one letter or digit and at most 8 words, else 400 INVALID_PARAMETER (`q=-` or `q=😍` has no word to search for). */
                 q?: string;
                 /** @description Only plants with exactly this tag; repeat it (up to 10 times) for plants with any of the tags. */
                 tag?: string[];
-                /** @description Where the page starts: the opaque cursor of the previous page's `Link` header. It is only valid with the same `sort`, `q` and `tag`. */
+                /** @description Where the page starts: the opaque cursor of the previous page's `Link` header. It is only valid with the same `sort`, `q` and `tag`, and not together with `after`: either is a 400 INVALID_PARAMETER. */
                 cursor?: string;
-                /** @description With `sort=id` only: return only plants whose id is greater than this one. The `Link` header's `cursor` does this for every order. */
+                /** @description With `sort=id` only: return only plants whose id is greater than this one. The `Link` header's `cursor` does this for every order. With another `sort`, or beside `cursor`, it is a 400 INVALID_PARAMETER. */
                 after?: bigint;
             };
             header?: {
@@ -771,7 +771,7 @@ export interface operations {
                 };
             };
             /**
-             * @description - `40005` INVALID_PARAMETER: A path or query parameter is invalid; the message names it and why.
+             * @description - `40005` INVALID_PARAMETER: A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why.
              *     - `40000` BAD_REQUEST: The request is malformed (bad URL, bad header or another protocol-level problem).
              */
             400: {
@@ -782,7 +782,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": 40005,
-                     *       "message": "A path or query parameter is invalid; the message names it and why."
+                     *       "message": "A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -795,7 +795,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -812,7 +812,7 @@ export interface operations {
             403: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -844,7 +844,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -902,7 +902,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -921,7 +921,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description `*`: create only; if a plant has this id at all (even identical), 412 and nothing changes. */
+                /** @description `*`: create only; if a plant has this id at all (even identical), 412 and nothing changes. A list of ETags is ignored: the collection it would be compared with has none. */
                 "if-none-match"?: string;
             };
             path?: never;
@@ -945,7 +945,7 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The plant's current version, a strong entity-tag (`"42"`): send it in If-Match to change the plant only if it is still so. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -994,7 +994,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1011,7 +1011,7 @@ export interface operations {
             403: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1103,7 +1103,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -1158,7 +1158,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1177,7 +1177,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description An ETag the client holds: if the plant is still at that version, 304 and no body. */
+                /** @description An ETag the client holds, or a comma-separated list of them (weak comparison), or `*`: if the plant is at one of those versions (for `*`: exists), 304 and no body. */
                 "if-none-match"?: string;
             };
             path: {
@@ -1192,7 +1192,7 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The plant's current version, a strong entity-tag (`"42"`): send it in If-Match to change the plant only if it is still so. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -1218,13 +1218,13 @@ export interface operations {
             304: {
                 headers: {
                     /** @description The plant's current version, a strong entity-tag (`"42"`): send it in If-Match to change the plant only if it is still so. */
-                    ETag?: string;
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content?: never;
             };
             /**
-             * @description - `40005` INVALID_PARAMETER: A path or query parameter is invalid; the message names it and why.
+             * @description - `40005` INVALID_PARAMETER: A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why.
              *     - `40000` BAD_REQUEST: The request is malformed (bad URL, bad header or another protocol-level problem).
              */
             400: {
@@ -1235,7 +1235,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": 40005,
-                     *       "message": "A path or query parameter is invalid; the message names it and why."
+                     *       "message": "A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -1248,7 +1248,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1265,7 +1265,7 @@ export interface operations {
             403: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1312,7 +1312,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -1367,7 +1367,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1386,8 +1386,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description An ETag of the plant (or `*`, any existing plant): the write happens only if the plant is at that version, else 412. */
+                /** @description An ETag of the plant (or `*`, any existing plant), or a comma-separated list of them: the write happens only if the plant is at one of those versions, else 412. Weak tags (`W/"42"`) never match. */
                 "if-match"?: string;
+                /** @description `*`: 412 if the plant exists (so the answer is 412 or 404, and nothing changes). A comma-separated list of ETags: 412 if the plant is at one of those versions (weak comparison), else the write goes on. Checked after If-Match. */
+                "if-none-match"?: string;
             };
             path: {
                 /** @description The plant id (an int64, in decimal). */
@@ -1411,7 +1413,7 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The plant's current version, a strong entity-tag (`"42"`): send it in If-Match to change the plant only if it is still so. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -1438,7 +1440,7 @@ export interface operations {
              *     - `40002` BODY_REQUIRED: The operation needs a JSON body and the request had none.
              *     - `40003` BODY_NOT_OBJECT: The request body is valid JSON but not a JSON object.
              *     - `40004` INVALID_FIELD: A field of the request body is missing or invalid; the message names each one and why.
-             *     - `40005` INVALID_PARAMETER: A path or query parameter is invalid; the message names it and why.
+             *     - `40005` INVALID_PARAMETER: A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why.
              *     - `40000` BAD_REQUEST: The request is malformed (bad URL, bad header or another protocol-level problem).
              */
             400: {
@@ -1462,7 +1464,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1479,7 +1481,7 @@ export interface operations {
             403: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1586,7 +1588,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -1641,7 +1643,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1660,8 +1662,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description An ETag of the plant (or `*`, any existing plant): the write happens only if the plant is at that version, else 412. */
+                /** @description An ETag of the plant (or `*`, any existing plant), or a comma-separated list of them: the write happens only if the plant is at one of those versions, else 412. Weak tags (`W/"42"`) never match. */
                 "if-match"?: string;
+                /** @description `*`: 412 if the plant exists (so the answer is 412 or 404, and nothing changes). A comma-separated list of ETags: 412 if the plant is at one of those versions (weak comparison), else the write goes on. Checked after If-Match. */
+                "if-none-match"?: string;
             };
             path: {
                 /** @description The plant id (an int64, in decimal). */
@@ -1687,7 +1691,7 @@ export interface operations {
                 content?: never;
             };
             /**
-             * @description - `40005` INVALID_PARAMETER: A path or query parameter is invalid; the message names it and why.
+             * @description - `40005` INVALID_PARAMETER: A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why.
              *     - `40000` BAD_REQUEST: The request is malformed (bad URL, bad header or another protocol-level problem).
              */
             400: {
@@ -1698,7 +1702,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": 40005,
-                     *       "message": "A path or query parameter is invalid; the message names it and why."
+                     *       "message": "A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -1711,7 +1715,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1728,7 +1732,7 @@ export interface operations {
             403: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1805,7 +1809,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -1860,7 +1864,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1879,8 +1883,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description An ETag of the plant (or `*`, any existing plant): the write happens only if the plant is at that version, else 412. */
+                /** @description An ETag of the plant (or `*`, any existing plant), or a comma-separated list of them: the write happens only if the plant is at one of those versions, else 412. Weak tags (`W/"42"`) never match. */
                 "if-match"?: string;
+                /** @description `*`: 412 if the plant exists (so the answer is 412 or 404, and nothing changes). A comma-separated list of ETags: 412 if the plant is at one of those versions (weak comparison), else the write goes on. Checked after If-Match. */
+                "if-none-match"?: string;
             };
             path: {
                 /** @description The plant id (an int64, in decimal). */
@@ -1912,7 +1918,7 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The plant's current version, a strong entity-tag (`"42"`): send it in If-Match to change the plant only if it is still so. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -1939,7 +1945,7 @@ export interface operations {
              *     - `40002` BODY_REQUIRED: The operation needs a JSON body and the request had none.
              *     - `40003` BODY_NOT_OBJECT: The request body is valid JSON but not a JSON object.
              *     - `40004` INVALID_FIELD: A field of the request body is missing or invalid; the message names each one and why.
-             *     - `40005` INVALID_PARAMETER: A path or query parameter is invalid; the message names it and why.
+             *     - `40005` INVALID_PARAMETER: A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why.
              *     - `40000` BAD_REQUEST: The request is malformed (bad URL, bad header or another protocol-level problem).
              */
             400: {
@@ -1963,7 +1969,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1980,7 +1986,7 @@ export interface operations {
             403: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2056,6 +2062,8 @@ export interface operations {
             /** @description - `41501` UNSUPPORTED_MEDIA_TYPE: The request body is not application/json (UTF-8), or is sent with a Content-Encoding (compressed); send it as plain UTF-8 JSON. */
             415: {
                 headers: {
+                    /** @description The patch formats PATCH takes (RFC 5789): `application/merge-patch+json, application/json`. */
+                    "Accept-Patch": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2087,7 +2095,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -2142,7 +2150,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2214,7 +2222,7 @@ export interface operations {
              *     - `40002` BODY_REQUIRED: The operation needs a JSON body and the request had none.
              *     - `40003` BODY_NOT_OBJECT: The request body is valid JSON but not a JSON object.
              *     - `40004` INVALID_FIELD: A field of the request body is missing or invalid; the message names each one and why.
-             *     - `40005` INVALID_PARAMETER: A path or query parameter is invalid; the message names it and why.
+             *     - `40005` INVALID_PARAMETER: A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why.
              *     - `40007` IMPORT_INVALID: An import (POST /plants/import) has lines that are not valid plants, and nothing was imported; the message names the first ones with their line numbers. With mode=skip the valid lines are imported instead.
              *     - `40000` BAD_REQUEST: The request is malformed (bad URL, bad header or another protocol-level problem).
              */
@@ -2239,7 +2247,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2256,7 +2264,7 @@ export interface operations {
             403: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2336,7 +2344,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -2391,7 +2399,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2409,14 +2417,17 @@ export interface operations {
     exportPlants: {
         parameters: {
             query?: {
-                /** @description NDJSON (the default) or CSV. Without it, `Accept: text/csv` asks for CSV. */
+                /** @description NDJSON or CSV. Without it the Accept header chooses (NDJSON when both are accepted alike, and without Accept). With it, Accept must still accept that format, else 406. */
                 format?: "ndjson" | "csv";
-                /** @description Search words (at most 8, 200 characters in all): plants whose name or tag has, for every word, a word that starts with it (`mon` and `delic` both find "Monstera deliciosa"). Case, accents and other marks are ignored (`cafe` finds "Café"); words are runs of letters and digits, everything else separates them; no stemming. */
+                /** @description Search words (at most 8, 200 characters in all): plants whose name or tag has, for every word, a word that starts with it (`mon` and `delic` both find "Monstera deliciosa"). Case, accents and other marks are ignored (`cafe` finds "Café"); words are runs of letters and digits, everything else separates them; no stemming. No control characters. It must contain at least one letter or digit and at most 8 words, else 400 INVALID_PARAMETER (`q=-` or `q=😍` has no word to search for). */
                 q?: string;
                 /** @description Only plants with exactly this tag; repeat it (up to 10 times) for plants with any of the tags. */
                 tag?: string[];
             };
-            header?: never;
+            header?: {
+                /** @description The media types the client takes (RFC 9110 12.5.1, q-values and wildcards): `application/x-ndjson`, `text/csv`, or both. When it accepts neither (`Accept: application/json`, `Accept: text/csv;q=0`), the answer is 406. */
+                accept?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2441,7 +2452,7 @@ export interface operations {
                 };
             };
             /**
-             * @description - `40005` INVALID_PARAMETER: A path or query parameter is invalid; the message names it and why.
+             * @description - `40005` INVALID_PARAMETER: A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why.
              *     - `40000` BAD_REQUEST: The request is malformed (bad URL, bad header or another protocol-level problem).
              */
             400: {
@@ -2452,7 +2463,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": 40005,
-                     *       "message": "A path or query parameter is invalid; the message names it and why."
+                     *       "message": "A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2465,7 +2476,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2482,7 +2493,7 @@ export interface operations {
             403: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2490,6 +2501,21 @@ export interface operations {
                      * @example {
                      *       "error": 40301,
                      *       "message": "The token is valid but lacks the scope this operation needs."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `40601` NOT_ACCEPTABLE: The Accept header accepts none of the media types the operation answers in (an export: application/x-ndjson, text/csv); the message names them. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40601,
+                     *       "message": "The Accept header accepts none of the media types the operation answers in (an export: application/x-ndjson, text/csv); the message names them."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2517,7 +2543,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -2572,7 +2598,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2648,7 +2674,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2665,7 +2691,7 @@ export interface operations {
             403: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2697,7 +2723,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -2752,7 +2778,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2845,7 +2871,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2862,7 +2888,7 @@ export interface operations {
             403: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2924,7 +2950,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -2979,7 +3005,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3035,7 +3061,7 @@ export interface operations {
                 };
             };
             /**
-             * @description - `40005` INVALID_PARAMETER: A path or query parameter is invalid; the message names it and why.
+             * @description - `40005` INVALID_PARAMETER: A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why.
              *     - `40000` BAD_REQUEST: The request is malformed (bad URL, bad header or another protocol-level problem).
              */
             400: {
@@ -3046,7 +3072,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": 40005,
-                     *       "message": "A path or query parameter is invalid; the message names it and why."
+                     *       "message": "A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3059,7 +3085,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3076,7 +3102,7 @@ export interface operations {
             403: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3123,7 +3149,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -3178,7 +3204,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3221,7 +3247,7 @@ export interface operations {
                 content?: never;
             };
             /**
-             * @description - `40005` INVALID_PARAMETER: A path or query parameter is invalid; the message names it and why.
+             * @description - `40005` INVALID_PARAMETER: A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why.
              *     - `40000` BAD_REQUEST: The request is malformed (bad URL, bad header or another protocol-level problem).
              */
             400: {
@@ -3232,7 +3258,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": 40005,
-                     *       "message": "A path or query parameter is invalid; the message names it and why."
+                     *       "message": "A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3245,7 +3271,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3262,7 +3288,7 @@ export interface operations {
             403: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3309,7 +3335,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -3364,7 +3390,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3436,7 +3462,7 @@ export interface operations {
              *     - `40002` BODY_REQUIRED: The operation needs a JSON body and the request had none.
              *     - `40003` BODY_NOT_OBJECT: The request body is valid JSON but not a JSON object.
              *     - `40004` INVALID_FIELD: A field of the request body is missing or invalid; the message names each one and why.
-             *     - `40005` INVALID_PARAMETER: A path or query parameter is invalid; the message names it and why.
+             *     - `40005` INVALID_PARAMETER: A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why.
              *     - `40000` BAD_REQUEST: The request is malformed (bad URL, bad header or another protocol-level problem).
              */
             400: {
@@ -3460,7 +3486,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3477,7 +3503,7 @@ export interface operations {
             403: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3554,7 +3580,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -3609,7 +3635,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3681,7 +3707,7 @@ export interface operations {
                 };
             };
             /**
-             * @description - `40005` INVALID_PARAMETER: A path or query parameter is invalid; the message names it and why.
+             * @description - `40005` INVALID_PARAMETER: A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why.
              *     - `40000` BAD_REQUEST: The request is malformed (bad URL, bad header or another protocol-level problem).
              */
             400: {
@@ -3692,7 +3718,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": 40005,
-                     *       "message": "A path or query parameter is invalid; the message names it and why."
+                     *       "message": "A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3705,7 +3731,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3722,7 +3748,7 @@ export interface operations {
             403: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3769,7 +3795,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -3824,7 +3850,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3891,7 +3917,7 @@ export interface operations {
                 };
             };
             /**
-             * @description - `40005` INVALID_PARAMETER: A path or query parameter is invalid; the message names it and why.
+             * @description - `40005` INVALID_PARAMETER: A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why.
              *     - `40000` BAD_REQUEST: The request is malformed (bad URL, bad header or another protocol-level problem).
              */
             400: {
@@ -3902,7 +3928,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": 40005,
-                     *       "message": "A path or query parameter is invalid; the message names it and why."
+                     *       "message": "A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3915,7 +3941,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3932,7 +3958,7 @@ export interface operations {
             403: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3982,7 +4008,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -4037,7 +4063,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4055,7 +4081,7 @@ export interface operations {
     streamEvents: {
         parameters: {
             query?: {
-                /** @description Resume right after this event (its `id`, `<history>-<position>`). `Last-Event-ID` wins when both are sent. Without either, the stream starts now. `0` alone: from the oldest change the log keeps. */
+                /** @description Resume right after this event (its `id`, `<history>-<position>`). `Last-Event-ID` wins when both are sent. Without either, the stream starts now. `0` alone: from the oldest change the log keeps. A position above 9223372036854775807 is a 400 INVALID_PARAMETER. */
                 after?: string;
                 /** @description Only these event types, comma-separated: plant.created, plant.updated, plant.deleted (all by default). */
                 types?: string;
@@ -4063,7 +4089,7 @@ export interface operations {
                 tag?: string;
             };
             header?: {
-                /** @description The `id` of the last event received (`<history>-<position>`): the stream resumes right after it (EventSource sends it when it reconnects). */
+                /** @description The `id` of the last event received (`<history>-<position>`): the stream resumes right after it (EventSource sends it when it reconnects). The same rules as `after`: anything else, or a position above 9223372036854775807, is a 400 INVALID_PARAMETER. */
                 "last-event-id"?: string;
             };
             path?: never;
@@ -4089,7 +4115,7 @@ export interface operations {
                 };
             };
             /**
-             * @description - `40005` INVALID_PARAMETER: A path or query parameter is invalid; the message names it and why.
+             * @description - `40005` INVALID_PARAMETER: A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why.
              *     - `40000` BAD_REQUEST: The request is malformed (bad URL, bad header or another protocol-level problem).
              */
             400: {
@@ -4100,7 +4126,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": 40005,
-                     *       "message": "A path or query parameter is invalid; the message names it and why."
+                     *       "message": "A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4113,7 +4139,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4130,7 +4156,7 @@ export interface operations {
             403: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4183,7 +4209,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -4238,7 +4264,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4321,7 +4347,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -4442,7 +4468,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -4497,7 +4523,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4572,7 +4598,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -4673,7 +4699,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4690,7 +4716,7 @@ export interface operations {
             403: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4722,7 +4748,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */

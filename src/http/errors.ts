@@ -233,6 +233,11 @@ declare module 'fastify' {
      * document adds those its shape implies (src/docs/openapi.ts).
      */
     failures?: readonly ErrorName[];
+    /**
+     * For a streamed body of lines (an import): the schema of one line, by media type. The OpenAPI document shows each
+     * beside its media type as `x-itemSchema` (OpenAPI 3.2's `itemSchema`).
+     */
+    bodyItemSchemas?: Readonly<Record<string, object>>;
   }
 }
 

@@ -109,4 +109,32 @@ describe('the document states the enforced rules', () => {
     const { PlantPatch, PlantReplacement } = doc.components.schemas;
     for (const schema of [PlantPatch, PlantReplacement]) assert.match(schema.properties.id.description, /path.*400/);
   });
+
+  it('headers always sent are marked required: ETag, WWW-Authenticate, Retry-After, Allow, Accept-Patch', () => {
+    const plant = doc.paths['/plants/{id}'];
+    for (const [operation, status] of [
+      [plant.get, '200'],
+      [plant.get, '304'],
+      [plant.put, '200'],
+      [plant.patch, '200'],
+      [doc.paths['/plants'].post, '200'],
+    ])
+      assert.equal(operation.responses[status].headers.ETag.required, true, status);
+    for (const [path, item] of Object.entries<Doc>(doc.paths)) {
+      for (const [method, operation] of Object.entries<Doc>(item)) {
+        const responses = operation.responses as Doc;
+        if (responses['401']) assert.equal(responses['401'].headers['WWW-Authenticate'].required, true, path);
+        for (const status of ['429', '503'])
+          if (responses[status]) assert.equal(responses[status].headers['Retry-After'].required, true, path);
+        if (method === 'patch') assert.equal(responses['415'].headers['Accept-Patch'].required, true, path);
+      }
+    }
+  });
+
+  it('an import body shows one line of each format as a schema', () => {
+    const content = doc.paths['/plants/import'].post.requestBody.content;
+    assert.equal(content['application/x-ndjson']['x-itemSchema'].$ref, '#/components/schemas/NewPlant');
+    assert.deepEqual(content['text/csv']['x-itemSchema'].required, ['id', 'name']);
+    assert.match(content['text/csv'].schema.description, /header/);
+  });
 });
