@@ -43,7 +43,13 @@ function operationsOf(doc: Json): Operation[] {
     for (const method of METHODS) {
       const operation = item[method];
       if (isObject(operation) && isObject(operation.responses)) {
-        operations.push({ method, path, pattern: new RegExp(`^${source}$`), templated, responses: operation.responses });
+        operations.push({
+          method,
+          path,
+          pattern: new RegExp(`^${source}$`),
+          templated,
+          responses: operation.responses,
+        });
       }
     }
   }
@@ -125,10 +131,13 @@ export class ContractCheck {
     if (operation === undefined) {
       // Not an operation (a 404, a 405, /docs...): a failure still is an Error record.
       if (response.status >= 400 && contentType !== undefined && mediaTypeOf(contentType) === 'application/json')
-        return body === undefined || body === '' ? [] : this.bodyProblems({ $ref: '#/components/schemas/Error' }, body, where);
+        return body === undefined || body === ''
+          ? []
+          : this.bodyProblems({ $ref: '#/components/schemas/Error' }, body, where);
       return [];
     }
-    const documented = operation.responses[status] ?? operation.responses[`${status[0] ?? ''}XX`] ?? operation.responses.default;
+    const documented =
+      operation.responses[status] ?? operation.responses[`${status[0] ?? ''}XX`] ?? operation.responses.default;
     if (!isObject(documented)) return [`${where}: status ${status} is not documented for this operation`];
     const problems: string[] = [];
     for (const [name, header] of Object.entries(isObject(documented.headers) ? documented.headers : {})) {
@@ -144,7 +153,8 @@ export class ContractCheck {
       return problems;
     }
     if (content === undefined) {
-      if (body !== undefined && body !== '' && method !== 'head') problems.push(`${where}: has a body it documents none of`);
+      if (body !== undefined && body !== '' && method !== 'head')
+        problems.push(`${where}: has a body it documents none of`);
       return problems;
     }
     if (contentType === undefined) {
@@ -170,7 +180,11 @@ const CAPTURE_LIMIT = 4 * 1024 * 1024;
  * Checks every response the app's server sends over a socket (inject() does not pass through it), handing each
  * problem to `report`. Installed first, so it sees a response from its first byte.
  */
-export function checkServerResponses(app: FastifyInstance, check: ContractCheck, report: (problem: string) => void): void {
+export function checkServerResponses(
+  app: FastifyInstance,
+  check: ContractCheck,
+  report: (problem: string) => void,
+): void {
   app.server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => {
     const chunks: Buffer[] = [];
     let size = 0;
