@@ -191,7 +191,7 @@ export function checkServerResponses(
     let complete = true;
     const keep = (chunk: unknown, encoding?: unknown): void => {
       if (chunk === undefined || chunk === null || typeof chunk === 'function') return;
-      const type = response.getHeader('content-type');
+      const type = response.getHeader('content-type') ?? written['content-type'];
       if (typeof type !== 'string' || !type.startsWith('application/json')) return;
       const buffer = Buffer.isBuffer(chunk)
         ? chunk
@@ -200,6 +200,18 @@ export function checkServerResponses(
       if (size > CAPTURE_LIMIT) complete = false;
       else chunks.push(buffer);
     };
+    // Fastify hands most headers to writeHead(), which sends them without keeping them where getHeaders() looks.
+    const written: Record<string, string | string[] | number | undefined> = {};
+    const writeHead = response.writeHead.bind(response) as (...args: unknown[]) => ServerResponse;
+    response.writeHead = ((...args: unknown[]) => {
+      const given = args.find((arg) => typeof arg === 'object' && arg !== null);
+      if (Array.isArray(given)) {
+        for (let i = 0; i + 1 < given.length; i += 2) written[String(given[i]).toLowerCase()] = String(given[i + 1]);
+      } else if (isObject(given)) {
+        for (const [name, value] of Object.entries(given)) written[name.toLowerCase()] = value as string;
+      }
+      return writeHead(...args);
+    }) as typeof response.writeHead;
     const write = response.write.bind(response) as (...args: unknown[]) => boolean;
     const end = response.end.bind(response) as (...args: unknown[]) => ServerResponse;
     response.write = ((...args: unknown[]) => {
@@ -215,7 +227,7 @@ export function checkServerResponses(
         method: request.method ?? 'GET',
         url: request.url ?? '/',
         status: response.statusCode,
-        headers: response.getHeaders(),
+        headers: { ...response.getHeaders(), ...written },
         body: complete ? Buffer.concat(chunks).toString('utf8') : undefined,
       };
       for (const problem of check.problems(seen)) report(problem);
