@@ -140,6 +140,13 @@ export class ContractCheck {
       operation.responses[status] ?? operation.responses[`${status[0] ?? ''}XX`] ?? operation.responses.default;
     if (!isObject(documented)) return [`${where}: status ${status} is not documented for this operation`];
     const problems: string[] = [];
+    // docs/security.md: API answers (JSON or empty) and exports are never stored by a cache.
+    const stored =
+      contentType === undefined || /^(application\/json|application\/x-ndjson|text\/csv)/.test(contentType);
+    if (stored && headerValue(response.headers, 'cache-control') !== 'no-store')
+      problems.push(
+        `${where}: Cache-Control is ${headerValue(response.headers, 'cache-control') ?? 'missing'}, not no-store`,
+      );
     for (const [name, header] of Object.entries(isObject(documented.headers) ? documented.headers : {})) {
       if (isObject(header) && header.required === true && headerValue(response.headers, name) === undefined)
         problems.push(`${where}: the required header ${name} is missing`);
