@@ -48,7 +48,7 @@ export const answerOtherMethods = fp(
     for (const [url, allowed] of methodsByUrl) {
       const allow = METHODS.filter((m) => allowed.has(m)).join(', ');
       const path = url.replace(/:([A-Za-z]+)/g, '{$1}');
-      // Where PATCH is allowed, every answer about the path's methods (an OPTIONS request's among them) names its formats.
+      // Where PATCH is allowed, each answer naming the path's methods (OPTIONS's among them) names its formats too.
       const headers: Record<string, string> = allowed.has('PATCH')
         ? { allow, 'accept-patch': ACCEPT_PATCH }
         : { allow };
