@@ -58,7 +58,6 @@ async function conditionalWrite<T extends WriteOutcome>(
 ): Promise<T> {
   const noneMatch = request.headers['if-none-match'];
   if (noneMatch === undefined) return write(expected);
-  let outcome: T | undefined;
   for (let attempt = 0; attempt < NONE_MATCH_ATTEMPTS; attempt++) {
     const current = await read(id);
     if (current === undefined || !versionMatches(expected, current.version)) return write(expected);
@@ -67,7 +66,7 @@ async function conditionalWrite<T extends WriteOutcome>(
         `plant ${id} is at version ${etagOf(current.version)}, which If-None-Match names (or is *); nothing changed`,
       ]);
     }
-    outcome = await write([current.version]);
+    const outcome = await write([current.version]);
     if (outcome.kind !== 'precondition-failed') return outcome;
   }
   throw failure('PRECONDITION_FAILED', [
@@ -91,8 +90,8 @@ export const plantChangeRoutes: TypedRoutes<[typeof PlantPatch, typeof PlantRepl
   app,
 ) => {
   const required = app.config.requirePreconditions;
-  const { plants } = app.store;
-  const read = (id: bigint) => plants.getPlant(id);
+  const plants = () => app.store.plants;
+  const read = (id: bigint) => plants().getPlant(id);
   const conditionally =
     `${required ? 'If-Match is required on this server (REQUIRE_PRECONDITIONS): without it the answer is 428. ' : ''}` +
     'With `If-Match: <ETag>` the change is made only if the plant is still at that version, else 412 and nothing changes ' +
@@ -145,7 +144,7 @@ export const plantChangeRoutes: TypedRoutes<[typeof PlantPatch, typeof PlantRepl
       sameId(id, bodyId);
       const change = { id, ...(name === undefined ? {} : { name }), ...(tag === undefined ? {} : { tag }) };
       const outcome = await conditionalWrite(request, id, expected, read, (pinned) =>
-        plants.updatePlant(change, pinned),
+        plants().updatePlant(change, pinned),
       );
       return answer(id, outcome, expected, reply);
     },
@@ -184,7 +183,7 @@ export const plantChangeRoutes: TypedRoutes<[typeof PlantPatch, typeof PlantRepl
       sameId(id, bodyId);
       const replacement = { id, name, tag: tag ?? null };
       const outcome = await conditionalWrite(request, id, expected, read, (pinned) =>
-        plants.updatePlant(replacement, pinned),
+        plants().updatePlant(replacement, pinned),
       );
       return answer(id, outcome, expected, reply);
     },
@@ -208,7 +207,7 @@ export const plantChangeRoutes: TypedRoutes<[typeof PlantPatch, typeof PlantRepl
     async (request, reply) => {
       const { id } = request.params;
       const expected = expectation(request, required);
-      const outcome = await conditionalWrite(request, id, expected, read, (pinned) => plants.deletePlant(id, pinned));
+      const outcome = await conditionalWrite(request, id, expected, read, (pinned) => plants().deletePlant(id, pinned));
       if (outcome.kind !== 'deleted') throw refusal(id, outcome, expected);
       return reply.code(204).send(null);
     },
