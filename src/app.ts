@@ -19,6 +19,7 @@ import { protocolEdges } from './http/node-protocol.js';
 import { queryStringRules } from './http/query-string.js';
 import { serializerFactory } from './http/serialization.js';
 import { serverOptions } from './http/server-options.js';
+import { emptyAnswers } from './http/empty-answers.js';
 import { validatorFactory } from './http/validation.js';
 import { loggerOptions } from './logging.js';
 import { metricsRoutes } from './metrics/endpoint.js';
@@ -90,6 +91,7 @@ async function register(app: FastifyInstance, config: Config, dependencies: AppD
   });
   // First, so that its onRequest hook runs even when a later one refuses the request.
   await app.register(securityHeaders, config.limits);
+  await app.register(emptyAnswers);
   // Host, duplicate headers, pipelining order, Expect, CONNECT (node-protocol.ts):
   // before every hook that acts on a request.
   await app.register(protocolEdges, { continueFromRoutes: true });

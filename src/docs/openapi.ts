@@ -73,7 +73,10 @@ export function failuresOf(schema: FastifySchema, own: readonly ErrorName[]): Er
   return [...names];
 }
 
-function errorResponses(failures: readonly ErrorName[]): Json {
+/** Response headers the service sends on every answer that documents them (so they are marked `required`). */
+const ALWAYS_SENT = new Set(['ETag', 'Location']);
+
+function errorResponses(failures: readonly ErrorName[], method: string): Json {
   const byStatus = new Map<number, ErrorName[]>();
   for (const name of failures) {
     const { status } = Errors[name];
@@ -87,13 +90,16 @@ function errorResponses(failures: readonly ErrorName[]): Json {
     if (status === 401 || status === 403) {
       headers['WWW-Authenticate'] = {
         description: `RFC 6750 challenge, realm "${REALM}".`,
+        required: true,
         schema: { type: 'string' },
       };
     }
-    if (status === 503)
-      headers['Retry-After'] = { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } };
-    if (status === 405) headers.Allow = { description: 'The methods this path has.', schema: { type: 'string' } };
-    if (status === 429) Object.assign(headers, { 'Retry-After': RETRY_AFTER_HEADER }, RATE_LIMIT_HEADERS);
+    if (status === 503) headers['Retry-After'] = { ...RETRY_AFTER_HEADER, required: true };
+    if (status === 405)
+      headers.Allow = { description: 'The methods this path has.', required: true, schema: { type: 'string' } };
+    if (status === 429)
+      Object.assign(headers, { 'Retry-After': { ...RETRY_AFTER_HEADER, required: true } }, RATE_LIMIT_HEADERS);
+    if (status === 415 && method === 'patch') headers['Accept-Patch'] = { ...ACCEPT_PATCH_HEADER, required: true };
     responses[String(status)] = {
       description: lines.join('\n'),
       ...(Object.keys(headers).length > 0 ? { headers } : {}),
@@ -128,25 +134,47 @@ function setExample(content: unknown, example: unknown): void {
   if (isObject(media) && example !== undefined) media.example = example;
 }
 
+const ACCEPT_PATCH_HEADER = {
+  description: 'The patch formats PATCH takes (RFC 5789): `application/merge-patch+json, application/json`.',
+  schema: { type: 'string' },
+} as const;
+
+/** Marks the headers of a response that are always sent as `required`. */
+function markRequiredHeaders(response: Json): void {
+  if (!isObject(response.headers)) return;
+  for (const [name, header] of Object.entries(response.headers))
+    if (ALWAYS_SENT.has(name) && isObject(header)) header.required = true;
+}
+
 /** What each operation gets beside what its route declares (see the file comment). */
-function completeOperation(operation: Json, components: Json, bodyLimitBytes: number): void {
+function completeOperation(operation: Json, method: string, components: Json, bodyLimitBytes: number): void {
   const failures = operation['x-failures'];
   const examples = isObject(operation['x-examples']) ? operation['x-examples'] : {};
+  const itemSchemas = isObject(operation['x-item-schemas']) ? operation['x-item-schemas'] : {};
   delete operation['x-failures'];
   delete operation['x-examples'];
+  delete operation['x-item-schemas'];
   const responses = isObject(operation.responses) ? operation.responses : {};
   for (const [status, response] of Object.entries(responses)) {
+    if (isObject(response)) markRequiredHeaders(response);
     if (!status.startsWith('2') || !isObject(response)) continue;
     response.headers = { ...(isObject(response.headers) ? response.headers : {}), ...RATE_LIMIT_HEADERS };
     setExample(response.content, examples[status]);
   }
-  operation.responses = { ...responses, ...errorResponses(Array.isArray(failures) ? (failures as ErrorName[]) : []) };
+  operation.responses = {
+    ...responses,
+    ...errorResponses(Array.isArray(failures) ? (failures as ErrorName[]) : [], method),
+  };
   const body = operation.requestBody;
   if (isObject(body)) {
     // A streamed body (an import's NDJSON or CSV) keeps the description its route gives it.
     if (isObject(body.content) && 'application/json' in body.content)
       body.description = `A JSON object, UTF-8, at most ${bodyLimitBytes} bytes.`;
     setExample(body.content, examples.body);
+    for (const [mediaType, itemSchema] of Object.entries(itemSchemas)) {
+      const media = isObject(body.content) ? body.content[mediaType] : undefined;
+      if (isObject(media)) media['x-itemSchema'] = itemSchema;
+    }
     // A body whose schema admits null may be left out (Fastify validates a missing body as null).
     const media = isObject(body.content) ? body.content['application/json'] : undefined;
     const ref = isObject(media) && isObject(media.schema) ? media.schema.$ref : undefined;
@@ -231,6 +259,9 @@ export function openApiOptions(config: Config): SwaggerOptions {
               ...schema,
               'x-failures': failuresOf(schema, route.config?.failures ?? []),
               'x-examples': mediaExamples(schema),
+              ...(route.config?.bodyItemSchemas === undefined
+                ? {}
+                : { 'x-item-schemas': route.config.bodyItemSchemas }),
             },
       url,
     }),
@@ -243,8 +274,8 @@ export function openApiOptions(config: Config): SwaggerOptions {
           : {};
       const paths: unknown = openapiObject.paths;
       for (const path of Object.values(isObject(paths) ? paths : {})) {
-        for (const operation of Object.values(isObject(path) ? path : {})) {
-          if (isObject(operation)) completeOperation(operation, components, config.bodyLimitBytes);
+        for (const [method, operation] of Object.entries(isObject(path) ? path : {})) {
+          if (isObject(operation)) completeOperation(operation, method, components, config.bodyLimitBytes);
         }
       }
       return Object.assign(openapiObject, {

@@ -7,8 +7,23 @@
 /** Unicode's control characters (C0, DEL, C1), as a character-class range in pattern text. */
 const CONTROL_RANGES = '\\u0000-\\u001F\\u007F-\\u009F';
 
-/** Single-line text: no control characters, no unpaired surrogates. */
-export const PRINTABLE_TEXT = `^[^${CONTROL_RANGES}\\uD800-\\uDFFF]*$`;
+/**
+ * Single-line text: no control characters. It names no surrogate, so every regular-expression engine reads it
+ * alike: with or without ECMAScript's `u` flag an emoji passes, and none has a surrogate range to refuse. Unpaired
+ * surrogates (only a JSON escape such as `\ud800` can carry one) are refused by WELL_FORMED, beside it.
+ */
+export const PRINTABLE_TEXT = `^[^${CONTROL_RANGES}]*$`;
+
+/**
+ * The validator keyword that refuses text with an unpaired surrogate; every string of a request gets it, and the
+ * OpenAPI document says the rule in words (a pattern for it could not be read alike by every engine).
+ */
+export const WELL_FORMED = 'wellFormed';
+
+/** An unpaired surrogate: with the `u` flag a proper pair is one code point, so only a lone half is in Cs. */
+export const UNPAIRED_SURROGATE = /\p{Cs}/u;
+
+export const WELL_FORMED_PROBLEM = 'must not contain unpaired surrogates (such as the JSON escape \\ud800 alone)';
 
 /** An opaque id the service generated (whk_..., dlv_...): letters, digits and underscores. */
 export const OPAQUE_ID = '^[A-Za-z0-9_]+$';
@@ -20,9 +35,14 @@ export const CONTROL_CHARACTER = new RegExp(`[${CONTROL_RANGES}]`);
  * */
 export const URL_FORBIDDEN_CHARACTER = new RegExp(`[ ${CONTROL_RANGES}]`);
 
+/** A change-stream event id as the stream sends it, `<history>-<position>`; a bare position is what earlier releases'
+ * clients kept. */
+export const EVENT_ID = '^([0-9a-f]{16}-)?(0|[1-9][0-9]{0,18})$';
+
 const PATTERN_PHRASES: Readonly<Record<string, string>> = {
-  [PRINTABLE_TEXT]: 'must not contain control characters or unpaired surrogates',
+  [PRINTABLE_TEXT]: 'must not contain control characters',
   [OPAQUE_ID]: 'must contain only letters, digits and underscores',
+  [EVENT_ID]: 'must be an event id as the stream sent it (<history>-<position>)',
 };
 
 /** What a validation error says when a value does not match `pattern`. */

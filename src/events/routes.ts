@@ -5,6 +5,7 @@
 import { finished } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import { EVENT_TYPES, isEventType, type EventType } from '../domain/events.js';
+import { EVENT_ID } from '../domain/text-rules.js';
 import { failure } from '../http/errors.js';
 import { parseInt64Text } from '../http/int64.js';
 import { streamedText, type TypedRoutes } from '../http/type-provider.js';
@@ -30,10 +31,6 @@ export interface EventRoutesOptions {
   readonly stallMs: number;
 }
 
-/** An event id as the stream sends it, `<history>-<position>`; a bare position is what earlier releases' clients kept.
- * */
-const EVENT_ID = '^([0-9a-f]{16}-)?(0|[1-9][0-9]{0,18})$';
-
 const EventsQuery = {
   type: 'object',
   properties: {
@@ -42,7 +39,7 @@ const EventsQuery = {
       pattern: EVENT_ID,
       description:
         'Resume right after this event (its `id`, `<history>-<position>`). `Last-Event-ID` wins when both are sent. Without either, the stream ' +
-        'starts now. `0` alone: from the oldest change the log keeps.',
+        'starts now. `0` alone: from the oldest change the log keeps. A position above 9223372036854775807 is a 400 INVALID_PARAMETER.',
     },
     types: {
       type: 'string',
@@ -63,9 +60,10 @@ const EventsHeaders = {
   properties: {
     'last-event-id': {
       type: 'string',
-      maxLength: 64,
+      pattern: EVENT_ID,
       description:
-        'The `id` of the last event received (`<history>-<position>`): the stream resumes right after it (EventSource sends it when it reconnects).',
+        'The `id` of the last event received (`<history>-<position>`): the stream resumes right after it (EventSource sends it when it reconnects). ' +
+        'The same rules as `after`: anything else, or a position above 9223372036854775807, is a 400 INVALID_PARAMETER.',
     },
   },
 } as const;

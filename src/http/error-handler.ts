@@ -51,8 +51,15 @@ export function toApiError(error: FastifyError, request: FastifyRequest, bodyLim
   return fastifyClientError(error, request, bodyLimit);
 }
 
+/** Statuses whose answers always carry Retry-After (the document marks it required): a failure that names no delay
+ * of its own gets the store's. */
+const RETRIED = new Set([429, 503]);
+
 function sendError(reply: FastifyReply, error: ApiError): void {
-  void reply.code(error.statusCode).headers(error.headers).send(error.toRecord());
+  void reply.code(error.statusCode).headers(error.headers);
+  if (RETRIED.has(error.statusCode) && !reply.hasHeader('retry-after'))
+    void reply.header('retry-after', String(STORE_RETRY_AFTER_SECONDS));
+  void reply.send(error.toRecord());
 }
 
 export const errorRecords = fp(

@@ -44,7 +44,7 @@ export const Errors = {
   INVALID_PARAMETER: {
     code: 40005,
     status: 400,
-    meaning: 'A path or query parameter is invalid; the message names it and why.',
+    meaning: 'A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why.',
     message: '%s',
   },
   INVALID_WEBHOOK_URL: {
@@ -109,6 +109,13 @@ export const Errors = {
     status: 405,
     meaning: 'The path exists but not with this method; the Allow header lists the methods it has.',
     message: '%s is not allowed on %s; allowed: %s',
+  },
+  NOT_ACCEPTABLE: {
+    code: 40601,
+    status: 406,
+    meaning:
+      'The Accept header accepts none of the media types the operation answers in (an export: application/x-ndjson, text/csv); the message names them.',
+    message: 'this answer is available as %s, which Accept: %s does not accept',
   },
   REQUEST_TIMEOUT: {
     code: 40801,
@@ -245,6 +252,11 @@ declare module 'fastify' {
      * document adds those its shape implies (src/docs/openapi.ts).
      */
     failures?: readonly ErrorName[];
+    /**
+     * For a streamed body of lines (an import): the schema of one line, by media type. The OpenAPI document shows each
+     * beside its media type as `x-itemSchema` (OpenAPI 3.2's `itemSchema`).
+     */
+    bodyItemSchemas?: Readonly<Record<string, object>>;
   }
 }
 

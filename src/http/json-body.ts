@@ -74,14 +74,23 @@ export function assertNoCodings(request: FastifyRequest): void {
   }
 }
 
-/** The 415 for a body that is not JSON, naming what was sent. */
 export const MERGE_PATCH = 'application/merge-patch+json';
 
+/** The Accept-Patch header (RFC 5789 3.1): the patch formats PATCH takes, on its 415 and where PATCH is allowed. */
+export const ACCEPT_PATCH = `${MERGE_PATCH}, application/json`;
+
+/** The 415 for a body that is not JSON, naming what was sent. */
 export function notJsonError(request: FastifyRequest): ApiError {
   const sent = request.headers['content-type'];
   const what = sent === undefined ? 'no Content-Type was sent' : `got '${sent.slice(0, 100)}'`;
-  const expected = request.method === 'PATCH' ? `${MERGE_PATCH} or application/json` : 'application/json';
-  return failure('UNSUPPORTED_MEDIA_TYPE', [`request body must be sent as Content-Type: ${expected} (${what})`]);
+  const patch = request.method === 'PATCH';
+  const expected = patch ? `${MERGE_PATCH} or application/json` : 'application/json';
+  const headers: Record<string, string> = patch ? { 'accept-patch': ACCEPT_PATCH } : {};
+  return failure(
+    'UNSUPPORTED_MEDIA_TYPE',
+    [`request body must be sent as Content-Type: ${expected} (${what})`],
+    headers,
+  );
 }
 
 /**

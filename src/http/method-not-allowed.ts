@@ -5,6 +5,7 @@
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import fp from 'fastify-plugin';
 import { failure } from './errors.js';
+import { ACCEPT_PATCH } from './json-body.js';
 
 export interface DocumentedRoute {
   readonly method: string;
@@ -47,12 +48,16 @@ export const answerOtherMethods = fp(
     for (const [url, allowed] of methodsByUrl) {
       const allow = METHODS.filter((m) => allowed.has(m)).join(', ');
       const path = url.replace(/:([A-Za-z]+)/g, '{$1}');
+      // Where PATCH is allowed, each answer naming the path's methods (OPTIONS's among them) names its formats too.
+      const headers: Record<string, string> = allowed.has('PATCH')
+        ? { allow, 'accept-patch': ACCEPT_PATCH }
+        : { allow };
       app.route({
         method: app.supportedMethods.filter((m) => !allowed.has(m)),
         url,
         // Do not parse (or refuse) a body we are going to reject anyway.
         onRequest: async (request) => {
-          throw failure('METHOD_NOT_ALLOWED', [request.method, path, allow], { allow });
+          throw failure('METHOD_NOT_ALLOWED', [request.method, path, allow], headers);
         },
         handler: async () => undefined,
       });

@@ -8,7 +8,7 @@ import type { DataValidationCxt } from 'ajv/dist/types/index.js';
 import type { FastifyServerOptions } from 'fastify';
 import type { FastifySchemaCompiler, FastifySchemaValidationError } from 'fastify/types/schema.js';
 import { ApiError, failure } from './errors.js';
-import { describePattern } from '../domain/text-rules.js';
+import { describePattern, UNPAIRED_SURROGATE, WELL_FORMED, WELL_FORMED_PROBLEM } from '../domain/text-rules.js';
 import { isInt64Value, isIntegerValue, parseInt64Text, INT64_MAX, INT64_MIN } from './int64.js';
 
 const INT64_RANGE = `between ${INT64_MIN} and ${INT64_MAX}`;
@@ -67,6 +67,18 @@ function decimalTextKeyword() {
   return validate;
 }
 
+/** The `wellFormed` keyword: text with an unpaired surrogate could not be stored as UTF-8 (domain/text-rules.ts). */
+function wellFormedKeyword() {
+  const validate = (_enabled: boolean, data: unknown): boolean => {
+    if (typeof data !== 'string' || !UNPAIRED_SURROGATE.test(data)) return true;
+    (validate as { errors?: Partial<ErrorObject>[] }).errors = [
+      { keyword: WELL_FORMED, message: WELL_FORMED_PROBLEM, params: {} },
+    ];
+    return false;
+  };
+  return validate;
+}
+
 /**
  * validateSchema: false skips compiling the meta-schema at every start-up, a sizeable share of it; our schemas
  * are static and test/http/schemas-valid.test.ts checks them instead (strict mode still rejects unknown keywords).
@@ -86,6 +98,12 @@ export function createAjv(forText: boolean, validateSchema = false): Ajv {
     errors: true,
     modifying: true,
     validate: int64Keyword(forText),
+  });
+  ajv.addKeyword({
+    keyword: WELL_FORMED,
+    schemaType: 'boolean',
+    errors: true,
+    validate: wellFormedKeyword(),
   });
   ajv.addKeyword({ keyword: 'decimalText', schemaType: 'boolean', errors: true, validate: decimalTextKeyword() });
   ajv.addKeyword('example');
@@ -107,6 +125,14 @@ export function toRuntimeSchema<T>(schema: T, forText = false): T {
   if (Array.isArray(schema)) return schema.map((item: unknown) => toRuntimeSchema(item, forText)) as T;
   if (schema === null || typeof schema !== 'object') return schema;
   const node = schema as Record<string, Json>;
+  if (node.type === 'string' || (Array.isArray(node.type) && node.type.includes('string'))) {
+    // Every string a client sends: an unpaired surrogate is refused (WELL_FORMED), whatever else the schema says.
+    const { [WELL_FORMED]: _marked, ...rest } = node;
+    const mapped = Object.fromEntries(
+      Object.entries(rest).map(([key, value]) => [key, toRuntimeSchema(value, forText)]),
+    );
+    return { ...mapped, [WELL_FORMED]: true } as T;
+  }
   if (node.type === 'integer' && node.format === 'int64') {
     const { type: _type, format: _format, ...rest } = node;
     return { ...rest, int64: true } as T;
@@ -188,6 +214,13 @@ function describe(error: FastifySchemaValidationError, part: string): string {
   }
 }
 
+/** A header as its specification writes it (`last-event-id` -> `Last-Event-ID`), for messages. */
+function headerName(name: string): string {
+  return name
+    .replace(/(^|-)([a-z])/g, (_all, dash: string, letter: string) => dash + letter.toUpperCase())
+    .replace(/-Id$/, '-ID');
+}
+
 /** Turns Ajv's errors into one Error record that names every offending field. */
 export function validationFailure(errors: FastifySchemaValidationError[], part: string): ApiError {
   const isRootTypeError = errors.some((e) => e.instancePath === '' && e.keyword === 'type');
@@ -200,7 +233,12 @@ export function validationFailure(errors: FastifySchemaValidationError[], part: 
   const problems: string[] = [];
   for (const error of errors) {
     // A repeated query parameter (tag=a&tag=b) is named as the parameter, not by the index of one of its values.
-    const field = part === 'body' ? fieldName(error) : fieldName(error).replace(/\.\d+$/, '');
+    const field =
+      part === 'body'
+        ? fieldName(error)
+        : part === 'headers'
+          ? headerName(fieldName(error))
+          : fieldName(error).replace(/\.\d+$/, '');
     if (!seen.has(field)) problems.push(`${field} ${describe(error, part)}`);
     seen.add(field);
   }

@@ -4,13 +4,13 @@
  * one wins and the others get 412.
  */
 import type { FastifyRequest } from 'fastify';
-import { changeOf, replacementOf, type ExpectedVersion } from '../domain/plant.js';
+import { changeOf, replacementOf, versionMatches, type ExpectedVersion } from '../domain/plant.js';
 import { failure, type ApiError } from '../http/errors.js';
 import { MERGE_PATCH } from '../http/json-body.js';
 import type { TypedRoutes } from '../http/type-provider.js';
 import type { DeletePlantOutcome, UpdatePlantOutcome, VersionedPlant } from '../store/types.js';
 import { bearerAuth } from '../tokens/auth.js';
-import { etagOf, expectedByIfMatch } from './preconditions.js';
+import { etagOf, expectedByIfMatch, noneMatchForbids } from './preconditions.js';
 import { ConditionalHeaders, ETagHeader, PlantPath, type PlantJson, plantJson } from './route-parts.js';
 import type { PlantPatch, PlantReplacement, StoredPlant } from './schemas.js';
 
@@ -39,6 +39,41 @@ function refusal(
   return failure('PLANT_NOT_FOUND', [id]);
 }
 
+type WriteOutcome = UpdatePlantOutcome | DeletePlantOutcome;
+
+/** How often a write conditional on If-None-Match reads the plant again when a concurrent change moved it on. */
+const NONE_MATCH_ATTEMPTS = 3;
+
+/**
+ * A write under If-Match and If-None-Match (RFC 9110 13.2.2: If-Match first, then If-None-Match). The store checks only
+ * If-Match, so If-None-Match is checked against the plant as read, and the write is pinned to that version: a change
+ * made in between makes it read again rather than write past the condition.
+ */
+async function conditionalWrite<T extends WriteOutcome>(
+  request: FastifyRequest,
+  id: bigint,
+  expected: ExpectedVersion | undefined,
+  read: (id: bigint) => Promise<VersionedPlant | undefined>,
+  write: (expected: ExpectedVersion | undefined) => Promise<T>,
+): Promise<T> {
+  const noneMatch = request.headers['if-none-match'];
+  if (noneMatch === undefined) return write(expected);
+  for (let attempt = 0; attempt < NONE_MATCH_ATTEMPTS; attempt++) {
+    const current = await read(id);
+    if (current === undefined || !versionMatches(expected, current.version)) return write(expected);
+    if (noneMatchForbids(noneMatch, current.version)) {
+      throw failure('PRECONDITION_FAILED', [
+        `plant ${id} is at version ${etagOf(current.version)}, which If-None-Match names (or is *); nothing changed`,
+      ]);
+    }
+    const outcome = await write([current.version]);
+    if (outcome.kind !== 'precondition-failed') return outcome;
+  }
+  throw failure('PRECONDITION_FAILED', [
+    `plant ${id} kept changing while If-None-Match was checked; read it and retry`,
+  ]);
+}
+
 function sameId(pathId: bigint, bodyId: bigint | undefined): void {
   if (bodyId !== undefined && bodyId !== pathId)
     throw failure('INVALID_FIELD', [`id must be the id in the path (${pathId}), or be left out`]);
@@ -55,10 +90,14 @@ export const plantChangeRoutes: TypedRoutes<[typeof PlantPatch, typeof PlantRepl
   app,
 ) => {
   const required = app.config.requirePreconditions;
+  const plants = () => app.store.plants;
+  const read = (id: bigint) => plants().getPlant(id);
   const conditionally =
     `${required ? 'If-Match is required on this server (REQUIRE_PRECONDITIONS): without it the answer is 428. ' : ''}` +
     'With `If-Match: <ETag>` the change is made only if the plant is still at that version, else 412 and nothing changes ' +
-    '(`If-Match: *`: any existing plant). Of concurrent writers sending the same ETag, exactly one succeeds.';
+    '(`If-Match: *`: any existing plant). Of concurrent writers sending the same ETag, exactly one succeeds. ' +
+    '`If-None-Match: *` refuses any change of an existing plant (412; 404 when there is none); `If-None-Match: <ETag>, ...` ' +
+    'refuses it (412) while the plant is at one of those versions. If-Match is checked first.';
 
   const answer = async (
     id: bigint,
@@ -102,7 +141,11 @@ export const plantChangeRoutes: TypedRoutes<[typeof PlantPatch, typeof PlantRepl
       const { id } = request.params;
       const expected = expectation(request, required);
       sameId(id, request.body.id);
-      return answer(id, await app.store.plants.updatePlant(changeOf(id, request.body), expected), expected, reply);
+      const change = changeOf(id, request.body);
+      const outcome = await conditionalWrite(request, id, expected, read, (pinned) =>
+        plants().updatePlant(change, pinned),
+      );
+      return answer(id, outcome, expected, reply);
     },
   );
 
@@ -136,8 +179,11 @@ export const plantChangeRoutes: TypedRoutes<[typeof PlantPatch, typeof PlantRepl
       const { id } = request.params;
       const expected = expectation(request, required);
       sameId(id, request.body.id);
-      const change = replacementOf({ ...request.body, id });
-      return answer(id, await app.store.plants.updatePlant(change, expected), expected, reply);
+      const replacement = replacementOf({ ...request.body, id });
+      const outcome = await conditionalWrite(request, id, expected, read, (pinned) =>
+        plants().updatePlant(replacement, pinned),
+      );
+      return answer(id, outcome, expected, reply);
     },
   );
 
@@ -159,7 +205,7 @@ export const plantChangeRoutes: TypedRoutes<[typeof PlantPatch, typeof PlantRepl
     async (request, reply) => {
       const { id } = request.params;
       const expected = expectation(request, required);
-      const outcome: DeletePlantOutcome = await app.store.plants.deletePlant(id, expected);
+      const outcome = await conditionalWrite(request, id, expected, read, (pinned) => plants().deletePlant(id, pinned));
       if (outcome.kind !== 'deleted') throw refusal(id, outcome, expected);
       return reply.code(204).send(null);
     },

@@ -20,7 +20,9 @@ export const FindQueryProperties = {
     description:
       `Search words (at most ${MAX_TERMS}, ${Q_MAX_LENGTH} characters in all): plants whose name or tag has, for every word, a word that starts ` +
       'with it (`mon` and `delic` both find "Monstera deliciosa"). Case, accents and other marks are ignored (`cafe` finds "Café"); ' +
-      'words are runs of letters and digits, everything else separates them; no stemming.',
+      'words are runs of letters and digits, everything else separates them; no stemming. No control characters. ' +
+      `It must contain at least one letter or digit and at most ${MAX_TERMS} words, else 400 INVALID_PARAMETER ` +
+      '(`q=-` or `q=😍` has no word to search for).',
   },
   tag: {
     type: 'array',

@@ -45,12 +45,14 @@ const ListQuery = {
       minLength: 1,
       maxLength: CURSOR_MAX_LENGTH,
       description:
-        "Where the page starts: the opaque cursor of the previous page's `Link` header. It is only valid with the same `sort`, `q` and `tag`.",
+        "Where the page starts: the opaque cursor of the previous page's `Link` header. It is only valid with the same `sort`, `q` and `tag`, " +
+        'and not together with `after`: either is a 400 INVALID_PARAMETER.',
     },
     after: {
       ...Int64Id,
       description:
-        "With `sort=id` only: return only plants whose id is greater than this one. The `Link` header's `cursor` does this for every order.",
+        "With `sort=id` only: return only plants whose id is greater than this one. The `Link` header's `cursor` does this for every order. " +
+        'With another `sort`, or beside `cursor`, it is a 400 INVALID_PARAMETER.',
     },
   },
 } as const;

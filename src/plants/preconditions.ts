@@ -45,3 +45,11 @@ export function noneMatchHits(header: string | undefined, version: bigint): bool
 export function noneMatchAny(header: string | undefined): boolean {
   return header !== undefined && entityTags(header) === 'any';
 }
+
+/**
+ * Whether If-None-Match forbids a change of a plant at `version` (RFC 9110 13.1.2): `*` forbids any change of an
+ * existing plant, a list forbids it while the plant is at a version the list names (weak comparison).
+ */
+export function noneMatchForbids(header: string | undefined, version: bigint): boolean {
+  return noneMatchHits(header, version);
+}

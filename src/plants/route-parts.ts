@@ -24,7 +24,14 @@ export const ConditionalHeaders = {
       'if-match': {
         type: 'string',
         description:
-          'An ETag of the plant (or `*`, any existing plant): the write happens only if the plant is at that version, else 412.',
+          'An ETag of the plant (or `*`, any existing plant), or a comma-separated list of them: the write happens only if the ' +
+          'plant is at one of those versions, else 412. Weak tags (`W/"42"`) never match.',
+      },
+      'if-none-match': {
+        type: 'string',
+        description:
+          '`*`: 412 if the plant exists (so the answer is 412 or 404, and nothing changes). A comma-separated list of ETags: 412 ' +
+          'if the plant is at one of those versions (weak comparison), else the write goes on. Checked after If-Match.',
       },
     },
   },
@@ -33,7 +40,9 @@ export const ConditionalHeaders = {
     properties: {
       'if-none-match': {
         type: 'string',
-        description: 'An ETag the client holds: if the plant is still at that version, 304 and no body.',
+        description:
+          'An ETag the client holds, or a comma-separated list of them (weak comparison), or `*`: if the plant is at one of ' +
+          'those versions (for `*`: exists), 304 and no body.',
       },
     },
   },
@@ -42,7 +51,9 @@ export const ConditionalHeaders = {
     properties: {
       'if-none-match': {
         type: 'string',
-        description: '`*`: create only; if a plant has this id at all (even identical), 412 and nothing changes.',
+        description:
+          '`*`: create only; if a plant has this id at all (even identical), 412 and nothing changes. A list of ETags is ' +
+          'ignored: the collection it would be compared with has none.',
       },
     },
   },

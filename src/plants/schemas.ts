@@ -34,12 +34,15 @@ type FieldDocs<K extends PlantContentKey> = {
 
 const FIELD_DOCS: { readonly [K in PlantContentKey]: FieldDocs<K> } = {
   name: {
-    description: `The name of the plant: 1 to ${NAME_MAX_LENGTH} characters (Unicode code points), no control characters.`,
+    description:
+      `The name of the plant: 1 to ${NAME_MAX_LENGTH} characters (Unicode code points), no control characters, ` +
+      'no unpaired surrogates (a lone JSON escape such as `\\ud800`).',
     example: 'Monstera deliciosa',
   },
   tag: {
     description:
-      `Tag that specifies the type of the plant: 1 to ${TAG_MAX_LENGTH} characters, no control characters. ` +
+      `Tag that specifies the type of the plant: 1 to ${TAG_MAX_LENGTH} characters, no control characters, ` +
+      'no unpaired surrogates. ' +
       'Omit it for a plant without a tag (it is then omitted from responses too, never null).',
     example: 'houseplant',
     patch: `A new tag (1 to ${TAG_MAX_LENGTH} characters, no control characters), or null to remove it.`,
@@ -131,7 +134,10 @@ export const PlantPatch = {
   $id: 'PlantPatch',
   type: 'object',
   properties: {
-    id: { ...Int64Id, description: 'May be left out; if sent, it must be the id in the path.' },
+    id: {
+      ...Int64Id,
+      description: 'May be left out; if sent, it must be the id in the path (else 400 INVALID_FIELD).',
+    },
     ...PATCH_FIELDS,
   },
   description:
@@ -144,7 +150,10 @@ export const PlantReplacement = {
   type: 'object',
   required: REQUIRED_CONTENT_KEYS,
   properties: {
-    id: { ...Int64Id, description: 'May be left out; if sent, it must be the id in the path.' },
+    id: {
+      ...Int64Id,
+      description: 'May be left out; if sent, it must be the id in the path (else 400 INVALID_FIELD).',
+    },
     ...REPLACEMENT_FIELDS,
   },
   description:

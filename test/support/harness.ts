@@ -1,7 +1,10 @@
 /**
  * Test harness: a real app on a real store (a fresh SQLite file per harness),
- * with tokens of each kind, driven through HTTP (inject or a real socket).
+ * with tokens of each kind, driven through HTTP (inject or a real socket). Every
+ * response is checked against the app's OpenAPI document (contract-check.ts): an
+ * injected one when it arrives, a socket's when the harness closes.
  */
+import { AssertionError } from 'node:assert';
 import { Writable } from 'node:stream';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.js';
@@ -9,6 +12,7 @@ import { loadConfig, type Config } from '../../src/config/index.js';
 import type { Store } from '../../src/store/types.js';
 import { issueToken } from '../../src/tokens/token-service.js';
 import { sqliteBackend, type TestBackend } from './backends.js';
+import { checkServerResponses, ContractCheck } from './contract-check.js';
 
 export interface Harness {
   readonly app: FastifyInstance;
@@ -52,6 +56,11 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     },
   });
   const app = await buildApp(config, { store, logStream });
+  const check = ContractCheck.of(app);
+  const socketProblems: string[] = [];
+  checkServerResponses(app, check, (problem) => socketProblems.push(problem));
+  const mismatch = (problems: readonly string[]) =>
+    new AssertionError({ message: `responses do not match the OpenAPI document:\n${problems.join('\n')}` });
   return {
     app,
     store,
@@ -60,10 +69,18 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     config,
     tokens,
     logs: () => logText,
-    request: (request) => app.inject(request),
+    async request(request) {
+      const response = await app.inject(request);
+      const { method, url } = response.raw.req;
+      const seen = { method: method ?? 'GET', url: url ?? '/', status: response.statusCode, headers: response.headers };
+      const problems = check.problems({ ...seen, body: response.body });
+      if (problems.length > 0) throw mismatch(problems);
+      return response;
+    },
     async close() {
       await app.close();
       await opened.cleanup();
+      if (socketProblems.length > 0) throw mismatch(socketProblems);
     },
   };
 }

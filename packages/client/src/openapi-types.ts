@@ -48,20 +48,20 @@ export interface paths {
         get: operations["getPlant"];
         /**
          * Replace a plant
-         * @description Replaces the name and tag of an existing plant (a tag left out is removed); 404 when there is none (creating is `POST /plants`). A replacement that changes nothing answers 200, keeps the version and sends no event. A 200 means the change is durably committed; it answers the plant as it is now, with its ETag. With `If-Match: <ETag>` the change is made only if the plant is still at that version, else 412 and nothing changes (`If-Match: *`: any existing plant). Of concurrent writers sending the same ETag, exactly one succeeds.
+         * @description Replaces the name and tag of an existing plant (a tag left out is removed); 404 when there is none (creating is `POST /plants`). A replacement that changes nothing answers 200, keeps the version and sends no event. A 200 means the change is durably committed; it answers the plant as it is now, with its ETag. With `If-Match: <ETag>` the change is made only if the plant is still at that version, else 412 and nothing changes (`If-Match: *`: any existing plant). Of concurrent writers sending the same ETag, exactly one succeeds. `If-None-Match: *` refuses any change of an existing plant (412; 404 when there is none); `If-None-Match: <ETag>, ...` refuses it (412) while the plant is at one of those versions. If-Match is checked first.
          */
         put: operations["replacePlant"];
         post?: never;
         /**
          * Delete a plant
-         * @description Deletes a plant. Its id is then free: creating it again is a fresh create. With `If-Match: <ETag>` the change is made only if the plant is still at that version, else 412 and nothing changes (`If-Match: *`: any existing plant). Of concurrent writers sending the same ETag, exactly one succeeds.
+         * @description Deletes a plant. Its id is then free: creating it again is a fresh create. With `If-Match: <ETag>` the change is made only if the plant is still at that version, else 412 and nothing changes (`If-Match: *`: any existing plant). Of concurrent writers sending the same ETag, exactly one succeeds. `If-None-Match: *` refuses any change of an existing plant (412; 404 when there is none); `If-None-Match: <ETag>, ...` refuses it (412) while the plant is at one of those versions. If-Match is checked first.
          */
         delete: operations["deletePlant"];
         options?: never;
         head?: never;
         /**
          * Change a plant
-         * @description Changes a plant with a JSON Merge Patch (RFC 7396): the name or tag sent is set, what is left out is kept, `"tag": null` removes the tag. A change that changes nothing answers 200, keeps the version and sends no event. A 200 means the change is durably committed; it answers the plant as it is now, with its new ETag. With `If-Match: <ETag>` the change is made only if the plant is still at that version, else 412 and nothing changes (`If-Match: *`: any existing plant). Of concurrent writers sending the same ETag, exactly one succeeds.
+         * @description Changes a plant with a JSON Merge Patch (RFC 7396): the name or tag sent is set, what is left out is kept, `"tag": null` removes the tag. A change that changes nothing answers 200, keeps the version and sends no event. A 200 means the change is durably committed; it answers the plant as it is now, with its new ETag. With `If-Match: <ETag>` the change is made only if the plant is still at that version, else 412 and nothing changes (`If-Match: *`: any existing plant). Of concurrent writers sending the same ETag, exactly one succeeds. `If-None-Match: *` refuses any change of an existing plant (412; 404 when there is none); `If-None-Match: <ETag>, ...` refuses it (412) while the plant is at one of those versions. If-Match is checked first.
          */
         patch: operations["updatePlant"];
         trace?: never;
@@ -99,7 +99,7 @@ export interface paths {
         };
         /**
          * Export plants (NDJSON or CSV)
-         * @description Every plant, or those `q` and `tag` find (as on `GET /plants`), in id order: NDJSON, one `{"id","name","tag"}` per line, or CSV with an `id,name,tag` header (RFC 4180; no tag is an empty cell; a name or tag starting with `=`, `+`, `-`, `@`, a tab, a CR or a single quote is written quoted behind a single quote, so that no spreadsheet runs it as a formula). The whole export is one consistent snapshot of the store: plants created, changed or deleted while it streams are not in it. It is streamed, at the pace the client reads, for at most `EXPORT_TIMEOUT_MS` (an hour by default); an export still running then is cut off, its body incomplete. `POST /plants/import` reads it back. `HEAD` answers the headers without reading the plants.
+         * @description Every plant, or those `q` and `tag` find (as on `GET /plants`), in id order: NDJSON, one `{"id","name","tag"}` per line, or CSV with an `id,name,tag` header (RFC 4180; no tag is an empty cell; a name or tag starting with `=`, `+`, `-`, `@`, a tab, a CR or a single quote is written quoted behind a single quote, so that no spreadsheet runs it as a formula). The whole export is one consistent snapshot of the store: plants created, changed or deleted while it streams are not in it. It is streamed, at the pace the client reads, for at most `EXPORT_TIMEOUT_MS` (an hour by default); an export still running then is cut off, its body incomplete. `POST /plants/import` reads it back. `HEAD` answers the headers without reading the plants. The format is `format`, else what the Accept header prefers; an Accept that takes neither format gets 406.
          */
         get: operations["exportPlants"];
         put?: never;
@@ -506,7 +506,7 @@ export interface components {
              * @description Numeric error value, from the error catalogue (see the API description): stable, never reused.
              * @enum {integer}
              */
-            error: 40000 | 40001 | 40002 | 40003 | 40004 | 40005 | 40006 | 40007 | 40101 | 40102 | 40301 | 40401 | 40402 | 40403 | 40404 | 40405 | 40501 | 40801 | 40901 | 40902 | 40903 | 41001 | 41002 | 41201 | 41301 | 41501 | 42801 | 42901 | 42902 | 42903 | 43101 | 50001 | 50301 | 50302 | 50303;
+            error: 40000 | 40001 | 40002 | 40003 | 40004 | 40005 | 40006 | 40007 | 40101 | 40102 | 40301 | 40401 | 40402 | 40403 | 40404 | 40405 | 40501 | 40601 | 40801 | 40901 | 40902 | 40903 | 41001 | 41002 | 41201 | 41301 | 41501 | 42801 | 42901 | 42902 | 42903 | 43101 | 50001 | 50301 | 50302 | 50303;
             /** @description Text describing the error: which field or header, and why. */
             message: string;
         };
@@ -519,12 +519,12 @@ export interface components {
              */
             id: bigint;
             /**
-             * @description The name of the plant: 1 to 200 characters (Unicode code points), no control characters.
+             * @description The name of the plant: 1 to 200 characters (Unicode code points), no control characters, no unpaired surrogates (a lone JSON escape such as `\ud800`).
              * @example Monstera deliciosa
              */
             name: string;
             /**
-             * @description Tag that specifies the type of the plant: 1 to 100 characters, no control characters. Omit it for a plant without a tag (it is then omitted from responses too, never null).
+             * @description Tag that specifies the type of the plant: 1 to 100 characters, no control characters, no unpaired surrogates. Omit it for a plant without a tag (it is then omitted from responses too, never null).
              * @example houseplant
              */
             tag?: string;
@@ -532,12 +532,12 @@ export interface components {
         /** @description A plant as returned by the create operation: no id (the client chose it). */
         Plant: {
             /**
-             * @description The name of the plant: 1 to 200 characters (Unicode code points), no control characters.
+             * @description The name of the plant: 1 to 200 characters (Unicode code points), no control characters, no unpaired surrogates (a lone JSON escape such as `\ud800`).
              * @example Monstera deliciosa
              */
             name: string;
             /**
-             * @description Tag that specifies the type of the plant: 1 to 100 characters, no control characters. Omit it for a plant without a tag (it is then omitted from responses too, never null).
+             * @description Tag that specifies the type of the plant: 1 to 100 characters, no control characters, no unpaired surrogates. Omit it for a plant without a tag (it is then omitted from responses too, never null).
              * @example houseplant
              */
             tag?: string;
@@ -551,12 +551,12 @@ export interface components {
              */
             id: bigint;
             /**
-             * @description The name of the plant: 1 to 200 characters (Unicode code points), no control characters.
+             * @description The name of the plant: 1 to 200 characters (Unicode code points), no control characters, no unpaired surrogates (a lone JSON escape such as `\ud800`).
              * @example Monstera deliciosa
              */
             name: string;
             /**
-             * @description Tag that specifies the type of the plant: 1 to 100 characters, no control characters. Omit it for a plant without a tag (it is then omitted from responses too, never null).
+             * @description Tag that specifies the type of the plant: 1 to 100 characters, no control characters, no unpaired surrogates. Omit it for a plant without a tag (it is then omitted from responses too, never null).
              * @example houseplant
              */
             tag?: string;
@@ -565,12 +565,12 @@ export interface components {
         PlantPatch: {
             /**
              * Format: int64
-             * @description May be left out; if sent, it must be the id in the path.
+             * @description May be left out; if sent, it must be the id in the path (else 400 INVALID_FIELD).
              * @example 10
              */
             id?: bigint;
             /**
-             * @description The name of the plant: 1 to 200 characters (Unicode code points), no control characters.
+             * @description The name of the plant: 1 to 200 characters (Unicode code points), no control characters, no unpaired surrogates (a lone JSON escape such as `\ud800`).
              * @example Monstera deliciosa
              */
             name?: string;
@@ -584,12 +584,12 @@ export interface components {
         PlantReplacement: {
             /**
              * Format: int64
-             * @description May be left out; if sent, it must be the id in the path.
+             * @description May be left out; if sent, it must be the id in the path (else 400 INVALID_FIELD).
              * @example 10
              */
             id?: bigint;
             /**
-             * @description The name of the plant: 1 to 200 characters (Unicode code points), no control characters.
+             * @description The name of the plant: 1 to 200 characters (Unicode code points), no control characters, no unpaired surrogates (a lone JSON escape such as `\ud800`).
              * @example Monstera deliciosa
              */
             name: string;
@@ -902,13 +902,13 @@ export interface operations {
                 limit?: number;
                 /** @description The order: `id` (ascending, the default), `-id`, `name` or `-name`. Names are compared folded (lower case, accents and other marks removed, so "Café" sorts with "cafe"), by Unicode code point, and plants with the same folded name by id: the order is total, and the same on every store. */
                 sort?: "id" | "-id" | "name" | "-name";
-                /** @description Search words (at most 8, 200 characters in all): plants whose name or tag has, for every word, a word that starts with it (`mon` and `delic` both find "Monstera deliciosa"). Case, accents and other marks are ignored (`cafe` finds "Café"); words are runs of letters and digits, everything else separates them; no stemming. */
+                /** @description Search words (at most 8, 200 characters in all): plants whose name or tag has, for every word, a word that starts with it (`mon` and `delic` both find "Monstera deliciosa"). Case, accents and other marks are ignored (`cafe` finds "Café"); words are runs of letters and digits, everything else separates them; no stemming. No control characters. It must contain at least one letter or digit and at most 8 words, else 400 INVALID_PARAMETER (`q=-` or `q=😍` has no word to search for). */
                 q?: string;
                 /** @description Only plants with exactly this tag; repeat it (up to 10 times) for plants with any of the tags. */
                 tag?: string[];
-                /** @description Where the page starts: the opaque cursor of the previous page's `Link` header. It is only valid with the same `sort`, `q` and `tag`. */
+                /** @description Where the page starts: the opaque cursor of the previous page's `Link` header. It is only valid with the same `sort`, `q` and `tag`, and not together with `after`: either is a 400 INVALID_PARAMETER. */
                 cursor?: string;
-                /** @description With `sort=id` only: return only plants whose id is greater than this one. The `Link` header's `cursor` does this for every order. */
+                /** @description With `sort=id` only: return only plants whose id is greater than this one. The `Link` header's `cursor` does this for every order. With another `sort`, or beside `cursor`, it is a 400 INVALID_PARAMETER. */
                 after?: bigint;
             };
             header?: {
@@ -944,7 +944,7 @@ export interface operations {
                 };
             };
             /**
-             * @description - `40005` INVALID_PARAMETER: A path or query parameter is invalid; the message names it and why.
+             * @description - `40005` INVALID_PARAMETER: A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why.
              *     - `40000` BAD_REQUEST: The request is malformed (bad URL, bad header or another protocol-level problem).
              */
             400: {
@@ -955,7 +955,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": 40005,
-                     *       "message": "A path or query parameter is invalid; the message names it and why."
+                     *       "message": "A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -968,7 +968,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -985,7 +985,7 @@ export interface operations {
             403: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1017,7 +1017,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -1075,7 +1075,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1094,7 +1094,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description `*`: create only; if a plant has this id at all (even identical), 412 and nothing changes. */
+                /** @description `*`: create only; if a plant has this id at all (even identical), 412 and nothing changes. A list of ETags is ignored: the collection it would be compared with has none. */
                 "if-none-match"?: string;
             };
             path?: never;
@@ -1118,7 +1118,7 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The plant's current version, a strong entity-tag (`"42"`): send it in If-Match to change the plant only if it is still so. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -1167,7 +1167,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1184,7 +1184,7 @@ export interface operations {
             403: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1276,7 +1276,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -1331,7 +1331,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1350,7 +1350,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description An ETag the client holds: if the plant is still at that version, 304 and no body. */
+                /** @description An ETag the client holds, or a comma-separated list of them (weak comparison), or `*`: if the plant is at one of those versions (for `*`: exists), 304 and no body. */
                 "if-none-match"?: string;
             };
             path: {
@@ -1365,7 +1365,7 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The plant's current version, a strong entity-tag (`"42"`): send it in If-Match to change the plant only if it is still so. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -1391,13 +1391,13 @@ export interface operations {
             304: {
                 headers: {
                     /** @description The plant's current version, a strong entity-tag (`"42"`): send it in If-Match to change the plant only if it is still so. */
-                    ETag?: string;
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content?: never;
             };
             /**
-             * @description - `40005` INVALID_PARAMETER: A path or query parameter is invalid; the message names it and why.
+             * @description - `40005` INVALID_PARAMETER: A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why.
              *     - `40000` BAD_REQUEST: The request is malformed (bad URL, bad header or another protocol-level problem).
              */
             400: {
@@ -1408,7 +1408,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": 40005,
-                     *       "message": "A path or query parameter is invalid; the message names it and why."
+                     *       "message": "A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -1421,7 +1421,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1438,7 +1438,7 @@ export interface operations {
             403: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1485,7 +1485,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -1540,7 +1540,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1559,8 +1559,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description An ETag of the plant (or `*`, any existing plant): the write happens only if the plant is at that version, else 412. */
+                /** @description An ETag of the plant (or `*`, any existing plant), or a comma-separated list of them: the write happens only if the plant is at one of those versions, else 412. Weak tags (`W/"42"`) never match. */
                 "if-match"?: string;
+                /** @description `*`: 412 if the plant exists (so the answer is 412 or 404, and nothing changes). A comma-separated list of ETags: 412 if the plant is at one of those versions (weak comparison), else the write goes on. Checked after If-Match. */
+                "if-none-match"?: string;
             };
             path: {
                 /** @description The plant id (an int64, in decimal). */
@@ -1584,7 +1586,7 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The plant's current version, a strong entity-tag (`"42"`): send it in If-Match to change the plant only if it is still so. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -1611,7 +1613,7 @@ export interface operations {
              *     - `40002` BODY_REQUIRED: The operation needs a JSON body and the request had none.
              *     - `40003` BODY_NOT_OBJECT: The request body is valid JSON but not a JSON object.
              *     - `40004` INVALID_FIELD: A field of the request body is missing or invalid; the message names each one and why.
-             *     - `40005` INVALID_PARAMETER: A path or query parameter is invalid; the message names it and why.
+             *     - `40005` INVALID_PARAMETER: A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why.
              *     - `40000` BAD_REQUEST: The request is malformed (bad URL, bad header or another protocol-level problem).
              */
             400: {
@@ -1635,7 +1637,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1652,7 +1654,7 @@ export interface operations {
             403: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1759,7 +1761,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -1814,7 +1816,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1833,8 +1835,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description An ETag of the plant (or `*`, any existing plant): the write happens only if the plant is at that version, else 412. */
+                /** @description An ETag of the plant (or `*`, any existing plant), or a comma-separated list of them: the write happens only if the plant is at one of those versions, else 412. Weak tags (`W/"42"`) never match. */
                 "if-match"?: string;
+                /** @description `*`: 412 if the plant exists (so the answer is 412 or 404, and nothing changes). A comma-separated list of ETags: 412 if the plant is at one of those versions (weak comparison), else the write goes on. Checked after If-Match. */
+                "if-none-match"?: string;
             };
             path: {
                 /** @description The plant id (an int64, in decimal). */
@@ -1860,7 +1864,7 @@ export interface operations {
                 content?: never;
             };
             /**
-             * @description - `40005` INVALID_PARAMETER: A path or query parameter is invalid; the message names it and why.
+             * @description - `40005` INVALID_PARAMETER: A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why.
              *     - `40000` BAD_REQUEST: The request is malformed (bad URL, bad header or another protocol-level problem).
              */
             400: {
@@ -1871,7 +1875,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": 40005,
-                     *       "message": "A path or query parameter is invalid; the message names it and why."
+                     *       "message": "A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -1884,7 +1888,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1901,7 +1905,7 @@ export interface operations {
             403: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1978,7 +1982,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -2033,7 +2037,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2052,8 +2056,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description An ETag of the plant (or `*`, any existing plant): the write happens only if the plant is at that version, else 412. */
+                /** @description An ETag of the plant (or `*`, any existing plant), or a comma-separated list of them: the write happens only if the plant is at one of those versions, else 412. Weak tags (`W/"42"`) never match. */
                 "if-match"?: string;
+                /** @description `*`: 412 if the plant exists (so the answer is 412 or 404, and nothing changes). A comma-separated list of ETags: 412 if the plant is at one of those versions (weak comparison), else the write goes on. Checked after If-Match. */
+                "if-none-match"?: string;
             };
             path: {
                 /** @description The plant id (an int64, in decimal). */
@@ -2085,7 +2091,7 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The plant's current version, a strong entity-tag (`"42"`): send it in If-Match to change the plant only if it is still so. */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -2112,7 +2118,7 @@ export interface operations {
              *     - `40002` BODY_REQUIRED: The operation needs a JSON body and the request had none.
              *     - `40003` BODY_NOT_OBJECT: The request body is valid JSON but not a JSON object.
              *     - `40004` INVALID_FIELD: A field of the request body is missing or invalid; the message names each one and why.
-             *     - `40005` INVALID_PARAMETER: A path or query parameter is invalid; the message names it and why.
+             *     - `40005` INVALID_PARAMETER: A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why.
              *     - `40000` BAD_REQUEST: The request is malformed (bad URL, bad header or another protocol-level problem).
              */
             400: {
@@ -2136,7 +2142,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2153,7 +2159,7 @@ export interface operations {
             403: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2229,6 +2235,8 @@ export interface operations {
             /** @description - `41501` UNSUPPORTED_MEDIA_TYPE: The request body is not application/json (UTF-8), or is sent with a Content-Encoding (compressed); send it as plain UTF-8 JSON. */
             415: {
                 headers: {
+                    /** @description The patch formats PATCH takes (RFC 5789): `application/merge-patch+json, application/json`. */
+                    "Accept-Patch": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2260,7 +2268,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -2315,7 +2323,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2387,7 +2395,7 @@ export interface operations {
              *     - `40002` BODY_REQUIRED: The operation needs a JSON body and the request had none.
              *     - `40003` BODY_NOT_OBJECT: The request body is valid JSON but not a JSON object.
              *     - `40004` INVALID_FIELD: A field of the request body is missing or invalid; the message names each one and why.
-             *     - `40005` INVALID_PARAMETER: A path or query parameter is invalid; the message names it and why.
+             *     - `40005` INVALID_PARAMETER: A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why.
              *     - `40007` IMPORT_INVALID: An import (POST /plants/import) has lines that are not valid plants, and nothing was imported; the message names the first ones with their line numbers. With mode=skip the valid lines are imported instead.
              *     - `40000` BAD_REQUEST: The request is malformed (bad URL, bad header or another protocol-level problem).
              */
@@ -2412,7 +2420,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2429,7 +2437,7 @@ export interface operations {
             403: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2509,7 +2517,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -2564,7 +2572,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2582,14 +2590,17 @@ export interface operations {
     exportPlants: {
         parameters: {
             query?: {
-                /** @description NDJSON (the default) or CSV. Without it, `Accept: text/csv` asks for CSV. */
+                /** @description NDJSON or CSV. Without it the Accept header chooses (NDJSON when both are accepted alike, and without Accept). With it, Accept must still accept that format, else 406. */
                 format?: "ndjson" | "csv";
-                /** @description Search words (at most 8, 200 characters in all): plants whose name or tag has, for every word, a word that starts with it (`mon` and `delic` both find "Monstera deliciosa"). Case, accents and other marks are ignored (`cafe` finds "Café"); words are runs of letters and digits, everything else separates them; no stemming. */
+                /** @description Search words (at most 8, 200 characters in all): plants whose name or tag has, for every word, a word that starts with it (`mon` and `delic` both find "Monstera deliciosa"). Case, accents and other marks are ignored (`cafe` finds "Café"); words are runs of letters and digits, everything else separates them; no stemming. No control characters. It must contain at least one letter or digit and at most 8 words, else 400 INVALID_PARAMETER (`q=-` or `q=😍` has no word to search for). */
                 q?: string;
                 /** @description Only plants with exactly this tag; repeat it (up to 10 times) for plants with any of the tags. */
                 tag?: string[];
             };
-            header?: never;
+            header?: {
+                /** @description The media types the client takes (RFC 9110 12.5.1, q-values and wildcards): `application/x-ndjson`, `text/csv`, or both. When it accepts neither (`Accept: application/json`, `Accept: text/csv;q=0`), the answer is 406. */
+                accept?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2614,7 +2625,7 @@ export interface operations {
                 };
             };
             /**
-             * @description - `40005` INVALID_PARAMETER: A path or query parameter is invalid; the message names it and why.
+             * @description - `40005` INVALID_PARAMETER: A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why.
              *     - `40000` BAD_REQUEST: The request is malformed (bad URL, bad header or another protocol-level problem).
              */
             400: {
@@ -2625,7 +2636,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": 40005,
-                     *       "message": "A path or query parameter is invalid; the message names it and why."
+                     *       "message": "A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2638,7 +2649,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2655,7 +2666,7 @@ export interface operations {
             403: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2663,6 +2674,21 @@ export interface operations {
                      * @example {
                      *       "error": 40301,
                      *       "message": "The token is valid but lacks the scope this operation needs."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `40601` NOT_ACCEPTABLE: The Accept header accepts none of the media types the operation answers in (an export: application/x-ndjson, text/csv); the message names them. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40601,
+                     *       "message": "The Accept header accepts none of the media types the operation answers in (an export: application/x-ndjson, text/csv); the message names them."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2690,7 +2716,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -2745,7 +2771,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2821,7 +2847,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2838,7 +2864,7 @@ export interface operations {
             403: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2870,7 +2896,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -2925,7 +2951,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3018,7 +3044,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3035,7 +3061,7 @@ export interface operations {
             403: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3097,7 +3123,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -3152,7 +3178,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3208,7 +3234,7 @@ export interface operations {
                 };
             };
             /**
-             * @description - `40005` INVALID_PARAMETER: A path or query parameter is invalid; the message names it and why.
+             * @description - `40005` INVALID_PARAMETER: A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why.
              *     - `40000` BAD_REQUEST: The request is malformed (bad URL, bad header or another protocol-level problem).
              */
             400: {
@@ -3219,7 +3245,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": 40005,
-                     *       "message": "A path or query parameter is invalid; the message names it and why."
+                     *       "message": "A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3232,7 +3258,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3249,7 +3275,7 @@ export interface operations {
             403: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3296,7 +3322,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -3351,7 +3377,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3394,7 +3420,7 @@ export interface operations {
                 content?: never;
             };
             /**
-             * @description - `40005` INVALID_PARAMETER: A path or query parameter is invalid; the message names it and why.
+             * @description - `40005` INVALID_PARAMETER: A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why.
              *     - `40000` BAD_REQUEST: The request is malformed (bad URL, bad header or another protocol-level problem).
              */
             400: {
@@ -3405,7 +3431,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": 40005,
-                     *       "message": "A path or query parameter is invalid; the message names it and why."
+                     *       "message": "A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3418,7 +3444,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3435,7 +3461,7 @@ export interface operations {
             403: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3482,7 +3508,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -3537,7 +3563,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3609,7 +3635,7 @@ export interface operations {
              *     - `40002` BODY_REQUIRED: The operation needs a JSON body and the request had none.
              *     - `40003` BODY_NOT_OBJECT: The request body is valid JSON but not a JSON object.
              *     - `40004` INVALID_FIELD: A field of the request body is missing or invalid; the message names each one and why.
-             *     - `40005` INVALID_PARAMETER: A path or query parameter is invalid; the message names it and why.
+             *     - `40005` INVALID_PARAMETER: A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why.
              *     - `40000` BAD_REQUEST: The request is malformed (bad URL, bad header or another protocol-level problem).
              */
             400: {
@@ -3633,7 +3659,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3650,7 +3676,7 @@ export interface operations {
             403: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3727,7 +3753,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -3782,7 +3808,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3854,7 +3880,7 @@ export interface operations {
                 };
             };
             /**
-             * @description - `40005` INVALID_PARAMETER: A path or query parameter is invalid; the message names it and why.
+             * @description - `40005` INVALID_PARAMETER: A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why.
              *     - `40000` BAD_REQUEST: The request is malformed (bad URL, bad header or another protocol-level problem).
              */
             400: {
@@ -3865,7 +3891,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": 40005,
-                     *       "message": "A path or query parameter is invalid; the message names it and why."
+                     *       "message": "A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3878,7 +3904,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3895,7 +3921,7 @@ export interface operations {
             403: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3942,7 +3968,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -3997,7 +4023,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4064,7 +4090,7 @@ export interface operations {
                 };
             };
             /**
-             * @description - `40005` INVALID_PARAMETER: A path or query parameter is invalid; the message names it and why.
+             * @description - `40005` INVALID_PARAMETER: A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why.
              *     - `40000` BAD_REQUEST: The request is malformed (bad URL, bad header or another protocol-level problem).
              */
             400: {
@@ -4075,7 +4101,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": 40005,
-                     *       "message": "A path or query parameter is invalid; the message names it and why."
+                     *       "message": "A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4088,7 +4114,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4105,7 +4131,7 @@ export interface operations {
             403: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4155,7 +4181,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -4210,7 +4236,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4228,7 +4254,7 @@ export interface operations {
     streamEvents: {
         parameters: {
             query?: {
-                /** @description Resume right after this event (its `id`, `<history>-<position>`). `Last-Event-ID` wins when both are sent. Without either, the stream starts now. `0` alone: from the oldest change the log keeps. */
+                /** @description Resume right after this event (its `id`, `<history>-<position>`). `Last-Event-ID` wins when both are sent. Without either, the stream starts now. `0` alone: from the oldest change the log keeps. A position above 9223372036854775807 is a 400 INVALID_PARAMETER. */
                 after?: string;
                 /** @description Only these event types, comma-separated: plant.created, plant.updated, plant.deleted (all by default). */
                 types?: string;
@@ -4236,7 +4262,7 @@ export interface operations {
                 tag?: string;
             };
             header?: {
-                /** @description The `id` of the last event received (`<history>-<position>`): the stream resumes right after it (EventSource sends it when it reconnects). */
+                /** @description The `id` of the last event received (`<history>-<position>`): the stream resumes right after it (EventSource sends it when it reconnects). The same rules as `after`: anything else, or a position above 9223372036854775807, is a 400 INVALID_PARAMETER. */
                 "last-event-id"?: string;
             };
             path?: never;
@@ -4262,7 +4288,7 @@ export interface operations {
                 };
             };
             /**
-             * @description - `40005` INVALID_PARAMETER: A path or query parameter is invalid; the message names it and why.
+             * @description - `40005` INVALID_PARAMETER: A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why.
              *     - `40000` BAD_REQUEST: The request is malformed (bad URL, bad header or another protocol-level problem).
              */
             400: {
@@ -4273,7 +4299,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": 40005,
-                     *       "message": "A path or query parameter is invalid; the message names it and why."
+                     *       "message": "A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4286,7 +4312,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4303,7 +4329,7 @@ export interface operations {
             403: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4356,7 +4382,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -4411,7 +4437,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4488,7 +4514,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4505,7 +4531,7 @@ export interface operations {
             403: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4537,7 +4563,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -4592,7 +4618,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4688,7 +4714,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4705,7 +4731,7 @@ export interface operations {
             403: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4782,7 +4808,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -4837,7 +4863,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4912,7 +4938,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4929,7 +4955,7 @@ export interface operations {
             403: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4961,7 +4987,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -5057,7 +5083,7 @@ export interface operations {
                 };
             };
             /**
-             * @description - `40005` INVALID_PARAMETER: A path or query parameter is invalid; the message names it and why.
+             * @description - `40005` INVALID_PARAMETER: A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why.
              *     - `40000` BAD_REQUEST: The request is malformed (bad URL, bad header or another protocol-level problem).
              */
             400: {
@@ -5068,7 +5094,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": 40005,
-                     *       "message": "A path or query parameter is invalid; the message names it and why."
+                     *       "message": "A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5081,7 +5107,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5098,7 +5124,7 @@ export interface operations {
             403: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5145,7 +5171,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -5200,7 +5226,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5283,7 +5309,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -5404,7 +5430,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -5459,7 +5485,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5534,7 +5560,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -5635,7 +5661,7 @@ export interface operations {
             401: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5652,7 +5678,7 @@ export interface operations {
             403: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5684,7 +5710,7 @@ export interface operations {
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "Retry-After": number;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */

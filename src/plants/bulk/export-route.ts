@@ -4,7 +4,6 @@
  * most EXPORT_TIMEOUT_MS, since the snapshot holds back the store's cleanup while it runs.
  */
 import { Readable } from 'node:stream';
-import type { FastifyRequest } from 'fastify';
 import { failure } from '../../http/errors.js';
 import { streamedText, type TypedRoutes } from '../../http/type-provider.js';
 import type { ExportChunk, PlantFilter } from '../../store/types.js';
@@ -12,6 +11,7 @@ import { bearerAuth } from '../../tokens/auth.js';
 import type { PerTokenPlaces } from '../../tokens/per-token-places.js';
 import { FindQueryProperties, termsOf } from '../find-parameters.js';
 import { EXPORT_MEDIA_TYPES, exportHeader, formatChunk, type ExportFormat } from './export-format.js';
+import { negotiatedFormat } from './export-negotiation.js';
 
 const ExportQuery = {
   type: 'object',
@@ -19,17 +19,26 @@ const ExportQuery = {
     format: {
       type: 'string',
       enum: ['ndjson', 'csv'],
-      description: 'NDJSON (the default) or CSV. Without it, `Accept: text/csv` asks for CSV.',
+      description:
+        'NDJSON or CSV. Without it the Accept header chooses (NDJSON when both are accepted alike, and without Accept). ' +
+        'With it, Accept must still accept that format, else 406.',
     },
     q: FindQueryProperties.q,
     tag: FindQueryProperties.tag,
   },
 } as const;
 
-function formatOf(format: ExportFormat | undefined, request: FastifyRequest): ExportFormat {
-  if (format !== undefined) return format;
-  return /(^|,)\s*text\/csv\b/i.test(request.headers.accept ?? '') ? 'csv' : 'ndjson';
-}
+const ExportHeaders = {
+  type: 'object',
+  properties: {
+    accept: {
+      type: 'string',
+      description:
+        'The media types the client takes (RFC 9110 12.5.1, q-values and wildcards): `application/x-ndjson`, `text/csv`, or ' +
+        'both. When it accepts neither (`Accept: application/json`, `Accept: text/csv;q=0`), the answer is 406.',
+    },
+  },
+} as const;
 
 /** Ends an export that ran longer than EXPORT_TIMEOUT_MS: the response is cut, so the client sees an incomplete body,
  * not a short export. */
@@ -66,10 +75,12 @@ export const plantExportRoutes =
             'export is one consistent snapshot of the store: plants created, changed or deleted while it streams are not in it. ' +
             'It is streamed, at the pace the client reads, for at most ' +
             '`EXPORT_TIMEOUT_MS` (an hour by default); an export still running then is cut off, its body incomplete. ' +
-            '`POST /plants/import` reads it back. `HEAD` answers the headers without reading the plants.',
+            '`POST /plants/import` reads it back. `HEAD` answers the headers without reading the plants. The format is `format`, ' +
+            'else what the Accept header prefers; an Accept that takes neither format gets 406.',
           tags: ['plants'],
           security: bearerAuth('plants:read'),
           querystring: ExportQuery,
+          headers: ExportHeaders,
           response: {
             200: streamedText('The plants, streamed.', {
               'application/x-ndjson': {
@@ -79,12 +90,16 @@ export const plantExportRoutes =
             }),
           },
         },
-        config: { failures: ['TOO_MANY_BULK', 'STORE_UNAVAILABLE'] },
+        config: { failures: ['NOT_ACCEPTABLE', 'TOO_MANY_BULK', 'STORE_UNAVAILABLE'] },
       },
       async (request, reply) => {
         const { format, q, tag: tags } = request.query;
         const filter: PlantFilter = { tags, terms: termsOf(q) };
-        const chosen = formatOf(format, request);
+        // Before anything else can fail: a 406 varies with Accept too, and an export is never stored by a cache.
+        const vary = reply.getHeader('vary');
+        void reply.header('vary', vary === undefined ? 'Accept' : `${String(vary)}, Accept`);
+        void reply.header('cache-control', 'no-store');
+        const chosen = negotiatedFormat(format, request.headers.accept);
         const headers = {
           'content-type': EXPORT_MEDIA_TYPES[chosen],
           'content-disposition': `attachment; filename="plants.${chosen}"`,

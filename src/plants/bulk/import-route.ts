@@ -16,6 +16,7 @@ import { csvRows, ndjsonRows, type ImportProblem, type LineResult } from './impo
 import { linesOf, type Line } from './lines.js';
 import { turns } from './turns.js';
 import { UploadCutOff, uploadedBytes } from './upload.js';
+import { PlantName, PlantTag } from '../schemas.js';
 
 export const NDJSON = 'application/x-ndjson';
 export const CSV = 'text/csv';
@@ -78,6 +79,28 @@ const lineDescription = (what: string) => ({
     `${what} UTF-8 (a byte order mark starting the body is dropped; one starting a later line is that line's text); a line is at ` +
     'most 16 KiB; blank lines are skipped. The whole body is at most IMPORT_LIMIT bytes.',
 });
+
+/** One line of each import format, as a schema (the document's `x-itemSchema`). */
+const ImportLineSchemas = {
+  [NDJSON]: { $ref: '#/components/schemas/NewPlant', description: 'One line: a NewPlant, as `POST /plants` takes it.' },
+  [CSV]: {
+    type: 'object',
+    description:
+      "One record after the header, read by the header's column names (the header itself is `id,name,tag` in the export; `tag` " +
+      'may be left out). Cells are text: `id` is written in decimal.',
+    required: ['id', 'name'],
+    properties: {
+      id: { type: 'string', pattern: '^-?(0|[1-9][0-9]{0,18})$', description: 'The int64 id, in decimal.' },
+      name: { ...PlantName, description: 'The name (the same rules as NewPlant.name).' },
+      tag: {
+        type: 'string',
+        maxLength: PlantTag.maxLength,
+        pattern: PlantTag.pattern,
+        description: 'The tag (the same rules as NewPlant.tag); an empty cell means no tag.',
+      },
+    },
+  },
+} as const;
 
 function isCsv(request: FastifyRequest): boolean {
   return (request.headers['content-type'] ?? '').toLowerCase().startsWith(CSV);
@@ -240,6 +263,7 @@ export const plantImportRoutes =
           response: { 200: { ...ImportSummary, description: 'The import is committed.' } },
         },
         config: {
+          bodyItemSchemas: ImportLineSchemas,
           failures: [
             'IMPORT_INVALID',
             'IMPORT_CONFLICT',
