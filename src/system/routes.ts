@@ -6,12 +6,23 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { jsonText, type TypedRoutes } from '../http/type-provider.js';
+import { SERVICE_VERSION } from './version.js';
 
 const Status = {
   type: 'object',
   required: ['status'],
   properties: { status: { type: 'string', enum: ['ok'] } },
   examples: [{ status: 'ok' }],
+} as const;
+
+const Readiness = {
+  type: 'object',
+  required: ['status', 'version'],
+  properties: {
+    status: { type: 'string', enum: ['ok'] },
+    version: { type: 'string', description: "The service's version (also in `plantstore --version` and `plantstore_info`)." },
+  },
+  examples: [{ status: 'ok', version: '1.0.0' }],
 } as const;
 
 const systemRoutes: TypedRoutes = async (app) => {
@@ -39,13 +50,13 @@ const systemRoutes: TypedRoutes = async (app) => {
         description: 'Answers 200 when the store is reachable, 503 (with an Error record) while it is not.',
         tags: ['service'],
         security: [],
-        response: { 200: { ...Status, description: 'The store answers.' } },
+        response: { 200: { ...Readiness, description: 'The store answers.' } },
       },
       config: { failures: ['STORE_UNAVAILABLE'] },
     },
     async () => {
       await app.store.ping();
-      return { status: 'ok' as const };
+      return { status: 'ok' as const, version: SERVICE_VERSION };
     },
   );
 

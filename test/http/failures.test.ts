@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { Errors } from '../../src/http/errors.js';
+import { SERVICE_VERSION } from '../../src/system/version.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/types.js';
 import { assertError } from '../support/assertions.js';
@@ -169,7 +170,10 @@ for (const backend of testBackends())
 
     it('a healthy service answers /healthz and /readyz', async () => {
       assert.deepEqual((await h.request({ method: 'GET', url: '/healthz' })).json(), { status: 'ok' });
-      assert.deepEqual((await h.request({ method: 'GET', url: '/readyz' })).json(), { status: 'ok' });
+      assert.deepEqual((await h.request({ method: 'GET', url: '/readyz' })).json(), {
+        status: 'ok',
+        version: SERVICE_VERSION,
+      });
     });
   });
 
