@@ -25,6 +25,7 @@ import { plantsPlugin } from './plants/plugin.js';
 import { metricsPlugin } from './plugins/app/metrics.js';
 import { requestLog } from './plugins/app/request-log.js';
 import { storePlugin } from './plugins/app/store.js';
+import { responseCompression } from './plugins/external/compress.js';
 import { corsPolicy } from './plugins/external/cors.js';
 import { securityHeaders } from './plugins/external/helmet.js';
 import { rateLimiting } from './plugins/external/rate-limit.js';
@@ -104,6 +105,8 @@ async function register(app: FastifyInstance, config: Config, dependencies: AppD
   await app.register(storePlugin, { store: dependencies.store });
   await app.register(jsonBodies, { bodyLimit: config.bodyLimitBytes });
   await app.register(errorRecords, { bodyLimit: config.bodyLimitBytes });
+  // Before every route: it adds its hook to each route as it is added.
+  await app.register(responseCompression);
 
   // After the parser and error handler (CORS's OPTIONS route uses both), before other routes: CORS so even
   // a 429 is readable by an allowed origin; the OpenAPI document reads every route added after it.

@@ -6,6 +6,7 @@ import { availableParallelism } from 'node:os';
 import { host, WILDCARD_HOSTS } from './addresses.js';
 import { databaseUrl } from './database-url.js';
 import { boolean, ConfigError, integer, oneOf, type Source } from './errors.js';
+import { publicUrl } from './public-url.js';
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule, RetryScheduleError } from './retry-schedule.js';
 import { loadServiceLimits, type ServiceLimits } from './service-limits.js';
 
@@ -14,6 +15,8 @@ export { ConfigError } from './errors.js';
 export interface Config {
   readonly host: string;
   readonly port: number;
+  /** The URL clients reach the service at (PUBLIC_URL), behind a proxy; unset: each request's own origin. */
+  readonly publicUrl: string | undefined;
   /** `sqlite:<path>` (default, embedded) or `postgres://...` (shared). */
   readonly databaseUrl: string;
   readonly logLevel: string;
@@ -135,6 +138,7 @@ export function loadConfig(env: Source = process.env, overrides: Source = {}): C
   return {
     host: apiHost,
     port,
+    publicUrl: publicUrl(source),
     databaseUrl: databaseUrl(source),
     logLevel: logLevel(source),
     bodyLimitBytes: integer(source, 'BODY_LIMIT', 64 * 1024, 1024, 64 * 1024 * 1024),

@@ -6,6 +6,8 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { jsonText, type TypedRoutes } from '../http/type-provider.js';
+import { frontDoorRoutes } from './front-door.js';
+import { publicBaseUrl } from './public-origin.js';
 import { SERVICE_VERSION } from './version.js';
 
 const Status = {
@@ -60,22 +62,29 @@ const systemRoutes: TypedRoutes = async (app) => {
     },
   );
 
-  let document: string | undefined;
+  // The document without its opening brace: each answer starts it with the servers of the URL it was asked at.
+  let documentRest: string | undefined;
   app.get(
     '/openapi.json',
     {
       schema: {
         operationId: 'openapi',
         summary: 'This OpenAPI document',
-        description: 'The OpenAPI 3.1 description of the whole service.',
+        description:
+          'The OpenAPI 3.1 description of the whole service. Its `servers` is the URL this request reached the service at ' +
+          '(`PUBLIC_URL` when the service is configured with one, as behind a proxy), so examples read full URLs.',
         tags: ['service'],
         security: [],
         response: { 200: jsonText('The OpenAPI document.', { type: 'object' }) },
       },
     },
-    async (_request, reply) => {
-      document ??= JSON.stringify(app.swagger());
-      return reply.type('application/json; charset=utf-8').send(document);
+    async (request, reply) => {
+      documentRest ??= JSON.stringify(app.swagger()).slice(1);
+      const base = publicBaseUrl(request, app.config.publicUrl);
+      const servers = JSON.stringify([{ url: base ?? '/' }]);
+      // With no PUBLIC_URL the document follows the Host it was asked with.
+      if (app.config.publicUrl === undefined) void reply.header('vary', 'Host');
+      return reply.type('application/json; charset=utf-8').send(`{"servers":${servers},${documentRest}`);
     },
   );
 };
@@ -83,6 +92,7 @@ const systemRoutes: TypedRoutes = async (app) => {
 export const systemPlugin = fp(
   async (app: FastifyInstance) => {
     await app.register(systemRoutes);
+    await app.register(frontDoorRoutes);
   },
   { name: 'system', dependencies: ['store', '@fastify/swagger', 'query-string-rules', 'collect-routes'] },
 );
