@@ -22,7 +22,11 @@ export function registerPlantsSeedCommand(plants: Command, kit: PlantsCommandKit
       plants
         .command('seed')
         .description('Load a sample catalogue of a few hundred real plants with tags, for trying things out.')
-        .option('--first-id <id>', 'the first id to use; the sample takes consecutive ids from it (default 1)', parseFirstId),
+        .option(
+          '--first-id <id>',
+          'the first id to use; the sample takes consecutive ids from it (default 1)',
+          parseFirstId,
+        ),
       'print the import summary as JSON',
     )
     .action(async (options: ConnectionOptions & { firstId?: bigint }) =>

@@ -5,7 +5,12 @@
 import type { Command, CommanderError } from 'commander';
 
 /** Commander's codes for help and the version: printed on purpose, not mistakes. */
-const NOT_MISTAKES = new Set(['commander.helpDisplayed', 'commander.help', 'commander.version', 'commander.executeSubCommandAsync']);
+const NOT_MISTAKES = new Set([
+  'commander.helpDisplayed',
+  'commander.help',
+  'commander.version',
+  'commander.executeSubCommandAsync',
+]);
 
 export const USAGE_EXIT_CODE = 2;
 

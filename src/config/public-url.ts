@@ -11,7 +11,13 @@ export function publicUrl(source: Source): string | undefined {
   } catch {
     url = undefined;
   }
-  if (url === undefined || !['http:', 'https:'].includes(url.protocol) || url.search !== '' || url.hash !== '' || url.username !== '') {
+  if (
+    url === undefined ||
+    !['http:', 'https:'].includes(url.protocol) ||
+    url.search !== '' ||
+    url.hash !== '' ||
+    url.username !== ''
+  ) {
     throw new ConfigError(
       `PUBLIC_URL must be an http:// or https:// URL with no query, fragment or credentials, like https://plants.example.com (got '${raw}')`,
     );

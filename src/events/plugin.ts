@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { registerOpenStreamsGauge } from '../metrics/activity.js';
 import { ChangeHub } from './change-hub.js';
 import { OpenStreams } from './open-streams.js';
 import { ChangeLogRetention } from './retention.js';
@@ -36,6 +37,7 @@ export const eventsPlugin = fp(
     }, settings.heartbeatMs);
     heartbeat.unref();
     const open = new OpenStreams(settings.maxStreamsPerToken);
+    registerOpenStreamsGauge(app.metrics.registry, () => open.size);
     const tokenCheck = setInterval(() => {
       open
         .endUnauthorized(app.authenticator)
@@ -62,7 +64,7 @@ export const eventsPlugin = fp(
   },
   {
     name: 'events',
-    dependencies: ['store', 'auth', 'query-string-rules', 'collect-routes'],
+    dependencies: ['store', 'auth', 'query-string-rules', 'collect-routes', 'metrics'],
     decorators: { fastify: ['config'] },
   },
 );

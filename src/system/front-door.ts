@@ -35,7 +35,9 @@ const escapeHtml = (text: string) =>
 
 function page(base: string): string {
   const items = Object.values(LINKS)
-    .map(({ path, title }) => `<li><a href="${escapeHtml(base + path)}">${escapeHtml(path)}</a> ${escapeHtml(title)}</li>`)
+    .map(
+      ({ path, title }) => `<li><a href="${escapeHtml(base + path)}">${escapeHtml(path)}</a> ${escapeHtml(title)}</li>`,
+    )
     .join('\n');
   return `<!doctype html>
 <html lang="en">
@@ -65,8 +67,7 @@ function quality(accept: string | undefined, type: string): number {
   let specificity = -1;
   for (const part of accept.split(',')) {
     const [range = '', ...params] = part.split(';').map((p) => p.trim().toLowerCase());
-    const matches =
-      range === type ? 2 : range === `${type.split('/')[0]}/*` ? 1 : range === '*/*' ? 0 : -1;
+    const matches = range === type ? 2 : range === `${type.split('/')[0]}/*` ? 1 : range === '*/*' ? 0 : -1;
     if (matches < specificity || matches < 0) continue;
     const q = params.find((p) => p.startsWith('q='));
     const value = q === undefined ? 1 : Number(q.slice(2));
@@ -122,7 +123,9 @@ export const frontDoorRoutes: TypedRoutes = async (app) => {
           200: {
             description: 'The links.',
             content: {
-              'application/json': { schema: { ...Home, examples: [{ name: 'Plant Store', version: '1.0.0', links: {} }] } },
+              'application/json': {
+                schema: { ...Home, examples: [{ name: 'Plant Store', version: '1.0.0', links: {} }] },
+              },
               'text/html': { schema: { type: 'string', description: 'A page with the same links; no script.' } },
             },
           },
@@ -143,9 +146,9 @@ export const frontDoorRoutes: TypedRoutes = async (app) => {
       const links = Object.fromEntries(
         Object.entries(LINKS).map(([key, { path, title }]) => [key, { href: `${base}${path}`, title }]),
       );
-      return reply.type('application/json; charset=utf-8').send(
-        JSON.stringify({ name: 'Plant Store', version: SERVICE_VERSION, links }),
-      );
+      return reply
+        .type('application/json; charset=utf-8')
+        .send(JSON.stringify({ name: 'Plant Store', version: SERVICE_VERSION, links }));
     },
   );
 };

@@ -22,7 +22,10 @@ const Readiness = {
   required: ['status', 'version'],
   properties: {
     status: { type: 'string', enum: ['ok'] },
-    version: { type: 'string', description: "The service's version (also in `plantstore --version` and `plantstore_info`)." },
+    version: {
+      type: 'string',
+      description: "The service's version (also in `plantstore --version` and `plantstore_info`).",
+    },
   },
   examples: [{ status: 'ok', version: '1.0.0' }],
 } as const;

@@ -130,7 +130,12 @@ for (const backend of testBackends())
 
     it('an unknown route -> 404 ROUTE_NOT_FOUND', async () => {
       assertError(await h.request({ method: 'GET', url: '/plantz' }), Errors.ROUTE_NOT_FOUND, '/plantz');
-      assertError(await h.request({ method: 'POST', url: '/', headers: json, payload: '{}' }), Errors.ROUTE_NOT_FOUND);
+      assertError(
+        await h.request({ method: 'POST', url: '/nowhere', headers: json, payload: '{}' }),
+        Errors.ROUTE_NOT_FOUND,
+      );
+      // The front door is a path: another method there is 405, not 404.
+      assert.equal((await h.request({ method: 'POST', url: '/', headers: json, payload: '{}' })).statusCode, 405);
     });
 
     for (const [method, url, allow] of [

@@ -149,7 +149,10 @@ describe('GET /metrics', () => {
       assert.equal((await fetch(url)).status, 401);
       const response = await fetch(url, { headers: bearer(h.tokens.admin) });
       assert.equal(response.status, 200);
-      assert.match(await response.text(), new RegExp(`^plantstore_info\\{store="sqlite",version="${SERVICE_VERSION.replaceAll('.', '\\.')}"\\} 1$`, 'm'));
+      assert.match(
+        await response.text(),
+        new RegExp(`^plantstore_info\\{store="sqlite",version="${SERVICE_VERSION.replaceAll('.', '\\.')}"\\} 1$`, 'm'),
+      );
       assert.equal((await fetch(`http://127.0.0.1:${port}/plants`)).status, 404);
       await h.close();
       await assert.rejects(fetch(url));

@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { registerBulkJobsGauge } from '../../metrics/activity.js';
 import { registerHttpMetrics } from '../../metrics/http-metrics.js';
 import { ServiceMetrics } from '../../metrics/service-metrics.js';
 import { SERVICE_VERSION } from '../../system/version.js';
@@ -23,6 +24,7 @@ export const metricsPlugin = fp(
     });
     app.decorate('metrics', metrics);
     registerHttpMetrics(app, metrics);
+    registerBulkJobsGauge(app, metrics.registry);
   },
   { name: 'metrics', decorators: { fastify: ['config'] } },
 );
