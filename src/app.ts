@@ -15,6 +15,7 @@ import { jsonBodies } from './http/json-body.js';
 import { lingeringClose } from './http/lingering-close.js';
 import { answerOtherMethods, collectRoutes } from './http/method-not-allowed.js';
 import { protocolEdges } from './http/node-protocol.js';
+import { requestDeadlines } from './http/request-deadlines.js';
 import { queryStringRules } from './http/query-string.js';
 import { serializerFactory } from './http/serialization.js';
 import { serverOptions } from './http/server-options.js';
@@ -96,6 +97,11 @@ async function register(app: FastifyInstance, config: Config, dependencies: AppD
   await app.register(connectionDraining);
   // CONNECTION_TIMEOUT_MS counts the client's silence, not the service's work (idle-connections.ts).
   await app.register(idleConnections);
+  // REQUEST_TIMEOUT_MS, and IMPORT_MIN_RATE instead for an import's long upload (request-deadlines.ts).
+  await app.register(requestDeadlines, {
+    requestTimeoutMs: config.limits.requestTimeoutMs,
+    minUploadBytesPerSecond: config.importMinBytesPerSecond,
+  });
   // An answer sent before the body has all arrived reaches a client still sending it (lingering-close.ts).
   await app.register(lingeringClose, config.limits);
 

@@ -24,6 +24,8 @@ export interface Config {
   readonly bodyLimitBytes: number;
   /** The largest body of POST /plants/import (which streams it: BODY_LIMIT is for bodies read whole). */
   readonly importLimitBytes: number;
+  /** The least rate, in bytes a second, an import's body must keep to (it is not bound by REQUEST_TIMEOUT_MS). */
+  readonly importMinBytesPerSecond: number;
   /** An export's snapshot holds back WAL checkpoints and vacuum, at the client's pace: this bounds it. */
   readonly exportTimeoutMs: number;
   /** Imports and exports one token may run at once on an instance (429 beyond), so one client cannot hold every slot
@@ -143,6 +145,7 @@ export function loadConfig(env: Source = process.env, overrides: Source = {}): C
     logLevel: logLevel(source),
     bodyLimitBytes: integer(source, 'BODY_LIMIT', 64 * 1024, 1024, 64 * 1024 * 1024),
     importLimitBytes: integer(source, 'IMPORT_LIMIT', 1024 * 1024 * 1024, 1024, 2 ** 40),
+    importMinBytesPerSecond: integer(source, 'IMPORT_MIN_RATE', 64 * 1024, 1, 1024 * 1024 * 1024),
     exportTimeoutMs: integer(source, 'EXPORT_TIMEOUT_MS', 3_600_000, 1000, 86_400_000),
     bulkMaxPerToken: integer(source, 'BULK_MAX_PER_TOKEN', 2, 1, 1000),
     tokenCacheTtlMs: integer(source, 'TOKEN_CACHE_TTL_MS', 2000, 0, 60_000),
