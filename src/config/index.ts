@@ -83,6 +83,8 @@ export interface EventStreamSettings {
   /** Bytes a stream may have waiting for its reader; beyond, it reads the log at the reader's pace, not live batches.
    * */
   readonly maxBacklogBytes: number;
+  /** How long a ticket from POST /events/tickets may wait to open its stream. */
+  readonly ticketTtlMs: number;
   /** How long a stream's reader may take nothing of what waits for it before the stream is cut off (it can resume). */
   readonly stallMs: number;
 }
@@ -172,6 +174,7 @@ export function loadConfig(env: Source = process.env, overrides: Source = {}): C
       maxStreamsPerToken: integer(source, 'EVENTS_MAX_STREAMS_PER_TOKEN', 20, 1, 100_000),
       maxBacklogBytes: integer(source, 'EVENTS_MAX_BACKLOG_BYTES', 1024 * 1024, 1024, 1024 * 1024 * 1024),
       stallMs: integer(source, 'EVENTS_STALL_MS', 30_000, 100, 3_600_000),
+      ticketTtlMs: integer(source, 'EVENTS_TICKET_TTL_MS', 30_000, 1000, 600_000),
     },
     limits: loadServiceLimits(source),
   };

@@ -213,6 +213,13 @@ export function openApiOptions(config: Config): SwaggerOptions {
       components: {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'An opaque Plant Store token (pst_...).' },
+          eventTicket: {
+            type: 'apiKey',
+            in: 'query',
+            name: 'ticket',
+            description:
+              'GET /events only: a single-stream ticket from POST /events/tickets (pet_...), for EventSource.',
+          },
         },
       },
       security: [{ bearerAuth: [] }],

@@ -10,6 +10,8 @@ import { ChangeHub } from './change-hub.js';
 import { OpenStreams } from './open-streams.js';
 import { ChangeLogRetention } from './retention.js';
 import { eventRoutes } from './routes.js';
+import { ticketRoutes } from './ticket-routes.js';
+import { EventTickets } from './tickets.js';
 import { SHUTDOWN_DETAIL } from './sse.js';
 
 /** How often the tokens of open streams are checked again (through the token cache, so a revocation shows within
@@ -60,7 +62,9 @@ export const eventsPlugin = fp(
       started?.stop();
     });
     app.addHook('onClose', async () => retention.stop());
-    await app.register(eventRoutes({ hub: startedHub, closing: () => closing, open, ...settings }));
+    const tickets = new EventTickets(settings.ticketTtlMs, settings.maxStreamsPerToken);
+    await app.register(eventRoutes({ hub: startedHub, closing: () => closing, open, tickets, ...settings }));
+    await app.register(ticketRoutes(tickets, settings.ticketTtlMs));
   },
   {
     name: 'events',
