@@ -66,6 +66,8 @@ for (const backend of testBackends())
       const again = await h.request({ method: 'GET', url: `/events?ticket=${ticket}` });
       assertError(again, Errors.EVENTS_TICKET_INVALID, /used already, expired, or issued by another instance/);
       assert.match(String(again.headers['www-authenticate']), /^Bearer realm="plantstore", error="invalid_token"/);
+      assert.ok(!h.logs().includes(ticket.slice(4)), 'the ticket is cut out of the logged URLs');
+      assert.match(h.logs(), /"url":"\/events\?ticket=\[redacted\]"/);
     });
 
     it('an expired ticket is refused; so is one whose token was revoked meanwhile', async () => {
