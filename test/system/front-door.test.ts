@@ -3,7 +3,7 @@
  * and response compression: large bodies compressed for clients that accept it, small ones never.
  */
 import assert from 'node:assert/strict';
-import { gunzipSync } from 'node:zlib';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import { SERVICE_VERSION } from '../../src/system/version.js';
 import { bearer, createHarness, json, type Harness } from '../support/harness.js';
@@ -75,6 +75,24 @@ describe('the front door and the base URL', () => {
     const plain = await h.request({ method: 'GET', url: '/docs/js/scalar.js' });
     assert.equal(plain.headers['content-encoding'], undefined);
     assert.deepEqual(plain.rawPayload, unzipped);
+    // Compressed once and kept: the same bytes again; brotli for a client that prefers it.
+    const again = await h.request({ method: 'GET', url: '/docs/js/scalar.js', headers: { 'accept-encoding': 'gzip' } });
+    assert.deepEqual(again.rawPayload, docs.rawPayload);
+    assert.equal(again.headers['content-length'], String(docs.rawPayload.length));
+    const brotli = await h.request({
+      method: 'GET',
+      url: '/docs/js/scalar.js',
+      headers: { 'accept-encoding': 'gzip, br' },
+    });
+    assert.equal(brotli.headers['content-encoding'], 'br');
+    assert.deepEqual(brotliDecompressSync(brotli.rawPayload), unzipped);
+    assert.match(String(brotli.headers.vary), /Accept-Encoding/i);
+    const refused = await h.request({
+      method: 'GET',
+      url: '/docs/js/scalar.js',
+      headers: { 'accept-encoding': 'br;q=0, gzip' },
+    });
+    assert.equal(refused.headers['content-encoding'], 'gzip');
 
     const openapi = await h.request({
       method: 'GET',
