@@ -49,6 +49,11 @@ function heldBack(request: IncomingMessage): boolean {
   return request.socket.isPaused() || request.readableLength >= request.readableHighWaterMark;
 }
 
+function hasBody({ headers }: IncomingMessage): boolean {
+  const length = headers['content-length'];
+  return headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
 export class UploadTooSlowError extends Error {
   readonly code = 'PLANTSTORE_UPLOAD_TOO_SLOW';
 }
@@ -58,8 +63,13 @@ export const requestDeadlines = fp(
     const server = app.server;
     const arriving = new Map<IncomingMessage, Arriving>();
 
+    // Only requests with a body are followed (a request without one is complete once its head is in, which
+    // HEADERS_TIMEOUT_MS bounds), and each only until its body ends: a request kept until the next check would
+    // outlive the young generation, and promoting every GET cost the event loop measurably (bench/README.md).
     server.on('request', (request: IncomingMessage) => {
-      if (!request.complete) arriving.set(request, { started: Date.now() });
+      if (request.complete || !hasBody(request)) return;
+      arriving.set(request, { started: Date.now() });
+      request.once('end', () => arriving.delete(request));
     });
 
     // Marked in onRequest, which runs at once after the 'request' event, before any body is read.
