@@ -1,6 +1,7 @@
 /**
  * URLs are logged, and clients sometimes put tokens in them: anything shaped like a Plant Store token, and any
- * credential-named query parameter's value (an event `ticket` too), is cut out before logging, plain or percent-encoded.
+ * credential-named query parameter's value (an event `ticket` too), is cut out before logging, plain or
+ * percent-encoded.
  */
 const TOKEN_SHAPED = /pst_[A-Za-z0-9_-]+/g;
 const CREDENTIAL_PARAMETER = /([?&][^=&]*(?:token|secret|password|passwd|api[_-]?key|auth|ticket)[^=&]*=)[^&#]*/gi;

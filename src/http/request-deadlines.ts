@@ -16,7 +16,7 @@ import fp from 'fastify-plugin';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** The body may take longer than REQUEST_TIMEOUT_MS, as long as it arrives at IMPORT_MIN_RATE (request-deadlines.ts). */
+    /** The body may take longer than REQUEST_TIMEOUT_MS while it arrives at IMPORT_MIN_RATE (request-deadlines.ts). */
     steadyUpload?: boolean;
   }
 }
