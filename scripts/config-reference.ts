@@ -26,6 +26,7 @@ const DEFAULT_IN_WORDS: Readonly<Record<string, string>> = {
   REDIS_URL: 'unset: limits counted per instance',
   TRUST_PROXY: '`false`',
   RATE_LIMIT_NAMESPACE: '`plantstore:ratelimit:`',
+  PUBLIC_URL: "unset: each request's own origin",
 };
 
 /** What a variable does, where no doc comment of a setting says it (a variable read outside a setting's line). */
@@ -41,6 +42,8 @@ const MEANING_IN_WORDS: Readonly<Record<string, string>> = {
   REDIS_URL: 'A Redis server that instances share the rate limits through.',
   RATE_LIMIT_NAMESPACE: 'Prefix of the rate-limit keys in Redis (several services on one Redis).',
   METRICS_HOST: 'The address the separate /metrics listener binds (with `METRICS_PORT`).',
+  PUBLIC_URL:
+    "The URL clients reach the service at behind a proxy: the base of /openapi.json's `servers` and of the links of `GET /`.",
 };
 
 interface Variable {

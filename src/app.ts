@@ -16,6 +16,7 @@ import { jsonBodies } from './http/json-body.js';
 import { lingeringClose } from './http/lingering-close.js';
 import { answerOtherMethods, collectRoutes } from './http/method-not-allowed.js';
 import { protocolEdges } from './http/node-protocol.js';
+import { requestDeadlines } from './http/request-deadlines.js';
 import { queryStringRules } from './http/query-string.js';
 import { serializerFactory } from './http/serialization.js';
 import { serverOptions } from './http/server-options.js';
@@ -27,6 +28,7 @@ import { plantsPlugin } from './plants/plugin.js';
 import { metricsPlugin } from './plugins/app/metrics.js';
 import { requestLog } from './plugins/app/request-log.js';
 import { storePlugin } from './plugins/app/store.js';
+import { responseCompression } from './plugins/external/compress.js';
 import { corsPolicy } from './plugins/external/cors.js';
 import { securityHeaders } from './plugins/external/helmet.js';
 import { rateLimiting } from './plugins/external/rate-limit.js';
@@ -99,6 +101,11 @@ async function register(app: FastifyInstance, config: Config, dependencies: AppD
   await app.register(connectionDraining);
   // CONNECTION_TIMEOUT_MS counts the client's silence, not the service's work (idle-connections.ts).
   await app.register(idleConnections);
+  // REQUEST_TIMEOUT_MS, and IMPORT_MIN_RATE instead for an import's long upload (request-deadlines.ts).
+  await app.register(requestDeadlines, {
+    requestTimeoutMs: config.limits.requestTimeoutMs,
+    minUploadBytesPerSecond: config.importMinBytesPerSecond,
+  });
   // An answer sent before the body has all arrived reaches a client still sending it (lingering-close.ts).
   await app.register(lingeringClose, config.limits);
 
@@ -108,6 +115,8 @@ async function register(app: FastifyInstance, config: Config, dependencies: AppD
   await app.register(storePlugin, { store: dependencies.store });
   await app.register(jsonBodies, { bodyLimit: config.bodyLimitBytes });
   await app.register(errorRecords, { bodyLimit: config.bodyLimitBytes });
+  // Before every route: it adds its hook to each route as it is added.
+  await app.register(responseCompression);
 
   // After the parser and error handler (CORS's OPTIONS route uses both), before other routes: CORS so even
   // a 429 is readable by an allowed origin; the OpenAPI document reads every route added after it.

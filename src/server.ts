@@ -2,6 +2,8 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import type { Config } from './config/index.js';
+import { describeStore } from './system/store-description.js';
+import { SERVICE_VERSION } from './system/version.js';
 import { issueBootstrapToken, type IssuedToken } from './tokens/token-service.js';
 
 export interface RunningServer {
@@ -78,7 +80,10 @@ export async function runServer(config: Config): Promise<void> {
   process.on('SIGTERM', (signal) => onSignal(signal));
   process.on('SIGINT', (signal) => onSignal(signal));
   const server = await startServer(config);
-  server.app.log.info({ node: process.version }, 'running on Node.js');
+  server.app.log.info(
+    { version: SERVICE_VERSION, node: process.version, store: describeStore(config.databaseUrl) },
+    `Plant Store ${SERVICE_VERSION} running on Node.js`,
+  );
   if (server.bootstrapToken !== undefined)
     process.stdout.write(`\n${bootstrapBanner(server.url, server.bootstrapToken)}\n\n`);
   let stopping = false;

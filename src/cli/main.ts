@@ -13,7 +13,9 @@ import { registerPlantsCommands } from './plants-command.js';
 import { registerServeCommands } from './serve-command.js';
 import { registerTokenCommands } from './token-command.js';
 import { unsupportedRuntime } from './supported-runtime.js';
+import { isUsageError, USAGE_EXIT_CODE, usageLine } from './usage-errors.js';
 import { registerWebhookCommands } from './webhook-command.js';
+import { SERVICE_VERSION } from '../system/version.js';
 import { WebhookInputError } from '../webhooks/subscriptions.js';
 import { WebhookUrlError } from '../webhooks/url-policy.js';
 
@@ -26,7 +28,9 @@ if (runtimeProblem !== undefined) {
 const program = new Command()
   .name('plantstore')
   .description('Plant Store: an HTTP service that stores plants, and the tools to run it.')
-  .showHelpAfterError()
+  .version(SERVICE_VERSION, '-V, --version', 'print the version and exit')
+  // Mistakes are written by the catch below, as one line (usage-errors.ts); commander prints the rest itself.
+  .configureOutput({ outputError: () => {} })
   .exitOverride();
 
 registerServeCommands(program);
@@ -40,7 +44,11 @@ program.addHelpText('after', () => commandIndex(program));
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
-  if (error instanceof CommanderError) process.exit(error.exitCode);
+  if (error instanceof CommanderError) {
+    if (!isUsageError(error)) process.exit(error.exitCode);
+    process.stderr.write(usageLine(program, process.argv.slice(2), error));
+    process.exit(USAGE_EXIT_CODE);
+  }
   if (
     error instanceof ConfigError ||
     error instanceof TokenError ||

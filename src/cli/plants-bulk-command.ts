@@ -79,6 +79,29 @@ async function replaceFile(file: string, bytes: AsyncIterable<Uint8Array>): Prom
   }
 }
 
+/** Counts the bytes and lines that pass, for the summary after an export to a file. */
+interface Tally {
+  bytes: number;
+  lines: number;
+}
+
+async function* tallied(bytes: AsyncIterable<Uint8Array>, tally: Tally): AsyncGenerator<Uint8Array> {
+  for await (const chunk of bytes) {
+    tally.bytes += chunk.byteLength;
+    for (let at = chunk.indexOf(LF); at !== -1; at = chunk.indexOf(LF, at + 1)) tally.lines += 1;
+    yield chunk;
+  }
+}
+
+const LF = 0x0a;
+
+/** `exported 1,234 plants to plants.csv (56,789 bytes)`: a CSV's first line is its header; names hold no newlines. */
+function exportSummary(file: string, format: BulkFormat, tally: Tally): string {
+  const plants = format === 'csv' ? Math.max(0, tally.lines - 1) : tally.lines;
+  const count = plants.toLocaleString('en-US');
+  return `exported ${count} ${plants === 1 ? 'plant' : 'plants'} to ${file} (${tally.bytes.toLocaleString('en-US')} bytes)\n`;
+}
+
 interface ExportOptions extends ConnectionOptions {
   format?: BulkFormat;
   output?: string;
@@ -163,7 +186,11 @@ export function registerPlantsBulkCommands(
         ...(options.tag.length === 0 ? {} : { tag: options.tag }),
       });
       if (options.output === undefined) await toStdout(bytes);
-      else await replaceFile(options.output, bytes);
+      else {
+        const tally = { bytes: 0, lines: 0 };
+        await replaceFile(options.output, tallied(bytes, tally));
+        process.stdout.write(exportSummary(options.output, format, tally));
+      }
     }),
   );
 }

@@ -3,7 +3,7 @@
  * them, as plants-command.ts registers them: importing back would be a cycle.
  */
 import type { Command } from 'commander';
-import type { PlantStoreClient } from '../../packages/client/src/index.js';
+import type { Plant, PlantStoreClient } from '../../packages/client/src/index.js';
 
 export interface ConnectionOptions {
   url?: string;
@@ -19,4 +19,6 @@ export interface PlantsCommandKit {
   readonly run: (action: () => Promise<void>) => Promise<void>;
   /** Commander's collector for a repeatable option. */
   readonly collect: (value: string, previous: string[]) => string[];
+  /** Prints plants as `plants list` does: a table on a terminal, tab-separated lines otherwise, or JSON. */
+  readonly printPlants: (plants: readonly Plant[], options: ConnectionOptions) => void;
 }

@@ -16,6 +16,8 @@ import {
 import { stringifyJson } from '../../packages/client/src/json.js';
 import { ConfigError } from '../config/index.js';
 import { registerPlantsBulkCommands } from './plants-bulk-command.js';
+import { registerPlantsSearchCommand } from './plants-search-command.js';
+import { registerPlantsSeedCommand } from './plants-seed-command.js';
 import { registerPlantsWatchCommand } from './plants-watch-command.js';
 import type { ConnectionOptions, PlantsCommandKit } from './plants-command-kit.js';
 import {
@@ -154,6 +156,8 @@ export function registerPlantsCommands(program: Command): void {
         '  plantstore plants get 9223372036854775807',
         '  plantstore plants list --tag houseplant --all --json',
         '  plantstore plants list --search mon --sort name --count',
+        '  plantstore plants search monstera                 # the same as list --search',
+        '  plantstore plants seed                            # a sample catalogue of a few hundred plants',
         "  plantstore plants update 9223372036854775807 --name 'Monstera' --no-tag --if-match '\"3\"'",
         '  plantstore plants rm 9223372036854775807',
         '  plantstore plants import plants.ndjson            # or .csv; --mode skip keeps the valid lines',
@@ -288,7 +292,10 @@ export function registerPlantsCommands(program: Command): void {
     }),
   );
 
-  const kit: PlantsCommandKit = { withConnectionOptions, clientFor, run, collect };
+  const printPlants = (list: readonly Plant[], options: ConnectionOptions) => print(list, options, true);
+  const kit: PlantsCommandKit = { withConnectionOptions, clientFor, run, collect, printPlants };
+  registerPlantsSearchCommand(plants, kit);
   registerPlantsBulkCommands(plants, kit);
+  registerPlantsSeedCommand(plants, kit);
   registerPlantsWatchCommand(plants, kit);
 }

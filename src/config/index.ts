@@ -6,6 +6,7 @@ import { availableParallelism } from 'node:os';
 import { host, WILDCARD_HOSTS } from './addresses.js';
 import { databaseUrl } from './database-url.js';
 import { boolean, ConfigError, integer, oneOf, type Source } from './errors.js';
+import { publicUrl } from './public-url.js';
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule, RetryScheduleError } from './retry-schedule.js';
 import { loadServiceLimits, type ServiceLimits } from './service-limits.js';
 
@@ -14,6 +15,8 @@ export { ConfigError } from './errors.js';
 export interface Config {
   readonly host: string;
   readonly port: number;
+  /** The URL clients reach the service at (PUBLIC_URL), behind a proxy; unset: each request's own origin. */
+  readonly publicUrl: string | undefined;
   /** `sqlite:<path>` (default, embedded) or `postgres://...` (shared). */
   readonly databaseUrl: string;
   readonly logLevel: string;
@@ -21,6 +24,8 @@ export interface Config {
   readonly bodyLimitBytes: number;
   /** The largest body of POST /plants/import (which streams it: BODY_LIMIT is for bodies read whole). */
   readonly importLimitBytes: number;
+  /** The least rate, in bytes a second, an import's body must keep to (it is not bound by REQUEST_TIMEOUT_MS). */
+  readonly importMinBytesPerSecond: number;
   /** An export's snapshot holds back WAL checkpoints and vacuum, at the client's pace: this bounds it. */
   readonly exportTimeoutMs: number;
   /** Imports and exports one token may run at once on an instance (429 beyond), so one client cannot hold every slot
@@ -78,6 +83,8 @@ export interface EventStreamSettings {
   /** Bytes a stream may have waiting for its reader; beyond, it reads the log at the reader's pace, not live batches.
    * */
   readonly maxBacklogBytes: number;
+  /** How long a ticket from POST /events/tickets may wait to open its stream. */
+  readonly ticketTtlMs: number;
   /** How long a stream's reader may take nothing of what waits for it before the stream is cut off (it can resume). */
   readonly stallMs: number;
 }
@@ -135,10 +142,12 @@ export function loadConfig(env: Source = process.env, overrides: Source = {}): C
   return {
     host: apiHost,
     port,
+    publicUrl: publicUrl(source),
     databaseUrl: databaseUrl(source),
     logLevel: logLevel(source),
     bodyLimitBytes: integer(source, 'BODY_LIMIT', 64 * 1024, 1024, 64 * 1024 * 1024),
     importLimitBytes: integer(source, 'IMPORT_LIMIT', 1024 * 1024 * 1024, 1024, 2 ** 40),
+    importMinBytesPerSecond: integer(source, 'IMPORT_MIN_RATE', 64 * 1024, 1, 1024 * 1024 * 1024),
     exportTimeoutMs: integer(source, 'EXPORT_TIMEOUT_MS', 3_600_000, 1000, 86_400_000),
     bulkMaxPerToken: integer(source, 'BULK_MAX_PER_TOKEN', 2, 1, 1000),
     tokenCacheTtlMs: integer(source, 'TOKEN_CACHE_TTL_MS', 2000, 0, 60_000),
@@ -165,6 +174,7 @@ export function loadConfig(env: Source = process.env, overrides: Source = {}): C
       maxStreamsPerToken: integer(source, 'EVENTS_MAX_STREAMS_PER_TOKEN', 20, 1, 100_000),
       maxBacklogBytes: integer(source, 'EVENTS_MAX_BACKLOG_BYTES', 1024 * 1024, 1024, 1024 * 1024 * 1024),
       stallMs: integer(source, 'EVENTS_STALL_MS', 30_000, 100, 3_600_000),
+      ticketTtlMs: integer(source, 'EVENTS_TICKET_TTL_MS', 30_000, 1000, 600_000),
     },
     limits: loadServiceLimits(source),
   };

@@ -22,7 +22,7 @@ function isObject(value: unknown): value is Json {
 }
 
 /** The rate-limit and protocol-limit paragraph of the description (docs/security.md has the whole story). */
-function serviceLimitsText(service: ServiceLimits): string[] {
+function serviceLimitsText(service: ServiceLimits, importMinBytesPerSecond: number): string[] {
   const rate =
     service.rateLimitPerMinute === 0 && service.anonymousRateLimitPerMinute === 0
       ? 'Rate limiting is off on this server.'
@@ -33,7 +33,8 @@ function serviceLimitsText(service: ServiceLimits): string[] {
     `**Rate limits.** ${rate} Over the limit, a request gets 429 RATE_LIMITED with \`Retry-After\`; while limiting is on,`,
     'every response carries `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` and `RateLimit-Policy`.',
     `A request head (request line and headers) over ${service.maxHeaderSizeBytes} bytes gets 431 HEADERS_TOO_LARGE; a client that takes`,
-    `over ${service.headersTimeoutMs} ms to send its headers, or ${service.requestTimeoutMs} ms for the whole request, gets 408 REQUEST_TIMEOUT.`,
+    `over ${service.headersTimeoutMs} ms to send its headers, or ${service.requestTimeoutMs} ms for the whole request, gets 408 REQUEST_TIMEOUT`,
+    `(an import's body may take longer while it arrives at ${importMinBytesPerSecond} bytes/s or more).`,
     'Both close the connection.',
   ];
 }
@@ -200,7 +201,7 @@ function description(config: Config): string {
     '',
     `**Limits.** Request bodies: at most ${config.bodyLimitBytes} bytes of UTF-8 JSON; an import (\`POST /plants/import\`, streamed) at most ${config.importLimitBytes} bytes. Names: 1-200 characters; tags: 1-100.`,
     `List pages: 1-${LIST_MAX_LIMIT} plants (default ${LIST_DEFAULT_LIMIT}); follow the \`Link: rel="next"\` header for the rest.`,
-    ...serviceLimitsText(config.limits),
+    ...serviceLimitsText(config.limits, config.importMinBytesPerSecond),
     '',
     '**Ids are int64.** Ids travel as JSON numbers with all their digits; values above 2^53 need a JSON parser that',
     'keeps them exact (JavaScript: the typed client `plantstore/client` returns them as `bigint`).',
@@ -241,6 +242,13 @@ export function openApiOptions(config: Config): SwaggerOptions {
       components: {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'An opaque Plant Store token (pst_...).' },
+          eventTicket: {
+            type: 'apiKey',
+            in: 'query',
+            name: 'ticket',
+            description:
+              'GET /events only: a single-stream ticket from POST /events/tickets (pet_...), for EventSource.',
+          },
         },
       },
       security: [{ bearerAuth: [] }],

@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { CompressedAssets, preferredEncoding } from './compressed-assets.js';
 import { docsContentSecurityPolicy, inlineScriptHashes } from './content-security-policy.js';
 import { LazyDocsApp } from './lazy-docs-app.js';
 
@@ -32,7 +33,8 @@ const SCALAR_CONFIGURATION = {
 function docsHeaders(): (request: FastifyRequest, reply: FastifyReply, payload: unknown) => Promise<unknown> {
   let lastHtml: string | undefined;
   let lastPolicy = docsContentSecurityPolicy([]);
-  return async (_request, reply, payload) => {
+  const assets = new CompressedAssets();
+  return async (request, reply, payload) => {
     const type = String(reply.getHeader('content-type') ?? '');
     if (typeof payload === 'string' && type.startsWith('text/html')) {
       if (payload !== lastHtml) {
@@ -43,6 +45,13 @@ function docsHeaders(): (request: FastifyRequest, reply: FastifyReply, payload: 
     } else if (type.includes('javascript')) {
       // The bundle changes only with the package version; let browsers keep it a while.
       void reply.header('cache-control', 'public, max-age=3600');
+      const encoding = preferredEncoding(request.headers['accept-encoding']);
+      void reply.header('vary', 'Accept-Encoding');
+      if (typeof payload === 'string' && encoding !== undefined) {
+        const bytes = await assets.encoded(request.url, payload, encoding);
+        void reply.headers({ 'content-encoding': encoding, 'content-length': bytes.length });
+        payload = bytes;
+      }
     }
     void reply.headers({
       'content-security-policy': lastPolicy,

@@ -33,6 +33,11 @@ export class OpenStreams {
     return this.places.take(tokenId, refusal);
   }
 
+  /** Streams open now. */
+  get size(): number {
+    return this.holders.size;
+  }
+
   /** The stream that took the place `holder.release` gives back. */
   attach(stream: ChangeStream, holder: Holder): void {
     this.holders.set(stream, holder);

@@ -5,10 +5,13 @@
  */
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { registerOpenStreamsGauge } from '../metrics/activity.js';
 import { ChangeHub } from './change-hub.js';
 import { OpenStreams } from './open-streams.js';
 import { ChangeLogRetention } from './retention.js';
 import { eventRoutes } from './routes.js';
+import { ticketRoutes } from './ticket-routes.js';
+import { EventTickets } from './tickets.js';
 import { SHUTDOWN_DETAIL } from './sse.js';
 
 /** How often the tokens of open streams are checked again (through the token cache, so a revocation shows within
@@ -36,6 +39,7 @@ export const eventsPlugin = fp(
     }, settings.heartbeatMs);
     heartbeat.unref();
     const open = new OpenStreams(settings.maxStreamsPerToken);
+    registerOpenStreamsGauge(app.metrics.registry, () => open.size);
     const tokenCheck = setInterval(() => {
       open
         .endUnauthorized(app.authenticator)
@@ -58,11 +62,13 @@ export const eventsPlugin = fp(
       started?.stop();
     });
     app.addHook('onClose', async () => retention.stop());
-    await app.register(eventRoutes({ hub: startedHub, closing: () => closing, open, ...settings }));
+    const tickets = new EventTickets(settings.ticketTtlMs, settings.maxStreamsPerToken);
+    await app.register(eventRoutes({ hub: startedHub, closing: () => closing, open, tickets, ...settings }));
+    await app.register(ticketRoutes(tickets, settings.ticketTtlMs));
   },
   {
     name: 'events',
-    dependencies: ['store', 'auth', 'query-string-rules', 'collect-routes'],
+    dependencies: ['store', 'auth', 'query-string-rules', 'collect-routes', 'metrics'],
     decorators: { fastify: ['config'] },
   },
 );

@@ -3,7 +3,7 @@
  * starts (410), never answered with a silent gap.
  */
 import { finished } from 'node:stream';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { EVENT_TYPES, isEventType, type EventType } from '../domain/events.js';
 import { EVENT_ID } from '../domain/text-rules.js';
 import { failure } from '../http/errors.js';
@@ -15,6 +15,7 @@ import { bearerAuth, bearerSecret } from '../tokens/auth.js';
 import type { ChangeHub } from './change-hub.js';
 import { ChangeStream, type StreamFilter } from './change-stream.js';
 import type { OpenStreams } from './open-streams.js';
+import type { EventTickets } from './tickets.js';
 import { closingMessage, comment, positionMessage, retryAdvice, SHUTDOWN_DETAIL, SSE_MEDIA_TYPE } from './sse.js';
 
 /** How long EventSource should wait before reconnecting. */
@@ -25,6 +26,7 @@ export interface EventRoutesOptions {
   /** True once the app is closing: a stream is then ended as soon as it starts, with stream.shutdown. */
   readonly closing: () => boolean;
   readonly open: OpenStreams;
+  readonly tickets: EventTickets;
   readonly heartbeatMs: number;
   readonly retentionHours: number;
   readonly maxBacklogBytes: number;
@@ -45,6 +47,13 @@ const EventsQuery = {
       type: 'string',
       pattern: `^(${EVENT_TYPES.join('|').replaceAll('.', '\\.')})(,(${EVENT_TYPES.join('|').replaceAll('.', '\\.')}))*$`,
       description: `Only these event types, comma-separated: ${EVENT_TYPES.join(', ')} (all by default).`,
+    },
+    ticket: {
+      type: 'string',
+      maxLength: 100,
+      description:
+        'A ticket from `POST /events/tickets`, in place of the `Authorization` header (for EventSource, which cannot send one): it opens ' +
+        'one stream, soon after it was issued, on the instance that issued it.',
     },
     tag: {
       ...PlantTag,
@@ -138,6 +147,8 @@ async function startOf(
 }
 
 export function eventRoutes(options: EventRoutesOptions): TypedRoutes {
+  /** The secret each request that came with a ticket was authenticated with. */
+  const ticketSecrets = new WeakMap<FastifyRequest, string>();
   return async (app) => {
     app.get(
       '/events',
@@ -165,7 +176,7 @@ export function eventRoutes(options: EventRoutesOptions): TypedRoutes {
             'A stream whose token is revoked or expires while it runs ends with `stream.unauthorized` within about ' +
             '`TOKEN_CACHE_TTL_MS` and a second. One token may hold `EVENTS_MAX_STREAMS_PER_TOKEN` streams (429 beyond).',
           tags: ['events'],
-          security: bearerAuth('plants:read'),
+          security: [...bearerAuth('plants:read'), { eventTicket: [] }],
           querystring: EventsQuery,
           headers: EventsHeaders,
           response: {
@@ -176,7 +187,21 @@ export function eventRoutes(options: EventRoutesOptions): TypedRoutes {
             }),
           },
         },
-        config: { failures: ['EVENTS_EXPIRED', 'EVENTS_HISTORY_CHANGED', 'TOO_MANY_STREAMS', 'STORE_UNAVAILABLE'] },
+        config: {
+          failures: [
+            'EVENTS_EXPIRED',
+            'EVENTS_HISTORY_CHANGED',
+            'EVENTS_TICKET_INVALID',
+            'TOO_MANY_STREAMS',
+            'STORE_UNAVAILABLE',
+          ],
+          // The stream is then held by the ticket's token, and re-checked with its secret like any other.
+          redeemTicket: (ticket, request) => {
+            const redeemed = options.tickets.redeem(ticket);
+            if ('secret' in redeemed) ticketSecrets.set(request, redeemed.secret);
+            return redeemed;
+          },
+        },
       },
       async (request, reply) => {
         const { after, types, tag } = request.query;
@@ -234,7 +259,10 @@ export function eventRoutes(options: EventRoutesOptions): TypedRoutes {
         );
         raw.on('drain', () => stream.taken());
         const out = stream.body;
-        options.open.attach(stream, { secret: bearerSecret(request) ?? '', release });
+        options.open.attach(stream, {
+          secret: bearerSecret(request) ?? ticketSecrets.get(request) ?? '',
+          release,
+        });
         // The stream ends with the connection, also when the client went away while it was being set up:
         // finished() reports a response already closed too, where a 'close' listener added now never fires.
         finished(raw, () => stream.end());

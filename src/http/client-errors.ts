@@ -27,6 +27,9 @@ function classify(error: ClientError, limits: ServiceLimits): { entry: Catalogue
         entry: Errors.REQUEST_TIMEOUT,
         message: `request not received in time: headers must arrive within ${limits.headersTimeoutMs} ms and the whole request within ${limits.requestTimeoutMs} ms`,
       };
+    case 'PLANTSTORE_UPLOAD_TOO_SLOW':
+      // Our own message (request-deadlines.ts): the rate it arrived at and the rate required.
+      return { entry: Errors.REQUEST_TIMEOUT, message: error.message };
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
       return { entry: Errors.BODY_TOO_LARGE, message: 'chunk extensions are too large' };
     default: {

@@ -73,6 +73,13 @@ export const Errors = {
     meaning: 'The bearer token is malformed, unknown, revoked or expired.',
     message: '%s',
   },
+  EVENTS_TICKET_INVALID: {
+    code: 40103,
+    status: 401,
+    meaning:
+      'The ticket given to GET /events is unknown, used already or expired (a ticket opens one stream, soon after POST /events/tickets issued it).',
+    message: '%s',
+  },
   INSUFFICIENT_SCOPE: {
     code: 40301,
     status: 403,

@@ -1,10 +1,11 @@
 /**
  * URLs are logged, and clients sometimes put tokens in them: anything shaped like a Plant Store token, and any
- * credential-named query parameter's value, is cut out before logging, plain or percent-encoded.
+ * credential-named query parameter's value (an event `ticket` too), is cut out before logging, plain or
+ * percent-encoded.
  */
 const TOKEN_SHAPED = /pst_[A-Za-z0-9_-]+/g;
-const CREDENTIAL_PARAMETER = /([?&][^=&]*(?:token|secret|password|passwd|api[_-]?key|auth)[^=&]*=)[^&#]*/gi;
-const MIGHT_HOLD_A_SECRET = /pst_|[?&][^=&]*(?:token|secret|pass|key|auth)/i;
+const CREDENTIAL_PARAMETER = /([?&][^=&]*(?:token|secret|password|passwd|api[_-]?key|auth|ticket)[^=&]*=)[^&#]*/gi;
+const MIGHT_HOLD_A_SECRET = /pst_|[?&][^=&]*(?:token|secret|pass|key|auth|ticket)/i;
 const PERCENT_ESCAPES = /(?:%[0-9A-Fa-f]{2})+/g;
 
 function redactReadable(url: string): string {

@@ -32,7 +32,8 @@ export type ServerLimitOptions = Pick<
 
 export function serverOptions(limits: ServiceLimits): ServerLimitOptions {
   return {
-    requestTimeout: limits.requestTimeoutMs,
+    // Off in Node: request-deadlines.ts applies REQUEST_TIMEOUT_MS, with a rate for long uploads instead.
+    requestTimeout: 0,
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     connectionTimeout: limits.connectionTimeoutMs,
     http: {

@@ -8,6 +8,7 @@ import type { Config } from '../config/index.js';
 import { errorRecords } from '../http/error-handler.js';
 import { answerOtherMethods, collectRoutes } from '../http/method-not-allowed.js';
 import { protocolEdges } from '../http/node-protocol.js';
+import { requestDeadlines } from '../http/request-deadlines.js';
 import { serverOptions } from '../http/server-options.js';
 import { bearerAuth, routeGuard } from '../tokens/auth.js';
 import type { ServiceMetrics } from './service-metrics.js';
@@ -79,6 +80,10 @@ function serveSeparately(app: FastifyInstance, config: Config, port: number): vo
     server.decorate('authenticator', app.authenticator);
     await server.register(errorRecords, { bodyLimit: config.bodyLimitBytes });
     await server.register(protocolEdges, { continueFromRoutes: false });
+    await server.register(requestDeadlines, {
+      requestTimeoutMs: config.limits.requestTimeoutMs,
+      minUploadBytesPerSecond: config.importMinBytesPerSecond,
+    });
     await server.register(routeGuard);
     await server.register(collectRoutes);
     metricsRoute(server, app.metrics, config);

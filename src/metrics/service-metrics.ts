@@ -10,6 +10,8 @@ export const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
 
 export interface ServiceMetricsOptions {
   readonly storeKind: string;
+  /** The service's version (package.json), a label of plantstore_info. */
+  readonly version: string;
 }
 
 export class ServiceMetrics {
@@ -42,10 +44,10 @@ export class ServiceMetrics {
     const info = new Gauge({
       name: 'plantstore_info',
       help: 'Always 1; the labels describe this instance.',
-      labelNames: ['store'],
+      labelNames: ['store', 'version'],
       registers: [registry],
     });
-    info.labels(options.storeKind).set(1);
+    info.labels(options.storeKind, options.version).set(1);
     collectDefaultMetrics({ register: registry });
   }
 

@@ -27,6 +27,13 @@ declare module 'fastify' {
     /** The token that authenticated this request, once auth has run. */
     token?: TokenRecord;
   }
+  interface FastifyContextConfig {
+    /**
+     * A route that also takes a single-use ticket (query `ticket`) in place of the Authorization header
+     * (GET /events, for EventSource): the bearer secret the ticket stands for, or why it is refused.
+     */
+    redeemTicket?: (ticket: string, request: FastifyRequest) => { secret: string } | { refusal: string };
+  }
 }
 
 /** The `security` of a route that needs a token with `scope`. */
@@ -100,12 +107,35 @@ export function bearerSecret(request: FastifyRequest): string | undefined {
   return match === null ? undefined : (match[1] ?? '');
 }
 
+/** The redeemed `?ticket=` of a route that takes one; undefined when the route takes none or none was sent. */
+function ticketOf(request: FastifyRequest): { secret: string } | { refusal: string } | undefined {
+  const redeem = request.routeOptions.config.redeemTicket;
+  if (redeem === undefined) return undefined;
+  const query: unknown = request.query;
+  const ticket = typeof query === 'object' && query !== null ? Reflect.get(query, 'ticket') : undefined;
+  return typeof ticket === 'string' ? redeem(ticket, request) : undefined;
+}
+
 /** The onRequest hook that admits a valid token with `scope`; without one, any valid token. */
 export function requireScope(scope?: Scope): onRequestHookHandler {
   // A callback hook, not an async one: a token in the cache (nearly every request)
   // is checked without a promise or a microtask; only a cache miss waits for the store.
   return function authenticate(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
-    const secret = bearerSecret(request);
+    let secret = bearerSecret(request);
+    const ticket = secret === undefined ? ticketOf(request) : undefined;
+    if (ticket !== undefined) {
+      if ('refusal' in ticket) {
+        done(
+          failure(
+            'EVENTS_TICKET_INVALID',
+            [ticket.refusal],
+            challenge(`, error="invalid_token", error_description="${ticket.refusal}"`),
+          ),
+        );
+        return;
+      }
+      secret = ticket.secret;
+    }
     if (secret === undefined) {
       // No credentials at all, or another scheme (e.g. Basic): RFC 6750 3.1 says
       // the challenge then carries no error code.

@@ -158,8 +158,9 @@ describe('plantstore plants import / export', () => {
       env,
     );
     assert.equal(toFile.code, 0, toFile.stderr);
-    assert.equal(toFile.stdout, '');
-    assert.equal(readFileSync(out, 'utf8'), 'id,name,tag\r\n20,"Aloe, ""true"" vera",csv\r\n30,from stdin,stdin\r\n');
+    const written = 'id,name,tag\r\n20,"Aloe, ""true"" vera",csv\r\n30,from stdin,stdin\r\n';
+    assert.equal(toFile.stdout, `exported 2 plants to ${out} (${Buffer.byteLength(written)} bytes)\n`);
+    assert.equal(readFileSync(out, 'utf8'), written);
 
     const refused = await cli(['plants', 'export', '--output', out, '--url', url], {
       PLANTSTORE_TOKEN: h.tokens.write,

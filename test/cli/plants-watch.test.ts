@@ -189,7 +189,7 @@ describe('plantstore plants watch', () => {
     },
   );
 
-  it('a position no longer kept, or a bad --types, fails with one line and exit code 1', async () => {
+  it('a position no longer kept fails with one line and exit code 1; a bad --types with one line and 2 (a usage mistake)', async () => {
     for (let id = 1; id <= 3; id++) await send('POST', '/plants', `{"id":${id},"name":"plant ${id}"}`);
     await h.store.changes.prune(new Date(Date.now() + 60_000), 1000);
     const expired = watch(['--url', url, '--from', await idAt(1)], env);
@@ -199,7 +199,10 @@ describe('plantstore plants watch', () => {
       /^plantstore: the changes after 1 are no longer kept .*\(HTTP 410, error 41001\)\n$/,
     );
     const badType = watch(['--url', url, '--types', 'plant.eaten'], env);
-    assert.equal(await badType.exited, 1);
-    assert.match(badType.stderr(), /'plant\.eaten' is not one of plant\.created, plant\.updated, plant\.deleted/);
+    assert.equal(await badType.exited, 2);
+    assert.match(
+      badType.stderr(),
+      /^plantstore plants watch: .*'plant\.eaten' is not one of plant\.created, plant\.updated, plant\.deleted; see plantstore plants watch --help\n$/,
+    );
   });
 });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { Errors } from '../../src/http/errors.js';
+import { SERVICE_VERSION } from '../../src/system/version.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/types.js';
 import { assertError } from '../support/assertions.js';
@@ -129,7 +130,12 @@ for (const backend of testBackends())
 
     it('an unknown route -> 404 ROUTE_NOT_FOUND', async () => {
       assertError(await h.request({ method: 'GET', url: '/plantz' }), Errors.ROUTE_NOT_FOUND, '/plantz');
-      assertError(await h.request({ method: 'POST', url: '/', headers: json, payload: '{}' }), Errors.ROUTE_NOT_FOUND);
+      assertError(
+        await h.request({ method: 'POST', url: '/nowhere', headers: json, payload: '{}' }),
+        Errors.ROUTE_NOT_FOUND,
+      );
+      // The front door is a path: another method there is 405, not 404.
+      assert.equal((await h.request({ method: 'POST', url: '/', headers: json, payload: '{}' })).statusCode, 405);
     });
 
     for (const [method, url, allow] of [
@@ -169,7 +175,10 @@ for (const backend of testBackends())
 
     it('a healthy service answers /healthz and /readyz', async () => {
       assert.deepEqual((await h.request({ method: 'GET', url: '/healthz' })).json(), { status: 'ok' });
-      assert.deepEqual((await h.request({ method: 'GET', url: '/readyz' })).json(), { status: 'ok' });
+      assert.deepEqual((await h.request({ method: 'GET', url: '/readyz' })).json(), {
+        status: 'ok',
+        version: SERVICE_VERSION,
+      });
     });
   });
 

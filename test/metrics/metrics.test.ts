@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Errors } from '../../src/http/errors.js';
+import { SERVICE_VERSION } from '../../src/system/version.js';
 import { StoreUnavailableError } from '../../src/store/errors.js';
 import type { PoolStatsSource } from '../../src/metrics/pool.js';
 import type { WebhookBacklogSource } from '../../src/metrics/webhook-backlog.js';
@@ -111,7 +112,7 @@ describe('GET /metrics', () => {
         (sample(text, 'plantstore_store_operation_duration_seconds_count{operation="tokens.findTokenBySecretHash"}') ??
           0) >= 1,
       );
-      assert.equal(sample(text, 'plantstore_info{store="sqlite"}'), 1);
+      assert.equal(sample(text, `plantstore_info{store="sqlite",version="${SERVICE_VERSION}"}`), 1);
       assert.match(text, /^process_resident_memory_bytes /m);
       assert.match(text, /^nodejs_eventloop_lag_seconds /m);
     });
@@ -148,7 +149,10 @@ describe('GET /metrics', () => {
       assert.equal((await fetch(url)).status, 401);
       const response = await fetch(url, { headers: bearer(h.tokens.admin) });
       assert.equal(response.status, 200);
-      assert.match(await response.text(), /^plantstore_info\{store="sqlite"\} 1$/m);
+      assert.match(
+        await response.text(),
+        new RegExp(`^plantstore_info\\{store="sqlite",version="${SERVICE_VERSION.replaceAll('.', '\\.')}"\\} 1$`, 'm'),
+      );
       assert.equal((await fetch(`http://127.0.0.1:${port}/plants`)).status, 404);
       await h.close();
       await assert.rejects(fetch(url));
@@ -314,7 +318,7 @@ describe('GET /metrics', () => {
       try {
         const text = await scrape(h);
         assert.ok((sample(text, 'plantstore_store_pool_connections{state="total"}') ?? 0) >= 1);
-        assert.equal(sample(text, 'plantstore_info{store="postgres"}'), 1);
+        assert.equal(sample(text, `plantstore_info{store="postgres",version="${SERVICE_VERSION}"}`), 1);
       } finally {
         await h.close();
       }

@@ -272,6 +272,8 @@ export const plantImportRoutes =
             'TOO_MANY_BULK',
             'STORE_UNAVAILABLE',
           ],
+          // Not bound by REQUEST_TIMEOUT_MS: the body must keep arriving at IMPORT_MIN_RATE instead.
+          steadyUpload: true,
         },
       },
       async (request) => {

@@ -5,8 +5,10 @@
  */
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { registerBulkJobsGauge } from '../../metrics/activity.js';
 import { registerHttpMetrics } from '../../metrics/http-metrics.js';
 import { ServiceMetrics } from '../../metrics/service-metrics.js';
+import { SERVICE_VERSION } from '../../system/version.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -18,9 +20,11 @@ export const metricsPlugin = fp(
   async (app: FastifyInstance) => {
     const metrics = new ServiceMetrics({
       storeKind: app.config.databaseUrl.startsWith('sqlite:') ? 'sqlite' : 'postgres',
+      version: SERVICE_VERSION,
     });
     app.decorate('metrics', metrics);
     registerHttpMetrics(app, metrics);
+    registerBulkJobsGauge(app, metrics.registry);
   },
   { name: 'metrics', decorators: { fastify: ['config'] } },
 );

@@ -32,8 +32,17 @@ export const corsPolicy = fp(
       origin: (origin, callback) => callback(null, origin !== undefined && allowed.has(origin)),
       methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
       // The conditional-request headers and Prefer are what a browser client needs for
-      // safe changes (If-Match) and counts (Prefer: count=exact).
-      allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'If-Match', 'If-None-Match', 'Prefer'],
+      // safe changes (If-Match) and counts (Prefer: count=exact); Last-Event-ID resumes GET /events
+      // from a client that reads the stream with fetch (the typed client does).
+      allowedHeaders: [
+        'Authorization',
+        'Content-Type',
+        'X-Request-Id',
+        'If-Match',
+        'If-None-Match',
+        'Prefer',
+        'Last-Event-ID',
+      ],
       exposedHeaders: EXPOSED_HEADERS,
       credentials: false,
       maxAge: 600,
