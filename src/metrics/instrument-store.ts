@@ -147,6 +147,7 @@ class TimedWebhookStore implements WebhookStore {
       'listSubscriptions',
       'getSubscription',
       'rotateSecret',
+      'updateSubscription',
       'deleteSubscription',
       'listDeliveries',
       'getDelivery',
@@ -169,6 +170,9 @@ class TimedWebhookStore implements WebhookStore {
   }
   rotateSecret(...a: Parameters<WebhookStore['rotateSecret']>) {
     return this.t.rotateSecret(() => this.inner.rotateSecret(...a));
+  }
+  updateSubscription(...a: Parameters<WebhookStore['updateSubscription']>) {
+    return this.t.updateSubscription(() => this.inner.updateSubscription(...a));
   }
   deleteSubscription(...a: Parameters<WebhookStore['deleteSubscription']>) {
     return this.t.deleteSubscription(() => this.inner.deleteSubscription(...a));

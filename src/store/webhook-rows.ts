@@ -19,7 +19,16 @@ export interface SubscriptionRow<Time> {
   /** A text[] on PostgreSQL, comma-separated text on SQLite. */
   event_types: string | string[];
   created_at: Time;
+  version: number;
+  /** A boolean from PostgreSQL, 0 or 1 from SQLite. */
+  enabled: boolean | number;
+  disabled_at: Time | null;
+  disabled_reason: string | null;
 }
+
+/** The columns a SubscriptionRow is read from. */
+export const SUBSCRIPTION_COLUMNS =
+  'id, url, description, event_types, created_at, version, enabled, disabled_at, disabled_reason';
 
 export interface DeliveryRow<Time> {
   id: string;
@@ -86,8 +95,13 @@ export function webhookRowMappers<Time>(toDate: (time: Time) => Date) {
         url: row.url,
         eventTypes: types.filter(isEventType),
         createdAt: toDate(row.created_at),
+        version: row.version,
+        enabled: row.enabled === true || row.enabled === 1,
+        ...(row.description === null ? {} : { description: row.description }),
+        ...(row.disabled_at === null ? {} : { disabledAt: toDate(row.disabled_at) }),
+        ...(row.disabled_reason === null ? {} : { disabledReason: row.disabled_reason }),
       };
-      return row.description === null ? base : { ...base, description: row.description };
+      return base;
     },
     toAttempt(row: AttemptRow<Time>): DeliveryAttempt {
       return {

@@ -12,9 +12,40 @@ export interface WebhookSubscription {
   /** Undefined when none was given. */
   readonly description?: string;
   readonly createdAt: Date;
+  /** Counts its changes from 1: the subscription's ETag. */
+  readonly version: number;
+  /** A disabled subscription's deliveries wait (their events are kept) until it is enabled again. */
+  readonly enabled: boolean;
+  /** When and why it was disabled; undefined while enabled. */
+  readonly disabledAt?: Date;
+  readonly disabledReason?: string;
 }
 
-export interface NewWebhookSubscription extends WebhookSubscription {
+/** What a PATCH changes; what is left out is kept. `description: null` removes it. */
+export interface SubscriptionChange {
+  readonly url?: string;
+  readonly description?: string | null;
+  readonly eventTypes?: readonly EventType[];
+  readonly enabled?: boolean;
+  /** Recorded when this change disables an enabled subscription. */
+  readonly disabledReason?: string;
+}
+
+/** What If-Match accepts: any version, or one of these. */
+export type ExpectedSubscriptionVersion = 'any' | readonly number[];
+
+export type UpdateSubscriptionOutcome =
+  | { readonly kind: 'updated'; readonly subscription: WebhookSubscription }
+  | { readonly kind: 'not-found' }
+  | { readonly kind: 'precondition-failed'; readonly current: WebhookSubscription };
+
+/** A subscription to insert: enabled, at version 1. */
+export interface NewWebhookSubscription {
+  readonly id: string;
+  readonly url: string;
+  readonly eventTypes: readonly EventType[];
+  readonly description?: string;
+  readonly createdAt: Date;
   /** The signing secret (whsec_...): kept in clear, since every delivery is signed with it. */
   readonly secret: string;
 }
@@ -110,6 +141,17 @@ export interface WebhookStore {
    * subscription.
    */
   rotateSecret(id: string, secret: string, previousSecretExpiresAt: Date | undefined): Promise<boolean>;
+  /**
+   * Applies `change` if the subscription is at a version `expected` accepts (any when undefined), under a lock, so
+   * of concurrent writers expecting one version exactly one succeeds. The version goes up only when something
+   * changed. Deliveries already pending keep their event and go to the new URL.
+   */
+  updateSubscription(
+    id: string,
+    change: SubscriptionChange,
+    expected: ExpectedSubscriptionVersion | undefined,
+    now: Date,
+  ): Promise<UpdateSubscriptionOutcome>;
   /** Deletes the subscription with its deliveries and their log; false when there was none. */
   deleteSubscription(id: string): Promise<boolean>;
   /** A subscription's deliveries, newest first, each with its attempts. */

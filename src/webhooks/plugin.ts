@@ -8,6 +8,7 @@ import { WebhookDispatcher } from './dispatcher.js';
 import { WebhookRetentionJob } from './retention.js';
 import { DeletedPlant } from './openapi.js';
 import { webhookRoutes } from './routes.js';
+import { webhookChangeRoute } from './change-route.js';
 import {
   CreatedWebhookSubscription,
   DeliveryAttempt,
@@ -16,6 +17,7 @@ import {
   RotateWebhookSecret,
   WebhookDelivery,
   WebhookSubscription,
+  WebhookSubscriptionPatch,
 } from './schemas.js';
 
 declare module 'fastify' {
@@ -72,6 +74,7 @@ export const webhooksPlugin = fp(
       DeletedPlant,
       NewWebhookSubscription,
       WebhookSubscription,
+      WebhookSubscriptionPatch,
       CreatedWebhookSubscription,
       RotateWebhookSecret,
       RotatedWebhookSubscription,
@@ -80,6 +83,7 @@ export const webhooksPlugin = fp(
     ];
     for (const schema of shared) app.addSchema(schema);
     await app.register(webhookRoutes);
+    await app.register(webhookChangeRoute);
   },
   { name: 'webhooks', dependencies: ['store', 'auth', 'query-string-rules', 'collect-routes', 'webhook-dispatcher'] },
 );

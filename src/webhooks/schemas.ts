@@ -57,11 +57,30 @@ export const NewWebhookSubscription = {
   description: 'A subscription to create. Properties not listed here are ignored.',
 } as const;
 
+const Enabled = {
+  type: 'boolean',
+  description:
+    'Whether events are sent. A disabled subscription keeps receiving its events in the outbox (finished ones are kept ' +
+    'for WEBHOOK_RETENTION_DAYS, pending ones until sent); they are sent, oldest due first, once it is enabled again.',
+} as const;
+
 export const WebhookSubscription = {
   $id: 'WebhookSubscription',
   type: 'object',
-  required: ['id', 'url', 'eventTypes', 'createdAt'],
-  properties: { id: SubscriptionId, url: Url, description: Description, eventTypes: EventTypes, createdAt: DateTime },
+  required: ['id', 'url', 'eventTypes', 'enabled', 'createdAt'],
+  properties: {
+    id: SubscriptionId,
+    url: Url,
+    description: Description,
+    eventTypes: EventTypes,
+    enabled: Enabled,
+    disabledAt: { ...DateTime, description: 'When it was disabled; only while disabled.' },
+    disabledReason: {
+      type: 'string',
+      description: 'Why it was disabled (`disabled by hand`, or the reason sent with `enabled: false`); only while disabled.',
+    },
+    createdAt: DateTime,
+  },
   additionalProperties: false,
   description:
     'A webhook subscription: every event of its types is POSTed to its url. The signing secret is not shown.',
@@ -70,7 +89,7 @@ export const WebhookSubscription = {
 export const CreatedWebhookSubscription = {
   $id: 'CreatedWebhookSubscription',
   type: 'object',
-  required: ['id', 'url', 'eventTypes', 'secret', 'createdAt'],
+  required: ['id', 'url', 'eventTypes', 'enabled', 'secret', 'createdAt'],
   properties: {
     ...WebhookSubscription.properties,
     secret: {
@@ -84,6 +103,37 @@ export const CreatedWebhookSubscription = {
   },
   additionalProperties: false,
   description: 'The new subscription, with its signing secret (shown only here).',
+} as const;
+
+export const WebhookSubscriptionPatch = {
+  $id: 'WebhookSubscriptionPatch',
+  type: 'object',
+  properties: {
+    url: { ...Url, description: `A new URL, under the same rules: ${Url.description}` },
+    description: {
+      ...Description,
+      type: ['string', 'null'],
+      description: `A new description (1 to ${DESCRIPTION_MAX_LENGTH} characters, no control characters), or null to remove it.`,
+    },
+    eventTypes: {
+      ...EventTypes,
+      description: `${EventTypes.description} Events written before the change keep their deliveries.`,
+    },
+    enabled: {
+      ...Enabled,
+      description: `false disables the subscription, true enables it again. ${Enabled.description}`,
+    },
+    disabledReason: {
+      type: 'string',
+      minLength: 1,
+      maxLength: DESCRIPTION_MAX_LENGTH,
+      pattern: PRINTABLE_TEXT,
+      description: 'Recorded as disabledReason when this patch disables the subscription (default `disabled by hand`).',
+    },
+  },
+  description:
+    'A JSON Merge Patch (RFC 7396) of a subscription: the properties sent are changed, the others kept. `"description": null` ' +
+    'removes the description. Properties not listed here are ignored.',
 } as const;
 
 /**
@@ -114,7 +164,7 @@ export const RotateWebhookSecret = {
 export const RotatedWebhookSubscription = {
   $id: 'RotatedWebhookSubscription',
   type: 'object',
-  required: ['id', 'url', 'eventTypes', 'secret', 'createdAt'],
+  required: ['id', 'url', 'eventTypes', 'enabled', 'secret', 'createdAt'],
   properties: {
     ...WebhookSubscription.properties,
     secret: {

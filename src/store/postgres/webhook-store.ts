@@ -7,8 +7,11 @@ import type {
   AttemptResult,
   ClaimedDelivery,
   ClaimRequest,
+  ExpectedSubscriptionVersion,
   ListDeliveriesQuery,
   NewWebhookSubscription,
+  SubscriptionChange,
+  UpdateSubscriptionOutcome,
   PlantRecord,
   WebhookDelivery,
   WebhookStore,
@@ -17,6 +20,7 @@ import type {
 import type { WebhookBacklog } from '../webhook-types.js';
 import { PLANT_CREATED, plantCreatedEvent, type EventType } from '../../domain/events.js';
 import { deliveryUpdate } from '../core/delivery-update.js';
+import { applySubscriptionChange, versionAccepted } from '../core/subscription-change.js';
 import { plantJsonSql } from '../../domain/plant-json.js';
 import { guarded } from './errors.js';
 import { ArrayInput } from './array-input.js';
@@ -24,6 +28,7 @@ import { PLANT_INPUT_TYPES, recordInput, type PlantInput } from './plant-input.j
 import {
   DELIVERY_COLUMNS,
   DELIVERY_FROM,
+  SUBSCRIPTION_COLUMNS,
   toClaimedDelivery,
   webhookRowMappers,
   type ClaimRow,
@@ -131,6 +136,10 @@ export function insertPlantsValues(plants: readonly PlantRecord[], now = new Dat
   return [...PLANT_EVENTS_INPUT.values(rows), now];
 }
 
+/** A pending delivery's subscription is enabled: a disabled one's deliveries wait, kept, until it is enabled. */
+const OF_ENABLED =
+  'EXISTS (SELECT 1 FROM webhook_subscriptions s WHERE s.id = webhook_deliveries.subscription_id AND s.enabled)';
+
 const Q = {
   insertSubscription: {
     name: 'webhooks.insert',
@@ -138,11 +147,21 @@ const Q = {
   },
   listSubscriptions: {
     name: 'webhooks.list',
-    text: 'SELECT id, url, description, event_types, created_at FROM webhook_subscriptions ORDER BY created_at, seq',
+    text: `SELECT ${SUBSCRIPTION_COLUMNS} FROM webhook_subscriptions ORDER BY created_at, seq`,
   },
   getSubscription: {
     name: 'webhooks.get',
-    text: 'SELECT id, url, description, event_types, created_at FROM webhook_subscriptions WHERE id = $1',
+    text: `SELECT ${SUBSCRIPTION_COLUMNS} FROM webhook_subscriptions WHERE id = $1`,
+  },
+  lockSubscription: {
+    name: 'webhooks.lock',
+    text: `SELECT ${SUBSCRIPTION_COLUMNS} FROM webhook_subscriptions WHERE id = $1 FOR UPDATE`,
+  },
+  updateSubscription: {
+    name: 'webhooks.update',
+    text: `UPDATE webhook_subscriptions
+           SET url = $2, description = $3, event_types = $4, enabled = $5, disabled_at = $6, disabled_reason = $7, version = $8
+           WHERE id = $1`,
   },
   rotateSecret: {
     name: 'webhooks.rotate-secret',
@@ -176,14 +195,15 @@ const Q = {
   due: {
     name: 'webhooks.due',
     text: `SELECT 1 FROM webhook_deliveries
-           WHERE status = 'pending' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until <= $1) LIMIT 1`,
+           WHERE status = 'pending' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until <= $1) AND ${OF_ENABLED}
+           LIMIT 1`,
   },
   claim: {
     name: 'webhooks.claim',
     text: `
       WITH due AS (
         SELECT id FROM webhook_deliveries
-        WHERE status = 'pending' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until <= $1)
+        WHERE status = 'pending' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until <= $1) AND ${OF_ENABLED}
         ORDER BY next_attempt_at
         LIMIT $2
         FOR UPDATE SKIP LOCKED
@@ -291,6 +311,58 @@ export class PostgresWebhookStore implements WebhookStore {
   async rotateSecret(id: string, secret: string, previousSecretExpiresAt: Date | undefined): Promise<boolean> {
     const values = [secret, previousSecretExpiresAt ?? null, id];
     return guarded(async () => (await this.pool.query({ ...Q.rotateSecret, values })).rowCount === 1);
+  }
+
+  async updateSubscription(
+    id: string,
+    change: SubscriptionChange,
+    expected: ExpectedSubscriptionVersion | undefined,
+    now: Date,
+  ): Promise<UpdateSubscriptionOutcome> {
+    return guarded(async () => {
+      const client = await this.pool.connect();
+      // A connection whose ROLLBACK failed is destroyed rather than returned to the pool.
+      let broken: Error | undefined;
+      try {
+        await client.query('BEGIN');
+        // The row lock makes concurrent writers expecting one version take turns: the second sees the new one.
+        const row = (await client.query<SubscriptionRow>({ ...Q.lockSubscription, values: [id] })).rows[0];
+        const outcome = this.changed(row, change, expected, now);
+        if (outcome.kind === 'updated' && row !== undefined && outcome.subscription.version !== row.version) {
+          const next = outcome.subscription;
+          const values = [
+            id,
+            next.url,
+            next.description ?? null,
+            next.eventTypes,
+            next.enabled,
+            next.disabledAt ?? null,
+            next.disabledReason ?? null,
+            next.version,
+          ];
+          await client.query({ ...Q.updateSubscription, values });
+        }
+        await client.query('COMMIT');
+        return outcome;
+      } catch (error) {
+        await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+        throw error;
+      } finally {
+        client.release(broken);
+      }
+    });
+  }
+
+  private changed(
+    row: SubscriptionRow | undefined,
+    change: SubscriptionChange,
+    expected: ExpectedSubscriptionVersion | undefined,
+    now: Date,
+  ): UpdateSubscriptionOutcome {
+    if (row === undefined) return { kind: 'not-found' };
+    const current = toSubscription(row);
+    if (!versionAccepted(expected, current.version)) return { kind: 'precondition-failed', current };
+    return { kind: 'updated', subscription: applySubscriptionChange(current, change, now) };
   }
 
   async deleteSubscription(id: string): Promise<boolean> {

@@ -8,11 +8,14 @@ import type {
   AttemptResult,
   ClaimedDelivery,
   ClaimRequest,
+  ExpectedSubscriptionVersion,
   ListDeliveriesQuery,
   NewTokenRecord,
   NewWebhookSubscription,
+  SubscriptionChange,
   TokenRecord,
   TokenStore,
+  UpdateSubscriptionOutcome,
   WebhookDelivery,
   WebhookStore,
   WebhookSubscription,
@@ -67,6 +70,15 @@ export class DelegatingWebhookStore implements WebhookStore {
 
   rotateSecret(id: string, secret: string, previousSecretExpiresAt: Date | undefined): Promise<boolean> {
     return this.writer.call('webhooks', 'rotateSecret', [id, secret, previousSecretExpiresAt]);
+  }
+
+  updateSubscription(
+    id: string,
+    change: SubscriptionChange,
+    expected: ExpectedSubscriptionVersion | undefined,
+    now: Date,
+  ): Promise<UpdateSubscriptionOutcome> {
+    return this.writer.call('webhooks', 'updateSubscription', [id, change, expected, now]);
   }
 
   deleteSubscription(id: string): Promise<boolean> {

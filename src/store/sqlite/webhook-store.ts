@@ -7,8 +7,11 @@ import type {
   AttemptResult,
   ClaimedDelivery,
   ClaimRequest,
+  ExpectedSubscriptionVersion,
   ListDeliveriesQuery,
   NewWebhookSubscription,
+  SubscriptionChange,
+  UpdateSubscriptionOutcome,
   PlantRecord,
   WebhookDelivery,
   WebhookStore,
@@ -26,10 +29,12 @@ import {
   type PlantEvent,
 } from '../../domain/events.js';
 import { deliveryUpdate } from '../core/delivery-update.js';
+import { applySubscriptionChange, versionAccepted } from '../core/subscription-change.js';
 import { guarded } from './errors.js';
 import {
   DELIVERY_COLUMNS,
   DELIVERY_FROM,
+  SUBSCRIPTION_COLUMNS,
   toClaimedDelivery,
   webhookRowMappers,
   type ClaimRow,
@@ -57,6 +62,10 @@ export const PRUNE_SQL = {
   deliveries: 'DELETE FROM webhook_deliveries WHERE event_id IN (SELECT value FROM json_each(?))',
   events: 'DELETE FROM webhook_events WHERE id IN (SELECT value FROM json_each(?))',
 } as const;
+
+/** A pending delivery's subscription is enabled: a disabled one's deliveries wait, kept, until it is enabled. */
+const OF_ENABLED =
+  'EXISTS (SELECT 1 FROM webhook_subscriptions s WHERE s.id = webhook_deliveries.subscription_id AND s.enabled)';
 
 /** Whether `types` (a subscription's comma-separated event_types) holds the type named by the parameter. */
 const SUBSCRIBED_TO = "instr(',' || event_types || ',', ',' || @type || ',') > 0";
@@ -111,6 +120,14 @@ export class SqliteWebhookStore implements WebhookStore {
   private readonly claimAtomically: Database.Transaction<(request: ClaimRequest) => ClaimRow[]>;
   private readonly recordAtomically: Database.Transaction<(result: AttemptResult) => void>;
   private readonly deleteAtomically: Database.Transaction<(id: string) => boolean>;
+  private readonly updateAtomically: Database.Transaction<
+    (
+      id: string,
+      change: SubscriptionChange,
+      expected: ExpectedSubscriptionVersion | undefined,
+      now: Date,
+    ) => UpdateSubscriptionOutcome
+  >;
   private readonly pruneAtomically: Database.Transaction<(before: number, limit: number) => number>;
 
   constructor(db: Database.Database) {
@@ -119,10 +136,14 @@ export class SqliteWebhookStore implements WebhookStore {
         'INSERT INTO webhook_subscriptions (id, url, description, event_types, secret, created_at) VALUES (?, ?, ?, ?, ?, ?)',
       ),
       listSubscriptions: db.prepare(
-        'SELECT id, url, description, event_types, created_at FROM webhook_subscriptions ORDER BY created_at, rowid',
+        `SELECT ${SUBSCRIPTION_COLUMNS} FROM webhook_subscriptions ORDER BY created_at, rowid`,
       ),
-      getSubscription: db.prepare(
-        'SELECT id, url, description, event_types, created_at FROM webhook_subscriptions WHERE id = ?',
+      getSubscription: db.prepare(`SELECT ${SUBSCRIPTION_COLUMNS} FROM webhook_subscriptions WHERE id = ?`),
+      updateSubscription: db.prepare(
+        `UPDATE webhook_subscriptions
+         SET url = @url, description = @description, event_types = @eventTypes, enabled = @enabled,
+             disabled_at = @disabledAt, disabled_reason = @disabledReason, version = @version
+         WHERE id = @id`,
       ),
       deleteAttempts: db.prepare(
         'DELETE FROM webhook_delivery_attempts WHERE delivery_id IN (SELECT id FROM webhook_deliveries WHERE subscription_id = ?)',
@@ -155,7 +176,8 @@ export class SqliteWebhookStore implements WebhookStore {
       due: db
         .prepare(
           `SELECT 1 FROM webhook_deliveries
-         WHERE status = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?) LIMIT 1`,
+         WHERE status = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?) AND ${OF_ENABLED}
+         LIMIT 1`,
         )
         .pluck(),
       lease: db
@@ -163,6 +185,7 @@ export class SqliteWebhookStore implements WebhookStore {
           `UPDATE webhook_deliveries SET lease_owner = ?, lease_until = ?
          WHERE id IN (SELECT id FROM webhook_deliveries
                       WHERE status = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)
+                        AND ${OF_ENABLED}
                       ORDER BY next_attempt_at LIMIT ?)
          RETURNING id`,
         )
@@ -230,6 +253,34 @@ export class SqliteWebhookStore implements WebhookStore {
       );
     });
 
+    // Read, check and write under the write lock: of concurrent writers expecting one version, one wins.
+    this.updateAtomically = db.transaction(
+      (
+        id: string,
+        change: SubscriptionChange,
+        expected: ExpectedSubscriptionVersion | undefined,
+        now: Date,
+      ): UpdateSubscriptionOutcome => {
+        const row = s.getSubscription.get(id) as SubscriptionRow | undefined;
+        if (row === undefined) return { kind: 'not-found' };
+        const current = toSubscription(row);
+        if (!versionAccepted(expected, current.version)) return { kind: 'precondition-failed', current };
+        const next = applySubscriptionChange(current, change, now);
+        if (next !== current)
+          s.updateSubscription.run({
+            id,
+            url: next.url,
+            description: next.description ?? null,
+            eventTypes: next.eventTypes.join(','),
+            enabled: next.enabled ? 1 : 0,
+            disabledAt: next.disabledAt?.getTime() ?? null,
+            disabledReason: next.disabledReason ?? null,
+            version: next.version,
+          });
+        return { kind: 'updated', subscription: next };
+      },
+    );
+
     this.deleteAtomically = db.transaction((id: string) => {
       s.deleteAttempts.run(id);
       s.deleteDeliveries.run(id);
@@ -272,6 +323,15 @@ export class SqliteWebhookStore implements WebhookStore {
   async rotateSecret(id: string, secret: string, previousSecretExpiresAt: Date | undefined): Promise<boolean> {
     const expiresAt = previousSecretExpiresAt?.getTime() ?? null;
     return guarded(() => this.statements.rotateSecret.run(expiresAt, secret, expiresAt, id)).changes === 1;
+  }
+
+  async updateSubscription(
+    id: string,
+    change: SubscriptionChange,
+    expected: ExpectedSubscriptionVersion | undefined,
+    now: Date,
+  ): Promise<UpdateSubscriptionOutcome> {
+    return guarded(() => this.updateAtomically.immediate(id, change, expected, now));
   }
 
   async deleteSubscription(id: string): Promise<boolean> {

@@ -55,6 +55,7 @@ export interface DelegatedWrites {
     WebhookStore,
     | 'insertSubscription'
     | 'rotateSecret'
+    | 'updateSubscription'
     | 'deleteSubscription'
     | 'claimDueDeliveries'
     | 'recordAttempt'
