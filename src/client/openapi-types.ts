@@ -155,7 +155,11 @@ export interface paths {
         delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change a subscription
+         * @description Changes a subscription with a JSON Merge Patch (RFC 7396), keeping its id, secret, pending deliveries and log. A new url is checked as on subscribing; deliveries still pending go to it. New eventTypes apply to events written from now on. `enabled: false` disables it (recording disabledAt and disabledReason): its events are kept and sent once `enabled: true` comes. A change that changes nothing answers 200 and keeps the version. With `If-Match: <ETag>` the change is made only if the subscription is still at that version, else 412 and nothing changes.
+         */
+        patch: operations["updateWebhook"];
         trace?: never;
     };
     "/webhooks/{id}/rotate-secret": {
@@ -591,8 +595,43 @@ export interface components {
              *     ]
              */
             eventTypes: ("plant.created" | "plant.updated" | "plant.deleted")[];
+            /** @description Whether events are sent. A disabled subscription keeps receiving its events in the outbox (finished ones are kept for WEBHOOK_RETENTION_DAYS, pending ones until sent); they are sent, oldest due first, once it is enabled again. */
+            enabled: boolean;
+            /**
+             * Format: date-time
+             * @description When it was disabled; only while disabled.
+             */
+            disabledAt?: string;
+            /** @description Why it was disabled (`disabled by hand`, or the reason sent with `enabled: false`); only while disabled. */
+            disabledReason?: string;
             /** Format: date-time */
             createdAt: string;
+        };
+        /** @description A JSON Merge Patch (RFC 7396) of a subscription: the properties sent are changed, the others kept. `"description": null` removes the description. Properties not listed here are ignored. */
+        WebhookSubscriptionPatch: {
+            /**
+             * @description A new URL, under the same rules: Where events are POSTed: an absolute http or https URL, without credentials, #fragment, spaces or control characters. Its host must resolve only to public addresses (loopback, private, link-local and reserved ranges are refused unless the service runs with WEBHOOK_ALLOW_PRIVATE_URLS=true); this is checked now and again at every delivery.
+             * @example https://example.com/hooks/plants
+             */
+            url?: string;
+            /**
+             * @description A new description (1 to 500 characters, no control characters), or null to remove it.
+             * @example inventory sync
+             */
+            description?: string | null;
+            /**
+             * @description The event types the subscription receives: any of plant.created, plant.updated, plant.deleted. Events written before the change keep their deliveries.
+             * @example [
+             *       "plant.created",
+             *       "plant.updated",
+             *       "plant.deleted"
+             *     ]
+             */
+            eventTypes?: ("plant.created" | "plant.updated" | "plant.deleted")[];
+            /** @description false disables the subscription, true enables it again. Whether events are sent. A disabled subscription keeps receiving its events in the outbox (finished ones are kept for WEBHOOK_RETENTION_DAYS, pending ones until sent); they are sent, oldest due first, once it is enabled again. */
+            enabled?: boolean;
+            /** @description Recorded as disabledReason when this patch disables the subscription (default `disabled by hand`). */
+            disabledReason?: string;
         };
         /** @description The new subscription, with its signing secret (shown only here). */
         CreatedWebhookSubscription: {
@@ -620,6 +659,15 @@ export interface components {
              *     ]
              */
             eventTypes: ("plant.created" | "plant.updated" | "plant.deleted")[];
+            /** @description Whether events are sent. A disabled subscription keeps receiving its events in the outbox (finished ones are kept for WEBHOOK_RETENTION_DAYS, pending ones until sent); they are sent, oldest due first, once it is enabled again. */
+            enabled: boolean;
+            /**
+             * Format: date-time
+             * @description When it was disabled; only while disabled.
+             */
+            disabledAt?: string;
+            /** @description Why it was disabled (`disabled by hand`, or the reason sent with `enabled: false`); only while disabled. */
+            disabledReason?: string;
             /** Format: date-time */
             createdAt: string;
             /**
@@ -663,6 +711,15 @@ export interface components {
              *     ]
              */
             eventTypes: ("plant.created" | "plant.updated" | "plant.deleted")[];
+            /** @description Whether events are sent. A disabled subscription keeps receiving its events in the outbox (finished ones are kept for WEBHOOK_RETENTION_DAYS, pending ones until sent); they are sent, oldest due first, once it is enabled again. */
+            enabled: boolean;
+            /**
+             * Format: date-time
+             * @description When it was disabled; only while disabled.
+             */
+            disabledAt?: string;
+            /** @description Why it was disabled (`disabled by hand`, or the reason sent with `enabled: false`); only while disabled. */
+            disabledReason?: string;
             /** Format: date-time */
             createdAt: string;
             /**
@@ -2619,6 +2676,7 @@ export interface operations {
                      *         "eventTypes": [
                      *           "plant.created"
                      *         ],
+                     *         "enabled": true,
                      *         "createdAt": "2026-01-01T12:00:00.000Z"
                      *       }
                      *     ]
@@ -2809,6 +2867,7 @@ export interface operations {
                      *       "eventTypes": [
                      *         "plant.created"
                      *       ],
+                     *       "enabled": true,
                      *       "createdAt": "2026-01-01T12:00:00.000Z",
                      *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
                      *     }
@@ -3009,6 +3068,8 @@ export interface operations {
             /** @description The subscription. */
             200: {
                 headers: {
+                    /** @description The subscription's current version, a strong entity-tag (`"3"`): send it in If-Match to change the subscription only if it is still so. */
+                    ETag?: string;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -3028,6 +3089,7 @@ export interface operations {
                      *       "eventTypes": [
                      *         "plant.created"
                      *       ],
+                     *       "enabled": true,
                      *       "createdAt": "2026-01-01T12:00:00.000Z"
                      *     }
                      */
@@ -3379,6 +3441,281 @@ export interface operations {
             };
         };
     };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An ETag of the subscription (or `*`): the change is made only if it is at that version, else 412. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description The subscription id (whk_...). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description A JSON object, UTF-8, at most 65536 bytes. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "enabled": false,
+                 *       "disabledReason": "receiver migration"
+                 *     }
+                 */
+                "application/merge-patch+json": components["schemas"]["WebhookSubscriptionPatch"];
+                /**
+                 * @example {
+                 *       "enabled": false,
+                 *       "disabledReason": "receiver migration"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookSubscriptionPatch"];
+            };
+        };
+        responses: {
+            /** @description The subscription after the change, with its new ETag. */
+            200: {
+                headers: {
+                    /** @description The subscription's current version, a strong entity-tag (`"3"`): send it in If-Match to change the subscription only if it is still so. */
+                    ETag?: string;
+                    /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends and the full budget is back. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, as `<limit>;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "whk_3f1c0e9a7b2d4c5e6f708192",
+                     *       "url": "https://example.com/hooks/plants",
+                     *       "description": "inventory sync",
+                     *       "eventTypes": [
+                     *         "plant.created"
+                     *       ],
+                     *       "enabled": false,
+                     *       "createdAt": "2026-01-01T12:00:00.000Z",
+                     *       "disabledAt": "2026-01-02T08:00:00.000Z",
+                     *       "disabledReason": "receiver migration"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookSubscription"];
+                };
+            };
+            /**
+             * @description - `40001` INVALID_JSON: The request body is not valid JSON, or not valid UTF-8.
+             *     - `40002` BODY_REQUIRED: The operation needs a JSON body and the request had none.
+             *     - `40003` BODY_NOT_OBJECT: The request body is valid JSON but not a JSON object.
+             *     - `40004` INVALID_FIELD: A field of the request body is missing or invalid; the message names each one and why.
+             *     - `40005` INVALID_PARAMETER: A path or query parameter is invalid; the message names it and why.
+             *     - `40006` INVALID_WEBHOOK_URL: The webhook URL is refused: not http(s), malformed, or its host resolves to a private, loopback or reserved address; the message says which.
+             *     - `40000` BAD_REQUEST: The request is malformed (bad URL, bad header or another protocol-level problem).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40001,
+                     *       "message": "The request body is not valid JSON, or not valid UTF-8."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description - `40101` TOKEN_MISSING: No bearer token was sent (Authorization: Bearer &lt;token&gt;).
+             *     - `40102` TOKEN_INVALID: The bearer token is malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge, realm "plantstore". */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40101,
+                     *       "message": "No bearer token was sent (Authorization: Bearer <token>)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `40301` INSUFFICIENT_SCOPE: The token is valid but lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    /** @description RFC 6750 challenge, realm "plantstore". */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40301,
+                     *       "message": "The token is valid but lacks the scope this operation needs."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `40403` WEBHOOK_NOT_FOUND: No webhook subscription has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40403,
+                     *       "message": "No webhook subscription has this id."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `40801` REQUEST_TIMEOUT: The client took too long to send the request headers or body (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS); the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40801,
+                     *       "message": "The client took too long to send the request headers or body (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS); the connection is closed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `41201` PRECONDITION_FAILED: A precondition failed and nothing was changed: If-Match names another version of the plant than its current one (or the plant is absent), or If-None-Match: * was sent and the id exists. */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 41201,
+                     *       "message": "A precondition failed and nothing was changed: If-Match names another version of the plant than its current one (or the plant is absent), or If-None-Match: * was sent and the id exists."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `41301` BODY_TOO_LARGE: The request body is larger than the configured limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 41301,
+                     *       "message": "The request body is larger than the configured limit."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `41501` UNSUPPORTED_MEDIA_TYPE: The request body is not application/json (UTF-8), or is sent with a Content-Encoding (compressed); send it as plain UTF-8 JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 41501,
+                     *       "message": "The request body is not application/json (UTF-8), or is sent with a Content-Encoding (compressed); send it as plain UTF-8 JSON."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `42901` RATE_LIMITED: Too many requests for this token (or, without a valid token, this client address) in the current minute; retry after the Retry-After delay. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends and the full budget is back. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, as `<limit>;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 42901,
+                     *       "message": "Too many requests for this token (or, without a valid token, this client address) in the current minute; retry after the Retry-After delay."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `43101` HEADERS_TOO_LARGE: The request line and headers are larger than the configured limit (MAX_HEADER_SIZE); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 43101,
+                     *       "message": "The request line and headers are larger than the configured limit (MAX_HEADER_SIZE); the connection is closed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `50001` INTERNAL: An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 50001,
+                     *       "message": "An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `50301` STORE_UNAVAILABLE: The store cannot be reached or written to right now; retry after the Retry-After delay. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 50301,
+                     *       "message": "The store cannot be reached or written to right now; retry after the Retry-After delay."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     rotateWebhookSecret: {
         parameters: {
             query?: never;
@@ -3423,6 +3760,7 @@ export interface operations {
                      *       "eventTypes": [
                      *         "plant.created"
                      *       ],
+                     *       "enabled": true,
                      *       "createdAt": "2026-01-01T12:00:00.000Z",
                      *       "secret": "whsec_c2Vjb25kIHNlY3JldCBmb3Igcm90YXRpb24",
                      *       "previousSecretExpiresAt": "2026-01-01T13:00:00.000Z"

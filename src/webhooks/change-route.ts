@@ -45,17 +45,28 @@ export const webhookChangeRoute: TypedRoutes<[typeof WebhookSubscriptionPatch, t
           properties: {
             'if-match': {
               type: 'string',
-              description: 'An ETag of the subscription (or `*`): the change is made only if it is at that version, else 412.',
+              description:
+                'An ETag of the subscription (or `*`): the change is made only if it is at that version, else 412.',
             },
           },
         },
-        body: { $ref: 'WebhookSubscriptionPatch', examples: [{ enabled: false, disabledReason: 'receiver migration' }] },
+        body: {
+          $ref: 'WebhookSubscriptionPatch',
+          examples: [{ enabled: false, disabledReason: 'receiver migration' }],
+        },
         response: {
           200: {
             $ref: 'WebhookSubscription',
             description: 'The subscription after the change, with its new ETag.',
             headers: SubscriptionETag,
-            examples: [{ ...example, enabled: false, disabledAt: '2026-01-02T08:00:00.000Z', disabledReason: 'receiver migration' }],
+            examples: [
+              {
+                ...example,
+                enabled: false,
+                disabledAt: '2026-01-02T08:00:00.000Z',
+                disabledReason: 'receiver migration',
+              },
+            ],
           },
         },
       },
@@ -68,7 +79,9 @@ export const webhookChangeRoute: TypedRoutes<[typeof WebhookSubscriptionPatch, t
       let checkedUrl: string | undefined;
       try {
         checkedUrl =
-          url === undefined ? undefined : (await checkWebhookUrl(url, { allowPrivate: config.webhookAllowPrivateUrls })).href;
+          url === undefined
+            ? undefined
+            : (await checkWebhookUrl(url, { allowPrivate: config.webhookAllowPrivateUrls })).href;
       } catch (error) {
         if (error instanceof WebhookUrlError) throw failure('INVALID_WEBHOOK_URL', [error.message]);
         throw error;

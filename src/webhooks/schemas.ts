@@ -77,7 +77,8 @@ export const WebhookSubscription = {
     disabledAt: { ...DateTime, description: 'When it was disabled; only while disabled.' },
     disabledReason: {
       type: 'string',
-      description: 'Why it was disabled (`disabled by hand`, or the reason sent with `enabled: false`); only while disabled.',
+      description:
+        'Why it was disabled (`disabled by hand`, or the reason sent with `enabled: false`); only while disabled.',
     },
     createdAt: DateTime,
   },

@@ -136,6 +136,10 @@ CREATE TABLE webhook_subscriptions (
   previous_secret text,
   previous_secret_expires_at timestamp with time zone,
   event_types text[] DEFAULT '{plant.created}'::text[] NOT NULL,
+  version integer DEFAULT 1 NOT NULL,
+  enabled boolean DEFAULT true NOT NULL,
+  disabled_at timestamp with time zone,
+  disabled_reason text,
   CONSTRAINT webhook_subscriptions_pkey PRIMARY KEY (id)
 );
 

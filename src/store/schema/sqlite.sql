@@ -92,7 +92,11 @@ CREATE TABLE webhook_subscriptions (
   created_at  INTEGER NOT NULL,
   previous_secret TEXT,
   previous_secret_expires_at INTEGER,
-  event_types TEXT NOT NULL DEFAULT 'plant.created'
+  event_types TEXT NOT NULL DEFAULT 'plant.created',
+  version INTEGER NOT NULL DEFAULT 1,
+  enabled INTEGER NOT NULL DEFAULT 1,
+  disabled_at INTEGER,
+  disabled_reason TEXT
 );
 
 CREATE INDEX plant_changes_created_at ON plant_changes (created_at);
