@@ -148,6 +148,7 @@ class TimedWebhookStore implements WebhookStore {
       'getSubscription',
       'rotateSecret',
       'updateSubscription',
+      'disableFailingSubscription',
       'deleteSubscription',
       'listDeliveries',
       'getDelivery',
@@ -173,6 +174,9 @@ class TimedWebhookStore implements WebhookStore {
   }
   updateSubscription(...a: Parameters<WebhookStore['updateSubscription']>) {
     return this.t.updateSubscription(() => this.inner.updateSubscription(...a));
+  }
+  disableFailingSubscription(...a: Parameters<WebhookStore['disableFailingSubscription']>) {
+    return this.t.disableFailingSubscription(() => this.inner.disableFailingSubscription(...a));
   }
   deleteSubscription(...a: Parameters<WebhookStore['deleteSubscription']>) {
     return this.t.deleteSubscription(() => this.inner.deleteSubscription(...a));

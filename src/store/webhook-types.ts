@@ -169,8 +169,22 @@ export interface WebhookStore {
    * dispatcher (in this process or another) takes them while the lease lasts.
    */
   claimDueDeliveries(request: ClaimRequest): Promise<ClaimedDelivery[]>;
-  /** Logs the attempt; applies its outcome only if `leaseOwner` still holds the lease. */
+  /**
+   * Logs the attempt; applies its outcome only if `leaseOwner` still holds the lease. Also keeps the
+   * subscription's health: a failed attempt marks when it started failing (if not yet), a success clears it.
+   */
   recordAttempt(result: AttemptResult): Promise<void>;
+  /**
+   * Disables the subscription if it is enabled and has been failing since `failingSince` or earlier, recording
+   * `now` and `reason`. Atomic: of instances asking at once exactly one gets the subscription back, the others
+   * undefined (as when it is healthy, already disabled or gone).
+   */
+  disableFailingSubscription(
+    id: string,
+    failingSince: Date,
+    now: Date,
+    reason: string,
+  ): Promise<WebhookSubscription | undefined>;
   /**
    * Makes a delivery due at `now` for one more attempt (a manual retry); a delivery
    * being attempted right now keeps its lease. Undefined when it does not exist.

@@ -4,6 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { Counter } from 'prom-client';
 import { WebhookDispatcher } from './dispatcher.js';
 import { WebhookRetentionJob } from './retention.js';
 import { DeletedPlant } from './openapi.js';
@@ -31,6 +32,11 @@ export const webhookDispatcher = fp(
   async (app: FastifyInstance) => {
     const { config } = app;
     const store = app.store.webhooks;
+    const disabledTotal = new Counter({
+      name: 'plantstore_webhook_subscriptions_disabled_total',
+      help: 'Webhook subscriptions this instance disabled because every attempt failed for WEBHOOK_DISABLE_AFTER.',
+      registers: [app.metrics.registry],
+    });
     const dispatcher = new WebhookDispatcher(store, {
       concurrency: config.webhookConcurrency,
       pollIntervalMs: config.webhookPollIntervalMs,
@@ -38,6 +44,8 @@ export const webhookDispatcher = fp(
       retrySchedule: config.webhookRetrySchedule,
       urlPolicy: { allowPrivate: config.webhookAllowPrivateUrls },
       log: app.log.child({ component: 'webhooks' }),
+      disableAfterMs: config.webhookDisableAfterMs,
+      onDisabled: () => disabledTotal.inc(),
     });
     const retention = new WebhookRetentionJob(store, {
       retentionDays: config.webhookRetentionDays,
@@ -65,7 +73,7 @@ export const webhookDispatcher = fp(
       done();
     });
   },
-  { name: 'webhook-dispatcher', dependencies: ['store'], decorators: { fastify: ['config'] } },
+  { name: 'webhook-dispatcher', dependencies: ['store', 'metrics'], decorators: { fastify: ['config'] } },
 );
 
 export const webhooksPlugin = fp(

@@ -160,8 +160,18 @@ const Q = {
   updateSubscription: {
     name: 'webhooks.update',
     text: `UPDATE webhook_subscriptions
-           SET url = $2, description = $3, event_types = $4, enabled = $5, disabled_at = $6, disabled_reason = $7, version = $8
+           SET url = $2, description = $3, event_types = $4, enabled = $5, disabled_at = $6, disabled_reason = $7, version = $8,
+               -- Enabled again: its failing time starts afresh (right-hand sides see the row as it was).
+               failing_since = CASE WHEN $5 AND NOT enabled THEN NULL ELSE failing_since END
            WHERE id = $1`,
+  },
+  disableFailing: {
+    name: 'webhooks.disable-failing',
+    // READ COMMITTED re-checks the WHERE after waiting for a concurrent disable: only the first matches.
+    text: `UPDATE webhook_subscriptions
+           SET enabled = false, disabled_at = $3, disabled_reason = $4, version = version + 1
+           WHERE id = $1 AND enabled AND failing_since <= $2
+           RETURNING ${SUBSCRIPTION_COLUMNS}`,
   },
   rotateSecret: {
     name: 'webhooks.rotate-secret',
@@ -224,6 +234,12 @@ const Q = {
       WITH logged AS (
         INSERT INTO webhook_delivery_attempts (delivery_id, attempt, attempted_at, response_status, latency_ms, error)
         SELECT $1::text, $2::integer, $3::timestamptz, $4::integer, $5::integer, $6::text WHERE EXISTS (SELECT 1 FROM webhook_deliveries WHERE id = $1)
+      ), health AS (
+        -- $12: true after a success, false after a failure, null (a shutdown's release) leaves it. Written only
+        -- when the health changes, so a steady subscription's row is not locked by every attempt.
+        UPDATE webhook_subscriptions SET failing_since = CASE WHEN $12::boolean THEN NULL ELSE $3::timestamptz END
+        WHERE id = (SELECT subscription_id FROM webhook_deliveries WHERE id = $1)
+          AND (failing_since IS NULL) = NOT $12::boolean
       )
       UPDATE webhook_deliveries
       SET status = $7, attempt_count = $8, next_attempt_at = $9, manual = CASE WHEN $10::boolean THEN manual ELSE false END,
@@ -422,8 +438,23 @@ export class PostgresWebhookStore implements WebhookStore {
       update.nextAttemptAt,
       update.keepManual,
       leaseOwner,
+      outcome.kind === 'released' ? null : outcome.kind === 'succeeded',
     ];
     await guarded(() => this.pool.query({ ...Q.recordAttempt, values }));
+  }
+
+  async disableFailingSubscription(
+    id: string,
+    failingSince: Date,
+    now: Date,
+    reason: string,
+  ): Promise<WebhookSubscription | undefined> {
+    const row = await guarded(
+      async () =>
+        (await this.pool.query<SubscriptionRow>({ ...Q.disableFailing, values: [id, failingSince, now, reason] }))
+          .rows[0],
+    );
+    return row === undefined ? undefined : toSubscription(row);
   }
 
   async retryDelivery(subscriptionId: string, deliveryId: string, now: Date): Promise<WebhookDelivery | undefined> {

@@ -85,6 +85,15 @@ export class DelegatingWebhookStore implements WebhookStore {
     return this.writer.call('webhooks', 'deleteSubscription', [id]);
   }
 
+  disableFailingSubscription(
+    id: string,
+    failingSince: Date,
+    now: Date,
+    reason: string,
+  ): Promise<WebhookSubscription | undefined> {
+    return this.writer.call('webhooks', 'disableFailingSubscription', [id, failingSince, now, reason]);
+  }
+
   claimDueDeliveries(request: ClaimRequest): Promise<ClaimedDelivery[]> {
     return this.writer.call('webhooks', 'claimDueDeliveries', [request]);
   }

@@ -142,8 +142,22 @@ export class SqliteWebhookStore implements WebhookStore {
       updateSubscription: db.prepare(
         `UPDATE webhook_subscriptions
          SET url = @url, description = @description, event_types = @eventTypes, enabled = @enabled,
-             disabled_at = @disabledAt, disabled_reason = @disabledReason, version = @version
+             disabled_at = @disabledAt, disabled_reason = @disabledReason, version = @version,
+             -- Enabled again: its failing time starts afresh (right-hand sides see the row as it was).
+             failing_since = CASE WHEN @enabled = 1 AND enabled = 0 THEN NULL ELSE failing_since END
          WHERE id = @id`,
+      ),
+      // Written only when the health changes: a steady subscription costs no write here.
+      markHealth: db.prepare(
+        `UPDATE webhook_subscriptions SET failing_since = CASE WHEN @ok = 1 THEN NULL ELSE @at END
+         WHERE id = (SELECT subscription_id FROM webhook_deliveries WHERE id = @deliveryId)
+           AND CASE WHEN @ok = 1 THEN failing_since IS NOT NULL ELSE failing_since IS NULL END`,
+      ),
+      disableFailing: db.prepare(
+        `UPDATE webhook_subscriptions
+         SET enabled = 0, disabled_at = @now, disabled_reason = @reason, version = version + 1
+         WHERE id = @id AND enabled = 1 AND failing_since <= @failingSince
+         RETURNING ${SUBSCRIPTION_COLUMNS}`,
       ),
       deleteAttempts: db.prepare(
         'DELETE FROM webhook_delivery_attempts WHERE delivery_id IN (SELECT id FROM webhook_deliveries WHERE subscription_id = ?)',
@@ -242,6 +256,8 @@ export class SqliteWebhookStore implements WebhookStore {
         attempt.error ?? null,
         deliveryId,
       );
+      if (outcome.kind !== 'released')
+        s.markHealth.run({ ok: outcome.kind === 'succeeded' ? 1 : 0, at: attempt.attemptedAt.getTime(), deliveryId });
       const update = deliveryUpdate(attempt.attempt, outcome);
       s.applyOutcome.run(
         update.status,
@@ -371,6 +387,18 @@ export class SqliteWebhookStore implements WebhookStore {
 
   async recordAttempt(result: AttemptResult): Promise<void> {
     guarded(() => this.recordAtomically.immediate(result));
+  }
+
+  async disableFailingSubscription(
+    id: string,
+    failingSince: Date,
+    now: Date,
+    reason: string,
+  ): Promise<WebhookSubscription | undefined> {
+    const row = guarded(() =>
+      this.statements.disableFailing.get({ id, failingSince: failingSince.getTime(), now: now.getTime(), reason }),
+    ) as SubscriptionRow | undefined;
+    return row === undefined ? undefined : toSubscription(row);
   }
 
   async retryDelivery(subscriptionId: string, deliveryId: string, now: Date): Promise<WebhookDelivery | undefined> {

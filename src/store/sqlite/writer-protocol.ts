@@ -56,6 +56,7 @@ export interface DelegatedWrites {
     | 'insertSubscription'
     | 'rotateSecret'
     | 'updateSubscription'
+    | 'disableFailingSubscription'
     | 'deleteSubscription'
     | 'claimDueDeliveries'
     | 'recordAttempt'

@@ -6,3 +6,6 @@ ALTER TABLE webhook_subscriptions ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
 ALTER TABLE webhook_subscriptions ADD COLUMN enabled INTEGER NOT NULL DEFAULT 1;
 ALTER TABLE webhook_subscriptions ADD COLUMN disabled_at INTEGER;
 ALTER TABLE webhook_subscriptions ADD COLUMN disabled_reason TEXT;
+-- When its attempts started failing (the first failed attempt since the last success):
+-- a subscription failing for WEBHOOK_DISABLE_AFTER is disabled. NULL while healthy.
+ALTER TABLE webhook_subscriptions ADD COLUMN failing_since INTEGER;
