@@ -35,7 +35,7 @@ for (const backend of testBackends())
       await opened.cleanup();
     });
 
-    it('a week-long outage: disabled after 5 days, once; the events kept arrive when it is enabled again', async () => {
+    it('a week-long outage: disabled after 5 days, once; the events kept arrive when it is enabled again', async (t) => {
       // Ahead of the real time: events are due from the real time of their write.
       let clock = Date.now() + 3_600_000;
       const warnings: { fields: object; message: string }[] = [];
@@ -140,14 +140,20 @@ for (const backend of testBackends())
         const waiting = (await store.webhooks.listDeliveries(subscription.id, { limit: 1000 })).filter(
           (d) => d.status === 'pending',
         );
-        // Days 4 to 6: still within their retry schedule when it was disabled, or written after.
-        assert.equal(waiting.length, 3);
+        // Days 5 and 6 (written at or after the disable), and day 4 if its jittered schedule outlasted day 5's start.
+        assert.ok(waiting.length === 2 || waiting.length === 3, String(waiting.length));
         await settle();
         const log = await store.webhooks.listDeliveries(subscription.id, { limit: 1000 });
         for (const delivery of log.filter((d) => waiting.some((w) => w.id === d.id)))
           assert.equal(delivery.status, 'succeeded', delivery.id);
         const acknowledged = receiver.received.filter((r) => r.answered === 200);
-        for (const request of acknowledged) verifySignature(subscription.secret, request);
+        // Signed at the simulated time: the library checks the timestamp against it.
+        t.mock.timers.enable({ apis: ['Date'], now: clock });
+        try {
+          for (const request of acknowledged) verifySignature(subscription.secret, request);
+        } finally {
+          t.mock.timers.reset();
+        }
         assert.deepEqual(
           acknowledged.map((r) => String(r.headers['webhook-id'])).sort(),
           waiting.map((d) => d.eventId).sort(),
