@@ -98,6 +98,12 @@ export const Errors = {
     meaning: 'The webhook subscription has no delivery with this id.',
     message: 'webhook subscription %s has no delivery with id %s',
   },
+  WEBHOOK_RECOVERY_NOT_FOUND: {
+    code: 40405,
+    status: 404,
+    meaning: 'The webhook subscription has no recovery with this id.',
+    message: 'webhook subscription %s has no recovery with id %s',
+  },
   METHOD_NOT_ALLOWED: {
     code: 40501,
     status: 405,

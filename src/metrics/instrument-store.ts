@@ -152,6 +152,9 @@ class TimedWebhookStore implements WebhookStore {
       'deleteSubscription',
       'listDeliveries',
       'getDelivery',
+      'startRecovery',
+      'getRecovery',
+      'recoverBatch',
       'hasDueDeliveries',
       'backlog',
       'claimDueDeliveries',
@@ -183,6 +186,15 @@ class TimedWebhookStore implements WebhookStore {
   }
   listDeliveries(...a: Parameters<WebhookStore['listDeliveries']>) {
     return this.t.listDeliveries(() => this.inner.listDeliveries(...a));
+  }
+  startRecovery(...a: Parameters<WebhookStore['startRecovery']>) {
+    return this.t.startRecovery(() => this.inner.startRecovery(...a));
+  }
+  getRecovery(...a: Parameters<WebhookStore['getRecovery']>) {
+    return this.t.getRecovery(() => this.inner.getRecovery(...a));
+  }
+  recoverBatch(...a: Parameters<WebhookStore['recoverBatch']>) {
+    return this.t.recoverBatch(() => this.inner.recoverBatch(...a));
   }
   getDelivery(...a: Parameters<WebhookStore['getDelivery']>) {
     return this.t.getDelivery(() => this.inner.getDelivery(...a));

@@ -4,6 +4,7 @@
  * timestamptz, integer milliseconds from SQLite), so rows are generic over it.
  */
 import type {
+  WebhookRecovery,
   ClaimedDelivery,
   DeliveryAttempt,
   DeliveryStatus,
@@ -49,6 +50,23 @@ export interface AttemptRow<Time> {
   latency_ms: number;
   error: string | null;
 }
+
+export interface RecoveryRow<Time> {
+  id: string;
+  subscription_id: string;
+  since: Time;
+  until: Time;
+  status: 'running' | 'done';
+  requeued: number;
+  cursor_at: Time | null;
+  cursor_id: string | null;
+  created_at: Time;
+  updated_at: Time;
+  finished_at: Time | null;
+}
+
+export const RECOVERY_COLUMNS =
+  'id, subscription_id, since, until, status, requeued, cursor_at, cursor_id, created_at, updated_at, finished_at';
 
 /** A delivery as a claim returns it, joined with its event and subscription. */
 export interface ClaimRow {
@@ -102,6 +120,19 @@ export function webhookRowMappers<Time>(toDate: (time: Time) => Date) {
         ...(row.disabled_reason === null ? {} : { disabledReason: row.disabled_reason }),
       };
       return base;
+    },
+    toRecovery(row: RecoveryRow<Time>): WebhookRecovery {
+      return {
+        id: row.id,
+        subscriptionId: row.subscription_id,
+        since: toDate(row.since),
+        until: toDate(row.until),
+        status: row.status,
+        requeued: row.requeued,
+        createdAt: toDate(row.created_at),
+        updatedAt: toDate(row.updated_at),
+        ...(row.finished_at === null ? {} : { finishedAt: toDate(row.finished_at) }),
+      };
     },
     toAttempt(row: AttemptRow<Time>): DeliveryAttempt {
       return {

@@ -129,6 +129,32 @@ export interface ListDeliveriesQuery {
   readonly status?: DeliveryStatus;
 }
 
+/** A recovery: re-queuing the failed deliveries of one subscription created in [since, until). */
+export interface WebhookRecovery {
+  readonly id: string;
+  readonly subscriptionId: string;
+  readonly since: Date;
+  readonly until: Date;
+  /** running: batches are being re-queued; done: every delivery of the window was looked at. */
+  readonly status: 'running' | 'done';
+  /** Failed deliveries made pending again so far. */
+  readonly requeued: number;
+  readonly createdAt: Date;
+  /** When its last batch ran: a running recovery not updated for long was interrupted (a restart). */
+  readonly updatedAt: Date;
+  readonly finishedAt?: Date;
+}
+
+export interface NewWebhookRecovery {
+  readonly id: string;
+  readonly subscriptionId: string;
+  /** Identifies the window as asked (since, and until or none): one recovery per window. */
+  readonly windowKey: string;
+  readonly since: Date;
+  readonly until: Date;
+  readonly now: Date;
+}
+
 export interface WebhookStore {
   insertSubscription(subscription: NewWebhookSubscription): Promise<void>;
   /** Oldest first. */
@@ -152,6 +178,20 @@ export interface WebhookStore {
     expected: ExpectedSubscriptionVersion | undefined,
     now: Date,
   ): Promise<UpdateSubscriptionOutcome>;
+  /**
+   * The recovery of this window: a new one (created true), or the one already asked for the same window.
+   * Undefined when the subscription does not exist.
+   */
+  startRecovery(
+    recovery: NewWebhookRecovery,
+  ): Promise<{ readonly recovery: WebhookRecovery; readonly created: boolean } | undefined>;
+  getRecovery(subscriptionId: string, id: string): Promise<WebhookRecovery | undefined>;
+  /**
+   * One batch of a running recovery, in one transaction: the next `limit` deliveries of its window after its
+   * cursor, the failed ones made pending (one more attempt, due at `now`); done when fewer were left.
+   * Undefined when the recovery is gone (its subscription was deleted).
+   */
+  recoverBatch(id: string, now: Date, limit: number): Promise<WebhookRecovery | undefined>;
   /** Deletes the subscription with its deliveries and their log; false when there was none. */
   deleteSubscription(id: string): Promise<boolean>;
   /** A subscription's deliveries, newest first, each with its attempts. */

@@ -10,6 +10,8 @@ import { WebhookRetentionJob } from './retention.js';
 import { DeletedPlant } from './openapi.js';
 import { webhookRoutes } from './routes.js';
 import { webhookChangeRoute } from './change-route.js';
+import { WebhookRecoveries } from './recovery.js';
+import { webhookRecoveryRoutes } from './recovery-routes.js';
 import {
   CreatedWebhookSubscription,
   DeliveryAttempt,
@@ -19,12 +21,15 @@ import {
   WebhookDelivery,
   WebhookSubscription,
   WebhookSubscriptionPatch,
+  RecoverWebhook,
+  WebhookRecovery,
 } from './schemas.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
     webhookDispatcher?: WebhookDispatcher;
     webhookRetention?: WebhookRetentionJob;
+    webhookRecoveries?: WebhookRecoveries;
   }
 }
 
@@ -51,14 +56,19 @@ export const webhookDispatcher = fp(
       retentionDays: config.webhookRetentionDays,
       log: app.log.child({ component: 'webhooks' }),
     });
+    const recoveries = new WebhookRecoveries(store, {
+      log: app.log.child({ component: 'webhooks' }),
+      nudge: () => dispatcher.nudge(),
+    });
     app.decorate('webhookDispatcher', dispatcher);
+    app.decorate('webhookRecoveries', recoveries);
     app.decorate('webhookRetention', retention);
     app.addHook('onReady', async () => {
       dispatcher.start();
       retention.start();
     });
     app.addHook('onClose', async () => {
-      await Promise.all([dispatcher.stop(), retention.stop()]);
+      await Promise.all([dispatcher.stop(), retention.stop(), recoveries.stop()]);
     });
     // A callback hook: it runs on every request, and an async one costs a promise each time.
     app.addHook('onResponse', (request, reply, done) => {
@@ -88,10 +98,13 @@ export const webhooksPlugin = fp(
       RotatedWebhookSubscription,
       DeliveryAttempt,
       WebhookDelivery,
+      RecoverWebhook,
+      WebhookRecovery,
     ];
     for (const schema of shared) app.addSchema(schema);
     await app.register(webhookRoutes);
     await app.register(webhookChangeRoute);
+    await app.register(webhookRecoveryRoutes);
   },
   { name: 'webhooks', dependencies: ['store', 'auth', 'query-string-rules', 'collect-routes', 'webhook-dispatcher'] },
 );

@@ -233,3 +233,42 @@ export const WebhookDelivery = {
   additionalProperties: false,
   description: 'One event sent to one subscription, with its attempts.',
 } as const;
+
+export const RecoverWebhook = {
+  $id: 'RecoverWebhook',
+  type: 'object',
+  required: ['since'],
+  properties: {
+    since: {
+      ...DateTime,
+      description:
+        'Re-queue the failed deliveries of events created from this time on. At most WEBHOOK_RETENTION_DAYS ago: older ones are deleted.',
+    },
+    until: { ...DateTime, description: 'And created before this time (not in the future); default: now.' },
+  },
+  description: 'The window of a recovery. Properties not listed here are ignored.',
+} as const;
+
+export const WebhookRecovery = {
+  $id: 'WebhookRecovery',
+  type: 'object',
+  required: ['id', 'subscriptionId', 'since', 'until', 'status', 'requeued', 'createdAt', 'updatedAt'],
+  properties: {
+    id: { type: 'string', description: 'The recovery id (rcv_...).' },
+    subscriptionId: SubscriptionId,
+    since: DateTime,
+    until: { ...DateTime, description: 'The end of the window (the time of the request when none was given).' },
+    status: {
+      type: 'string',
+      enum: ['running', 'done'],
+      description:
+        'running: deliveries are being re-queued, in batches; done: every delivery of the window was looked at.',
+    },
+    requeued: { type: 'integer', minimum: 0, description: 'Failed deliveries made pending again so far.' },
+    createdAt: DateTime,
+    updatedAt: { ...DateTime, description: 'When its last batch ran.' },
+    finishedAt: { ...DateTime, description: 'When it was done; only once done.' },
+  },
+  additionalProperties: false,
+  description: 'A recovery: the failed deliveries of a window re-queued in the background.',
+} as const;

@@ -11,6 +11,7 @@ import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import type { Store, WebhookSubscription } from '../../src/store/types.js';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
 import { createSubscription } from '../../src/webhooks/subscriptions.js';
+import { recoveryWindow, WebhookRecoveries } from '../../src/webhooks/recovery.js';
 import { testBackends, type OpenedTestStore } from '../support/backends.js';
 import { sleep, startReceiver, verifySignature, type Receiver } from './receiver.js';
 
@@ -35,7 +36,8 @@ for (const backend of testBackends())
       await opened.cleanup();
     });
 
-    it('a week-long outage: disabled after 5 days, once; the events kept arrive when it is enabled again', async (t) => {
+    it('a week-long outage: disabled after 5 days, once; enabled and recovered, every event arrives, signed', async (t) => {
+      const realStart = Date.now();
       // Ahead of the real time: events are due from the real time of their write.
       let clock = Date.now() + 3_600_000;
       const warnings: { fields: object; message: string }[] = [];
@@ -158,8 +160,36 @@ for (const backend of testBackends())
           acknowledged.map((r) => String(r.headers['webhook-id'])).sort(),
           waiting.map((d) => d.eventId).sort(),
         );
-        // Enabled again: its failing time starts afresh, so one more failure does not disable it at once.
         assert.equal((await current()).enabled, true);
+
+        // The events whose schedule ran out during the outage: recovered, so every one of the week arrives.
+        const recoveries = new WebhookRecoveries(store.webhooks, {
+          log: { info: () => undefined, warn: (fields, message) => warnings.push({ fields, message }) },
+          nudge: () => dispatcher.nudge(),
+          batch: 2,
+        });
+        const window = recoveryWindow(new Date(realStart).toISOString(), undefined, new Date(), 30);
+        const recovery = await recoveries.start(subscription.id, window);
+        assert.ok(recovery);
+        await recoveries.idle();
+        const finished = await store.webhooks.getRecovery(subscription.id, recovery.id);
+        assert.equal(finished?.status, 'done');
+        assert.equal(finished?.requeued, 7 - waiting.length);
+        await settle();
+        const all = await store.webhooks.listDeliveries(subscription.id, { limit: 1000 });
+        assert.equal(all.length, 7);
+        assert.ok(all.every((d) => d.status === 'succeeded'));
+        const delivered = new Set(
+          receiver.received.filter((r) => r.answered === 200).map((r) => String(r.headers['webhook-id'])),
+        );
+        assert.deepEqual([...delivered].sort(), all.map((d) => d.eventId).sort(), 'nothing lost');
+        // The same window again: the same recovery, nothing re-queued twice.
+        const again = await new WebhookRecoveries(store.webhooks, {
+          log: { info: () => undefined, warn: () => undefined },
+          nudge: () => undefined,
+        }).start(subscription.id, window);
+        assert.equal(again?.id, recovery.id);
+        assert.equal(again?.requeued, 7 - waiting.length);
       } finally {
         await dispatcher.stop();
       }

@@ -9,7 +9,9 @@ import type {
   ClaimRequest,
   ExpectedSubscriptionVersion,
   ListDeliveriesQuery,
+  NewWebhookRecovery,
   NewWebhookSubscription,
+  WebhookRecovery,
   SubscriptionChange,
   UpdateSubscriptionOutcome,
   PlantRecord,
@@ -28,19 +30,22 @@ import { PLANT_INPUT_TYPES, recordInput, type PlantInput } from './plant-input.j
 import {
   DELIVERY_COLUMNS,
   DELIVERY_FROM,
+  RECOVERY_COLUMNS,
   SUBSCRIPTION_COLUMNS,
   toClaimedDelivery,
   webhookRowMappers,
   type ClaimRow,
   type AttemptRow as AttemptRows,
   type DeliveryRow as DeliveryRows,
+  type RecoveryRow as RecoveryRows,
   type SubscriptionRow as SubscriptionRows,
 } from '../webhook-rows.js';
 
 type SubscriptionRow = SubscriptionRows<Date>;
 type DeliveryRow = DeliveryRows<Date>;
 type AttemptRow = AttemptRows<Date>;
-const { toSubscription, attachAttempts } = webhookRowMappers<Date>((date) => date);
+type RecoveryRow = RecoveryRows<Date>;
+const { toSubscription, toRecovery, attachAttempts } = webhookRowMappers<Date>((date) => date);
 
 /**
  * The CTE that writes the deliveries of the rows of a CTE named `event` (the events
@@ -164,6 +169,54 @@ const Q = {
                -- Enabled again: its failing time starts afresh (right-hand sides see the row as it was).
                failing_since = CASE WHEN $5 AND NOT enabled THEN NULL ELSE failing_since END
            WHERE id = $1`,
+  },
+  insertRecovery: {
+    name: 'webhooks.recovery-insert',
+    text: `INSERT INTO webhook_recoveries (id, subscription_id, window_key, since, until, status, created_at, updated_at)
+           SELECT $1, $2, $3, $4, $5, 'running', $6, $6 WHERE EXISTS (SELECT 1 FROM webhook_subscriptions WHERE id = $2)
+           ON CONFLICT (subscription_id, window_key) DO NOTHING`,
+  },
+  recoveryOfWindow: {
+    name: 'webhooks.recovery-of-window',
+    text: `SELECT ${RECOVERY_COLUMNS} FROM webhook_recoveries WHERE subscription_id = $1 AND window_key = $2`,
+  },
+  getRecovery: {
+    name: 'webhooks.recovery',
+    text: `SELECT ${RECOVERY_COLUMNS} FROM webhook_recoveries WHERE subscription_id = $1 AND id = $2`,
+  },
+  // The row lock makes concurrent runners of one recovery take turns: each batch starts from the last's cursor.
+  lockRecovery: {
+    name: 'webhooks.recovery-lock',
+    text: `SELECT ${RECOVERY_COLUMNS} FROM webhook_recoveries WHERE id = $1 FOR UPDATE`,
+  },
+  // One statement: the window's next deliveries after the cursor (by the (subscription_id, created_at, seq) index),
+  // the failed ones made pending, and the count and new cursor.
+  recoverBatch: {
+    name: 'webhooks.recovery-batch',
+    text: `
+      WITH batch AS MATERIALIZED (
+        SELECT id, created_at, status FROM webhook_deliveries
+        WHERE subscription_id = $1 AND created_at >= $2 AND created_at < $3
+          AND ($4::timestamptz IS NULL OR (created_at, id) > ($4::timestamptz, $5::text))
+        ORDER BY created_at, id LIMIT $6
+      ), requeued AS (
+        UPDATE webhook_deliveries d SET status = 'pending', manual = true, next_attempt_at = $7
+        FROM batch WHERE d.id = batch.id AND batch.status = 'failed' AND d.status = 'failed'
+        RETURNING d.id
+      ), last AS (
+        SELECT created_at, id FROM batch ORDER BY created_at DESC, id DESC LIMIT 1
+      )
+      SELECT (SELECT count(*)::int FROM requeued) AS requeued, (SELECT count(*)::int FROM batch) AS seen,
+             (SELECT created_at FROM last) AS cursor_at, (SELECT id FROM last) AS cursor_id`,
+  },
+  advanceRecovery: {
+    name: 'webhooks.recovery-advance',
+    text: `UPDATE webhook_recoveries
+           SET requeued = requeued + $2, cursor_at = coalesce($3, cursor_at), cursor_id = coalesce($4, cursor_id),
+               updated_at = $5, status = CASE WHEN $6 THEN 'done' ELSE status END,
+               finished_at = CASE WHEN $6 THEN $5 ELSE finished_at END
+           WHERE id = $1
+           RETURNING ${RECOVERY_COLUMNS}`,
   },
   disableFailing: {
     name: 'webhooks.disable-failing',
@@ -335,37 +388,25 @@ export class PostgresWebhookStore implements WebhookStore {
     expected: ExpectedSubscriptionVersion | undefined,
     now: Date,
   ): Promise<UpdateSubscriptionOutcome> {
-    return guarded(async () => {
-      const client = await this.pool.connect();
-      // A connection whose ROLLBACK failed is destroyed rather than returned to the pool.
-      let broken: Error | undefined;
-      try {
-        await client.query('BEGIN');
-        // The row lock makes concurrent writers expecting one version take turns: the second sees the new one.
-        const row = (await client.query<SubscriptionRow>({ ...Q.lockSubscription, values: [id] })).rows[0];
-        const outcome = this.changed(row, change, expected, now);
-        if (outcome.kind === 'updated' && row !== undefined && outcome.subscription.version !== row.version) {
-          const next = outcome.subscription;
-          const values = [
-            id,
-            next.url,
-            next.description ?? null,
-            next.eventTypes,
-            next.enabled,
-            next.disabledAt ?? null,
-            next.disabledReason ?? null,
-            next.version,
-          ];
-          await client.query({ ...Q.updateSubscription, values });
-        }
-        await client.query('COMMIT');
-        return outcome;
-      } catch (error) {
-        await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
-        throw error;
-      } finally {
-        client.release(broken);
+    return this.inTransaction(async (client) => {
+      // The row lock makes concurrent writers expecting one version take turns: the second sees the new one.
+      const row = (await client.query<SubscriptionRow>({ ...Q.lockSubscription, values: [id] })).rows[0];
+      const outcome = this.changed(row, change, expected, now);
+      if (outcome.kind === 'updated' && row !== undefined && outcome.subscription.version !== row.version) {
+        const next = outcome.subscription;
+        const values = [
+          id,
+          next.url,
+          next.description ?? null,
+          next.eventTypes,
+          next.enabled,
+          next.disabledAt ?? null,
+          next.disabledReason ?? null,
+          next.version,
+        ];
+        await client.query({ ...Q.updateSubscription, values });
       }
+      return outcome;
     });
   }
 
@@ -455,6 +496,67 @@ export class PostgresWebhookStore implements WebhookStore {
           .rows[0],
     );
     return row === undefined ? undefined : toSubscription(row);
+  }
+
+  async startRecovery(
+    recovery: NewWebhookRecovery,
+  ): Promise<{ recovery: WebhookRecovery; created: boolean } | undefined> {
+    const { id, subscriptionId, windowKey, since, until, now } = recovery;
+    const inserted = await guarded(
+      async () =>
+        (await this.pool.query({ ...Q.insertRecovery, values: [id, subscriptionId, windowKey, since, until, now] }))
+          .rowCount,
+    );
+    const row = await guarded(
+      async () =>
+        (await this.pool.query<RecoveryRow>({ ...Q.recoveryOfWindow, values: [subscriptionId, windowKey] })).rows[0],
+    );
+    return row === undefined ? undefined : { recovery: toRecovery(row), created: inserted === 1 };
+  }
+
+  async getRecovery(subscriptionId: string, id: string): Promise<WebhookRecovery | undefined> {
+    const row = await guarded(
+      async () => (await this.pool.query<RecoveryRow>({ ...Q.getRecovery, values: [subscriptionId, id] })).rows[0],
+    );
+    return row === undefined ? undefined : toRecovery(row);
+  }
+
+  async recoverBatch(id: string, now: Date, limit: number): Promise<WebhookRecovery | undefined> {
+    return this.inTransaction(async (client) => {
+      const job = (await client.query<RecoveryRow>({ ...Q.lockRecovery, values: [id] })).rows[0];
+      if (job === undefined) return undefined;
+      if (job.status === 'done') return toRecovery(job);
+      const values = [job.subscription_id, job.since, job.until, job.cursor_at, job.cursor_id, limit, now];
+      const batch = (
+        await client.query<{ requeued: number; seen: number; cursor_at: Date | null; cursor_id: string | null }>({
+          ...Q.recoverBatch,
+          values,
+        })
+      ).rows[0];
+      const advanced = [id, batch?.requeued ?? 0, batch?.cursor_at ?? null, batch?.cursor_id ?? null, now];
+      const done = (batch?.seen ?? 0) < limit;
+      const row = (await client.query<RecoveryRow>({ ...Q.advanceRecovery, values: [...advanced, done] })).rows[0];
+      return row === undefined ? undefined : toRecovery(row);
+    });
+  }
+
+  /** Runs `work` in a transaction on one connection; a connection whose ROLLBACK failed is destroyed. */
+  private async inTransaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return guarded(async () => {
+      const client = await this.pool.connect();
+      let broken: Error | undefined;
+      try {
+        await client.query('BEGIN');
+        const result = await work(client);
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+        throw error;
+      } finally {
+        client.release(broken);
+      }
+    });
   }
 
   async retryDelivery(subscriptionId: string, deliveryId: string, now: Date): Promise<WebhookDelivery | undefined> {

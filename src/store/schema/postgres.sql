@@ -126,6 +126,25 @@ CREATE TABLE webhook_events (
   CONSTRAINT webhook_events_pkey PRIMARY KEY (id)
 );
 
+CREATE TABLE webhook_recoveries (
+  id text NOT NULL,
+  subscription_id text NOT NULL,
+  window_key text NOT NULL,
+  since timestamp with time zone NOT NULL,
+  until timestamp with time zone NOT NULL,
+  status text NOT NULL,
+  requeued integer DEFAULT 0 NOT NULL,
+  cursor_at timestamp with time zone,
+  cursor_id text,
+  created_at timestamp with time zone NOT NULL,
+  updated_at timestamp with time zone NOT NULL,
+  finished_at timestamp with time zone,
+  CONSTRAINT webhook_recoveries_pkey PRIMARY KEY (id),
+  CONSTRAINT webhook_recoveries_subscription_id_window_key_key UNIQUE (subscription_id, window_key),
+  CONSTRAINT webhook_recoveries_subscription_id_fkey FOREIGN KEY (subscription_id) REFERENCES webhook_subscriptions(id) ON DELETE CASCADE,
+  CONSTRAINT webhook_recoveries_status_check CHECK (status = ANY (ARRAY['running'::text, 'done'::text]))
+);
+
 CREATE TABLE webhook_subscriptions (
   id text NOT NULL,
   url text NOT NULL,
@@ -140,6 +159,7 @@ CREATE TABLE webhook_subscriptions (
   enabled boolean DEFAULT true NOT NULL,
   disabled_at timestamp with time zone,
   disabled_reason text,
+  failing_since timestamp with time zone,
   CONSTRAINT webhook_subscriptions_pkey PRIMARY KEY (id)
 );
 

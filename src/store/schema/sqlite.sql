@@ -83,6 +83,22 @@ CREATE TABLE webhook_events (
   created_at INTEGER NOT NULL
 );
 
+CREATE TABLE webhook_recoveries (
+  id              TEXT    PRIMARY KEY,
+  subscription_id TEXT    NOT NULL REFERENCES webhook_subscriptions (id) ON DELETE CASCADE,
+  window_key      TEXT    NOT NULL,
+  since           INTEGER NOT NULL,
+  until           INTEGER NOT NULL,
+  status          TEXT    NOT NULL CHECK (status IN ('running', 'done')),
+  requeued        INTEGER NOT NULL DEFAULT 0,
+  cursor_at       INTEGER,
+  cursor_id       TEXT,
+  created_at      INTEGER NOT NULL,
+  updated_at      INTEGER NOT NULL,
+  finished_at     INTEGER,
+  UNIQUE (subscription_id, window_key)
+);
+
 CREATE TABLE webhook_subscriptions (
   id          TEXT    PRIMARY KEY,
   url         TEXT    NOT NULL,
@@ -96,7 +112,8 @@ CREATE TABLE webhook_subscriptions (
   version INTEGER NOT NULL DEFAULT 1,
   enabled INTEGER NOT NULL DEFAULT 1,
   disabled_at INTEGER,
-  disabled_reason TEXT
+  disabled_reason TEXT,
+  failing_since INTEGER
 );
 
 CREATE INDEX plant_changes_created_at ON plant_changes (created_at);

@@ -11,6 +11,8 @@ import type {
   ExpectedSubscriptionVersion,
   ListDeliveriesQuery,
   NewTokenRecord,
+  NewWebhookRecovery,
+  WebhookRecovery,
   NewWebhookSubscription,
   SubscriptionChange,
   TokenRecord,
@@ -120,6 +122,20 @@ export class DelegatingWebhookStore implements WebhookStore {
 
   listDeliveries(subscriptionId: string, query: ListDeliveriesQuery): Promise<WebhookDelivery[]> {
     return this.health.readingLater(() => this.reads.listDeliveries(subscriptionId, query));
+  }
+
+  startRecovery(
+    recovery: NewWebhookRecovery,
+  ): Promise<{ readonly recovery: WebhookRecovery; readonly created: boolean } | undefined> {
+    return this.writer.call('webhooks', 'startRecovery', [recovery]);
+  }
+
+  getRecovery(subscriptionId: string, id: string): Promise<WebhookRecovery | undefined> {
+    return this.health.readingLater(() => this.reads.getRecovery(subscriptionId, id));
+  }
+
+  recoverBatch(id: string, now: Date, limit: number): Promise<WebhookRecovery | undefined> {
+    return this.writer.call('webhooks', 'recoverBatch', [id, now, limit]);
   }
 
   getDelivery(subscriptionId: string, deliveryId: string): Promise<WebhookDelivery | undefined> {

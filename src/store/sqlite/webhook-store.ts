@@ -9,7 +9,9 @@ import type {
   ClaimRequest,
   ExpectedSubscriptionVersion,
   ListDeliveriesQuery,
+  NewWebhookRecovery,
   NewWebhookSubscription,
+  WebhookRecovery,
   SubscriptionChange,
   UpdateSubscriptionOutcome,
   PlantRecord,
@@ -34,19 +36,22 @@ import { guarded } from './errors.js';
 import {
   DELIVERY_COLUMNS,
   DELIVERY_FROM,
+  RECOVERY_COLUMNS,
   SUBSCRIPTION_COLUMNS,
   toClaimedDelivery,
   webhookRowMappers,
   type ClaimRow,
   type AttemptRow as AttemptRows,
   type DeliveryRow as DeliveryRows,
+  type RecoveryRow as RecoveryRows,
   type SubscriptionRow as SubscriptionRows,
 } from '../webhook-rows.js';
 
 type SubscriptionRow = SubscriptionRows<number>;
 type DeliveryRow = DeliveryRows<number>;
 type AttemptRow = AttemptRows<number>;
-const { toSubscription, attachAttempts } = webhookRowMappers<number>((ms) => new Date(ms));
+type RecoveryRow = RecoveryRows<number>;
+const { toSubscription, toRecovery, attachAttempts } = webhookRowMappers<number>((ms) => new Date(ms));
 
 /**
  * Retention's statements (indexes: migration 3; a test checks their plans). An
@@ -127,6 +132,9 @@ export class SqliteWebhookStore implements WebhookStore {
       expected: ExpectedSubscriptionVersion | undefined,
       now: Date,
     ) => UpdateSubscriptionOutcome
+  >;
+  private readonly recoverAtomically: Database.Transaction<
+    (id: string, now: number, limit: number) => WebhookRecovery | undefined
   >;
   private readonly pruneAtomically: Database.Transaction<(before: number, limit: number) => number>;
 
@@ -231,6 +239,38 @@ export class SqliteWebhookStore implements WebhookStore {
              next_attempt_at = CASE WHEN status = 'pending' AND next_attempt_at < ? THEN next_attempt_at ELSE ? END
          WHERE subscription_id = ? AND id = ?`,
       ),
+      insertRecovery: db.prepare(
+        `INSERT INTO webhook_recoveries (id, subscription_id, window_key, since, until, status, created_at, updated_at)
+         SELECT @id, @subscriptionId, @windowKey, @since, @until, 'running', @now, @now
+         WHERE EXISTS (SELECT 1 FROM webhook_subscriptions WHERE id = @subscriptionId)
+         ON CONFLICT (subscription_id, window_key) DO NOTHING`,
+      ),
+      recoveryOfWindow: db.prepare(
+        `SELECT ${RECOVERY_COLUMNS} FROM webhook_recoveries WHERE subscription_id = ? AND window_key = ?`,
+      ),
+      getRecovery: db.prepare(
+        `SELECT ${RECOVERY_COLUMNS} FROM webhook_recoveries WHERE subscription_id = ? AND id = ?`,
+      ),
+      recoveryById: db.prepare(`SELECT ${RECOVERY_COLUMNS} FROM webhook_recoveries WHERE id = ?`),
+      // The window's deliveries after the cursor, by the subscription's (subscription_id, created_at) index.
+      recoveryCandidates: db.prepare(
+        `SELECT id, created_at, status FROM webhook_deliveries
+         WHERE subscription_id = @subscriptionId AND created_at >= @since AND created_at < @until
+           AND (@cursorAt IS NULL OR created_at > @cursorAt OR (created_at = @cursorAt AND id > @cursorId))
+         ORDER BY created_at, id LIMIT @limit`,
+      ),
+      requeue: db.prepare(
+        `UPDATE webhook_deliveries SET status = 'pending', manual = 1, next_attempt_at = @now
+         WHERE id IN (SELECT value FROM json_each(@ids)) AND status = 'failed'`,
+      ),
+      advanceRecovery: db.prepare(
+        `UPDATE webhook_recoveries
+         SET requeued = requeued + @requeued, cursor_at = @cursorAt, cursor_id = @cursorId, updated_at = @now,
+             status = CASE WHEN @done = 1 THEN 'done' ELSE status END,
+             finished_at = CASE WHEN @done = 1 THEN @now ELSE finished_at END
+         WHERE id = @id
+         RETURNING ${RECOVERY_COLUMNS}`,
+      ),
       prunableEvents: db.prepare(PRUNE_SQL.prunableEvents).pluck(),
       pruneAttempts: db.prepare(PRUNE_SQL.attempts),
       pruneDeliveries: db.prepare(PRUNE_SQL.deliveries),
@@ -301,6 +341,32 @@ export class SqliteWebhookStore implements WebhookStore {
       s.deleteAttempts.run(id);
       s.deleteDeliveries.run(id);
       return s.deleteSubscription.run(id).changes === 1;
+    });
+
+    this.recoverAtomically = db.transaction((id: string, now: number, limit: number) => {
+      const job = s.recoveryById.get(id) as RecoveryRow | undefined;
+      if (job === undefined) return undefined;
+      if (job.status === 'done') return toRecovery(job);
+      const candidates = s.recoveryCandidates.all({
+        subscriptionId: job.subscription_id,
+        since: job.since,
+        until: job.until,
+        cursorAt: job.cursor_at,
+        cursorId: job.cursor_id,
+        limit,
+      }) as { id: string; created_at: number; status: string }[];
+      const failed = candidates.filter((c) => c.status === 'failed').map((c) => c.id);
+      const requeued = failed.length === 0 ? 0 : s.requeue.run({ ids: JSON.stringify(failed), now }).changes;
+      const last = candidates.at(-1);
+      const row = s.advanceRecovery.get({
+        id,
+        requeued,
+        cursorAt: last?.created_at ?? job.cursor_at,
+        cursorId: last?.id ?? job.cursor_id,
+        now,
+        done: candidates.length < limit ? 1 : 0,
+      }) as RecoveryRow;
+      return toRecovery(row);
     });
 
     // Choosing and deleting in one IMMEDIATE transaction: no delivery can be made
@@ -399,6 +465,34 @@ export class SqliteWebhookStore implements WebhookStore {
       this.statements.disableFailing.get({ id, failingSince: failingSince.getTime(), now: now.getTime(), reason }),
     ) as SubscriptionRow | undefined;
     return row === undefined ? undefined : toSubscription(row);
+  }
+
+  async startRecovery(
+    recovery: NewWebhookRecovery,
+  ): Promise<{ recovery: WebhookRecovery; created: boolean } | undefined> {
+    const created =
+      guarded(() =>
+        this.statements.insertRecovery.run({
+          id: recovery.id,
+          subscriptionId: recovery.subscriptionId,
+          windowKey: recovery.windowKey,
+          since: recovery.since.getTime(),
+          until: recovery.until.getTime(),
+          now: recovery.now.getTime(),
+        }),
+      ).changes === 1;
+    const row = guarded(() => this.statements.recoveryOfWindow.get(recovery.subscriptionId, recovery.windowKey)) as
+      RecoveryRow | undefined;
+    return row === undefined ? undefined : { recovery: toRecovery(row), created };
+  }
+
+  async getRecovery(subscriptionId: string, id: string): Promise<WebhookRecovery | undefined> {
+    const row = guarded(() => this.statements.getRecovery.get(subscriptionId, id)) as RecoveryRow | undefined;
+    return row === undefined ? undefined : toRecovery(row);
+  }
+
+  async recoverBatch(id: string, now: Date, limit: number): Promise<WebhookRecovery | undefined> {
+    return guarded(() => this.recoverAtomically.immediate(id, now.getTime(), limit));
   }
 
   async retryDelivery(subscriptionId: string, deliveryId: string, now: Date): Promise<WebhookDelivery | undefined> {

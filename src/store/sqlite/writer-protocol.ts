@@ -57,6 +57,8 @@ export interface DelegatedWrites {
     | 'rotateSecret'
     | 'updateSubscription'
     | 'disableFailingSubscription'
+    | 'startRecovery'
+    | 'recoverBatch'
     | 'deleteSubscription'
     | 'claimDueDeliveries'
     | 'recordAttempt'

@@ -9,3 +9,23 @@ ALTER TABLE webhook_subscriptions ADD COLUMN disabled_reason TEXT;
 -- When its attempts started failing (the first failed attempt since the last success):
 -- a subscription failing for WEBHOOK_DISABLE_AFTER is disabled. NULL while healthy.
 ALTER TABLE webhook_subscriptions ADD COLUMN failing_since INTEGER;
+
+-- Recoveries (POST /webhooks/{id}/recover): re-queue a window's failed deliveries in
+-- batches, walking them once in (created_at, id) order from a cursor, so a batch is short
+-- and a recovery interrupted by a restart is continued where it stopped. One per window
+-- (window_key: since and until as asked), so asking again answers the same recovery.
+CREATE TABLE webhook_recoveries (
+  id              TEXT    PRIMARY KEY,
+  subscription_id TEXT    NOT NULL REFERENCES webhook_subscriptions (id) ON DELETE CASCADE,
+  window_key      TEXT    NOT NULL,
+  since           INTEGER NOT NULL,
+  until           INTEGER NOT NULL,
+  status          TEXT    NOT NULL CHECK (status IN ('running', 'done')),
+  requeued        INTEGER NOT NULL DEFAULT 0,
+  cursor_at       INTEGER,
+  cursor_id       TEXT,
+  created_at      INTEGER NOT NULL,
+  updated_at      INTEGER NOT NULL,
+  finished_at     INTEGER,
+  UNIQUE (subscription_id, window_key)
+);
