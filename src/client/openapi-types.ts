@@ -222,6 +222,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks/{id}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-queue failed deliveries
+         * @description Makes every **failed** delivery of events created in [since, until) pending again, for one more attempt each, in the background (202): follow it at the Location given (GET /webhooks/{id}/recoveries/{recoveryId}). Idempotent: asking again for the same since and until (or again without until) answers the same recovery rather than starting another. Deliveries of a disabled subscription wait until it is enabled.
+         */
+        post: operations["recoverWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/recoveries/{recoveryId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a recovery
+         * @description How far a recovery got: its status and how many failed deliveries it has re-queued so far.
+         */
+        get: operations["getWebhookRecovery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events": {
         parameters: {
             query?: never;
@@ -446,7 +486,7 @@ export interface components {
              * @description Numeric error value, from the error catalogue (see the API description): stable, never reused.
              * @enum {integer}
              */
-            error: 40000 | 40001 | 40002 | 40003 | 40004 | 40005 | 40006 | 40007 | 40101 | 40102 | 40301 | 40401 | 40402 | 40403 | 40404 | 40501 | 40801 | 40901 | 40902 | 41001 | 41002 | 41201 | 41301 | 41501 | 42801 | 42901 | 42902 | 42903 | 43101 | 50001 | 50301 | 50302;
+            error: 40000 | 40001 | 40002 | 40003 | 40004 | 40005 | 40006 | 40007 | 40101 | 40102 | 40301 | 40401 | 40402 | 40403 | 40404 | 40405 | 40501 | 40801 | 40901 | 40902 | 41001 | 41002 | 41201 | 41301 | 41501 | 42801 | 42901 | 42902 | 42903 | 43101 | 50001 | 50301 | 50302;
             /** @description Text describing the error: which field or header, and why. */
             message: string;
         };
@@ -769,6 +809,55 @@ export interface components {
             createdAt: string;
             /** @description Every attempt, oldest first. */
             attempts: components["schemas"]["WebhookDeliveryAttempt"][];
+        };
+        /** @description The window of a recovery. Properties not listed here are ignored. */
+        RecoverWebhook: {
+            /**
+             * @description Re-queue the failed deliveries of events created from this time on (RFC 3339, e.g. 2026-01-01T00:00:00Z). At most WEBHOOK_RETENTION_DAYS ago: older ones are deleted.
+             * @example 2026-01-01T00:00:00Z
+             */
+            since: string;
+            /**
+             * @description And created before this time (RFC 3339; not in the future); default: now.
+             * @example 2026-01-01T00:00:00Z
+             */
+            until?: string;
+        };
+        /** @description A recovery: the failed deliveries of a window re-queued in the background. */
+        WebhookRecovery: {
+            /** @description The recovery id (rcv_...). */
+            id: string;
+            /**
+             * @description The subscription id (whk_...).
+             * @example whk_3f1c0e9a7b2d4c5e6f708192
+             */
+            subscriptionId: string;
+            /** Format: date-time */
+            since: string;
+            /**
+             * Format: date-time
+             * @description The end of the window (the time of the request when none was given).
+             */
+            until: string;
+            /**
+             * @description running: deliveries are being re-queued, in batches; done: every delivery of the window was looked at.
+             * @enum {string}
+             */
+            status: "running" | "done";
+            /** @description Failed deliveries made pending again so far. */
+            requeued: number;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When its last batch ran.
+             */
+            updatedAt: string;
+            /**
+             * Format: date-time
+             * @description When it was done; only once done.
+             */
+            finishedAt?: string;
         };
     };
     responses: never;
@@ -4296,6 +4385,454 @@ export interface operations {
                      * @example {
                      *       "error": 40403,
                      *       "message": "No webhook subscription has this id."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `40801` REQUEST_TIMEOUT: The client took too long to send the request headers or body (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS); the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40801,
+                     *       "message": "The client took too long to send the request headers or body (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS); the connection is closed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `42901` RATE_LIMITED: Too many requests for this token (or, without a valid token, this client address) in the current minute; retry after the Retry-After delay. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends and the full budget is back. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, as `<limit>;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 42901,
+                     *       "message": "Too many requests for this token (or, without a valid token, this client address) in the current minute; retry after the Retry-After delay."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `43101` HEADERS_TOO_LARGE: The request line and headers are larger than the configured limit (MAX_HEADER_SIZE); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 43101,
+                     *       "message": "The request line and headers are larger than the configured limit (MAX_HEADER_SIZE); the connection is closed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `50001` INTERNAL: An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 50001,
+                     *       "message": "An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `50301` STORE_UNAVAILABLE: The store cannot be reached or written to right now; retry after the Retry-After delay. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 50301,
+                     *       "message": "The store cannot be reached or written to right now; retry after the Retry-After delay."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    recoverWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription id (whk_...). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description A JSON object, UTF-8, at most 65536 bytes. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "since": "2026-01-01T00:00:00.000Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RecoverWebhook"];
+            };
+        };
+        responses: {
+            /** @description The recovery, started or already asked for. */
+            202: {
+                headers: {
+                    /** @description Where its progress is read. */
+                    Location?: string;
+                    /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends and the full budget is back. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, as `<limit>;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "rcv_5b1e0c9a7f2d4c3e6a708192",
+                     *       "subscriptionId": "whk_3f1c0e9a7b2d4c5e6f708192",
+                     *       "since": "2026-01-01T00:00:00.000Z",
+                     *       "until": "2026-01-08T00:00:00.000Z",
+                     *       "status": "running",
+                     *       "requeued": 1500,
+                     *       "createdAt": "2026-01-08T00:00:00.000Z",
+                     *       "updatedAt": "2026-01-08T00:00:00.120Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookRecovery"];
+                };
+            };
+            /**
+             * @description - `40001` INVALID_JSON: The request body is not valid JSON, or not valid UTF-8.
+             *     - `40002` BODY_REQUIRED: The operation needs a JSON body and the request had none.
+             *     - `40003` BODY_NOT_OBJECT: The request body is valid JSON but not a JSON object.
+             *     - `40004` INVALID_FIELD: A field of the request body is missing or invalid; the message names each one and why.
+             *     - `40005` INVALID_PARAMETER: A path or query parameter is invalid; the message names it and why.
+             *     - `40000` BAD_REQUEST: The request is malformed (bad URL, bad header or another protocol-level problem).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40001,
+                     *       "message": "The request body is not valid JSON, or not valid UTF-8."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description - `40101` TOKEN_MISSING: No bearer token was sent (Authorization: Bearer &lt;token&gt;).
+             *     - `40102` TOKEN_INVALID: The bearer token is malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge, realm "plantstore". */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40101,
+                     *       "message": "No bearer token was sent (Authorization: Bearer <token>)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `40301` INSUFFICIENT_SCOPE: The token is valid but lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    /** @description RFC 6750 challenge, realm "plantstore". */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40301,
+                     *       "message": "The token is valid but lacks the scope this operation needs."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `40403` WEBHOOK_NOT_FOUND: No webhook subscription has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40403,
+                     *       "message": "No webhook subscription has this id."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `40801` REQUEST_TIMEOUT: The client took too long to send the request headers or body (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS); the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40801,
+                     *       "message": "The client took too long to send the request headers or body (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS); the connection is closed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `41301` BODY_TOO_LARGE: The request body is larger than the configured limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 41301,
+                     *       "message": "The request body is larger than the configured limit."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `41501` UNSUPPORTED_MEDIA_TYPE: The request body is not application/json (UTF-8), or is sent with a Content-Encoding (compressed); send it as plain UTF-8 JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 41501,
+                     *       "message": "The request body is not application/json (UTF-8), or is sent with a Content-Encoding (compressed); send it as plain UTF-8 JSON."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `42901` RATE_LIMITED: Too many requests for this token (or, without a valid token, this client address) in the current minute; retry after the Retry-After delay. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends and the full budget is back. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, as `<limit>;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 42901,
+                     *       "message": "Too many requests for this token (or, without a valid token, this client address) in the current minute; retry after the Retry-After delay."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `43101` HEADERS_TOO_LARGE: The request line and headers are larger than the configured limit (MAX_HEADER_SIZE); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 43101,
+                     *       "message": "The request line and headers are larger than the configured limit (MAX_HEADER_SIZE); the connection is closed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `50001` INTERNAL: An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 50001,
+                     *       "message": "An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `50301` STORE_UNAVAILABLE: The store cannot be reached or written to right now; retry after the Retry-After delay. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 50301,
+                     *       "message": "The store cannot be reached or written to right now; retry after the Retry-After delay."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWebhookRecovery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription id (whk_...). */
+                id: string;
+                /** @description The recovery id (rcv_...). */
+                recoveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The recovery. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends and the full budget is back. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, as `<limit>;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "rcv_5b1e0c9a7f2d4c3e6a708192",
+                     *       "subscriptionId": "whk_3f1c0e9a7b2d4c5e6f708192",
+                     *       "since": "2026-01-01T00:00:00.000Z",
+                     *       "until": "2026-01-08T00:00:00.000Z",
+                     *       "status": "running",
+                     *       "requeued": 1500,
+                     *       "createdAt": "2026-01-08T00:00:00.000Z",
+                     *       "updatedAt": "2026-01-08T00:00:00.120Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookRecovery"];
+                };
+            };
+            /**
+             * @description - `40005` INVALID_PARAMETER: A path or query parameter is invalid; the message names it and why.
+             *     - `40000` BAD_REQUEST: The request is malformed (bad URL, bad header or another protocol-level problem).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40005,
+                     *       "message": "A path or query parameter is invalid; the message names it and why."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description - `40101` TOKEN_MISSING: No bearer token was sent (Authorization: Bearer &lt;token&gt;).
+             *     - `40102` TOKEN_INVALID: The bearer token is malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge, realm "plantstore". */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40101,
+                     *       "message": "No bearer token was sent (Authorization: Bearer <token>)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `40301` INSUFFICIENT_SCOPE: The token is valid but lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    /** @description RFC 6750 challenge, realm "plantstore". */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40301,
+                     *       "message": "The token is valid but lacks the scope this operation needs."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `40405` WEBHOOK_RECOVERY_NOT_FOUND: The webhook subscription has no recovery with this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40405,
+                     *       "message": "The webhook subscription has no recovery with this id."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

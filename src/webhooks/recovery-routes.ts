@@ -73,7 +73,7 @@ export const webhookRecoveryRoutes: TypedRoutes<[typeof RecoverWebhook, typeof W
           },
         },
       },
-      config: { failures: ['WEBHOOK_NOT_FOUND', 'STORE_UNAVAILABLE'] },
+      config: { failures: ['INVALID_FIELD', 'WEBHOOK_NOT_FOUND', 'STORE_UNAVAILABLE'] },
     },
     async (request, reply) => {
       const { id } = request.params;

@@ -21,6 +21,17 @@ export interface RecoveryWindow {
   readonly windowKey: string;
 }
 
+const RFC_3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
+
+function rfc3339(name: string, text: string): Date {
+  const date = new Date(text);
+  if (!RFC_3339.test(text) || Number.isNaN(date.getTime()))
+    throw new RecoveryWindowError(
+      `${name} must be an RFC 3339 date-time, e.g. 2026-01-01T00:00:00Z (got '${text.slice(0, 64)}')`,
+    );
+  return date;
+}
+
 /** The window asked for, checked: since before until, until not after now, since within retention. */
 export function recoveryWindow(
   since: string,
@@ -28,8 +39,8 @@ export function recoveryWindow(
   now: Date,
   retentionDays: number,
 ): RecoveryWindow {
-  const from = new Date(since);
-  const to = until === undefined ? now : new Date(until);
+  const from = rfc3339('since', since);
+  const to = until === undefined ? now : rfc3339('until', until);
   if (to.getTime() > now.getTime()) throw new RecoveryWindowError('until must not be in the future');
   if (from.getTime() >= to.getTime()) throw new RecoveryWindowError('since must be before until (or before now)');
   const oldest = now.getTime() - retentionDays * 86_400_000;

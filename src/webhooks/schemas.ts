@@ -234,17 +234,21 @@ export const WebhookDelivery = {
   description: 'One event sent to one subscription, with its attempts.',
 } as const;
 
+/** An RFC 3339 time as a request gives it (checked where it is read: the validator has no formats). */
+const Timestamp = { type: 'string', minLength: 1, maxLength: 64, example: '2026-01-01T00:00:00Z' } as const;
+
 export const RecoverWebhook = {
   $id: 'RecoverWebhook',
   type: 'object',
   required: ['since'],
   properties: {
     since: {
-      ...DateTime,
+      ...Timestamp,
       description:
-        'Re-queue the failed deliveries of events created from this time on. At most WEBHOOK_RETENTION_DAYS ago: older ones are deleted.',
+        'Re-queue the failed deliveries of events created from this time on (RFC 3339, e.g. 2026-01-01T00:00:00Z). At most ' +
+        'WEBHOOK_RETENTION_DAYS ago: older ones are deleted.',
     },
-    until: { ...DateTime, description: 'And created before this time (not in the future); default: now.' },
+    until: { ...Timestamp, description: 'And created before this time (RFC 3339; not in the future); default: now.' },
   },
   description: 'The window of a recovery. Properties not listed here are ignored.',
 } as const;
