@@ -15,6 +15,7 @@ import type { PlantFilter } from './filter.js';
 import { errorFromResponse, PlantStoreConnectionError, type PlantStoreError } from './errors.js';
 import { eventOperations, type EventOperations } from './events.js';
 import { parseJson, stringifyJson } from './json.js';
+import { webhookOperations, type WebhookOperations } from './webhooks.js';
 import type { components, paths } from './openapi-types.js';
 
 export type { BulkFormat, ExportOptions, ImportBody, ImportOptions, ImportProblem, ImportSummary } from './bulk.js';
@@ -22,6 +23,15 @@ export { PlantStoreConnectionError, PlantStoreError } from './errors.js';
 export type { PlantFilter } from './filter.js';
 export type { EventType, PlantChangeEvent, Reconnection, WatchOptions } from './events.js';
 export type { components, operations, paths } from './openapi-types.js';
+export type {
+  CreatedWebhookSubscription,
+  NewWebhookSubscription,
+  WebhookChangeOutcome,
+  WebhookDelivery,
+  WebhookRecovery,
+  WebhookSubscription,
+  WebhookSubscriptionChange,
+} from './webhooks.js';
 
 /** A plant as read back, with its id. */
 export type Plant = components['schemas']['StoredPlant'];
@@ -111,7 +121,7 @@ export interface PlantStoreClientOptions {
   readonly fetch?: typeof globalThis.fetch;
 }
 
-export interface PlantStoreClient extends BulkOperations, EventOperations {
+export interface PlantStoreClient extends BulkOperations, EventOperations, WebhookOperations {
   createPlant(plant: NewPlant): Promise<CreatedPlant>;
   getPlant(id: PlantId): Promise<Plant>;
   /** The plant with its ETag; with `ifNoneMatch`, 'not-modified' while it is still at that version. */
@@ -345,5 +355,6 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
 
     ...bulkOperations(api, baseUrl, timeoutMs),
     ...eventOperations(api, baseUrl, timeoutMs),
+    ...webhookOperations(api, send, decode),
   };
 }
