@@ -10,6 +10,7 @@ import { WebhookRetentionJob } from './retention.js';
 import { DeletedPlant } from './openapi.js';
 import { webhookRoutes } from './routes.js';
 import { webhookChangeRoute } from './change-route.js';
+import { webhookEventTypesRoute } from './event-types-route.js';
 import { WebhookRecoveries } from './recovery.js';
 import { webhookRecoveryRoutes } from './recovery-routes.js';
 import {
@@ -105,6 +106,7 @@ export const webhooksPlugin = fp(
     await app.register(webhookRoutes);
     await app.register(webhookChangeRoute);
     await app.register(webhookRecoveryRoutes);
+    await app.register(webhookEventTypesRoute);
   },
   { name: 'webhooks', dependencies: ['store', 'auth', 'query-string-rules', 'collect-routes', 'webhook-dispatcher'] },
 );
