@@ -28,9 +28,11 @@ export type {
   NewWebhookSubscription,
   WebhookChangeOutcome,
   WebhookDelivery,
+  WebhookEventTypes,
   WebhookRecovery,
   WebhookSubscription,
   WebhookSubscriptionChange,
+  WebhookTestOutcome,
 } from './webhooks.js';
 
 /** A plant as read back, with its id. */

@@ -282,6 +282,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test message
+         * @description Sends one `webhook.test` message to the subscription's URL now, signed as every delivery is (both secrets during a rotation), with the body `{"subscriptionId": ..., "message": ...}`, and answers how the receiver answered. It is sent whether or not the subscription is enabled, and is neither logged nor retried.
+         */
+        post: operations["testWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events": {
         parameters: {
             query?: never;
@@ -5033,6 +5053,216 @@ export interface operations {
                      * @example {
                      *       "error": 40301,
                      *       "message": "The token is valid but lacks the scope this operation needs."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `40801` REQUEST_TIMEOUT: The client took too long to send the request headers or body (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS); the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40801,
+                     *       "message": "The client took too long to send the request headers or body (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS); the connection is closed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `42901` RATE_LIMITED: Too many requests for this token (or, without a valid token, this client address) in the current minute; retry after the Retry-After delay. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends and the full budget is back. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, as `<limit>;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 42901,
+                     *       "message": "Too many requests for this token (or, without a valid token, this client address) in the current minute; retry after the Retry-After delay."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `43101` HEADERS_TOO_LARGE: The request line and headers are larger than the configured limit (MAX_HEADER_SIZE); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 43101,
+                     *       "message": "The request line and headers are larger than the configured limit (MAX_HEADER_SIZE); the connection is closed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `50001` INTERNAL: An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 50001,
+                     *       "message": "An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `50301` STORE_UNAVAILABLE: The store cannot be reached or written to right now; retry after the Retry-After delay. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 50301,
+                     *       "message": "The store cannot be reached or written to right now; retry after the Retry-After delay."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription id (whk_...). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attempt's outcome. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends and the full budget is back. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, as `<limit>;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "eventId": "msg_2bVq3v0oZ8yKkq7m9L1c4Q",
+                     *       "eventType": "webhook.test",
+                     *       "succeeded": true,
+                     *       "responseStatus": 204,
+                     *       "latencyMs": 38
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The webhook-id the receiver saw. */
+                        eventId: string;
+                        /** @enum {string} */
+                        eventType: "webhook.test";
+                        /** @description Whether the receiver acknowledged it (2xx in time). */
+                        succeeded: boolean;
+                        /** @description The receiver's status; absent when none came. */
+                        responseStatus?: number;
+                        /** @description Milliseconds from sending to the status (or the failure). */
+                        latencyMs: number;
+                        /** @description Why it did not acknowledge; absent on success. */
+                        error?: string;
+                    };
+                };
+            };
+            /**
+             * @description - `40005` INVALID_PARAMETER: A path or query parameter is invalid; the message names it and why.
+             *     - `40000` BAD_REQUEST: The request is malformed (bad URL, bad header or another protocol-level problem).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40005,
+                     *       "message": "A path or query parameter is invalid; the message names it and why."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description - `40101` TOKEN_MISSING: No bearer token was sent (Authorization: Bearer &lt;token&gt;).
+             *     - `40102` TOKEN_INVALID: The bearer token is malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge, realm "plantstore". */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40101,
+                     *       "message": "No bearer token was sent (Authorization: Bearer <token>)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `40301` INSUFFICIENT_SCOPE: The token is valid but lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    /** @description RFC 6750 challenge, realm "plantstore". */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40301,
+                     *       "message": "The token is valid but lacks the scope this operation needs."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `40403` WEBHOOK_NOT_FOUND: No webhook subscription has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40403,
+                     *       "message": "No webhook subscription has this id."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

@@ -4,7 +4,7 @@
  */
 import type { Client } from 'openapi-fetch';
 import type { PlantStoreError } from './errors.js';
-import type { components, paths } from './openapi-types.js';
+import type { components, operations, paths } from './openapi-types.js';
 
 export type WebhookSubscription = components['schemas']['WebhookSubscription'];
 export type CreatedWebhookSubscription = components['schemas']['CreatedWebhookSubscription'];
@@ -12,6 +12,8 @@ export type NewWebhookSubscription = components['schemas']['NewWebhookSubscripti
 export type WebhookSubscriptionChange = components['schemas']['WebhookSubscriptionPatch'];
 export type WebhookDelivery = components['schemas']['WebhookDelivery'];
 export type WebhookRecovery = components['schemas']['WebhookRecovery'];
+export type WebhookTestOutcome = operations['testWebhook']['responses'][200]['content']['application/json'];
+export type WebhookEventTypes = operations['listWebhookEventTypes']['responses'][200]['content']['application/json'];
 
 export type WebhookChangeOutcome =
   /** The subscription as it is now, with its ETag (a change that changed nothing keeps it). */
@@ -39,6 +41,10 @@ export interface WebhookOperations {
   /** Starts (or finds, for the same window) the recovery of the window's failed deliveries. */
   recoverWebhook(id: string, window: { readonly since: string; readonly until?: string }): Promise<WebhookRecovery>;
   getWebhookRecovery(id: string, recoveryId: string): Promise<WebhookRecovery>;
+  /** Sends one signed webhook.test message now and answers how the receiver answered. */
+  testWebhook(id: string): Promise<WebhookTestOutcome>;
+  /** The event types, each with its description and the JSON Schema of its body. */
+  listWebhookEventTypes(): Promise<WebhookEventTypes>;
 }
 
 interface Outcome {
@@ -130,6 +136,16 @@ export function webhookOperations(
         }),
       );
       return decode<WebhookRecovery>(text);
+    },
+    async testWebhook(id) {
+      const { text } = await send((signal) =>
+        api.POST('/webhooks/{id}/test', { params: { path: { id } }, parseAs: 'text', signal }),
+      );
+      return decode<WebhookTestOutcome>(text);
+    },
+    async listWebhookEventTypes() {
+      const { text } = await send((signal) => api.GET('/webhooks/event-types', { parseAs: 'text', signal }));
+      return decode<WebhookEventTypes>(text);
     },
   };
 }

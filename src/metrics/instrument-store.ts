@@ -154,6 +154,7 @@ class TimedWebhookStore implements WebhookStore {
       'getDelivery',
       'startRecovery',
       'getRecovery',
+      'signingKeys',
       'recoverBatch',
       'hasDueDeliveries',
       'backlog',
@@ -189,6 +190,9 @@ class TimedWebhookStore implements WebhookStore {
   }
   startRecovery(...a: Parameters<WebhookStore['startRecovery']>) {
     return this.t.startRecovery(() => this.inner.startRecovery(...a));
+  }
+  signingKeys(...a: Parameters<WebhookStore['signingKeys']>) {
+    return this.t.signingKeys(() => this.inner.signingKeys(...a));
   }
   getRecovery(...a: Parameters<WebhookStore['getRecovery']>) {
     return this.t.getRecovery(() => this.inner.getRecovery(...a));

@@ -4,6 +4,7 @@
  * timestamptz, integer milliseconds from SQLite), so rows are generic over it.
  */
 import type {
+  SigningKeys,
   WebhookRecovery,
   ClaimedDelivery,
   DeliveryAttempt,
@@ -96,6 +97,14 @@ export function toClaimedDelivery(row: ClaimRow, leaseOwner: string): ClaimedDel
     attempt: row.attempt_count + 1,
     manual: row.manual === true || row.manual === 1,
     leaseOwner,
+  };
+}
+
+export function signingKeysOf(row: { url: string; secret: string; previous_secret: string | null }): SigningKeys {
+  return {
+    url: row.url,
+    secret: row.secret,
+    ...(row.previous_secret === null ? {} : { previousSecret: row.previous_secret }),
   };
 }
 

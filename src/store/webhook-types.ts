@@ -155,6 +155,12 @@ export interface NewWebhookRecovery {
   readonly now: Date;
 }
 
+export interface SigningKeys {
+  readonly url: string;
+  readonly secret: string;
+  readonly previousSecret?: string;
+}
+
 export interface WebhookStore {
   insertSubscription(subscription: NewWebhookSubscription): Promise<void>;
   /** Oldest first. */
@@ -192,6 +198,11 @@ export interface WebhookStore {
    * Undefined when the recovery is gone (its subscription was deleted).
    */
   recoverBatch(id: string, now: Date, limit: number): Promise<WebhookRecovery | undefined>;
+  /**
+   * What signs a message to the subscription now: its URL and secret, and the previous secret while its overlap
+   * lasts at `now`. Undefined when there is no such subscription.
+   */
+  signingKeys(id: string, now: Date): Promise<SigningKeys | undefined>;
   /** Deletes the subscription with its deliveries and their log; false when there was none. */
   deleteSubscription(id: string): Promise<boolean>;
   /** A subscription's deliveries, newest first, each with its attempts. */

@@ -11,6 +11,7 @@ import { DeletedPlant } from './openapi.js';
 import { webhookRoutes } from './routes.js';
 import { webhookChangeRoute } from './change-route.js';
 import { webhookEventTypesRoute } from './event-types-route.js';
+import { webhookTestRoute } from './test-route.js';
 import { WebhookRecoveries } from './recovery.js';
 import { webhookRecoveryRoutes } from './recovery-routes.js';
 import {
@@ -107,6 +108,7 @@ export const webhooksPlugin = fp(
     await app.register(webhookChangeRoute);
     await app.register(webhookRecoveryRoutes);
     await app.register(webhookEventTypesRoute);
+    await app.register(webhookTestRoute);
   },
   { name: 'webhooks', dependencies: ['store', 'auth', 'query-string-rules', 'collect-routes', 'webhook-dispatcher'] },
 );

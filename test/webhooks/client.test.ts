@@ -70,5 +70,13 @@ describe('typed client: webhooks', () => {
     const read = await client.getWebhookRecovery(id, recovery.id);
     assert.equal(read.id, recovery.id);
     assert.equal((await client.recoverWebhook(id, { since })).id, recovery.id, 'the same window, the same recovery');
+
+    const tested = await client.testWebhook(id);
+    assert.equal(tested.succeeded, false, 'nothing listens on port 9');
+    assert.match(tested.error ?? '', /ECONNREFUSED/);
+    assert.deepEqual(
+      (await client.listWebhookEventTypes()).map((e) => e.type),
+      ['plant.created', 'plant.updated', 'plant.deleted'],
+    );
   });
 });

@@ -9,6 +9,7 @@ import type {
   ClaimRequest,
   ExpectedSubscriptionVersion,
   ListDeliveriesQuery,
+  SigningKeys,
   NewWebhookRecovery,
   NewWebhookSubscription,
   WebhookRecovery,
@@ -32,6 +33,7 @@ import {
   DELIVERY_FROM,
   RECOVERY_COLUMNS,
   SUBSCRIPTION_COLUMNS,
+  signingKeysOf,
   toClaimedDelivery,
   webhookRowMappers,
   type ClaimRow,
@@ -169,6 +171,11 @@ const Q = {
                -- Enabled again: its failing time starts afresh (right-hand sides see the row as it was).
                failing_since = CASE WHEN $5 AND NOT enabled THEN NULL ELSE failing_since END
            WHERE id = $1`,
+  },
+  signingKeys: {
+    name: 'webhooks.signing-keys',
+    text: `SELECT url, secret, CASE WHEN previous_secret_expires_at > $2 THEN previous_secret END AS previous_secret
+           FROM webhook_subscriptions WHERE id = $1`,
   },
   insertRecovery: {
     name: 'webhooks.recovery-insert',
@@ -512,6 +519,19 @@ export class PostgresWebhookStore implements WebhookStore {
         (await this.pool.query<RecoveryRow>({ ...Q.recoveryOfWindow, values: [subscriptionId, windowKey] })).rows[0],
     );
     return row === undefined ? undefined : { recovery: toRecovery(row), created: inserted === 1 };
+  }
+
+  async signingKeys(id: string, now: Date): Promise<SigningKeys | undefined> {
+    const row = await guarded(
+      async () =>
+        (
+          await this.pool.query<{ url: string; secret: string; previous_secret: string | null }>({
+            ...Q.signingKeys,
+            values: [id, now],
+          })
+        ).rows[0],
+    );
+    return row === undefined ? undefined : signingKeysOf(row);
   }
 
   async getRecovery(subscriptionId: string, id: string): Promise<WebhookRecovery | undefined> {

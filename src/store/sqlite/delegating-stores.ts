@@ -12,6 +12,7 @@ import type {
   ListDeliveriesQuery,
   NewTokenRecord,
   NewWebhookRecovery,
+  SigningKeys,
   WebhookRecovery,
   NewWebhookSubscription,
   SubscriptionChange,
@@ -128,6 +129,10 @@ export class DelegatingWebhookStore implements WebhookStore {
     recovery: NewWebhookRecovery,
   ): Promise<{ readonly recovery: WebhookRecovery; readonly created: boolean } | undefined> {
     return this.writer.call('webhooks', 'startRecovery', [recovery]);
+  }
+
+  signingKeys(id: string, now: Date): Promise<SigningKeys | undefined> {
+    return this.health.readingLater(() => this.reads.signingKeys(id, now));
   }
 
   getRecovery(subscriptionId: string, id: string): Promise<WebhookRecovery | undefined> {

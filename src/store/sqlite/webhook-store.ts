@@ -9,6 +9,7 @@ import type {
   ClaimRequest,
   ExpectedSubscriptionVersion,
   ListDeliveriesQuery,
+  SigningKeys,
   NewWebhookRecovery,
   NewWebhookSubscription,
   WebhookRecovery,
@@ -38,6 +39,7 @@ import {
   DELIVERY_FROM,
   RECOVERY_COLUMNS,
   SUBSCRIPTION_COLUMNS,
+  signingKeysOf,
   toClaimedDelivery,
   webhookRowMappers,
   type ClaimRow,
@@ -238,6 +240,10 @@ export class SqliteWebhookStore implements WebhookStore {
              status = 'pending',
              next_attempt_at = CASE WHEN status = 'pending' AND next_attempt_at < ? THEN next_attempt_at ELSE ? END
          WHERE subscription_id = ? AND id = ?`,
+      ),
+      signingKeys: db.prepare(
+        `SELECT url, secret, CASE WHEN previous_secret_expires_at > ? THEN previous_secret END AS previous_secret
+         FROM webhook_subscriptions WHERE id = ?`,
       ),
       insertRecovery: db.prepare(
         `INSERT INTO webhook_recoveries (id, subscription_id, window_key, since, until, status, created_at, updated_at)
@@ -484,6 +490,13 @@ export class SqliteWebhookStore implements WebhookStore {
     const row = guarded(() => this.statements.recoveryOfWindow.get(recovery.subscriptionId, recovery.windowKey)) as
       RecoveryRow | undefined;
     return row === undefined ? undefined : { recovery: toRecovery(row), created };
+  }
+
+  async signingKeys(id: string, now: Date): Promise<SigningKeys | undefined> {
+    const row = guarded(() => this.statements.signingKeys.get(now.getTime(), id)) as
+      | { url: string; secret: string; previous_secret: string | null }
+      | undefined;
+    return row === undefined ? undefined : signingKeysOf(row);
   }
 
   async getRecovery(subscriptionId: string, id: string): Promise<WebhookRecovery | undefined> {
