@@ -191,7 +191,7 @@ export interface paths {
         };
         /**
          * Delivery log
-         * @description The deliveries of events to this subscription, newest first, each with every attempt: when, the HTTP status, the latency and why it did not acknowledge. Finished deliveries are deleted with their event once it is WEBHOOK_RETENTION_DAYS old (30 by default; 0 keeps them forever); a pending one is kept until it finishes.
+         * @description The deliveries of events to this subscription, newest first, each with every attempt: when, the HTTP status, the latency, the head of the response (first 1 KiB and its Content-Type) and why it did not acknowledge. Filter by status and by event (eventId). Finished deliveries are deleted with their event once it is WEBHOOK_RETENTION_DAYS old (30 by default; 0 keeps them forever); a pending one is kept until it finishes.
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
@@ -824,6 +824,10 @@ export interface components {
             latencyMs: number;
             /** @description Why the attempt did not acknowledge (timeout, refused connection, non-2xx status...); absent on success. */
             error?: string;
+            /** @description The first 1 KiB of the response body, as UTF-8 (empty when it had none); absent when no response came. */
+            responseBody?: string;
+            /** @description The response's Content-Type, when it had one. */
+            responseContentType?: string;
         };
         /** @description One event sent to one subscription, with its attempts. */
         WebhookDelivery: {
@@ -4098,6 +4102,8 @@ export interface operations {
                 limit?: number;
                 /** @description Only deliveries in this state. */
                 status?: "pending" | "succeeded" | "failed";
+                /** @description Only the delivery of this event (its webhook-id, msg_...). */
+                eventId?: string;
             };
             header?: never;
             path: {

@@ -50,6 +50,8 @@ export interface AttemptRow<Time> {
   response_status: number | null;
   latency_ms: number;
   error: string | null;
+  response_body: string | null;
+  response_content_type: string | null;
 }
 
 export interface RecoveryRow<Time> {
@@ -150,6 +152,8 @@ export function webhookRowMappers<Time>(toDate: (time: Time) => Date) {
         latencyMs: row.latency_ms,
         ...(row.response_status === null ? {} : { responseStatus: row.response_status }),
         ...(row.error === null ? {} : { error: row.error }),
+        ...(row.response_body === null ? {} : { responseBody: row.response_body }),
+        ...(row.response_content_type === null ? {} : { responseContentType: row.response_content_type }),
       };
     },
     toDelivery(row: DeliveryRow<Time>, attempts: DeliveryAttempt[]): WebhookDelivery {

@@ -64,6 +64,9 @@ export interface DeliveryAttempt {
   readonly latencyMs: number;
   /** Why the attempt did not acknowledge; undefined for a 2xx. */
   readonly error?: string;
+  /** The first 1 KiB of the response body and its Content-Type; undefined when no response came. */
+  readonly responseBody?: string;
+  readonly responseContentType?: string;
 }
 
 export interface WebhookDelivery {
@@ -127,6 +130,8 @@ export interface AttemptResult {
 export interface ListDeliveriesQuery {
   readonly limit: number;
   readonly status?: DeliveryStatus;
+  /** Only the delivery of this event (msg_...). */
+  readonly eventId?: string;
 }
 
 /** A recovery: re-queuing the failed deliveries of one subscription created in [since, until). */

@@ -201,6 +201,8 @@ export class WebhookDispatcher {
           latencyMs: result.latencyMs,
           ...(result.status === undefined ? {} : { responseStatus: result.status }),
           ...(result.error === undefined ? {} : { error: result.error }),
+          ...(result.responseBody === undefined ? {} : { responseBody: result.responseBody }),
+          ...(result.responseContentType === undefined ? {} : { responseContentType: result.responseContentType }),
         },
         outcome,
       });

@@ -57,6 +57,8 @@ function attemptJson(a: AttemptRecord) {
     ...(a.responseStatus === undefined ? {} : { responseStatus: a.responseStatus }),
     latencyMs: a.latencyMs,
     ...(a.error === undefined ? {} : { error: a.error }),
+    ...(a.responseBody === undefined ? {} : { responseBody: a.responseBody }),
+    ...(a.responseContentType === undefined ? {} : { responseContentType: a.responseContentType }),
   };
 }
 

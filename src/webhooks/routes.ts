@@ -220,7 +220,8 @@ export const webhookRoutes: TypedRoutes<WebhookSchemas> = async (app) => {
         summary: 'Delivery log',
         description:
           'The deliveries of events to this subscription, newest first, each with every attempt: when, the HTTP status, ' +
-          'the latency and why it did not acknowledge. Finished deliveries are deleted with their event once it is ' +
+          'the latency, the head of the response (first 1 KiB and its Content-Type) and why it did not acknowledge. ' +
+          'Filter by status and by event (eventId). Finished deliveries are deleted with their event once it is ' +
           'WEBHOOK_RETENTION_DAYS old (30 by default; 0 keeps them forever); a pending one is kept until it finishes.',
         tags: ['webhooks'],
         security: admin,
@@ -241,6 +242,11 @@ export const webhookRoutes: TypedRoutes<WebhookSchemas> = async (app) => {
               enum: ['pending', 'succeeded', 'failed'],
               description: 'Only deliveries in this state.',
             },
+            eventId: {
+              type: 'string',
+              pattern: '^msg_[A-Za-z0-9_-]{1,64}$',
+              description: 'Only the delivery of this event (its webhook-id, msg_...).',
+            },
           },
         },
         response: {
@@ -256,11 +262,12 @@ export const webhookRoutes: TypedRoutes<WebhookSchemas> = async (app) => {
     },
     async (request) => {
       const subscription = await existingSubscription(store.webhooks, request.params.id);
-      const { limit, status } = request.query;
-      const deliveries = await store.webhooks.listDeliveries(
-        subscription.id,
-        status === undefined ? { limit } : { limit, status },
-      );
+      const { limit, status, eventId } = request.query;
+      const deliveries = await store.webhooks.listDeliveries(subscription.id, {
+        limit,
+        ...(status === undefined ? {} : { status }),
+        ...(eventId === undefined ? {} : { eventId }),
+      });
       return deliveries.map(deliveryJson);
     },
   );

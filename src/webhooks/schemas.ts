@@ -207,6 +207,12 @@ export const DeliveryAttempt = {
       description:
         'Why the attempt did not acknowledge (timeout, refused connection, non-2xx status...); absent on success.',
     },
+    responseBody: {
+      type: 'string',
+      description:
+        'The first 1 KiB of the response body, as UTF-8 (empty when it had none); absent when no response came.',
+    },
+    responseContentType: { type: 'string', description: "The response's Content-Type, when it had one." },
   },
   additionalProperties: false,
 } as const;

@@ -246,7 +246,7 @@ const Q = {
   listDeliveries: {
     name: 'webhooks.deliveries',
     text: `SELECT ${DELIVERY_COLUMNS} FROM ${DELIVERY_FROM}
-           WHERE d.subscription_id = $1 AND ($2::text IS NULL OR d.status = $2)
+           WHERE d.subscription_id = $1 AND ($2::text IS NULL OR d.status = $2) AND ($4::text IS NULL OR d.event_id = $4)
            ORDER BY d.created_at DESC, d.seq DESC LIMIT $3`,
   },
   getDelivery: {
@@ -255,7 +255,7 @@ const Q = {
   },
   attemptsOf: {
     name: 'webhooks.attempts',
-    text: `SELECT delivery_id, attempt, attempted_at, response_status, latency_ms, error
+    text: `SELECT delivery_id, attempt, attempted_at, response_status, latency_ms, error, response_body, response_content_type
            FROM webhook_delivery_attempts WHERE delivery_id = ANY($1::text[]) ORDER BY id`,
   },
   backlog: {
@@ -292,8 +292,10 @@ const Q = {
     name: 'webhooks.record-attempt',
     text: `
       WITH logged AS (
-        INSERT INTO webhook_delivery_attempts (delivery_id, attempt, attempted_at, response_status, latency_ms, error)
-        SELECT $1::text, $2::integer, $3::timestamptz, $4::integer, $5::integer, $6::text WHERE EXISTS (SELECT 1 FROM webhook_deliveries WHERE id = $1)
+        INSERT INTO webhook_delivery_attempts
+          (delivery_id, attempt, attempted_at, response_status, latency_ms, error, response_body, response_content_type)
+        SELECT $1::text, $2::integer, $3::timestamptz, $4::integer, $5::integer, $6::text, $13::text, $14::text
+        WHERE EXISTS (SELECT 1 FROM webhook_deliveries WHERE id = $1)
       ), health AS (
         -- $12: true after a success, false after a failure, null (a shutdown's release) leaves it. Written only
         -- when the health changes, so a steady subscription's row is not locked by every attempt.
@@ -433,12 +435,12 @@ export class PostgresWebhookStore implements WebhookStore {
     return guarded(async () => (await this.pool.query({ ...Q.deleteSubscription, values: [id] })).rowCount === 1);
   }
 
-  async listDeliveries(subscriptionId: string, { limit, status }: ListDeliveriesQuery): Promise<WebhookDelivery[]> {
-    const rows = await guarded(
-      async () =>
-        (await this.pool.query<DeliveryRow>({ ...Q.listDeliveries, values: [subscriptionId, status ?? null, limit] }))
-          .rows,
-    );
+  async listDeliveries(
+    subscriptionId: string,
+    { limit, status, eventId }: ListDeliveriesQuery,
+  ): Promise<WebhookDelivery[]> {
+    const values = [subscriptionId, status ?? null, limit, eventId ?? null];
+    const rows = await guarded(async () => (await this.pool.query<DeliveryRow>({ ...Q.listDeliveries, values })).rows);
     return this.withAttempts(rows);
   }
 
@@ -487,6 +489,8 @@ export class PostgresWebhookStore implements WebhookStore {
       update.keepManual,
       leaseOwner,
       outcome.kind === 'released' ? null : outcome.kind === 'succeeded',
+      attempt.responseBody ?? null,
+      attempt.responseContentType ?? null,
     ];
     await guarded(() => this.pool.query({ ...Q.recordAttempt, values }));
   }

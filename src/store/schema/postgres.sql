@@ -114,6 +114,8 @@ CREATE TABLE webhook_delivery_attempts (
   response_status integer,
   latency_ms integer NOT NULL,
   error text,
+  response_body text,
+  response_content_type text,
   CONSTRAINT webhook_delivery_attempts_pkey PRIMARY KEY (id),
   CONSTRAINT webhook_delivery_attempts_delivery_id_fkey FOREIGN KEY (delivery_id) REFERENCES webhook_deliveries(id) ON DELETE CASCADE
 );

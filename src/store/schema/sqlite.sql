@@ -73,7 +73,9 @@ CREATE TABLE webhook_delivery_attempts (
   attempted_at    INTEGER NOT NULL,
   response_status INTEGER,
   latency_ms      INTEGER NOT NULL,
-  error           TEXT
+  error           TEXT,
+  response_body TEXT,
+  response_content_type TEXT
 );
 
 CREATE TABLE webhook_events (

@@ -187,11 +187,15 @@ export class SqliteWebhookStore implements WebhookStore {
       listDeliveriesByStatus: db.prepare(
         `SELECT ${DELIVERY_COLUMNS} FROM ${DELIVERY_FROM} WHERE d.subscription_id = ? AND d.status = ? ORDER BY d.created_at DESC, d.rowid DESC LIMIT ?`,
       ),
+      deliveryOfEvent: db.prepare(
+        `SELECT ${DELIVERY_COLUMNS} FROM ${DELIVERY_FROM} WHERE d.subscription_id = ? AND d.event_id = ?`,
+      ),
       getDelivery: db.prepare(
         `SELECT ${DELIVERY_COLUMNS} FROM ${DELIVERY_FROM} WHERE d.subscription_id = ? AND d.id = ?`,
       ),
       attemptsOf: db.prepare(
-        `SELECT delivery_id, attempt, attempted_at, response_status, latency_ms, error FROM webhook_delivery_attempts
+        `SELECT delivery_id, attempt, attempted_at, response_status, latency_ms, error, response_body, response_content_type
+         FROM webhook_delivery_attempts
          WHERE delivery_id IN (SELECT value FROM json_each(?)) ORDER BY id`,
       ),
       backlog: db.prepare(
@@ -223,8 +227,9 @@ export class SqliteWebhookStore implements WebhookStore {
          WHERE d.id = ?`,
       ),
       insertAttempt: db.prepare(
-        `INSERT INTO webhook_delivery_attempts (delivery_id, attempt, attempted_at, response_status, latency_ms, error)
-         SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM webhook_deliveries WHERE id = ?)`,
+        `INSERT INTO webhook_delivery_attempts
+           (delivery_id, attempt, attempted_at, response_status, latency_ms, error, response_body, response_content_type)
+         SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM webhook_deliveries WHERE id = ?)`,
       ),
       applyOutcome: db.prepare(
         `UPDATE webhook_deliveries
@@ -300,6 +305,8 @@ export class SqliteWebhookStore implements WebhookStore {
         attempt.responseStatus ?? null,
         Math.round(attempt.latencyMs),
         attempt.error ?? null,
+        attempt.responseBody ?? null,
+        attempt.responseContentType ?? null,
         deliveryId,
       );
       if (outcome.kind !== 'released')
@@ -426,7 +433,15 @@ export class SqliteWebhookStore implements WebhookStore {
     return guarded(() => this.deleteAtomically.immediate(id));
   }
 
-  async listDeliveries(subscriptionId: string, { limit, status }: ListDeliveriesQuery): Promise<WebhookDelivery[]> {
+  async listDeliveries(
+    subscriptionId: string,
+    { limit, status, eventId }: ListDeliveriesQuery,
+  ): Promise<WebhookDelivery[]> {
+    if (eventId !== undefined) {
+      // An event has one delivery per subscription.
+      const rows = guarded(() => this.statements.deliveryOfEvent.all(subscriptionId, eventId)) as DeliveryRow[];
+      return this.withAttempts(rows.filter((row) => status === undefined || row.status === status));
+    }
     const rows = guarded(() =>
       status === undefined
         ? this.statements.listDeliveries.all(subscriptionId, limit)
@@ -494,8 +509,7 @@ export class SqliteWebhookStore implements WebhookStore {
 
   async signingKeys(id: string, now: Date): Promise<SigningKeys | undefined> {
     const row = guarded(() => this.statements.signingKeys.get(now.getTime(), id)) as
-      | { url: string; secret: string; previous_secret: string | null }
-      | undefined;
+      { url: string; secret: string; previous_secret: string | null } | undefined;
     return row === undefined ? undefined : signingKeysOf(row);
   }
 

@@ -29,3 +29,6 @@ CREATE TABLE webhook_recoveries (
   finished_at     timestamptz,
   UNIQUE (subscription_id, window_key)
 );
+
+-- The head of each attempt's response (its first 1 KiB, and its Content-Type), for the delivery log.
+ALTER TABLE webhook_delivery_attempts ADD COLUMN response_body text, ADD COLUMN response_content_type text;

@@ -29,3 +29,7 @@ CREATE TABLE webhook_recoveries (
   finished_at     INTEGER,
   UNIQUE (subscription_id, window_key)
 );
+
+-- The head of each attempt's response (its first 1 KiB, and its Content-Type), for the delivery log.
+ALTER TABLE webhook_delivery_attempts ADD COLUMN response_body TEXT;
+ALTER TABLE webhook_delivery_attempts ADD COLUMN response_content_type TEXT;
