@@ -3,8 +3,11 @@
  * sees changes at once (it reads subscriptions on every create).
  */
 import type { Command } from 'commander';
+import { EVENT_TYPES, isEventType, type EventType } from '../domain/events.js';
+import type { DeliveryStatus } from '../store/types.js';
+import { recoveryWindow, RecoveryWindowError, WebhookRecoveries } from '../webhooks/recovery.js';
 import { DEFAULT_OVERLAP_SECONDS, MAX_OVERLAP_SECONDS, rotateSigningSecret } from '../webhooks/secret-rotation.js';
-import { createSubscription, WebhookInputError } from '../webhooks/subscriptions.js';
+import { checkDescription, createSubscription, WebhookInputError } from '../webhooks/subscriptions.js';
 import { EXISTING_STORE_HELP, withDatabaseOption, withStore, type Options } from './options.js';
 import { printTable } from './table.js';
 
@@ -12,22 +15,29 @@ export function registerWebhookCommands(program: Command): void {
   const webhook = program
     .command('webhook')
     .description(
-      'Add, list, rotate the secret of and remove webhook subscriptions (in the store DATABASE_URL names). See docs/webhooks.md.',
+      'Add, list, change, disable, enable, rotate the secret of and remove webhook subscriptions, read and retry their ' +
+        'deliveries and recover failed ones (in the store DATABASE_URL names). See docs/webhooks.md.',
     )
     .addHelpText('after', EXISTING_STORE_HELP);
 
   withDatabaseOption(
     webhook
       .command('add')
-      .description('Subscribe a URL to plant.created events; prints the signing secret, once, alone on the last line.')
+      .description('Subscribe a URL to events; prints the signing secret, once, alone on the last line.')
       .argument('<url>', 'an http(s) URL; private, loopback and link-local hosts need WEBHOOK_ALLOW_PRIVATE_URLS=true')
-      .option('--description <text>', 'what the subscription is for'),
+      .option('--description <text>', 'what the subscription is for')
+      .option('--event-types <list>', `comma-separated, of ${EVENT_TYPES.join(', ')} (default plant.created)`),
   ).action(async (url: string, options: Options) =>
     withStore(options, async (store, { webhookAllowPrivateUrls: allowPrivate }) => {
       const description = typeof options.description === 'string' ? options.description : undefined;
+      const eventTypes = typeof options.eventTypes === 'string' ? eventTypeList(options.eventTypes) : undefined;
       const created = await createSubscription(
         store.webhooks,
-        description === undefined ? { url } : { url, description },
+        {
+          url,
+          ...(description === undefined ? {} : { description }),
+          ...(eventTypes === undefined ? {} : { eventTypes }),
+        },
         { allowPrivate },
       );
       process.stderr.write(
@@ -51,8 +61,15 @@ export function registerWebhookCommands(program: Command): void {
         return;
       }
       printTable(
-        ['ID', 'URL', 'DESCRIPTION', 'CREATED'],
-        subscriptions.map((s) => [s.id, s.url, s.description ?? '-', s.createdAt.toISOString()]),
+        ['ID', 'URL', 'DESCRIPTION', 'EVENT TYPES', 'ENABLED', 'CREATED'],
+        subscriptions.map((s) => [
+          s.id,
+          s.url,
+          s.description ?? '-',
+          s.eventTypes.join(','),
+          s.enabled ? 'yes' : `no: ${s.disabledReason ?? ''}`,
+          s.createdAt.toISOString(),
+        ]),
       );
     }),
   );
@@ -90,6 +107,121 @@ export function registerWebhookCommands(program: Command): void {
 
   withDatabaseOption(
     webhook
+      .command('disable')
+      .description('Disable a subscription: its events are kept and sent once it is enabled again.')
+      .argument('<id>')
+      .option('--reason <text>', 'recorded as disabledReason (default: disabled by hand)'),
+  ).action(async (id: string, options: Options) =>
+    withStore(options, async (store) => {
+      const reason = typeof options.reason === 'string' ? options.reason : undefined;
+      if (reason !== undefined) checkDescription(reason);
+      const change = { enabled: false, ...(reason === undefined ? {} : { disabledReason: reason }) };
+      const outcome = await store.webhooks.updateSubscription(id, change, undefined, new Date());
+      if (outcome.kind !== 'updated') throw new WebhookInputError(`no webhook subscription has id '${id}'`);
+      process.stdout.write(`disabled webhook subscription ${id}\n`);
+    }),
+  );
+
+  withDatabaseOption(
+    webhook
+      .command('enable')
+      .description('Enable a subscription again: the deliveries it kept while disabled are sent.')
+      .argument('<id>'),
+  ).action(async (id: string, options: Options) =>
+    withStore(options, async (store) => {
+      const outcome = await store.webhooks.updateSubscription(id, { enabled: true }, undefined, new Date());
+      if (outcome.kind !== 'updated') throw new WebhookInputError(`no webhook subscription has id '${id}'`);
+      process.stdout.write(`enabled webhook subscription ${id}\n`);
+    }),
+  );
+
+  withDatabaseOption(
+    webhook
+      .command('deliveries')
+      .description('The delivery log of a subscription, newest first.')
+      .argument('<id>')
+      .option('--status <status>', 'only pending, succeeded or failed deliveries')
+      .option('--limit <n>', 'at most this many (1 to 1000)', '100')
+      .option('--json', 'print JSON (with every attempt) instead of a table'),
+  ).action(async (id: string, options: Options) =>
+    withStore(options, async (store) => {
+      const status = deliveryStatus(options.status);
+      const limit = /^[0-9]{1,4}$/.test(String(options.limit)) ? Number(options.limit) : Number.NaN;
+      if (!(limit >= 1 && limit <= 1000)) throw new WebhookInputError('--limit must be an integer from 1 to 1000');
+      if ((await store.webhooks.getSubscription(id)) === undefined)
+        throw new WebhookInputError(`no webhook subscription has id '${id}'`);
+      const deliveries = await store.webhooks.listDeliveries(id, status === undefined ? { limit } : { limit, status });
+      if (options.json === true) {
+        process.stdout.write(`${JSON.stringify(deliveries, null, 2)}\n`);
+        return;
+      }
+      printTable(
+        ['ID', 'EVENT', 'TYPE', 'STATUS', 'ATTEMPTS', 'LAST RESULT', 'CREATED'],
+        deliveries.map((d) => {
+          const last = d.attempts.at(-1);
+          return [
+            d.id,
+            d.eventId,
+            d.eventType,
+            d.status,
+            String(d.attemptCount),
+            last === undefined ? '-' : (last.error ?? String(last.responseStatus ?? '')),
+            d.createdAt.toISOString(),
+          ];
+        }),
+      );
+    }),
+  );
+
+  withDatabaseOption(
+    webhook
+      .command('retry')
+      .description('Make a delivery due now for one more attempt (a running service sends it on its next poll).')
+      .argument('<id>')
+      .argument('<delivery>'),
+  ).action(async (id: string, deliveryId: string, options: Options) =>
+    withStore(options, async (store) => {
+      const delivery = await store.webhooks.retryDelivery(id, deliveryId, new Date());
+      if (delivery === undefined)
+        throw new WebhookInputError(`webhook subscription '${id}' has no delivery with id '${deliveryId}'`);
+      process.stdout.write(`delivery ${deliveryId} is due now\n`);
+    }),
+  );
+
+  withDatabaseOption(
+    webhook
+      .command('recover')
+      .description('Make every failed delivery of events created in a window pending again (one more attempt each).')
+      .argument('<id>')
+      .requiredOption('--since <time>', 'RFC 3339, e.g. 2026-01-01T00:00:00Z (within WEBHOOK_RETENTION_DAYS)')
+      .option('--until <time>', 'RFC 3339; default now'),
+  ).action(async (id: string, options: Options) =>
+    withStore(options, async (store, config) => {
+      const until = typeof options.until === 'string' ? options.until : undefined;
+      let window;
+      try {
+        window = recoveryWindow(String(options.since), until, new Date(), config.webhookRetentionDays);
+      } catch (error) {
+        if (error instanceof RecoveryWindowError) throw new WebhookInputError(error.message);
+        throw error;
+      }
+      const log = {
+        info: () => undefined,
+        warn: (_fields: object, message: string) => process.stderr.write(`${message}\n`),
+      };
+      const recoveries = new WebhookRecoveries(store.webhooks, { log, nudge: () => undefined });
+      const started = await recoveries.start(id, window);
+      if (started === undefined) throw new WebhookInputError(`no webhook subscription has id '${id}'`);
+      await recoveries.idle();
+      const recovery = await store.webhooks.getRecovery(id, started.id);
+      process.stdout.write(
+        `recovery ${started.id}: ${recovery?.status ?? 'running'}, ${recovery?.requeued ?? 0} failed deliveries made pending\n`,
+      );
+    }),
+  );
+
+  withDatabaseOption(
+    webhook
       .command('remove')
       .description('Delete a subscription with its pending deliveries and delivery log.')
       .argument('<id>'),
@@ -100,4 +232,18 @@ export function registerWebhookCommands(program: Command): void {
       process.stdout.write(`removed webhook subscription ${id}\n`);
     }),
   );
+}
+
+function eventTypeList(text: string): EventType[] {
+  const types = text.split(',').map((type) => type.trim());
+  const unknown = types.filter((type) => !isEventType(type));
+  if (types.length === 0 || unknown.length > 0)
+    throw new WebhookInputError(`--event-types takes a comma-separated list of ${EVENT_TYPES.join(', ')}`);
+  return types.filter(isEventType);
+}
+
+function deliveryStatus(value: unknown): DeliveryStatus | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'pending' || value === 'succeeded' || value === 'failed') return value;
+  throw new WebhookInputError('--status must be pending, succeeded or failed');
 }

@@ -7,7 +7,13 @@ import { host, WILDCARD_HOSTS } from './addresses.js';
 import { databaseUrl } from './database-url.js';
 import { boolean, ConfigError, integer, oneOf, type Source } from './errors.js';
 import { publicUrl } from './public-url.js';
-import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule, RetryScheduleError } from './retry-schedule.js';
+import {
+  DEFAULT_DISABLE_AFTER,
+  DEFAULT_RETRY_SCHEDULE,
+  parseDisableAfter,
+  parseRetrySchedule,
+  RetryScheduleError,
+} from './retry-schedule.js';
 import { loadServiceLimits, type ServiceLimits } from './service-limits.js';
 
 export { ConfigError } from './errors.js';
@@ -65,6 +71,8 @@ export interface Config {
   /** Finished webhook events (with their deliveries and attempts) are deleted this many days after they were created; 0
    * keeps them forever. */
   readonly webhookRetentionDays: number;
+  /** A subscription whose attempts have all failed for this long is disabled; `never` (stored as 0) never disables one. */
+  readonly webhookDisableAfterMs: number;
   /** The live change stream (GET /events): see docs/events.md. */
   readonly events: EventStreamSettings;
   /** PATCH, PUT and DELETE of a plant must carry If-Match (428 without): no change can be made blind. */
@@ -101,6 +109,16 @@ function retrySchedule(source: Source): number[] {
   } catch (error) {
     if (error instanceof RetryScheduleError)
       throw new ConfigError(`WEBHOOK_RETRY_SCHEDULE: ${error.message} (got '${raw}')`);
+    throw error;
+  }
+}
+
+function disableAfter(source: Source): number {
+  const raw = source.WEBHOOK_DISABLE_AFTER || DEFAULT_DISABLE_AFTER;
+  try {
+    return parseDisableAfter(raw);
+  } catch (error) {
+    if (error instanceof RetryScheduleError) throw new ConfigError(`WEBHOOK_DISABLE_AFTER: ${error.message}`);
     throw error;
   }
 }
@@ -168,6 +186,7 @@ export function loadConfig(env: Source = process.env, overrides: Source = {}): C
     webhookConcurrency: integer(source, 'WEBHOOK_CONCURRENCY', 8, 1, 1000),
     webhookPollIntervalMs: integer(source, 'WEBHOOK_POLL_INTERVAL_MS', 1000, 10, 600_000),
     webhookRetentionDays: integer(source, 'WEBHOOK_RETENTION_DAYS', 30, 0, 36_500),
+    webhookDisableAfterMs: disableAfter(source),
     events: {
       retentionHours: integer(source, 'EVENTS_RETENTION_HOURS', 24, 1, 24 * 365),
       heartbeatMs: integer(source, 'EVENTS_HEARTBEAT_MS', 15_000, 100, 300_000),

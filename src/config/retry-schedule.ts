@@ -31,3 +31,19 @@ export function parseRetrySchedule(text: string): number[] {
   if (delays.length > MAX_STEPS) throw new RetryScheduleError(`at most ${MAX_STEPS} retries (got ${delays.length})`);
   return delays;
 }
+
+/** WEBHOOK_DISABLE_AFTER's default: Svix's, long enough to span a long weekend's outage. */
+export const DEFAULT_DISABLE_AFTER = '5d';
+const MAX_DISABLE_AFTER_MS = 365 * 86_400_000;
+
+/** Parses one duration ("5d", "36h") in milliseconds, or "never" as 0; throws explaining the expected form. */
+export function parseDisableAfter(text: string): number {
+  if (text.trim() === 'never') return 0;
+  const match = STEP.exec(text.trim());
+  const ms = match === null ? Number.NaN : Number(match[1]) * (UNIT_MS[match[2] as string] as number);
+  if (!Number.isFinite(ms) || ms <= 0 || ms > MAX_DISABLE_AFTER_MS)
+    throw new RetryScheduleError(
+      `'${text}' is not a duration: use a number with a unit (ms, s, m, h, d), more than 0 and at most 365d, e.g. ${DEFAULT_DISABLE_AFTER}, or never`,
+    );
+  return ms;
+}

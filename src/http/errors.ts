@@ -111,6 +111,12 @@ export const Errors = {
     meaning: 'No token has this id or name.',
     message: 'no token has id or name %s',
   },
+  WEBHOOK_RECOVERY_NOT_FOUND: {
+    code: 40406,
+    status: 404,
+    meaning: 'The webhook subscription has no recovery with this id.',
+    message: 'webhook subscription %s has no recovery with id %s',
+  },
   METHOD_NOT_ALLOWED: {
     code: 40501,
     status: 405,

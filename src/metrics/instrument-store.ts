@@ -147,9 +147,15 @@ class TimedWebhookStore implements WebhookStore {
       'listSubscriptions',
       'getSubscription',
       'rotateSecret',
+      'updateSubscription',
+      'disableFailingSubscription',
       'deleteSubscription',
       'listDeliveries',
       'getDelivery',
+      'startRecovery',
+      'getRecovery',
+      'signingKeys',
+      'recoverBatch',
       'hasDueDeliveries',
       'backlog',
       'claimDueDeliveries',
@@ -170,11 +176,29 @@ class TimedWebhookStore implements WebhookStore {
   rotateSecret(...a: Parameters<WebhookStore['rotateSecret']>) {
     return this.t.rotateSecret(() => this.inner.rotateSecret(...a));
   }
+  updateSubscription(...a: Parameters<WebhookStore['updateSubscription']>) {
+    return this.t.updateSubscription(() => this.inner.updateSubscription(...a));
+  }
+  disableFailingSubscription(...a: Parameters<WebhookStore['disableFailingSubscription']>) {
+    return this.t.disableFailingSubscription(() => this.inner.disableFailingSubscription(...a));
+  }
   deleteSubscription(...a: Parameters<WebhookStore['deleteSubscription']>) {
     return this.t.deleteSubscription(() => this.inner.deleteSubscription(...a));
   }
   listDeliveries(...a: Parameters<WebhookStore['listDeliveries']>) {
     return this.t.listDeliveries(() => this.inner.listDeliveries(...a));
+  }
+  startRecovery(...a: Parameters<WebhookStore['startRecovery']>) {
+    return this.t.startRecovery(() => this.inner.startRecovery(...a));
+  }
+  signingKeys(...a: Parameters<WebhookStore['signingKeys']>) {
+    return this.t.signingKeys(() => this.inner.signingKeys(...a));
+  }
+  getRecovery(...a: Parameters<WebhookStore['getRecovery']>) {
+    return this.t.getRecovery(() => this.inner.getRecovery(...a));
+  }
+  recoverBatch(...a: Parameters<WebhookStore['recoverBatch']>) {
+    return this.t.recoverBatch(() => this.inner.recoverBatch(...a));
   }
   getDelivery(...a: Parameters<WebhookStore['getDelivery']>) {
     return this.t.getDelivery(() => this.inner.getDelivery(...a));

@@ -4,6 +4,8 @@
  * timestamptz, integer milliseconds from SQLite), so rows are generic over it.
  */
 import type {
+  SigningKeys,
+  WebhookRecovery,
   ClaimedDelivery,
   DeliveryAttempt,
   DeliveryStatus,
@@ -19,7 +21,16 @@ export interface SubscriptionRow<Time> {
   /** A text[] on PostgreSQL, comma-separated text on SQLite. */
   event_types: string | string[];
   created_at: Time;
+  version: number;
+  /** A boolean from PostgreSQL, 0 or 1 from SQLite. */
+  enabled: boolean | number;
+  disabled_at: Time | null;
+  disabled_reason: string | null;
 }
+
+/** The columns a SubscriptionRow is read from. */
+export const SUBSCRIPTION_COLUMNS =
+  'id, url, description, event_types, created_at, version, enabled, disabled_at, disabled_reason';
 
 export interface DeliveryRow<Time> {
   id: string;
@@ -39,7 +50,26 @@ export interface AttemptRow<Time> {
   response_status: number | null;
   latency_ms: number;
   error: string | null;
+  response_body: string | null;
+  response_content_type: string | null;
 }
+
+export interface RecoveryRow<Time> {
+  id: string;
+  subscription_id: string;
+  since: Time;
+  until: Time;
+  status: 'running' | 'done';
+  requeued: number;
+  cursor_at: Time | null;
+  cursor_id: string | null;
+  created_at: Time;
+  updated_at: Time;
+  finished_at: Time | null;
+}
+
+export const RECOVERY_COLUMNS =
+  'id, subscription_id, since, until, status, requeued, cursor_at, cursor_id, created_at, updated_at, finished_at';
 
 /** A delivery as a claim returns it, joined with its event and subscription. */
 export interface ClaimRow {
@@ -72,6 +102,14 @@ export function toClaimedDelivery(row: ClaimRow, leaseOwner: string): ClaimedDel
   };
 }
 
+export function signingKeysOf(row: { url: string; secret: string; previous_secret: string | null }): SigningKeys {
+  return {
+    url: row.url,
+    secret: row.secret,
+    ...(row.previous_secret === null ? {} : { previousSecret: row.previous_secret }),
+  };
+}
+
 export const DELIVERY_COLUMNS =
   'd.id, d.subscription_id, d.event_id, e.type, d.status, d.attempt_count, d.next_attempt_at, d.created_at';
 export const DELIVERY_FROM = 'webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id';
@@ -86,8 +124,26 @@ export function webhookRowMappers<Time>(toDate: (time: Time) => Date) {
         url: row.url,
         eventTypes: types.filter(isEventType),
         createdAt: toDate(row.created_at),
+        version: row.version,
+        enabled: row.enabled === true || row.enabled === 1,
+        ...(row.description === null ? {} : { description: row.description }),
+        ...(row.disabled_at === null ? {} : { disabledAt: toDate(row.disabled_at) }),
+        ...(row.disabled_reason === null ? {} : { disabledReason: row.disabled_reason }),
       };
-      return row.description === null ? base : { ...base, description: row.description };
+      return base;
+    },
+    toRecovery(row: RecoveryRow<Time>): WebhookRecovery {
+      return {
+        id: row.id,
+        subscriptionId: row.subscription_id,
+        since: toDate(row.since),
+        until: toDate(row.until),
+        status: row.status,
+        requeued: row.requeued,
+        createdAt: toDate(row.created_at),
+        updatedAt: toDate(row.updated_at),
+        ...(row.finished_at === null ? {} : { finishedAt: toDate(row.finished_at) }),
+      };
     },
     toAttempt(row: AttemptRow<Time>): DeliveryAttempt {
       return {
@@ -96,6 +152,8 @@ export function webhookRowMappers<Time>(toDate: (time: Time) => Date) {
         latencyMs: row.latency_ms,
         ...(row.response_status === null ? {} : { responseStatus: row.response_status }),
         ...(row.error === null ? {} : { error: row.error }),
+        ...(row.response_body === null ? {} : { responseBody: row.response_body }),
+        ...(row.response_content_type === null ? {} : { responseContentType: row.response_content_type }),
       };
     },
     toDelivery(row: DeliveryRow<Time>, attempts: DeliveryAttempt[]): WebhookDelivery {

@@ -12,9 +12,40 @@ export interface WebhookSubscription {
   /** Undefined when none was given. */
   readonly description?: string;
   readonly createdAt: Date;
+  /** Counts its changes from 1: the subscription's ETag. */
+  readonly version: number;
+  /** A disabled subscription's deliveries wait (their events are kept) until it is enabled again. */
+  readonly enabled: boolean;
+  /** When and why it was disabled; undefined while enabled. */
+  readonly disabledAt?: Date;
+  readonly disabledReason?: string;
 }
 
-export interface NewWebhookSubscription extends WebhookSubscription {
+/** What a PATCH changes; what is left out is kept. `description: null` removes it. */
+export interface SubscriptionChange {
+  readonly url?: string;
+  readonly description?: string | null;
+  readonly eventTypes?: readonly EventType[];
+  readonly enabled?: boolean;
+  /** Recorded when this change disables an enabled subscription. */
+  readonly disabledReason?: string;
+}
+
+/** What If-Match accepts: any version, or one of these. */
+export type ExpectedSubscriptionVersion = 'any' | readonly number[];
+
+export type UpdateSubscriptionOutcome =
+  | { readonly kind: 'updated'; readonly subscription: WebhookSubscription }
+  | { readonly kind: 'not-found' }
+  | { readonly kind: 'precondition-failed'; readonly current: WebhookSubscription };
+
+/** A subscription to insert: enabled, at version 1. */
+export interface NewWebhookSubscription {
+  readonly id: string;
+  readonly url: string;
+  readonly eventTypes: readonly EventType[];
+  readonly description?: string;
+  readonly createdAt: Date;
   /** The signing secret (whsec_...): kept in clear, since every delivery is signed with it. */
   readonly secret: string;
 }
@@ -33,6 +64,9 @@ export interface DeliveryAttempt {
   readonly latencyMs: number;
   /** Why the attempt did not acknowledge; undefined for a 2xx. */
   readonly error?: string;
+  /** The first 1 KiB of the response body and its Content-Type; undefined when no response came. */
+  readonly responseBody?: string;
+  readonly responseContentType?: string;
 }
 
 export interface WebhookDelivery {
@@ -96,6 +130,40 @@ export interface AttemptResult {
 export interface ListDeliveriesQuery {
   readonly limit: number;
   readonly status?: DeliveryStatus;
+  /** Only the delivery of this event (msg_...). */
+  readonly eventId?: string;
+}
+
+/** A recovery: re-queuing the failed deliveries of one subscription created in [since, until). */
+export interface WebhookRecovery {
+  readonly id: string;
+  readonly subscriptionId: string;
+  readonly since: Date;
+  readonly until: Date;
+  /** running: batches are being re-queued; done: every delivery of the window was looked at. */
+  readonly status: 'running' | 'done';
+  /** Failed deliveries made pending again so far. */
+  readonly requeued: number;
+  readonly createdAt: Date;
+  /** When its last batch ran: a running recovery not updated for long was interrupted (a restart). */
+  readonly updatedAt: Date;
+  readonly finishedAt?: Date;
+}
+
+export interface NewWebhookRecovery {
+  readonly id: string;
+  readonly subscriptionId: string;
+  /** Identifies the window as asked (since, and until or none): one recovery per window. */
+  readonly windowKey: string;
+  readonly since: Date;
+  readonly until: Date;
+  readonly now: Date;
+}
+
+export interface SigningKeys {
+  readonly url: string;
+  readonly secret: string;
+  readonly previousSecret?: string;
 }
 
 export interface WebhookStore {
@@ -110,6 +178,36 @@ export interface WebhookStore {
    * subscription.
    */
   rotateSecret(id: string, secret: string, previousSecretExpiresAt: Date | undefined): Promise<boolean>;
+  /**
+   * Applies `change` if the subscription is at a version `expected` accepts (any when undefined), under a lock, so
+   * of concurrent writers expecting one version exactly one succeeds. The version goes up only when something
+   * changed. Deliveries already pending keep their event and go to the new URL.
+   */
+  updateSubscription(
+    id: string,
+    change: SubscriptionChange,
+    expected: ExpectedSubscriptionVersion | undefined,
+    now: Date,
+  ): Promise<UpdateSubscriptionOutcome>;
+  /**
+   * The recovery of this window: a new one (created true), or the one already asked for the same window.
+   * Undefined when the subscription does not exist.
+   */
+  startRecovery(
+    recovery: NewWebhookRecovery,
+  ): Promise<{ readonly recovery: WebhookRecovery; readonly created: boolean } | undefined>;
+  getRecovery(subscriptionId: string, id: string): Promise<WebhookRecovery | undefined>;
+  /**
+   * One batch of a running recovery, in one transaction: the next `limit` deliveries of its window after its
+   * cursor, the failed ones made pending (one more attempt, due at `now`); done when fewer were left.
+   * Undefined when the recovery is gone (its subscription was deleted).
+   */
+  recoverBatch(id: string, now: Date, limit: number): Promise<WebhookRecovery | undefined>;
+  /**
+   * What signs a message to the subscription now: its URL and secret, and the previous secret while its overlap
+   * lasts at `now`. Undefined when there is no such subscription.
+   */
+  signingKeys(id: string, now: Date): Promise<SigningKeys | undefined>;
   /** Deletes the subscription with its deliveries and their log; false when there was none. */
   deleteSubscription(id: string): Promise<boolean>;
   /** A subscription's deliveries, newest first, each with its attempts. */
@@ -127,8 +225,22 @@ export interface WebhookStore {
    * dispatcher (in this process or another) takes them while the lease lasts.
    */
   claimDueDeliveries(request: ClaimRequest): Promise<ClaimedDelivery[]>;
-  /** Logs the attempt; applies its outcome only if `leaseOwner` still holds the lease. */
+  /**
+   * Logs the attempt; applies its outcome only if `leaseOwner` still holds the lease. Also keeps the
+   * subscription's health: a failed attempt marks when it started failing (if not yet), a success clears it.
+   */
   recordAttempt(result: AttemptResult): Promise<void>;
+  /**
+   * Disables the subscription if it is enabled and has been failing since `failingSince` or earlier, recording
+   * `now` and `reason`. Atomic: of instances asking at once exactly one gets the subscription back, the others
+   * undefined (as when it is healthy, already disabled or gone).
+   */
+  disableFailingSubscription(
+    id: string,
+    failingSince: Date,
+    now: Date,
+    reason: string,
+  ): Promise<WebhookSubscription | undefined>;
   /**
    * Makes a delivery due at `now` for one more attempt (a manual retry); a delivery
    * being attempted right now keeps its lease. Undefined when it does not exist.

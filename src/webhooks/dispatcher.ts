@@ -6,7 +6,7 @@
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import type { AttemptOutcome, ClaimedDelivery, WebhookStore } from '../store/types.js';
+import type { AttemptOutcome, ClaimedDelivery, WebhookStore, WebhookSubscription } from '../store/types.js';
 import { nextAttemptDelay } from './retry-schedule.js';
 import { sendWebhook, type SendResult } from './sender.js';
 import { webhookHeaders } from './signing.js';
@@ -28,6 +28,24 @@ export interface DispatcherOptions {
   readonly retrySchedule: readonly number[];
   readonly urlPolicy: UrlPolicy;
   readonly log: DispatcherLogger;
+  /** A subscription whose attempts have all failed for this long is disabled; 0 never disables one. */
+  readonly disableAfterMs?: number;
+  /** Told of each subscription this dispatcher disabled (exactly one instance is, per disable). */
+  readonly onDisabled?: (subscription: WebhookSubscription) => void;
+  /** The time deliveries are due and attempts are stamped by (tests simulate days with it). */
+  readonly now?: () => Date;
+}
+
+/** "5d", "36h", "90m": a duration as its largest whole unit. */
+export function formatDuration(ms: number): string {
+  for (const [unit, size] of [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+  ] as const)
+    if (ms % size === 0) return `${ms / size}${unit}`;
+  return `${ms}ms`;
 }
 
 /** The shortest time between two looks at the outbox. */
@@ -48,11 +66,14 @@ export class WebhookDispatcher {
   private again = false;
   private stopping = false;
   private claims = 0;
+  private readonly now: () => Date;
 
   constructor(
     private readonly store: WebhookStore,
     private readonly options: DispatcherOptions,
-  ) {}
+  ) {
+    this.now = options.now ?? (() => new Date());
+  }
 
   start(): void {
     if (this.timer !== undefined || this.stopping) return;
@@ -88,6 +109,14 @@ export class WebhookDispatcher {
     });
   }
 
+  /** Resolves once no look at the outbox and no attempt (with its aftermath) is under way. */
+  async idle(): Promise<void> {
+    while (this.tick !== undefined || this.inFlight.size > 0) {
+      await this.tick;
+      await Promise.all([...this.inFlight.values()].map((entry) => entry.done));
+    }
+  }
+
   async stop(): Promise<void> {
     this.stopping = true;
     clearInterval(this.timer);
@@ -100,13 +129,13 @@ export class WebhookDispatcher {
   private async claimWhileFree(): Promise<void> {
     try {
       // A read first: when nothing is due (the usual case) no write is made at all.
-      if (this.options.concurrency - this.inFlight.size <= 0 || !(await this.store.hasDueDeliveries(new Date())))
+      if (this.options.concurrency - this.inFlight.size <= 0 || !(await this.store.hasDueDeliveries(this.now())))
         return;
       for (;;) {
         const free = this.options.concurrency - this.inFlight.size;
         if (free <= 0 || this.stopping) return;
         const claimed = await this.store.claimDueDeliveries({
-          now: new Date(),
+          now: this.now(),
           limit: free,
           leaseMs: leaseDurationMs(this.options.timeoutMs),
           owner: `${this.owner}:${(this.claims += 1)}`,
@@ -135,7 +164,7 @@ export class WebhookDispatcher {
   }
 
   private async deliver(delivery: ClaimedDelivery, signal: AbortSignal): Promise<void> {
-    const attemptedAt = new Date();
+    const attemptedAt = this.now();
     let headers: Record<string, string>;
     try {
       headers = webhookHeaders(delivery, attemptedAt);
@@ -172,6 +201,8 @@ export class WebhookDispatcher {
           latencyMs: result.latencyMs,
           ...(result.status === undefined ? {} : { responseStatus: result.status }),
           ...(result.error === undefined ? {} : { error: result.error }),
+          ...(result.responseBody === undefined ? {} : { responseBody: result.responseBody }),
+          ...(result.responseContentType === undefined ? {} : { responseContentType: result.responseContentType }),
         },
         outcome,
       });
@@ -181,15 +212,44 @@ export class WebhookDispatcher {
         { err: error, deliveryId: delivery.deliveryId },
         'webhooks: could not record a delivery attempt',
       );
+      return;
+    }
+    if (outcome.kind === 'retry' || outcome.kind === 'failed') await this.disableIfFailing(delivery.subscriptionId);
+  }
+
+  /** After a failed attempt: a subscription failing for WEBHOOK_DISABLE_AFTER is disabled, once in the cluster. */
+  private async disableIfFailing(subscriptionId: string): Promise<void> {
+    const after = this.options.disableAfterMs ?? 0;
+    if (after <= 0) return;
+    const now = this.now();
+    const reason = `every delivery attempt failed for ${formatDuration(after)} (WEBHOOK_DISABLE_AFTER)`;
+    try {
+      const disabled = await this.store.disableFailingSubscription(
+        subscriptionId,
+        new Date(now.getTime() - after),
+        now,
+        reason,
+      );
+      if (disabled === undefined) return;
+      this.options.log.warn(
+        { subscriptionId, url: disabled.url, reason },
+        'webhooks: subscription disabled; its events are kept: enable it (PATCH enabled: true) to send them',
+      );
+      this.options.onDisabled?.(disabled);
+    } catch (error) {
+      // Tried again at the next failed attempt.
+      this.options.log.warn({ err: error, subscriptionId }, 'webhooks: could not disable a failing subscription');
     }
   }
 
   private outcomeOf(delivery: ClaimedDelivery, result: SendResult): AttemptOutcome {
     if (result.error === undefined) return { kind: 'succeeded' };
-    if (result.interrupted) return { kind: 'released', nextAttemptAt: new Date() };
+    if (result.interrupted) return { kind: 'released', nextAttemptAt: this.now() };
     // A retry asked for by hand is one attempt; the automatic schedule is spent.
     const delay = delivery.manual ? undefined : nextAttemptDelay(this.options.retrySchedule, delivery.attempt);
-    return delay === undefined ? { kind: 'failed' } : { kind: 'retry', nextAttemptAt: new Date(Date.now() + delay) };
+    return delay === undefined
+      ? { kind: 'failed' }
+      : { kind: 'retry', nextAttemptAt: new Date(this.now().getTime() + delay) };
   }
 
   private logAttempt(delivery: ClaimedDelivery, result: SendResult, outcome: AttemptOutcome): void {

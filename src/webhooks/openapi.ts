@@ -73,6 +73,16 @@ const EVENTS: readonly EventDocument[] = [
   },
 ];
 
+/** Each event type with its summary, when it is sent and the $id of its body's schema (GET /webhooks/event-types). */
+export function eventCatalogue(): readonly { type: EventType; summary: string; description: string; schema: string }[] {
+  return EVENTS.map((e) => ({
+    type: e.type,
+    summary: e.summary,
+    description: `Sent ${e.when} ${e.body}`,
+    schema: e.schema,
+  }));
+}
+
 /** The body of a plant.deleted event, as the webhooks section shows it. */
 export const DeletedPlant = {
   $id: 'DeletedPlant',

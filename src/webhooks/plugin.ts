@@ -4,10 +4,16 @@
  */
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { Counter } from 'prom-client';
 import { WebhookDispatcher } from './dispatcher.js';
 import { WebhookRetentionJob } from './retention.js';
 import { DeletedPlant } from './openapi.js';
 import { webhookRoutes } from './routes.js';
+import { webhookChangeRoute } from './change-route.js';
+import { webhookEventTypesRoute } from './event-types-route.js';
+import { webhookTestRoute } from './test-route.js';
+import { WebhookRecoveries } from './recovery.js';
+import { webhookRecoveryRoutes } from './recovery-routes.js';
 import {
   CreatedWebhookSubscription,
   DeliveryAttempt,
@@ -16,12 +22,16 @@ import {
   RotateWebhookSecret,
   WebhookDelivery,
   WebhookSubscription,
+  WebhookSubscriptionPatch,
+  RecoverWebhook,
+  WebhookRecovery,
 } from './schemas.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
     webhookDispatcher?: WebhookDispatcher;
     webhookRetention?: WebhookRetentionJob;
+    webhookRecoveries?: WebhookRecoveries;
   }
 }
 
@@ -29,6 +39,11 @@ export const webhookDispatcher = fp(
   async (app: FastifyInstance) => {
     const { config } = app;
     const store = app.store.webhooks;
+    const disabledTotal = new Counter({
+      name: 'plantstore_webhook_subscriptions_disabled_total',
+      help: 'Webhook subscriptions this instance disabled because every attempt failed for WEBHOOK_DISABLE_AFTER.',
+      registers: [app.metrics.registry],
+    });
     const dispatcher = new WebhookDispatcher(store, {
       concurrency: config.webhookConcurrency,
       pollIntervalMs: config.webhookPollIntervalMs,
@@ -36,19 +51,26 @@ export const webhookDispatcher = fp(
       retrySchedule: config.webhookRetrySchedule,
       urlPolicy: { allowPrivate: config.webhookAllowPrivateUrls },
       log: app.log.child({ component: 'webhooks' }),
+      disableAfterMs: config.webhookDisableAfterMs,
+      onDisabled: () => disabledTotal.inc(),
     });
     const retention = new WebhookRetentionJob(store, {
       retentionDays: config.webhookRetentionDays,
       log: app.log.child({ component: 'webhooks' }),
     });
+    const recoveries = new WebhookRecoveries(store, {
+      log: app.log.child({ component: 'webhooks' }),
+      nudge: () => dispatcher.nudge(),
+    });
     app.decorate('webhookDispatcher', dispatcher);
+    app.decorate('webhookRecoveries', recoveries);
     app.decorate('webhookRetention', retention);
     app.addHook('onReady', async () => {
       dispatcher.start();
       retention.start();
     });
     app.addHook('onClose', async () => {
-      await Promise.all([dispatcher.stop(), retention.stop()]);
+      await Promise.all([dispatcher.stop(), retention.stop(), recoveries.stop()]);
     });
     // A callback hook: it runs on every request, and an async one costs a promise each time.
     app.addHook('onResponse', (request, reply, done) => {
@@ -63,7 +85,7 @@ export const webhookDispatcher = fp(
       done();
     });
   },
-  { name: 'webhook-dispatcher', dependencies: ['store'], decorators: { fastify: ['config'] } },
+  { name: 'webhook-dispatcher', dependencies: ['store', 'metrics'], decorators: { fastify: ['config'] } },
 );
 
 export const webhooksPlugin = fp(
@@ -72,14 +94,21 @@ export const webhooksPlugin = fp(
       DeletedPlant,
       NewWebhookSubscription,
       WebhookSubscription,
+      WebhookSubscriptionPatch,
       CreatedWebhookSubscription,
       RotateWebhookSecret,
       RotatedWebhookSubscription,
       DeliveryAttempt,
       WebhookDelivery,
+      RecoverWebhook,
+      WebhookRecovery,
     ];
     for (const schema of shared) app.addSchema(schema);
     await app.register(webhookRoutes);
+    await app.register(webhookChangeRoute);
+    await app.register(webhookRecoveryRoutes);
+    await app.register(webhookEventTypesRoute);
+    await app.register(webhookTestRoute);
   },
   { name: 'webhooks', dependencies: ['store', 'auth', 'query-string-rules', 'collect-routes', 'webhook-dispatcher'] },
 );

@@ -2,16 +2,8 @@
  * Webhook subscriptions and their delivery log (admin scope). Thin handlers: the
  * URL policy and secret live in subscriptions.ts, delivery in dispatcher.ts.
  */
-import { isEventType, type EventType } from '../domain/events.js';
 import { failure } from '../http/errors.js';
-import { OPAQUE_ID } from '../domain/text-rules.js';
 import type { TypedRoutes } from '../http/type-provider.js';
-import type {
-  DeliveryAttempt as AttemptRecord,
-  WebhookDelivery as DeliveryRecord,
-  WebhookSubscription as SubscriptionRecord,
-  WebhookStore,
-} from '../store/types.js';
 import { bearerAuth } from '../tokens/auth.js';
 import { createSubscription } from './subscriptions.js';
 import type {
@@ -25,99 +17,22 @@ import type {
 } from './schemas.js';
 import { DEFAULT_OVERLAP_SECONDS, rotateSigningSecret } from './secret-rotation.js';
 import { WebhookUrlError } from './url-policy.js';
+import {
+  deliveryExample,
+  deliveryJson,
+  DeliveryPath,
+  etagOf,
+  example,
+  existingSubscription,
+  iso,
+  subscriptionJson,
+  SubscriptionETag,
+  SubscriptionPath,
+  webhookNotFound,
+} from './route-parts.js';
 
 export const DELIVERIES_DEFAULT_LIMIT = 100;
 export const DELIVERIES_MAX_LIMIT = 1000;
-
-const ID_SCHEMA = { type: 'string', minLength: 1, maxLength: 64, pattern: OPAQUE_ID } as const;
-const SubscriptionPath = {
-  type: 'object',
-  required: ['id'],
-  properties: { id: { ...ID_SCHEMA, description: 'The subscription id (whk_...).' } },
-} as const;
-const DeliveryPath = {
-  type: 'object',
-  required: ['id', 'deliveryId'],
-  properties: {
-    ...SubscriptionPath.properties,
-    deliveryId: { ...ID_SCHEMA, description: 'The delivery id (dlv_...).' },
-  },
-} as const;
-
-const iso = (date: Date) => date.toISOString();
-
-function subscriptionJson(s: SubscriptionRecord) {
-  return {
-    id: s.id,
-    url: s.url,
-    ...(s.description === undefined ? {} : { description: s.description }),
-    eventTypes: [...s.eventTypes],
-    createdAt: iso(s.createdAt),
-  };
-}
-
-function attemptJson(a: AttemptRecord) {
-  return {
-    attempt: a.attempt,
-    attemptedAt: iso(a.attemptedAt),
-    ...(a.responseStatus === undefined ? {} : { responseStatus: a.responseStatus }),
-    latencyMs: a.latencyMs,
-    ...(a.error === undefined ? {} : { error: a.error }),
-  };
-}
-
-/** The store only ever records the types there are; anything else is a bug, answered 500. */
-function knownEventType(text: string): EventType {
-  if (!isEventType(text)) throw new Error(`the store holds a delivery of an unknown event type: ${text}`);
-  return text;
-}
-
-function deliveryJson(d: DeliveryRecord) {
-  return {
-    id: d.id,
-    eventId: d.eventId,
-    eventType: knownEventType(d.eventType),
-    status: d.status,
-    attemptCount: d.attemptCount,
-    ...(d.nextAttemptAt === undefined ? {} : { nextAttemptAt: iso(d.nextAttemptAt) }),
-    createdAt: iso(d.createdAt),
-    attempts: d.attempts.map(attemptJson),
-  };
-}
-
-const webhookNotFound = (id: string) => failure('WEBHOOK_NOT_FOUND', [id]);
-
-async function existingSubscription(store: WebhookStore, id: string): Promise<SubscriptionRecord> {
-  const subscription = await store.getSubscription(id);
-  if (subscription === undefined) throw webhookNotFound(id);
-  return subscription;
-}
-
-const example = {
-  id: 'whk_3f1c0e9a7b2d4c5e6f708192',
-  url: 'https://example.com/hooks/plants',
-  description: 'inventory sync',
-  eventTypes: ['plant.created'],
-  createdAt: '2026-01-01T12:00:00.000Z',
-};
-const deliveryExample = {
-  id: 'dlv_0f9e8d7c6b5a49382716f5e4d3c2b1a0',
-  eventId: 'msg_2bVq3v0oZ8yKkq7m9L1c4Q',
-  eventType: 'plant.created',
-  status: 'pending',
-  attemptCount: 1,
-  nextAttemptAt: '2026-01-01T12:00:06.000Z',
-  createdAt: '2026-01-01T12:00:00.000Z',
-  attempts: [
-    {
-      attempt: 1,
-      attemptedAt: '2026-01-01T12:00:00.012Z',
-      responseStatus: 503,
-      latencyMs: 41,
-      error: 'the subscriber answered 503',
-    },
-  ],
-};
 
 type WebhookSchemas = [
   typeof NewWebhookSubscription,
@@ -211,11 +126,22 @@ export const webhookRoutes: TypedRoutes<WebhookSchemas> = async (app) => {
         tags: ['webhooks'],
         security: admin,
         params: SubscriptionPath,
-        response: { 200: { $ref: 'WebhookSubscription', description: 'The subscription.', examples: [example] } },
+        response: {
+          200: {
+            $ref: 'WebhookSubscription',
+            description: 'The subscription.',
+            headers: SubscriptionETag,
+            examples: [example],
+          },
+        },
       },
       config: { failures: ['WEBHOOK_NOT_FOUND', 'STORE_UNAVAILABLE'] },
     },
-    async (request) => subscriptionJson(await existingSubscription(store.webhooks, request.params.id)),
+    async (request, reply) => {
+      const subscription = await existingSubscription(store.webhooks, request.params.id);
+      reply.header('etag', etagOf(subscription.version));
+      return subscriptionJson(subscription);
+    },
   );
 
   app.delete(
@@ -294,7 +220,8 @@ export const webhookRoutes: TypedRoutes<WebhookSchemas> = async (app) => {
         summary: 'Delivery log',
         description:
           'The deliveries of events to this subscription, newest first, each with every attempt: when, the HTTP status, ' +
-          'the latency and why it did not acknowledge. Finished deliveries are deleted with their event once it is ' +
+          'the latency, the head of the response (first 1 KiB and its Content-Type) and why it did not acknowledge. ' +
+          'Filter by status and by event (eventId). Finished deliveries are deleted with their event once it is ' +
           'WEBHOOK_RETENTION_DAYS old (30 by default; 0 keeps them forever); a pending one is kept until it finishes.',
         tags: ['webhooks'],
         security: admin,
@@ -315,6 +242,11 @@ export const webhookRoutes: TypedRoutes<WebhookSchemas> = async (app) => {
               enum: ['pending', 'succeeded', 'failed'],
               description: 'Only deliveries in this state.',
             },
+            eventId: {
+              type: 'string',
+              pattern: '^msg_[A-Za-z0-9_-]{1,64}$',
+              description: 'Only the delivery of this event (its webhook-id, msg_...).',
+            },
           },
         },
         response: {
@@ -330,11 +262,12 @@ export const webhookRoutes: TypedRoutes<WebhookSchemas> = async (app) => {
     },
     async (request) => {
       const subscription = await existingSubscription(store.webhooks, request.params.id);
-      const { limit, status } = request.query;
-      const deliveries = await store.webhooks.listDeliveries(
-        subscription.id,
-        status === undefined ? { limit } : { limit, status },
-      );
+      const { limit, status, eventId } = request.query;
+      const deliveries = await store.webhooks.listDeliveries(subscription.id, {
+        limit,
+        ...(status === undefined ? {} : { status }),
+        ...(eventId === undefined ? {} : { eventId }),
+      });
       return deliveries.map(deliveryJson);
     },
   );

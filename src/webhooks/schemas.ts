@@ -57,11 +57,31 @@ export const NewWebhookSubscription = {
   description: 'A subscription to create. Properties not listed here are ignored.',
 } as const;
 
+const Enabled = {
+  type: 'boolean',
+  description:
+    'Whether events are sent. A disabled subscription keeps receiving its events in the outbox (finished ones are kept ' +
+    'for WEBHOOK_RETENTION_DAYS, pending ones until sent); they are sent, oldest due first, once it is enabled again.',
+} as const;
+
 export const WebhookSubscription = {
   $id: 'WebhookSubscription',
   type: 'object',
-  required: ['id', 'url', 'eventTypes', 'createdAt'],
-  properties: { id: SubscriptionId, url: Url, description: Description, eventTypes: EventTypes, createdAt: DateTime },
+  required: ['id', 'url', 'eventTypes', 'enabled', 'createdAt'],
+  properties: {
+    id: SubscriptionId,
+    url: Url,
+    description: Description,
+    eventTypes: EventTypes,
+    enabled: Enabled,
+    disabledAt: { ...DateTime, description: 'When it was disabled; only while disabled.' },
+    disabledReason: {
+      type: 'string',
+      description:
+        'Why it was disabled (`disabled by hand`, or the reason sent with `enabled: false`); only while disabled.',
+    },
+    createdAt: DateTime,
+  },
   additionalProperties: false,
   description:
     'A webhook subscription: every event of its types is POSTed to its url. The signing secret is not shown.',
@@ -70,7 +90,7 @@ export const WebhookSubscription = {
 export const CreatedWebhookSubscription = {
   $id: 'CreatedWebhookSubscription',
   type: 'object',
-  required: ['id', 'url', 'eventTypes', 'secret', 'createdAt'],
+  required: ['id', 'url', 'eventTypes', 'enabled', 'secret', 'createdAt'],
   properties: {
     ...WebhookSubscription.properties,
     secret: {
@@ -84,6 +104,37 @@ export const CreatedWebhookSubscription = {
   },
   additionalProperties: false,
   description: 'The new subscription, with its signing secret (shown only here).',
+} as const;
+
+export const WebhookSubscriptionPatch = {
+  $id: 'WebhookSubscriptionPatch',
+  type: 'object',
+  properties: {
+    url: { ...Url, description: `A new URL, under the same rules: ${Url.description}` },
+    description: {
+      ...Description,
+      type: ['string', 'null'],
+      description: `A new description (1 to ${DESCRIPTION_MAX_LENGTH} characters, no control characters), or null to remove it.`,
+    },
+    eventTypes: {
+      ...EventTypes,
+      description: `${EventTypes.description} Events written before the change keep their deliveries.`,
+    },
+    enabled: {
+      ...Enabled,
+      description: `false disables the subscription, true enables it again. ${Enabled.description}`,
+    },
+    disabledReason: {
+      type: 'string',
+      minLength: 1,
+      maxLength: DESCRIPTION_MAX_LENGTH,
+      pattern: PRINTABLE_TEXT,
+      description: 'Recorded as disabledReason when this patch disables the subscription (default `disabled by hand`).',
+    },
+  },
+  description:
+    'A JSON Merge Patch (RFC 7396) of a subscription: the properties sent are changed, the others kept. `"description": null` ' +
+    'removes the description. Properties not listed here are ignored.',
 } as const;
 
 /**
@@ -114,7 +165,7 @@ export const RotateWebhookSecret = {
 export const RotatedWebhookSubscription = {
   $id: 'RotatedWebhookSubscription',
   type: 'object',
-  required: ['id', 'url', 'eventTypes', 'secret', 'createdAt'],
+  required: ['id', 'url', 'eventTypes', 'enabled', 'secret', 'createdAt'],
   properties: {
     ...WebhookSubscription.properties,
     secret: {
@@ -156,6 +207,12 @@ export const DeliveryAttempt = {
       description:
         'Why the attempt did not acknowledge (timeout, refused connection, non-2xx status...); absent on success.',
     },
+    responseBody: {
+      type: 'string',
+      description:
+        'The first 1 KiB of the response body, as UTF-8 (empty when it had none); absent when no response came.',
+    },
+    responseContentType: { type: 'string', description: "The response's Content-Type, when it had one." },
   },
   additionalProperties: false,
 } as const;
@@ -181,4 +238,47 @@ export const WebhookDelivery = {
   },
   additionalProperties: false,
   description: 'One event sent to one subscription, with its attempts.',
+} as const;
+
+/** An RFC 3339 time as a request gives it (checked where it is read: the validator has no formats). */
+const Timestamp = { type: 'string', minLength: 1, maxLength: 64, example: '2026-01-01T00:00:00Z' } as const;
+
+export const RecoverWebhook = {
+  $id: 'RecoverWebhook',
+  type: 'object',
+  required: ['since'],
+  properties: {
+    since: {
+      ...Timestamp,
+      description:
+        'Re-queue the failed deliveries of events created from this time on (RFC 3339, e.g. 2026-01-01T00:00:00Z). At most ' +
+        'WEBHOOK_RETENTION_DAYS ago: older ones are deleted.',
+    },
+    until: { ...Timestamp, description: 'And created before this time (RFC 3339; not in the future); default: now.' },
+  },
+  description: 'The window of a recovery. Properties not listed here are ignored.',
+} as const;
+
+export const WebhookRecovery = {
+  $id: 'WebhookRecovery',
+  type: 'object',
+  required: ['id', 'subscriptionId', 'since', 'until', 'status', 'requeued', 'createdAt', 'updatedAt'],
+  properties: {
+    id: { type: 'string', description: 'The recovery id (rcv_...).' },
+    subscriptionId: SubscriptionId,
+    since: DateTime,
+    until: { ...DateTime, description: 'The end of the window (the time of the request when none was given).' },
+    status: {
+      type: 'string',
+      enum: ['running', 'done'],
+      description:
+        'running: deliveries are being re-queued, in batches; done: every delivery of the window was looked at.',
+    },
+    requeued: { type: 'integer', minimum: 0, description: 'Failed deliveries made pending again so far.' },
+    createdAt: DateTime,
+    updatedAt: { ...DateTime, description: 'When its last batch ran.' },
+    finishedAt: { ...DateTime, description: 'When it was done; only once done.' },
+  },
+  additionalProperties: false,
+  description: 'A recovery: the failed deliveries of a window re-queued in the background.',
 } as const;

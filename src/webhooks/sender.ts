@@ -26,7 +26,13 @@ export interface SendResult {
   readonly error?: string;
   /** True when `signal` cut the attempt short. */
   readonly interrupted: boolean;
+  /** The first RESPONSE_BODY_BYTES of the response body (UTF-8), and its Content-Type, when a response came. */
+  readonly responseBody?: string;
+  readonly responseContentType?: string;
 }
+
+/** How much of a response body the delivery log keeps: enough for an error message, never a whole page. */
+export const RESPONSE_BODY_BYTES = 1024;
 
 /** How long the response body may keep draining after its status arrived. */
 const DRAIN_GRACE_MS = 1000;
@@ -48,10 +54,10 @@ export function sendWebhook(request: SendRequest): Promise<SendResult> {
   const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
   return new Promise<SendResult>((resolve) => {
     let settled = false;
-    const settle = (result: Omit<SendResult, 'latencyMs'>) => {
+    const settle = (result: Omit<SendResult, 'latencyMs'>, latencyMs = elapsed()) => {
       if (settled) return;
       settled = true;
-      resolve({ ...result, latencyMs: elapsed() });
+      resolve({ ...result, latencyMs });
     };
     let url: URL;
     try {
@@ -88,18 +94,45 @@ export function sendWebhook(request: SendRequest): Promise<SendResult> {
     }, request.timeoutMs);
     req.on('response', (response) => {
       clearTimeout(deadline);
+      // The latency is to the status line; the body's head is read after it, for the log.
+      const latencyMs = elapsed();
       const status = response.statusCode ?? 0;
       const acknowledged = isAcknowledgement(status);
       const error = acknowledged
         ? undefined
         : `the subscriber answered ${status}${status >= 300 && status < 400 ? ' (redirects are not followed)' : ''}`;
-      settle(error === undefined ? { status, interrupted: false } : { status, error, interrupted: false });
-      // The body is not used; read and drop it so the connection closes cleanly, but
-      // never wait on a subscriber that keeps streaming.
-      const drain = setTimeout(() => response.destroy(), DRAIN_GRACE_MS);
-      response.on('close', () => clearTimeout(drain));
+      const contentType = response.headers['content-type'];
+      const chunks: Buffer[] = [];
+      let kept = 0;
+      const finish = () =>
+        settle(
+          {
+            status,
+            ...(error === undefined ? {} : { error }),
+            interrupted: false,
+            responseBody: Buffer.concat(chunks).subarray(0, RESPONSE_BODY_BYTES).toString('utf8'),
+            ...(contentType === undefined ? {} : { responseContentType: contentType.slice(0, 200) }),
+          },
+          latencyMs,
+        );
+      // Read up to the head of the body and drop the rest so the connection closes cleanly, but never wait on
+      // a subscriber that keeps streaming.
+      const drain = setTimeout(() => {
+        finish();
+        response.destroy();
+      }, DRAIN_GRACE_MS);
+      response.on('data', (chunk: Buffer) => {
+        if (kept >= RESPONSE_BODY_BYTES) return;
+        chunks.push(chunk);
+        kept += chunk.length;
+        if (kept >= RESPONSE_BODY_BYTES) finish();
+      });
+      response.on('end', finish);
+      response.on('close', () => {
+        clearTimeout(drain);
+        finish();
+      });
       response.on('error', () => {});
-      response.resume();
     });
     req.on('error', (error) => {
       clearTimeout(deadline);

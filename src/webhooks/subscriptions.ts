@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { EVENT_TYPES, PLANT_CREATED, type EventType } from '../domain/events.js';
-import type { NewWebhookSubscription, WebhookStore } from '../store/types.js';
+import type { NewWebhookSubscription, WebhookStore, WebhookSubscription } from '../store/types.js';
 import { CONTROL_CHARACTER } from '../domain/text-rules.js';
 import { checkWebhookUrl, type UrlPolicy } from './url-policy.js';
 
@@ -50,7 +50,7 @@ export async function createSubscription(
   request: SubscriptionRequest,
   policy: UrlPolicy,
   now = new Date(),
-): Promise<NewWebhookSubscription> {
+): Promise<WebhookSubscription & NewWebhookSubscription> {
   const url = await checkWebhookUrl(request.url, policy);
   if (request.description !== undefined) checkDescription(request.description);
   const subscription: NewWebhookSubscription = {
@@ -64,5 +64,5 @@ export async function createSubscription(
     createdAt: now,
   };
   await store.insertSubscription(subscription);
-  return subscription;
+  return { ...subscription, version: 1, enabled: true };
 }

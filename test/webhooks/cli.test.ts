@@ -1,8 +1,9 @@
-/** `plantstore webhook add|list|remove`, run as a real command against each store. */
+/** `plantstore webhook ...`, run as a real command against each store. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { testBackends } from '../support/backends.js';
 import { runCli } from '../support/service-process.js';
+import { execSql } from './database.js';
 
 for (const backend of testBackends())
   describe(`plantstore webhook [${backend.name}]`, () => {
@@ -51,6 +52,67 @@ for (const backend of testBackends())
         assert.equal(again.code, 2);
         assert.match(again.stderr, /no webhook subscription has id/);
         assert.equal((await runCli(['webhook', 'list'], env)).stdout, '(none)\n');
+      } finally {
+        await opened.cleanup();
+      }
+    });
+
+    it('event types, disable and enable, the delivery log, retry and recover', async () => {
+      const opened = await backend.open();
+      const env = { DATABASE_URL: opened.databaseUrl, WEBHOOK_ALLOW_PRIVATE_URLS: 'true' };
+      try {
+        const bad = await runCli(['webhook', 'add', 'http://127.0.0.1:9/h', '--event-types', 'plant.eaten'], env);
+        assert.equal(bad.code, 2);
+        assert.match(bad.stderr, /--event-types takes a comma-separated list of plant.created, plant.updated/);
+        const added = await runCli(
+          ['webhook', 'add', 'http://127.0.0.1:9/h', '--event-types', 'plant.deleted,plant.created'],
+          env,
+        );
+        assert.equal(added.code, 0, added.stderr);
+        const id = /created webhook subscription (whk_[0-9a-f]{24})/.exec(added.stderr)?.[1] ?? '';
+        assert.deepEqual((await opened.store.webhooks.getSubscription(id))?.eventTypes, [
+          'plant.created',
+          'plant.deleted',
+        ]);
+
+        const disabled = await runCli(['webhook', 'disable', id, '--reason', 'receiver moving'], env);
+        assert.equal(disabled.code, 0, disabled.stderr);
+        const table = (await runCli(['webhook', 'list'], env)).stdout;
+        assert.match(table, /EVENT TYPES\s+ENABLED/);
+        assert.match(table, new RegExp(`${id}.*plant\\.created,plant\\.deleted\\s+no: receiver moving`));
+        assert.equal((await runCli(['webhook', 'enable', id], env)).code, 0);
+        assert.equal((await opened.store.webhooks.getSubscription(id))?.enabled, true);
+
+        await opened.store.plants.createPlant({ id: 5n, name: 'Logged' });
+        const [delivery] = await opened.store.webhooks.listDeliveries(id, { limit: 1 });
+        assert.ok(delivery);
+        const log = await runCli(['webhook', 'deliveries', id], env);
+        assert.equal(log.code, 0, log.stderr);
+        assert.match(
+          log.stdout,
+          new RegExp(`${delivery.id}\\s+${delivery.eventId}\\s+plant\\.created\\s+pending\\s+0`),
+        );
+
+        // A failed delivery: retried by hand, then recovered with the rest of its window.
+        await execSql(opened.databaseUrl, {
+          sqlite: "UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL",
+          postgres: "UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL",
+        });
+        const retried = await runCli(['webhook', 'retry', id, delivery.id], env);
+        assert.equal(retried.code, 0, retried.stderr);
+        assert.equal((await opened.store.webhooks.getDelivery(id, delivery.id))?.status, 'pending');
+        await execSql(opened.databaseUrl, {
+          sqlite: "UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL",
+          postgres: "UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL",
+        });
+        const since = new Date(Date.now() - 3_600_000).toISOString();
+        const recovered = await runCli(['webhook', 'recover', id, '--since', since], env);
+        assert.equal(recovered.code, 0, recovered.stderr);
+        assert.match(recovered.stdout, /^recovery rcv_[0-9a-f]{24}: done, 1 failed deliveries made pending\n$/);
+        assert.equal((await opened.store.webhooks.getDelivery(id, delivery.id))?.status, 'pending');
+        const refused = await runCli(['webhook', 'recover', id, '--since', 'last week'], env);
+        assert.equal(refused.code, 2);
+        assert.match(refused.stderr, /since must be an RFC 3339 date-time/);
       } finally {
         await opened.cleanup();
       }

@@ -57,6 +57,7 @@ for (const backend of testBackends())
       assert.deepEqual(Object.keys(body).sort(), [
         'createdAt',
         'description',
+        'enabled',
         'eventTypes',
         'id',
         'previousSecretExpiresAt',

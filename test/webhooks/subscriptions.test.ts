@@ -39,7 +39,15 @@ for (const backend of testBackends())
         secret: string;
         createdAt: string;
       };
-      assert.deepEqual(Object.keys(body).sort(), ['createdAt', 'description', 'eventTypes', 'id', 'secret', 'url']);
+      assert.deepEqual(Object.keys(body).sort(), [
+        'createdAt',
+        'description',
+        'enabled',
+        'eventTypes',
+        'id',
+        'secret',
+        'url',
+      ]);
       assert.match(body.id, /^whk_[0-9a-f]{24}$/);
       assert.match(body.secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
       assert.equal(body.url, 'https://93.184.216.34/hooks?x=1');

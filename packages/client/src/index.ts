@@ -15,6 +15,7 @@ import type { PlantFilter } from './filter.js';
 import { errorFromResponse, PlantStoreConnectionError, type PlantStoreError } from './errors.js';
 import { eventOperations, type EventOperations } from './events.js';
 import { parseJson, stringifyJson } from './json.js';
+import { webhookOperations, type WebhookOperations } from './webhooks.js';
 import type { components, paths } from './openapi-types.js';
 import { tokenOperations, type TokenOperations } from './tokens.js';
 
@@ -26,6 +27,17 @@ export type { CreatedToken, NewToken, Token, TokenOperations } from './tokens.js
 export type { components, operations, paths } from './openapi-types.js';
 // JSON.stringify throws on a bigint id and JSON.parse rounds one: these keep int64 ids exact.
 export { parseJson, stringifyJson } from './json.js';
+export type {
+  CreatedWebhookSubscription,
+  NewWebhookSubscription,
+  WebhookChangeOutcome,
+  WebhookDelivery,
+  WebhookEventTypes,
+  WebhookRecovery,
+  WebhookSubscription,
+  WebhookSubscriptionChange,
+  WebhookTestOutcome,
+} from './webhooks.js';
 
 /** A plant as read back, with its id. */
 export type Plant = components['schemas']['StoredPlant'];
@@ -108,7 +120,7 @@ export interface PlantStoreClientOptions {
   readonly fetch?: typeof globalThis.fetch;
 }
 
-export interface PlantStoreClient extends BulkOperations, EventOperations, TokenOperations {
+export interface PlantStoreClient extends BulkOperations, EventOperations, TokenOperations, WebhookOperations {
   createPlant(plant: NewPlant): Promise<CreatedPlant>;
   getPlant(id: PlantId): Promise<Plant>;
   /** The plant with its ETag; with `ifNoneMatch`, 'not-modified' while it is still at that version. */
@@ -336,5 +348,6 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
     ...bulkOperations(api, baseUrl, timeoutMs),
     ...eventOperations(api, baseUrl, timeoutMs),
     ...tokenOperations(api, baseUrl, timeoutMs),
+    ...webhookOperations(api, send, decode),
   };
 }

@@ -155,7 +155,11 @@ export interface paths {
         delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change a subscription
+         * @description Changes a subscription with a JSON Merge Patch (RFC 7396), keeping its id, secret, pending deliveries and log. A new url is checked as on subscribing; deliveries still pending go to it. New eventTypes apply to events written from now on. `enabled: false` disables it (recording disabledAt and disabledReason): its events are kept and sent once `enabled: true` comes. A change that changes nothing answers 200 and keeps the version. With `If-Match: <ETag>` the change is made only if the subscription is still at that version, else 412 and nothing changes.
+         */
+        patch: operations["updateWebhook"];
         trace?: never;
     };
     "/webhooks/{id}/rotate-secret": {
@@ -187,7 +191,7 @@ export interface paths {
         };
         /**
          * Delivery log
-         * @description The deliveries of events to this subscription, newest first, each with every attempt: when, the HTTP status, the latency and why it did not acknowledge. Finished deliveries are deleted with their event once it is WEBHOOK_RETENTION_DAYS old (30 by default; 0 keeps them forever); a pending one is kept until it finishes.
+         * @description The deliveries of events to this subscription, newest first, each with every attempt: when, the HTTP status, the latency, the head of the response (first 1 KiB and its Content-Type) and why it did not acknowledge. Filter by status and by event (eventId). Finished deliveries are deleted with their event once it is WEBHOOK_RETENTION_DAYS old (30 by default; 0 keeps them forever); a pending one is kept until it finishes.
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
@@ -212,6 +216,86 @@ export interface paths {
          * @description Sends a delivery again, at once, with the same webhook-id. A failed (or succeeded) delivery gets exactly one more attempt; a pending one just has its next attempt brought forward. The answer is the delivery as it is now (pending); follow its outcome in the delivery log.
          */
         post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-queue failed deliveries
+         * @description Makes every **failed** delivery of events created in [since, until) pending again, for one more attempt each, in the background (202): follow it at the Location given (GET /webhooks/{id}/recoveries/{recoveryId}). Idempotent: asking again for the same since and until (or again without until) answers the same recovery rather than starting another. Deliveries of a disabled subscription wait until it is enabled.
+         */
+        post: operations["recoverWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/recoveries/{recoveryId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a recovery
+         * @description How far a recovery got: its status and how many failed deliveries it has re-queued so far.
+         */
+        get: operations["getWebhookRecovery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/event-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Event types
+         * @description The event types a subscription can choose (`eventTypes`), each with what it means and the JSON Schema of its body: the same as the `webhooks` section of this document.
+         */
+        get: operations["listWebhookEventTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test message
+         * @description Sends one `webhook.test` message to the subscription's URL now, signed as every delivery is (both secrets during a rotation), with the body `{"subscriptionId": ..., "message": ...}`, and answers how the receiver answered. It is sent whether or not the subscription is enabled, and is neither logged nor retried.
+         */
+        post: operations["testWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -546,7 +630,7 @@ export interface components {
              * @description Numeric error value, from the error catalogue (see the API description): stable, never reused.
              * @enum {integer}
              */
-            error: 40000 | 40001 | 40002 | 40003 | 40004 | 40005 | 40006 | 40007 | 40101 | 40102 | 40103 | 40301 | 40401 | 40402 | 40403 | 40404 | 40405 | 40501 | 40601 | 40801 | 40901 | 40902 | 40903 | 41001 | 41002 | 41201 | 41301 | 41501 | 42801 | 42901 | 42902 | 42903 | 43101 | 50001 | 50301 | 50302 | 50303;
+            error: 40000 | 40001 | 40002 | 40003 | 40004 | 40005 | 40006 | 40007 | 40101 | 40102 | 40103 | 40301 | 40401 | 40402 | 40403 | 40404 | 40405 | 40406 | 40501 | 40601 | 40801 | 40901 | 40902 | 40903 | 41001 | 41002 | 41201 | 41301 | 41501 | 42801 | 42901 | 42902 | 42903 | 43101 | 50001 | 50301 | 50302 | 50303;
             /** @description Text describing the error: which field or header, and why. */
             message: string;
         };
@@ -695,8 +779,43 @@ export interface components {
              *     ]
              */
             eventTypes: ("plant.created" | "plant.updated" | "plant.deleted")[];
+            /** @description Whether events are sent. A disabled subscription keeps receiving its events in the outbox (finished ones are kept for WEBHOOK_RETENTION_DAYS, pending ones until sent); they are sent, oldest due first, once it is enabled again. */
+            enabled: boolean;
+            /**
+             * Format: date-time
+             * @description When it was disabled; only while disabled.
+             */
+            disabledAt?: string;
+            /** @description Why it was disabled (`disabled by hand`, or the reason sent with `enabled: false`); only while disabled. */
+            disabledReason?: string;
             /** Format: date-time */
             createdAt: string;
+        };
+        /** @description A JSON Merge Patch (RFC 7396) of a subscription: the properties sent are changed, the others kept. `"description": null` removes the description. Properties not listed here are ignored. */
+        WebhookSubscriptionPatch: {
+            /**
+             * @description A new URL, under the same rules: Where events are POSTed: an absolute http or https URL, without credentials, #fragment, spaces or control characters. Its host must resolve only to public addresses (loopback, private, link-local and reserved ranges are refused unless the service runs with WEBHOOK_ALLOW_PRIVATE_URLS=true); this is checked now and again at every delivery.
+             * @example https://example.com/hooks/plants
+             */
+            url?: string;
+            /**
+             * @description A new description (1 to 500 characters, no control characters), or null to remove it.
+             * @example inventory sync
+             */
+            description?: string | null;
+            /**
+             * @description The event types the subscription receives: any of plant.created, plant.updated, plant.deleted. Events written before the change keep their deliveries.
+             * @example [
+             *       "plant.created",
+             *       "plant.updated",
+             *       "plant.deleted"
+             *     ]
+             */
+            eventTypes?: ("plant.created" | "plant.updated" | "plant.deleted")[];
+            /** @description false disables the subscription, true enables it again. Whether events are sent. A disabled subscription keeps receiving its events in the outbox (finished ones are kept for WEBHOOK_RETENTION_DAYS, pending ones until sent); they are sent, oldest due first, once it is enabled again. */
+            enabled?: boolean;
+            /** @description Recorded as disabledReason when this patch disables the subscription (default `disabled by hand`). */
+            disabledReason?: string;
         };
         /** @description The new subscription, with its signing secret (shown only here). */
         CreatedWebhookSubscription: {
@@ -724,6 +843,15 @@ export interface components {
              *     ]
              */
             eventTypes: ("plant.created" | "plant.updated" | "plant.deleted")[];
+            /** @description Whether events are sent. A disabled subscription keeps receiving its events in the outbox (finished ones are kept for WEBHOOK_RETENTION_DAYS, pending ones until sent); they are sent, oldest due first, once it is enabled again. */
+            enabled: boolean;
+            /**
+             * Format: date-time
+             * @description When it was disabled; only while disabled.
+             */
+            disabledAt?: string;
+            /** @description Why it was disabled (`disabled by hand`, or the reason sent with `enabled: false`); only while disabled. */
+            disabledReason?: string;
             /** Format: date-time */
             createdAt: string;
             /**
@@ -767,6 +895,15 @@ export interface components {
              *     ]
              */
             eventTypes: ("plant.created" | "plant.updated" | "plant.deleted")[];
+            /** @description Whether events are sent. A disabled subscription keeps receiving its events in the outbox (finished ones are kept for WEBHOOK_RETENTION_DAYS, pending ones until sent); they are sent, oldest due first, once it is enabled again. */
+            enabled: boolean;
+            /**
+             * Format: date-time
+             * @description When it was disabled; only while disabled.
+             */
+            disabledAt?: string;
+            /** @description Why it was disabled (`disabled by hand`, or the reason sent with `enabled: false`); only while disabled. */
+            disabledReason?: string;
             /** Format: date-time */
             createdAt: string;
             /**
@@ -791,6 +928,10 @@ export interface components {
             latencyMs: number;
             /** @description Why the attempt did not acknowledge (timeout, refused connection, non-2xx status...); absent on success. */
             error?: string;
+            /** @description The first 1 KiB of the response body, as UTF-8 (empty when it had none); absent when no response came. */
+            responseBody?: string;
+            /** @description The response's Content-Type, when it had one. */
+            responseContentType?: string;
         };
         /** @description One event sent to one subscription, with its attempts. */
         WebhookDelivery: {
@@ -816,6 +957,55 @@ export interface components {
             createdAt: string;
             /** @description Every attempt, oldest first. */
             attempts: components["schemas"]["WebhookDeliveryAttempt"][];
+        };
+        /** @description The window of a recovery. Properties not listed here are ignored. */
+        RecoverWebhook: {
+            /**
+             * @description Re-queue the failed deliveries of events created from this time on (RFC 3339, e.g. 2026-01-01T00:00:00Z). At most WEBHOOK_RETENTION_DAYS ago: older ones are deleted.
+             * @example 2026-01-01T00:00:00Z
+             */
+            since: string;
+            /**
+             * @description And created before this time (RFC 3339; not in the future); default: now.
+             * @example 2026-01-01T00:00:00Z
+             */
+            until?: string;
+        };
+        /** @description A recovery: the failed deliveries of a window re-queued in the background. */
+        WebhookRecovery: {
+            /** @description The recovery id (rcv_...). */
+            id: string;
+            /**
+             * @description The subscription id (whk_...).
+             * @example whk_3f1c0e9a7b2d4c5e6f708192
+             */
+            subscriptionId: string;
+            /** Format: date-time */
+            since: string;
+            /**
+             * Format: date-time
+             * @description The end of the window (the time of the request when none was given).
+             */
+            until: string;
+            /**
+             * @description running: deliveries are being re-queued, in batches; done: every delivery of the window was looked at.
+             * @enum {string}
+             */
+            status: "running" | "done";
+            /** @description Failed deliveries made pending again so far. */
+            requeued: number;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When its last batch ran.
+             */
+            updatedAt: string;
+            /**
+             * Format: date-time
+             * @description When it was done; only once done.
+             */
+            finishedAt?: string;
         };
         /** @description A token to create. Properties not listed here are ignored. */
         NewToken: {
@@ -2858,6 +3048,7 @@ export interface operations {
                      *         "eventTypes": [
                      *           "plant.created"
                      *         ],
+                     *         "enabled": true,
                      *         "createdAt": "2026-01-01T12:00:00.000Z"
                      *       }
                      *     ]
@@ -3048,6 +3239,7 @@ export interface operations {
                      *       "eventTypes": [
                      *         "plant.created"
                      *       ],
+                     *       "enabled": true,
                      *       "createdAt": "2026-01-01T12:00:00.000Z",
                      *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
                      *     }
@@ -3248,6 +3440,8 @@ export interface operations {
             /** @description The subscription. */
             200: {
                 headers: {
+                    /** @description The subscription's current version, a strong entity-tag (`"3"`): send it in If-Match to change the subscription only if it is still so. */
+                    ETag: string;
                     /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current one-minute window. */
@@ -3267,6 +3461,7 @@ export interface operations {
                      *       "eventTypes": [
                      *         "plant.created"
                      *       ],
+                     *       "enabled": true,
                      *       "createdAt": "2026-01-01T12:00:00.000Z"
                      *     }
                      */
@@ -3618,6 +3813,283 @@ export interface operations {
             };
         };
     };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An ETag of the subscription (or `*`): the change is made only if it is at that version, else 412. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description The subscription id (whk_...). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description A JSON object, UTF-8, at most 65536 bytes. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "enabled": false,
+                 *       "disabledReason": "receiver migration"
+                 *     }
+                 */
+                "application/merge-patch+json": components["schemas"]["WebhookSubscriptionPatch"];
+                /**
+                 * @example {
+                 *       "enabled": false,
+                 *       "disabledReason": "receiver migration"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookSubscriptionPatch"];
+            };
+        };
+        responses: {
+            /** @description The subscription after the change, with its new ETag. */
+            200: {
+                headers: {
+                    /** @description The subscription's current version, a strong entity-tag (`"3"`): send it in If-Match to change the subscription only if it is still so. */
+                    ETag: string;
+                    /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends and the full budget is back. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, as `<limit>;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "whk_3f1c0e9a7b2d4c5e6f708192",
+                     *       "url": "https://example.com/hooks/plants",
+                     *       "description": "inventory sync",
+                     *       "eventTypes": [
+                     *         "plant.created"
+                     *       ],
+                     *       "enabled": false,
+                     *       "createdAt": "2026-01-01T12:00:00.000Z",
+                     *       "disabledAt": "2026-01-02T08:00:00.000Z",
+                     *       "disabledReason": "receiver migration"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookSubscription"];
+                };
+            };
+            /**
+             * @description - `40001` INVALID_JSON: The request body is not valid JSON, or not valid UTF-8.
+             *     - `40002` BODY_REQUIRED: The operation needs a JSON body and the request had none.
+             *     - `40003` BODY_NOT_OBJECT: The request body is valid JSON but not a JSON object.
+             *     - `40004` INVALID_FIELD: A field of the request body is missing or invalid; the message names each one and why.
+             *     - `40005` INVALID_PARAMETER: A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why.
+             *     - `40006` INVALID_WEBHOOK_URL: The webhook URL is refused: not http(s), malformed, or its host resolves to a private, loopback or reserved address; the message says which.
+             *     - `40000` BAD_REQUEST: The request is malformed (bad URL, bad header or another protocol-level problem).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40001,
+                     *       "message": "The request body is not valid JSON, or not valid UTF-8."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description - `40101` TOKEN_MISSING: No bearer token was sent (Authorization: Bearer &lt;token&gt;).
+             *     - `40102` TOKEN_INVALID: The bearer token is malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge, realm "plantstore". */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40101,
+                     *       "message": "No bearer token was sent (Authorization: Bearer <token>)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `40301` INSUFFICIENT_SCOPE: The token is valid but lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    /** @description RFC 6750 challenge, realm "plantstore". */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40301,
+                     *       "message": "The token is valid but lacks the scope this operation needs."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `40403` WEBHOOK_NOT_FOUND: No webhook subscription has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40403,
+                     *       "message": "No webhook subscription has this id."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `40801` REQUEST_TIMEOUT: The client took too long to send the request headers or body (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS); the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40801,
+                     *       "message": "The client took too long to send the request headers or body (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS); the connection is closed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `41201` PRECONDITION_FAILED: A precondition failed and nothing was changed: If-Match names another version of the plant than its current one (or the plant is absent), or If-None-Match: * was sent and the id exists. */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 41201,
+                     *       "message": "A precondition failed and nothing was changed: If-Match names another version of the plant than its current one (or the plant is absent), or If-None-Match: * was sent and the id exists."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `41301` BODY_TOO_LARGE: The request body is larger than the configured limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 41301,
+                     *       "message": "The request body is larger than the configured limit."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `41501` UNSUPPORTED_MEDIA_TYPE: The request body is not application/json (UTF-8), or is sent with a Content-Encoding (compressed); send it as plain UTF-8 JSON. */
+            415: {
+                headers: {
+                    /** @description The patch formats PATCH takes (RFC 5789): `application/merge-patch+json, application/json`. */
+                    "Accept-Patch": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 41501,
+                     *       "message": "The request body is not application/json (UTF-8), or is sent with a Content-Encoding (compressed); send it as plain UTF-8 JSON."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `42901` RATE_LIMITED: Too many requests for this token (or, without a valid token, this client address) in the current minute; retry after the Retry-After delay. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends and the full budget is back. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, as `<limit>;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 42901,
+                     *       "message": "Too many requests for this token (or, without a valid token, this client address) in the current minute; retry after the Retry-After delay."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `43101` HEADERS_TOO_LARGE: The request line and headers are larger than the configured limit (MAX_HEADER_SIZE); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 43101,
+                     *       "message": "The request line and headers are larger than the configured limit (MAX_HEADER_SIZE); the connection is closed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `50001` INTERNAL: An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 50001,
+                     *       "message": "An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `50301` STORE_UNAVAILABLE: The store cannot be reached or written to right now; retry after the Retry-After delay. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 50301,
+                     *       "message": "The store cannot be reached or written to right now; retry after the Retry-After delay."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     rotateWebhookSecret: {
         parameters: {
             query?: never;
@@ -3662,6 +4134,7 @@ export interface operations {
                      *       "eventTypes": [
                      *         "plant.created"
                      *       ],
+                     *       "enabled": true,
                      *       "createdAt": "2026-01-01T12:00:00.000Z",
                      *       "secret": "whsec_c2Vjb25kIHNlY3JldCBmb3Igcm90YXRpb24",
                      *       "previousSecretExpiresAt": "2026-01-01T13:00:00.000Z"
@@ -3870,6 +4343,8 @@ export interface operations {
                 limit?: number;
                 /** @description Only deliveries in this state. */
                 status?: "pending" | "succeeded" | "failed";
+                /** @description Only the delivery of this event (its webhook-id, msg_...). */
+                eventId?: string;
             };
             header?: never;
             path: {
@@ -4188,6 +4663,844 @@ export interface operations {
              * @description - `40403` WEBHOOK_NOT_FOUND: No webhook subscription has this id.
              *     - `40404` WEBHOOK_DELIVERY_NOT_FOUND: The webhook subscription has no delivery with this id.
              */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40403,
+                     *       "message": "No webhook subscription has this id."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `40801` REQUEST_TIMEOUT: The client took too long to send the request headers or body (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS); the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40801,
+                     *       "message": "The client took too long to send the request headers or body (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS); the connection is closed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `42901` RATE_LIMITED: Too many requests for this token (or, without a valid token, this client address) in the current minute; retry after the Retry-After delay. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends and the full budget is back. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, as `<limit>;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 42901,
+                     *       "message": "Too many requests for this token (or, without a valid token, this client address) in the current minute; retry after the Retry-After delay."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `43101` HEADERS_TOO_LARGE: The request line and headers are larger than the configured limit (MAX_HEADER_SIZE); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 43101,
+                     *       "message": "The request line and headers are larger than the configured limit (MAX_HEADER_SIZE); the connection is closed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `50001` INTERNAL: An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 50001,
+                     *       "message": "An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `50301` STORE_UNAVAILABLE: The store cannot be reached or written to right now; retry after the Retry-After delay. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 50301,
+                     *       "message": "The store cannot be reached or written to right now; retry after the Retry-After delay."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    recoverWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription id (whk_...). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description A JSON object, UTF-8, at most 65536 bytes. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "since": "2026-01-01T00:00:00.000Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RecoverWebhook"];
+            };
+        };
+        responses: {
+            /** @description The recovery, started or already asked for. */
+            202: {
+                headers: {
+                    /** @description Where its progress is read. */
+                    Location: string;
+                    /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends and the full budget is back. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, as `<limit>;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "rcv_5b1e0c9a7f2d4c3e6a708192",
+                     *       "subscriptionId": "whk_3f1c0e9a7b2d4c5e6f708192",
+                     *       "since": "2026-01-01T00:00:00.000Z",
+                     *       "until": "2026-01-08T00:00:00.000Z",
+                     *       "status": "running",
+                     *       "requeued": 1500,
+                     *       "createdAt": "2026-01-08T00:00:00.000Z",
+                     *       "updatedAt": "2026-01-08T00:00:00.120Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookRecovery"];
+                };
+            };
+            /**
+             * @description - `40001` INVALID_JSON: The request body is not valid JSON, or not valid UTF-8.
+             *     - `40002` BODY_REQUIRED: The operation needs a JSON body and the request had none.
+             *     - `40003` BODY_NOT_OBJECT: The request body is valid JSON but not a JSON object.
+             *     - `40004` INVALID_FIELD: A field of the request body is missing or invalid; the message names each one and why.
+             *     - `40005` INVALID_PARAMETER: A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why.
+             *     - `40000` BAD_REQUEST: The request is malformed (bad URL, bad header or another protocol-level problem).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40001,
+                     *       "message": "The request body is not valid JSON, or not valid UTF-8."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description - `40101` TOKEN_MISSING: No bearer token was sent (Authorization: Bearer &lt;token&gt;).
+             *     - `40102` TOKEN_INVALID: The bearer token is malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge, realm "plantstore". */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40101,
+                     *       "message": "No bearer token was sent (Authorization: Bearer <token>)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `40301` INSUFFICIENT_SCOPE: The token is valid but lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    /** @description RFC 6750 challenge, realm "plantstore". */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40301,
+                     *       "message": "The token is valid but lacks the scope this operation needs."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `40403` WEBHOOK_NOT_FOUND: No webhook subscription has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40403,
+                     *       "message": "No webhook subscription has this id."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `40801` REQUEST_TIMEOUT: The client took too long to send the request headers or body (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS); the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40801,
+                     *       "message": "The client took too long to send the request headers or body (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS); the connection is closed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `41301` BODY_TOO_LARGE: The request body is larger than the configured limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 41301,
+                     *       "message": "The request body is larger than the configured limit."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `41501` UNSUPPORTED_MEDIA_TYPE: The request body is not application/json (UTF-8), or is sent with a Content-Encoding (compressed); send it as plain UTF-8 JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 41501,
+                     *       "message": "The request body is not application/json (UTF-8), or is sent with a Content-Encoding (compressed); send it as plain UTF-8 JSON."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `42901` RATE_LIMITED: Too many requests for this token (or, without a valid token, this client address) in the current minute; retry after the Retry-After delay. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends and the full budget is back. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, as `<limit>;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 42901,
+                     *       "message": "Too many requests for this token (or, without a valid token, this client address) in the current minute; retry after the Retry-After delay."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `43101` HEADERS_TOO_LARGE: The request line and headers are larger than the configured limit (MAX_HEADER_SIZE); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 43101,
+                     *       "message": "The request line and headers are larger than the configured limit (MAX_HEADER_SIZE); the connection is closed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `50001` INTERNAL: An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 50001,
+                     *       "message": "An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `50301` STORE_UNAVAILABLE: The store cannot be reached or written to right now; retry after the Retry-After delay. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 50301,
+                     *       "message": "The store cannot be reached or written to right now; retry after the Retry-After delay."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWebhookRecovery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription id (whk_...). */
+                id: string;
+                /** @description The recovery id (rcv_...). */
+                recoveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The recovery. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends and the full budget is back. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, as `<limit>;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "rcv_5b1e0c9a7f2d4c3e6a708192",
+                     *       "subscriptionId": "whk_3f1c0e9a7b2d4c5e6f708192",
+                     *       "since": "2026-01-01T00:00:00.000Z",
+                     *       "until": "2026-01-08T00:00:00.000Z",
+                     *       "status": "running",
+                     *       "requeued": 1500,
+                     *       "createdAt": "2026-01-08T00:00:00.000Z",
+                     *       "updatedAt": "2026-01-08T00:00:00.120Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookRecovery"];
+                };
+            };
+            /**
+             * @description - `40005` INVALID_PARAMETER: A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why.
+             *     - `40000` BAD_REQUEST: The request is malformed (bad URL, bad header or another protocol-level problem).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40005,
+                     *       "message": "A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description - `40101` TOKEN_MISSING: No bearer token was sent (Authorization: Bearer &lt;token&gt;).
+             *     - `40102` TOKEN_INVALID: The bearer token is malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge, realm "plantstore". */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40101,
+                     *       "message": "No bearer token was sent (Authorization: Bearer <token>)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `40301` INSUFFICIENT_SCOPE: The token is valid but lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    /** @description RFC 6750 challenge, realm "plantstore". */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40301,
+                     *       "message": "The token is valid but lacks the scope this operation needs."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `40406` WEBHOOK_RECOVERY_NOT_FOUND: The webhook subscription has no recovery with this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40406,
+                     *       "message": "The webhook subscription has no recovery with this id."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `40801` REQUEST_TIMEOUT: The client took too long to send the request headers or body (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS); the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40801,
+                     *       "message": "The client took too long to send the request headers or body (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS); the connection is closed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `42901` RATE_LIMITED: Too many requests for this token (or, without a valid token, this client address) in the current minute; retry after the Retry-After delay. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends and the full budget is back. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, as `<limit>;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 42901,
+                     *       "message": "Too many requests for this token (or, without a valid token, this client address) in the current minute; retry after the Retry-After delay."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `43101` HEADERS_TOO_LARGE: The request line and headers are larger than the configured limit (MAX_HEADER_SIZE); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 43101,
+                     *       "message": "The request line and headers are larger than the configured limit (MAX_HEADER_SIZE); the connection is closed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `50001` INTERNAL: An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 50001,
+                     *       "message": "An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `50301` STORE_UNAVAILABLE: The store cannot be reached or written to right now; retry after the Retry-After delay. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 50301,
+                     *       "message": "The store cannot be reached or written to right now; retry after the Retry-After delay."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookEventTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event types. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends and the full budget is back. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, as `<limit>;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description As in eventTypes and webhook-event-type.
+                         * @enum {string}
+                         */
+                        type: "plant.created" | "plant.updated" | "plant.deleted";
+                        summary: string;
+                        /** @description When it is sent, and its body. */
+                        description: string;
+                        /** @description The JSON Schema of its body. */
+                        schema: {
+                            [key: string]: unknown;
+                        };
+                    }[];
+                };
+            };
+            /** @description - `40000` BAD_REQUEST: The request is malformed (bad URL, bad header or another protocol-level problem). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40000,
+                     *       "message": "The request is malformed (bad URL, bad header or another protocol-level problem)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description - `40101` TOKEN_MISSING: No bearer token was sent (Authorization: Bearer &lt;token&gt;).
+             *     - `40102` TOKEN_INVALID: The bearer token is malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge, realm "plantstore". */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40101,
+                     *       "message": "No bearer token was sent (Authorization: Bearer <token>)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `40301` INSUFFICIENT_SCOPE: The token is valid but lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    /** @description RFC 6750 challenge, realm "plantstore". */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40301,
+                     *       "message": "The token is valid but lacks the scope this operation needs."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `40801` REQUEST_TIMEOUT: The client took too long to send the request headers or body (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS); the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40801,
+                     *       "message": "The client took too long to send the request headers or body (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS); the connection is closed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `42901` RATE_LIMITED: Too many requests for this token (or, without a valid token, this client address) in the current minute; retry after the Retry-After delay. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends and the full budget is back. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, as `<limit>;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 42901,
+                     *       "message": "Too many requests for this token (or, without a valid token, this client address) in the current minute; retry after the Retry-After delay."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `43101` HEADERS_TOO_LARGE: The request line and headers are larger than the configured limit (MAX_HEADER_SIZE); the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 43101,
+                     *       "message": "The request line and headers are larger than the configured limit (MAX_HEADER_SIZE); the connection is closed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `50001` INTERNAL: An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 50001,
+                     *       "message": "An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `50301` STORE_UNAVAILABLE: The store cannot be reached or written to right now; retry after the Retry-After delay. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 50301,
+                     *       "message": "The store cannot be reached or written to right now; retry after the Retry-After delay."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription id (whk_...). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attempt's outcome. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per minute for this token (for a request without a valid token: for this client address). Sent when rate limiting is on (RATE_LIMIT). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current one-minute window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends and the full budget is back. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, as `<limit>;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "eventId": "msg_2bVq3v0oZ8yKkq7m9L1c4Q",
+                     *       "eventType": "webhook.test",
+                     *       "succeeded": true,
+                     *       "responseStatus": 204,
+                     *       "latencyMs": 38
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The webhook-id the receiver saw. */
+                        eventId: string;
+                        /** @enum {string} */
+                        eventType: "webhook.test";
+                        /** @description Whether the receiver acknowledged it (2xx in time). */
+                        succeeded: boolean;
+                        /** @description The receiver's status; absent when none came. */
+                        responseStatus?: number;
+                        /** @description Milliseconds from sending to the status (or the failure). */
+                        latencyMs: number;
+                        /** @description Why it did not acknowledge; absent on success. */
+                        error?: string;
+                    };
+                };
+            };
+            /**
+             * @description - `40005` INVALID_PARAMETER: A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why.
+             *     - `40000` BAD_REQUEST: The request is malformed (bad URL, bad header or another protocol-level problem).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40005,
+                     *       "message": "A path, query or header parameter (such as Last-Event-ID) is invalid; the message names it and why."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description - `40101` TOKEN_MISSING: No bearer token was sent (Authorization: Bearer &lt;token&gt;).
+             *     - `40102` TOKEN_INVALID: The bearer token is malformed, unknown, revoked or expired.
+             */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge, realm "plantstore". */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40101,
+                     *       "message": "No bearer token was sent (Authorization: Bearer <token>)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `40301` INSUFFICIENT_SCOPE: The token is valid but lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    /** @description RFC 6750 challenge, realm "plantstore". */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 40301,
+                     *       "message": "The token is valid but lacks the scope this operation needs."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `40403` WEBHOOK_NOT_FOUND: No webhook subscription has this id. */
             404: {
                 headers: {
                     [name: string]: unknown;

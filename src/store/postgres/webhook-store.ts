@@ -7,8 +7,14 @@ import type {
   AttemptResult,
   ClaimedDelivery,
   ClaimRequest,
+  ExpectedSubscriptionVersion,
   ListDeliveriesQuery,
+  SigningKeys,
+  NewWebhookRecovery,
   NewWebhookSubscription,
+  WebhookRecovery,
+  SubscriptionChange,
+  UpdateSubscriptionOutcome,
   PlantRecord,
   WebhookDelivery,
   WebhookStore,
@@ -17,6 +23,7 @@ import type {
 import type { WebhookBacklog } from '../webhook-types.js';
 import { PLANT_CREATED, plantCreatedEvent, type EventType } from '../../domain/events.js';
 import { deliveryUpdate } from '../core/delivery-update.js';
+import { applySubscriptionChange, versionAccepted } from '../core/subscription-change.js';
 import { plantJsonSql } from '../../domain/plant-json.js';
 import { guarded } from './errors.js';
 import { ArrayInput } from './array-input.js';
@@ -24,18 +31,23 @@ import { PLANT_INPUT_TYPES, recordInput, type PlantInput } from './plant-input.j
 import {
   DELIVERY_COLUMNS,
   DELIVERY_FROM,
+  RECOVERY_COLUMNS,
+  SUBSCRIPTION_COLUMNS,
+  signingKeysOf,
   toClaimedDelivery,
   webhookRowMappers,
   type ClaimRow,
   type AttemptRow as AttemptRows,
   type DeliveryRow as DeliveryRows,
+  type RecoveryRow as RecoveryRows,
   type SubscriptionRow as SubscriptionRows,
 } from '../webhook-rows.js';
 
 type SubscriptionRow = SubscriptionRows<Date>;
 type DeliveryRow = DeliveryRows<Date>;
 type AttemptRow = AttemptRows<Date>;
-const { toSubscription, attachAttempts } = webhookRowMappers<Date>((date) => date);
+type RecoveryRow = RecoveryRows<Date>;
+const { toSubscription, toRecovery, attachAttempts } = webhookRowMappers<Date>((date) => date);
 
 /**
  * The CTE that writes the deliveries of the rows of a CTE named `event` (the events
@@ -131,6 +143,10 @@ export function insertPlantsValues(plants: readonly PlantRecord[], now = new Dat
   return [...PLANT_EVENTS_INPUT.values(rows), now];
 }
 
+/** A pending delivery's subscription is enabled: a disabled one's deliveries wait, kept, until it is enabled. */
+const OF_ENABLED =
+  'EXISTS (SELECT 1 FROM webhook_subscriptions s WHERE s.id = webhook_deliveries.subscription_id AND s.enabled)';
+
 const Q = {
   insertSubscription: {
     name: 'webhooks.insert',
@@ -138,11 +154,84 @@ const Q = {
   },
   listSubscriptions: {
     name: 'webhooks.list',
-    text: 'SELECT id, url, description, event_types, created_at FROM webhook_subscriptions ORDER BY created_at, seq',
+    text: `SELECT ${SUBSCRIPTION_COLUMNS} FROM webhook_subscriptions ORDER BY created_at, seq`,
   },
   getSubscription: {
     name: 'webhooks.get',
-    text: 'SELECT id, url, description, event_types, created_at FROM webhook_subscriptions WHERE id = $1',
+    text: `SELECT ${SUBSCRIPTION_COLUMNS} FROM webhook_subscriptions WHERE id = $1`,
+  },
+  lockSubscription: {
+    name: 'webhooks.lock',
+    text: `SELECT ${SUBSCRIPTION_COLUMNS} FROM webhook_subscriptions WHERE id = $1 FOR UPDATE`,
+  },
+  updateSubscription: {
+    name: 'webhooks.update',
+    text: `UPDATE webhook_subscriptions
+           SET url = $2, description = $3, event_types = $4, enabled = $5, disabled_at = $6, disabled_reason = $7, version = $8,
+               -- Enabled again: its failing time starts afresh (right-hand sides see the row as it was).
+               failing_since = CASE WHEN $5 AND NOT enabled THEN NULL ELSE failing_since END
+           WHERE id = $1`,
+  },
+  signingKeys: {
+    name: 'webhooks.signing-keys',
+    text: `SELECT url, secret, CASE WHEN previous_secret_expires_at > $2 THEN previous_secret END AS previous_secret
+           FROM webhook_subscriptions WHERE id = $1`,
+  },
+  insertRecovery: {
+    name: 'webhooks.recovery-insert',
+    text: `INSERT INTO webhook_recoveries (id, subscription_id, window_key, since, until, status, created_at, updated_at)
+           SELECT $1, $2, $3, $4, $5, 'running', $6, $6 WHERE EXISTS (SELECT 1 FROM webhook_subscriptions WHERE id = $2)
+           ON CONFLICT (subscription_id, window_key) DO NOTHING`,
+  },
+  recoveryOfWindow: {
+    name: 'webhooks.recovery-of-window',
+    text: `SELECT ${RECOVERY_COLUMNS} FROM webhook_recoveries WHERE subscription_id = $1 AND window_key = $2`,
+  },
+  getRecovery: {
+    name: 'webhooks.recovery',
+    text: `SELECT ${RECOVERY_COLUMNS} FROM webhook_recoveries WHERE subscription_id = $1 AND id = $2`,
+  },
+  // The row lock makes concurrent runners of one recovery take turns: each batch starts from the last's cursor.
+  lockRecovery: {
+    name: 'webhooks.recovery-lock',
+    text: `SELECT ${RECOVERY_COLUMNS} FROM webhook_recoveries WHERE id = $1 FOR UPDATE`,
+  },
+  // One statement: the window's next deliveries after the cursor (by the (subscription_id, created_at, seq) index),
+  // the failed ones made pending, and the count and new cursor.
+  recoverBatch: {
+    name: 'webhooks.recovery-batch',
+    text: `
+      WITH batch AS MATERIALIZED (
+        SELECT id, created_at, status FROM webhook_deliveries
+        WHERE subscription_id = $1 AND created_at >= $2 AND created_at < $3
+          AND ($4::timestamptz IS NULL OR (created_at, id) > ($4::timestamptz, $5::text))
+        ORDER BY created_at, id LIMIT $6
+      ), requeued AS (
+        UPDATE webhook_deliveries d SET status = 'pending', manual = true, next_attempt_at = $7
+        FROM batch WHERE d.id = batch.id AND batch.status = 'failed' AND d.status = 'failed'
+        RETURNING d.id
+      ), last AS (
+        SELECT created_at, id FROM batch ORDER BY created_at DESC, id DESC LIMIT 1
+      )
+      SELECT (SELECT count(*)::int FROM requeued) AS requeued, (SELECT count(*)::int FROM batch) AS seen,
+             (SELECT created_at FROM last) AS cursor_at, (SELECT id FROM last) AS cursor_id`,
+  },
+  advanceRecovery: {
+    name: 'webhooks.recovery-advance',
+    text: `UPDATE webhook_recoveries
+           SET requeued = requeued + $2, cursor_at = coalesce($3, cursor_at), cursor_id = coalesce($4, cursor_id),
+               updated_at = $5, status = CASE WHEN $6 THEN 'done' ELSE status END,
+               finished_at = CASE WHEN $6 THEN $5 ELSE finished_at END
+           WHERE id = $1
+           RETURNING ${RECOVERY_COLUMNS}`,
+  },
+  disableFailing: {
+    name: 'webhooks.disable-failing',
+    // READ COMMITTED re-checks the WHERE after waiting for a concurrent disable: only the first matches.
+    text: `UPDATE webhook_subscriptions
+           SET enabled = false, disabled_at = $3, disabled_reason = $4, version = version + 1
+           WHERE id = $1 AND enabled AND failing_since <= $2
+           RETURNING ${SUBSCRIPTION_COLUMNS}`,
   },
   rotateSecret: {
     name: 'webhooks.rotate-secret',
@@ -157,7 +246,7 @@ const Q = {
   listDeliveries: {
     name: 'webhooks.deliveries',
     text: `SELECT ${DELIVERY_COLUMNS} FROM ${DELIVERY_FROM}
-           WHERE d.subscription_id = $1 AND ($2::text IS NULL OR d.status = $2)
+           WHERE d.subscription_id = $1 AND ($2::text IS NULL OR d.status = $2) AND ($4::text IS NULL OR d.event_id = $4)
            ORDER BY d.created_at DESC, d.seq DESC LIMIT $3`,
   },
   getDelivery: {
@@ -166,7 +255,7 @@ const Q = {
   },
   attemptsOf: {
     name: 'webhooks.attempts',
-    text: `SELECT delivery_id, attempt, attempted_at, response_status, latency_ms, error
+    text: `SELECT delivery_id, attempt, attempted_at, response_status, latency_ms, error, response_body, response_content_type
            FROM webhook_delivery_attempts WHERE delivery_id = ANY($1::text[]) ORDER BY id`,
   },
   backlog: {
@@ -176,14 +265,15 @@ const Q = {
   due: {
     name: 'webhooks.due',
     text: `SELECT 1 FROM webhook_deliveries
-           WHERE status = 'pending' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until <= $1) LIMIT 1`,
+           WHERE status = 'pending' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until <= $1) AND ${OF_ENABLED}
+           LIMIT 1`,
   },
   claim: {
     name: 'webhooks.claim',
     text: `
       WITH due AS (
         SELECT id FROM webhook_deliveries
-        WHERE status = 'pending' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until <= $1)
+        WHERE status = 'pending' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until <= $1) AND ${OF_ENABLED}
         ORDER BY next_attempt_at
         LIMIT $2
         FOR UPDATE SKIP LOCKED
@@ -202,8 +292,16 @@ const Q = {
     name: 'webhooks.record-attempt',
     text: `
       WITH logged AS (
-        INSERT INTO webhook_delivery_attempts (delivery_id, attempt, attempted_at, response_status, latency_ms, error)
-        SELECT $1::text, $2::integer, $3::timestamptz, $4::integer, $5::integer, $6::text WHERE EXISTS (SELECT 1 FROM webhook_deliveries WHERE id = $1)
+        INSERT INTO webhook_delivery_attempts
+          (delivery_id, attempt, attempted_at, response_status, latency_ms, error, response_body, response_content_type)
+        SELECT $1::text, $2::integer, $3::timestamptz, $4::integer, $5::integer, $6::text, $13::text, $14::text
+        WHERE EXISTS (SELECT 1 FROM webhook_deliveries WHERE id = $1)
+      ), health AS (
+        -- $12: true after a success, false after a failure, null (a shutdown's release) leaves it. Written only
+        -- when the health changes, so a steady subscription's row is not locked by every attempt.
+        UPDATE webhook_subscriptions SET failing_since = CASE WHEN $12::boolean THEN NULL ELSE $3::timestamptz END
+        WHERE id = (SELECT subscription_id FROM webhook_deliveries WHERE id = $1)
+          AND (failing_since IS NULL) = NOT $12::boolean
       )
       UPDATE webhook_deliveries
       SET status = $7, attempt_count = $8, next_attempt_at = $9, manual = CASE WHEN $10::boolean THEN manual ELSE false END,
@@ -293,16 +391,56 @@ export class PostgresWebhookStore implements WebhookStore {
     return guarded(async () => (await this.pool.query({ ...Q.rotateSecret, values })).rowCount === 1);
   }
 
+  async updateSubscription(
+    id: string,
+    change: SubscriptionChange,
+    expected: ExpectedSubscriptionVersion | undefined,
+    now: Date,
+  ): Promise<UpdateSubscriptionOutcome> {
+    return this.inTransaction(async (client) => {
+      // The row lock makes concurrent writers expecting one version take turns: the second sees the new one.
+      const row = (await client.query<SubscriptionRow>({ ...Q.lockSubscription, values: [id] })).rows[0];
+      const outcome = this.changed(row, change, expected, now);
+      if (outcome.kind === 'updated' && row !== undefined && outcome.subscription.version !== row.version) {
+        const next = outcome.subscription;
+        const values = [
+          id,
+          next.url,
+          next.description ?? null,
+          next.eventTypes,
+          next.enabled,
+          next.disabledAt ?? null,
+          next.disabledReason ?? null,
+          next.version,
+        ];
+        await client.query({ ...Q.updateSubscription, values });
+      }
+      return outcome;
+    });
+  }
+
+  private changed(
+    row: SubscriptionRow | undefined,
+    change: SubscriptionChange,
+    expected: ExpectedSubscriptionVersion | undefined,
+    now: Date,
+  ): UpdateSubscriptionOutcome {
+    if (row === undefined) return { kind: 'not-found' };
+    const current = toSubscription(row);
+    if (!versionAccepted(expected, current.version)) return { kind: 'precondition-failed', current };
+    return { kind: 'updated', subscription: applySubscriptionChange(current, change, now) };
+  }
+
   async deleteSubscription(id: string): Promise<boolean> {
     return guarded(async () => (await this.pool.query({ ...Q.deleteSubscription, values: [id] })).rowCount === 1);
   }
 
-  async listDeliveries(subscriptionId: string, { limit, status }: ListDeliveriesQuery): Promise<WebhookDelivery[]> {
-    const rows = await guarded(
-      async () =>
-        (await this.pool.query<DeliveryRow>({ ...Q.listDeliveries, values: [subscriptionId, status ?? null, limit] }))
-          .rows,
-    );
+  async listDeliveries(
+    subscriptionId: string,
+    { limit, status, eventId }: ListDeliveriesQuery,
+  ): Promise<WebhookDelivery[]> {
+    const values = [subscriptionId, status ?? null, limit, eventId ?? null];
+    const rows = await guarded(async () => (await this.pool.query<DeliveryRow>({ ...Q.listDeliveries, values })).rows);
     return this.withAttempts(rows);
   }
 
@@ -350,8 +488,99 @@ export class PostgresWebhookStore implements WebhookStore {
       update.nextAttemptAt,
       update.keepManual,
       leaseOwner,
+      outcome.kind === 'released' ? null : outcome.kind === 'succeeded',
+      attempt.responseBody ?? null,
+      attempt.responseContentType ?? null,
     ];
     await guarded(() => this.pool.query({ ...Q.recordAttempt, values }));
+  }
+
+  async disableFailingSubscription(
+    id: string,
+    failingSince: Date,
+    now: Date,
+    reason: string,
+  ): Promise<WebhookSubscription | undefined> {
+    const row = await guarded(
+      async () =>
+        (await this.pool.query<SubscriptionRow>({ ...Q.disableFailing, values: [id, failingSince, now, reason] }))
+          .rows[0],
+    );
+    return row === undefined ? undefined : toSubscription(row);
+  }
+
+  async startRecovery(
+    recovery: NewWebhookRecovery,
+  ): Promise<{ recovery: WebhookRecovery; created: boolean } | undefined> {
+    const { id, subscriptionId, windowKey, since, until, now } = recovery;
+    const inserted = await guarded(
+      async () =>
+        (await this.pool.query({ ...Q.insertRecovery, values: [id, subscriptionId, windowKey, since, until, now] }))
+          .rowCount,
+    );
+    const row = await guarded(
+      async () =>
+        (await this.pool.query<RecoveryRow>({ ...Q.recoveryOfWindow, values: [subscriptionId, windowKey] })).rows[0],
+    );
+    return row === undefined ? undefined : { recovery: toRecovery(row), created: inserted === 1 };
+  }
+
+  async signingKeys(id: string, now: Date): Promise<SigningKeys | undefined> {
+    const row = await guarded(
+      async () =>
+        (
+          await this.pool.query<{ url: string; secret: string; previous_secret: string | null }>({
+            ...Q.signingKeys,
+            values: [id, now],
+          })
+        ).rows[0],
+    );
+    return row === undefined ? undefined : signingKeysOf(row);
+  }
+
+  async getRecovery(subscriptionId: string, id: string): Promise<WebhookRecovery | undefined> {
+    const row = await guarded(
+      async () => (await this.pool.query<RecoveryRow>({ ...Q.getRecovery, values: [subscriptionId, id] })).rows[0],
+    );
+    return row === undefined ? undefined : toRecovery(row);
+  }
+
+  async recoverBatch(id: string, now: Date, limit: number): Promise<WebhookRecovery | undefined> {
+    return this.inTransaction(async (client) => {
+      const job = (await client.query<RecoveryRow>({ ...Q.lockRecovery, values: [id] })).rows[0];
+      if (job === undefined) return undefined;
+      if (job.status === 'done') return toRecovery(job);
+      const values = [job.subscription_id, job.since, job.until, job.cursor_at, job.cursor_id, limit, now];
+      const batch = (
+        await client.query<{ requeued: number; seen: number; cursor_at: Date | null; cursor_id: string | null }>({
+          ...Q.recoverBatch,
+          values,
+        })
+      ).rows[0];
+      const advanced = [id, batch?.requeued ?? 0, batch?.cursor_at ?? null, batch?.cursor_id ?? null, now];
+      const done = (batch?.seen ?? 0) < limit;
+      const row = (await client.query<RecoveryRow>({ ...Q.advanceRecovery, values: [...advanced, done] })).rows[0];
+      return row === undefined ? undefined : toRecovery(row);
+    });
+  }
+
+  /** Runs `work` in a transaction on one connection; a connection whose ROLLBACK failed is destroyed. */
+  private async inTransaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return guarded(async () => {
+      const client = await this.pool.connect();
+      let broken: Error | undefined;
+      try {
+        await client.query('BEGIN');
+        const result = await work(client);
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+        throw error;
+      } finally {
+        client.release(broken);
+      }
+    });
   }
 
   async retryDelivery(subscriptionId: string, deliveryId: string, now: Date): Promise<WebhookDelivery | undefined> {

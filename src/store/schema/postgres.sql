@@ -114,6 +114,8 @@ CREATE TABLE webhook_delivery_attempts (
   response_status integer,
   latency_ms integer NOT NULL,
   error text,
+  response_body text,
+  response_content_type text,
   CONSTRAINT webhook_delivery_attempts_pkey PRIMARY KEY (id),
   CONSTRAINT webhook_delivery_attempts_delivery_id_fkey FOREIGN KEY (delivery_id) REFERENCES webhook_deliveries(id) ON DELETE CASCADE
 );
@@ -126,6 +128,25 @@ CREATE TABLE webhook_events (
   CONSTRAINT webhook_events_pkey PRIMARY KEY (id)
 );
 
+CREATE TABLE webhook_recoveries (
+  id text NOT NULL,
+  subscription_id text NOT NULL,
+  window_key text NOT NULL,
+  since timestamp with time zone NOT NULL,
+  until timestamp with time zone NOT NULL,
+  status text NOT NULL,
+  requeued integer DEFAULT 0 NOT NULL,
+  cursor_at timestamp with time zone,
+  cursor_id text,
+  created_at timestamp with time zone NOT NULL,
+  updated_at timestamp with time zone NOT NULL,
+  finished_at timestamp with time zone,
+  CONSTRAINT webhook_recoveries_pkey PRIMARY KEY (id),
+  CONSTRAINT webhook_recoveries_subscription_id_window_key_key UNIQUE (subscription_id, window_key),
+  CONSTRAINT webhook_recoveries_subscription_id_fkey FOREIGN KEY (subscription_id) REFERENCES webhook_subscriptions(id) ON DELETE CASCADE,
+  CONSTRAINT webhook_recoveries_status_check CHECK (status = ANY (ARRAY['running'::text, 'done'::text]))
+);
+
 CREATE TABLE webhook_subscriptions (
   id text NOT NULL,
   url text NOT NULL,
@@ -136,6 +157,11 @@ CREATE TABLE webhook_subscriptions (
   previous_secret text,
   previous_secret_expires_at timestamp with time zone,
   event_types text[] DEFAULT '{plant.created}'::text[] NOT NULL,
+  version integer DEFAULT 1 NOT NULL,
+  enabled boolean DEFAULT true NOT NULL,
+  disabled_at timestamp with time zone,
+  disabled_reason text,
+  failing_since timestamp with time zone,
   CONSTRAINT webhook_subscriptions_pkey PRIMARY KEY (id)
 );
 

@@ -73,7 +73,9 @@ CREATE TABLE webhook_delivery_attempts (
   attempted_at    INTEGER NOT NULL,
   response_status INTEGER,
   latency_ms      INTEGER NOT NULL,
-  error           TEXT
+  error           TEXT,
+  response_body TEXT,
+  response_content_type TEXT
 );
 
 CREATE TABLE webhook_events (
@@ -81,6 +83,22 @@ CREATE TABLE webhook_events (
   type       TEXT    NOT NULL,
   payload    TEXT    NOT NULL,
   created_at INTEGER NOT NULL
+);
+
+CREATE TABLE webhook_recoveries (
+  id              TEXT    PRIMARY KEY,
+  subscription_id TEXT    NOT NULL REFERENCES webhook_subscriptions (id) ON DELETE CASCADE,
+  window_key      TEXT    NOT NULL,
+  since           INTEGER NOT NULL,
+  until           INTEGER NOT NULL,
+  status          TEXT    NOT NULL CHECK (status IN ('running', 'done')),
+  requeued        INTEGER NOT NULL DEFAULT 0,
+  cursor_at       INTEGER,
+  cursor_id       TEXT,
+  created_at      INTEGER NOT NULL,
+  updated_at      INTEGER NOT NULL,
+  finished_at     INTEGER,
+  UNIQUE (subscription_id, window_key)
 );
 
 CREATE TABLE webhook_subscriptions (
@@ -92,7 +110,12 @@ CREATE TABLE webhook_subscriptions (
   created_at  INTEGER NOT NULL,
   previous_secret TEXT,
   previous_secret_expires_at INTEGER,
-  event_types TEXT NOT NULL DEFAULT 'plant.created'
+  event_types TEXT NOT NULL DEFAULT 'plant.created',
+  version INTEGER NOT NULL DEFAULT 1,
+  enabled INTEGER NOT NULL DEFAULT 1,
+  disabled_at INTEGER,
+  disabled_reason TEXT,
+  failing_since INTEGER
 );
 
 CREATE INDEX plant_changes_created_at ON plant_changes (created_at);

@@ -8,11 +8,17 @@ import type {
   AttemptResult,
   ClaimedDelivery,
   ClaimRequest,
+  ExpectedSubscriptionVersion,
   ListDeliveriesQuery,
   NewTokenRecord,
+  NewWebhookRecovery,
+  SigningKeys,
+  WebhookRecovery,
   NewWebhookSubscription,
+  SubscriptionChange,
   TokenRecord,
   TokenStore,
+  UpdateSubscriptionOutcome,
   WebhookDelivery,
   WebhookStore,
   WebhookSubscription,
@@ -69,8 +75,26 @@ export class DelegatingWebhookStore implements WebhookStore {
     return this.writer.call('webhooks', 'rotateSecret', [id, secret, previousSecretExpiresAt]);
   }
 
+  updateSubscription(
+    id: string,
+    change: SubscriptionChange,
+    expected: ExpectedSubscriptionVersion | undefined,
+    now: Date,
+  ): Promise<UpdateSubscriptionOutcome> {
+    return this.writer.call('webhooks', 'updateSubscription', [id, change, expected, now]);
+  }
+
   deleteSubscription(id: string): Promise<boolean> {
     return this.writer.call('webhooks', 'deleteSubscription', [id]);
+  }
+
+  disableFailingSubscription(
+    id: string,
+    failingSince: Date,
+    now: Date,
+    reason: string,
+  ): Promise<WebhookSubscription | undefined> {
+    return this.writer.call('webhooks', 'disableFailingSubscription', [id, failingSince, now, reason]);
   }
 
   claimDueDeliveries(request: ClaimRequest): Promise<ClaimedDelivery[]> {
@@ -99,6 +123,24 @@ export class DelegatingWebhookStore implements WebhookStore {
 
   listDeliveries(subscriptionId: string, query: ListDeliveriesQuery): Promise<WebhookDelivery[]> {
     return this.health.readingLater(() => this.reads.listDeliveries(subscriptionId, query));
+  }
+
+  startRecovery(
+    recovery: NewWebhookRecovery,
+  ): Promise<{ readonly recovery: WebhookRecovery; readonly created: boolean } | undefined> {
+    return this.writer.call('webhooks', 'startRecovery', [recovery]);
+  }
+
+  signingKeys(id: string, now: Date): Promise<SigningKeys | undefined> {
+    return this.health.readingLater(() => this.reads.signingKeys(id, now));
+  }
+
+  getRecovery(subscriptionId: string, id: string): Promise<WebhookRecovery | undefined> {
+    return this.health.readingLater(() => this.reads.getRecovery(subscriptionId, id));
+  }
+
+  recoverBatch(id: string, now: Date, limit: number): Promise<WebhookRecovery | undefined> {
+    return this.writer.call('webhooks', 'recoverBatch', [id, now, limit]);
   }
 
   getDelivery(subscriptionId: string, deliveryId: string): Promise<WebhookDelivery | undefined> {

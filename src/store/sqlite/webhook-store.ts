@@ -7,8 +7,14 @@ import type {
   AttemptResult,
   ClaimedDelivery,
   ClaimRequest,
+  ExpectedSubscriptionVersion,
   ListDeliveriesQuery,
+  SigningKeys,
+  NewWebhookRecovery,
   NewWebhookSubscription,
+  WebhookRecovery,
+  SubscriptionChange,
+  UpdateSubscriptionOutcome,
   PlantRecord,
   WebhookDelivery,
   WebhookStore,
@@ -26,22 +32,28 @@ import {
   type PlantEvent,
 } from '../../domain/events.js';
 import { deliveryUpdate } from '../core/delivery-update.js';
+import { applySubscriptionChange, versionAccepted } from '../core/subscription-change.js';
 import { guarded } from './errors.js';
 import {
   DELIVERY_COLUMNS,
   DELIVERY_FROM,
+  RECOVERY_COLUMNS,
+  SUBSCRIPTION_COLUMNS,
+  signingKeysOf,
   toClaimedDelivery,
   webhookRowMappers,
   type ClaimRow,
   type AttemptRow as AttemptRows,
   type DeliveryRow as DeliveryRows,
+  type RecoveryRow as RecoveryRows,
   type SubscriptionRow as SubscriptionRows,
 } from '../webhook-rows.js';
 
 type SubscriptionRow = SubscriptionRows<number>;
 type DeliveryRow = DeliveryRows<number>;
 type AttemptRow = AttemptRows<number>;
-const { toSubscription, attachAttempts } = webhookRowMappers<number>((ms) => new Date(ms));
+type RecoveryRow = RecoveryRows<number>;
+const { toSubscription, toRecovery, attachAttempts } = webhookRowMappers<number>((ms) => new Date(ms));
 
 /**
  * Retention's statements (indexes: migration 3; a test checks their plans). An
@@ -57,6 +69,10 @@ export const PRUNE_SQL = {
   deliveries: 'DELETE FROM webhook_deliveries WHERE event_id IN (SELECT value FROM json_each(?))',
   events: 'DELETE FROM webhook_events WHERE id IN (SELECT value FROM json_each(?))',
 } as const;
+
+/** A pending delivery's subscription is enabled: a disabled one's deliveries wait, kept, until it is enabled. */
+const OF_ENABLED =
+  'EXISTS (SELECT 1 FROM webhook_subscriptions s WHERE s.id = webhook_deliveries.subscription_id AND s.enabled)';
 
 /** Whether `types` (a subscription's comma-separated event_types) holds the type named by the parameter. */
 const SUBSCRIBED_TO = "instr(',' || event_types || ',', ',' || @type || ',') > 0";
@@ -111,6 +127,17 @@ export class SqliteWebhookStore implements WebhookStore {
   private readonly claimAtomically: Database.Transaction<(request: ClaimRequest) => ClaimRow[]>;
   private readonly recordAtomically: Database.Transaction<(result: AttemptResult) => void>;
   private readonly deleteAtomically: Database.Transaction<(id: string) => boolean>;
+  private readonly updateAtomically: Database.Transaction<
+    (
+      id: string,
+      change: SubscriptionChange,
+      expected: ExpectedSubscriptionVersion | undefined,
+      now: Date,
+    ) => UpdateSubscriptionOutcome
+  >;
+  private readonly recoverAtomically: Database.Transaction<
+    (id: string, now: number, limit: number) => WebhookRecovery | undefined
+  >;
   private readonly pruneAtomically: Database.Transaction<(before: number, limit: number) => number>;
 
   constructor(db: Database.Database) {
@@ -119,10 +146,28 @@ export class SqliteWebhookStore implements WebhookStore {
         'INSERT INTO webhook_subscriptions (id, url, description, event_types, secret, created_at) VALUES (?, ?, ?, ?, ?, ?)',
       ),
       listSubscriptions: db.prepare(
-        'SELECT id, url, description, event_types, created_at FROM webhook_subscriptions ORDER BY created_at, rowid',
+        `SELECT ${SUBSCRIPTION_COLUMNS} FROM webhook_subscriptions ORDER BY created_at, rowid`,
       ),
-      getSubscription: db.prepare(
-        'SELECT id, url, description, event_types, created_at FROM webhook_subscriptions WHERE id = ?',
+      getSubscription: db.prepare(`SELECT ${SUBSCRIPTION_COLUMNS} FROM webhook_subscriptions WHERE id = ?`),
+      updateSubscription: db.prepare(
+        `UPDATE webhook_subscriptions
+         SET url = @url, description = @description, event_types = @eventTypes, enabled = @enabled,
+             disabled_at = @disabledAt, disabled_reason = @disabledReason, version = @version,
+             -- Enabled again: its failing time starts afresh (right-hand sides see the row as it was).
+             failing_since = CASE WHEN @enabled = 1 AND enabled = 0 THEN NULL ELSE failing_since END
+         WHERE id = @id`,
+      ),
+      // Written only when the health changes: a steady subscription costs no write here.
+      markHealth: db.prepare(
+        `UPDATE webhook_subscriptions SET failing_since = CASE WHEN @ok = 1 THEN NULL ELSE @at END
+         WHERE id = (SELECT subscription_id FROM webhook_deliveries WHERE id = @deliveryId)
+           AND CASE WHEN @ok = 1 THEN failing_since IS NOT NULL ELSE failing_since IS NULL END`,
+      ),
+      disableFailing: db.prepare(
+        `UPDATE webhook_subscriptions
+         SET enabled = 0, disabled_at = @now, disabled_reason = @reason, version = version + 1
+         WHERE id = @id AND enabled = 1 AND failing_since <= @failingSince
+         RETURNING ${SUBSCRIPTION_COLUMNS}`,
       ),
       deleteAttempts: db.prepare(
         'DELETE FROM webhook_delivery_attempts WHERE delivery_id IN (SELECT id FROM webhook_deliveries WHERE subscription_id = ?)',
@@ -142,11 +187,15 @@ export class SqliteWebhookStore implements WebhookStore {
       listDeliveriesByStatus: db.prepare(
         `SELECT ${DELIVERY_COLUMNS} FROM ${DELIVERY_FROM} WHERE d.subscription_id = ? AND d.status = ? ORDER BY d.created_at DESC, d.rowid DESC LIMIT ?`,
       ),
+      deliveryOfEvent: db.prepare(
+        `SELECT ${DELIVERY_COLUMNS} FROM ${DELIVERY_FROM} WHERE d.subscription_id = ? AND d.event_id = ?`,
+      ),
       getDelivery: db.prepare(
         `SELECT ${DELIVERY_COLUMNS} FROM ${DELIVERY_FROM} WHERE d.subscription_id = ? AND d.id = ?`,
       ),
       attemptsOf: db.prepare(
-        `SELECT delivery_id, attempt, attempted_at, response_status, latency_ms, error FROM webhook_delivery_attempts
+        `SELECT delivery_id, attempt, attempted_at, response_status, latency_ms, error, response_body, response_content_type
+         FROM webhook_delivery_attempts
          WHERE delivery_id IN (SELECT value FROM json_each(?)) ORDER BY id`,
       ),
       backlog: db.prepare(
@@ -155,7 +204,8 @@ export class SqliteWebhookStore implements WebhookStore {
       due: db
         .prepare(
           `SELECT 1 FROM webhook_deliveries
-         WHERE status = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?) LIMIT 1`,
+         WHERE status = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?) AND ${OF_ENABLED}
+         LIMIT 1`,
         )
         .pluck(),
       lease: db
@@ -163,6 +213,7 @@ export class SqliteWebhookStore implements WebhookStore {
           `UPDATE webhook_deliveries SET lease_owner = ?, lease_until = ?
          WHERE id IN (SELECT id FROM webhook_deliveries
                       WHERE status = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)
+                        AND ${OF_ENABLED}
                       ORDER BY next_attempt_at LIMIT ?)
          RETURNING id`,
         )
@@ -176,8 +227,9 @@ export class SqliteWebhookStore implements WebhookStore {
          WHERE d.id = ?`,
       ),
       insertAttempt: db.prepare(
-        `INSERT INTO webhook_delivery_attempts (delivery_id, attempt, attempted_at, response_status, latency_ms, error)
-         SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM webhook_deliveries WHERE id = ?)`,
+        `INSERT INTO webhook_delivery_attempts
+           (delivery_id, attempt, attempted_at, response_status, latency_ms, error, response_body, response_content_type)
+         SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM webhook_deliveries WHERE id = ?)`,
       ),
       applyOutcome: db.prepare(
         `UPDATE webhook_deliveries
@@ -193,6 +245,42 @@ export class SqliteWebhookStore implements WebhookStore {
              status = 'pending',
              next_attempt_at = CASE WHEN status = 'pending' AND next_attempt_at < ? THEN next_attempt_at ELSE ? END
          WHERE subscription_id = ? AND id = ?`,
+      ),
+      signingKeys: db.prepare(
+        `SELECT url, secret, CASE WHEN previous_secret_expires_at > ? THEN previous_secret END AS previous_secret
+         FROM webhook_subscriptions WHERE id = ?`,
+      ),
+      insertRecovery: db.prepare(
+        `INSERT INTO webhook_recoveries (id, subscription_id, window_key, since, until, status, created_at, updated_at)
+         SELECT @id, @subscriptionId, @windowKey, @since, @until, 'running', @now, @now
+         WHERE EXISTS (SELECT 1 FROM webhook_subscriptions WHERE id = @subscriptionId)
+         ON CONFLICT (subscription_id, window_key) DO NOTHING`,
+      ),
+      recoveryOfWindow: db.prepare(
+        `SELECT ${RECOVERY_COLUMNS} FROM webhook_recoveries WHERE subscription_id = ? AND window_key = ?`,
+      ),
+      getRecovery: db.prepare(
+        `SELECT ${RECOVERY_COLUMNS} FROM webhook_recoveries WHERE subscription_id = ? AND id = ?`,
+      ),
+      recoveryById: db.prepare(`SELECT ${RECOVERY_COLUMNS} FROM webhook_recoveries WHERE id = ?`),
+      // The window's deliveries after the cursor, by the subscription's (subscription_id, created_at) index.
+      recoveryCandidates: db.prepare(
+        `SELECT id, created_at, status FROM webhook_deliveries
+         WHERE subscription_id = @subscriptionId AND created_at >= @since AND created_at < @until
+           AND (@cursorAt IS NULL OR created_at > @cursorAt OR (created_at = @cursorAt AND id > @cursorId))
+         ORDER BY created_at, id LIMIT @limit`,
+      ),
+      requeue: db.prepare(
+        `UPDATE webhook_deliveries SET status = 'pending', manual = 1, next_attempt_at = @now
+         WHERE id IN (SELECT value FROM json_each(@ids)) AND status = 'failed'`,
+      ),
+      advanceRecovery: db.prepare(
+        `UPDATE webhook_recoveries
+         SET requeued = requeued + @requeued, cursor_at = @cursorAt, cursor_id = @cursorId, updated_at = @now,
+             status = CASE WHEN @done = 1 THEN 'done' ELSE status END,
+             finished_at = CASE WHEN @done = 1 THEN @now ELSE finished_at END
+         WHERE id = @id
+         RETURNING ${RECOVERY_COLUMNS}`,
       ),
       prunableEvents: db.prepare(PRUNE_SQL.prunableEvents).pluck(),
       pruneAttempts: db.prepare(PRUNE_SQL.attempts),
@@ -217,8 +305,12 @@ export class SqliteWebhookStore implements WebhookStore {
         attempt.responseStatus ?? null,
         Math.round(attempt.latencyMs),
         attempt.error ?? null,
+        attempt.responseBody ?? null,
+        attempt.responseContentType ?? null,
         deliveryId,
       );
+      if (outcome.kind !== 'released')
+        s.markHealth.run({ ok: outcome.kind === 'succeeded' ? 1 : 0, at: attempt.attemptedAt.getTime(), deliveryId });
       const update = deliveryUpdate(attempt.attempt, outcome);
       s.applyOutcome.run(
         update.status,
@@ -230,10 +322,64 @@ export class SqliteWebhookStore implements WebhookStore {
       );
     });
 
+    // Read, check and write under the write lock: of concurrent writers expecting one version, one wins.
+    this.updateAtomically = db.transaction(
+      (
+        id: string,
+        change: SubscriptionChange,
+        expected: ExpectedSubscriptionVersion | undefined,
+        now: Date,
+      ): UpdateSubscriptionOutcome => {
+        const row = s.getSubscription.get(id) as SubscriptionRow | undefined;
+        if (row === undefined) return { kind: 'not-found' };
+        const current = toSubscription(row);
+        if (!versionAccepted(expected, current.version)) return { kind: 'precondition-failed', current };
+        const next = applySubscriptionChange(current, change, now);
+        if (next !== current)
+          s.updateSubscription.run({
+            id,
+            url: next.url,
+            description: next.description ?? null,
+            eventTypes: next.eventTypes.join(','),
+            enabled: next.enabled ? 1 : 0,
+            disabledAt: next.disabledAt?.getTime() ?? null,
+            disabledReason: next.disabledReason ?? null,
+            version: next.version,
+          });
+        return { kind: 'updated', subscription: next };
+      },
+    );
+
     this.deleteAtomically = db.transaction((id: string) => {
       s.deleteAttempts.run(id);
       s.deleteDeliveries.run(id);
       return s.deleteSubscription.run(id).changes === 1;
+    });
+
+    this.recoverAtomically = db.transaction((id: string, now: number, limit: number) => {
+      const job = s.recoveryById.get(id) as RecoveryRow | undefined;
+      if (job === undefined) return undefined;
+      if (job.status === 'done') return toRecovery(job);
+      const candidates = s.recoveryCandidates.all({
+        subscriptionId: job.subscription_id,
+        since: job.since,
+        until: job.until,
+        cursorAt: job.cursor_at,
+        cursorId: job.cursor_id,
+        limit,
+      }) as { id: string; created_at: number; status: string }[];
+      const failed = candidates.filter((c) => c.status === 'failed').map((c) => c.id);
+      const requeued = failed.length === 0 ? 0 : s.requeue.run({ ids: JSON.stringify(failed), now }).changes;
+      const last = candidates.at(-1);
+      const row = s.advanceRecovery.get({
+        id,
+        requeued,
+        cursorAt: last?.created_at ?? job.cursor_at,
+        cursorId: last?.id ?? job.cursor_id,
+        now,
+        done: candidates.length < limit ? 1 : 0,
+      }) as RecoveryRow;
+      return toRecovery(row);
     });
 
     // Choosing and deleting in one IMMEDIATE transaction: no delivery can be made
@@ -274,11 +420,28 @@ export class SqliteWebhookStore implements WebhookStore {
     return guarded(() => this.statements.rotateSecret.run(expiresAt, secret, expiresAt, id)).changes === 1;
   }
 
+  async updateSubscription(
+    id: string,
+    change: SubscriptionChange,
+    expected: ExpectedSubscriptionVersion | undefined,
+    now: Date,
+  ): Promise<UpdateSubscriptionOutcome> {
+    return guarded(() => this.updateAtomically.immediate(id, change, expected, now));
+  }
+
   async deleteSubscription(id: string): Promise<boolean> {
     return guarded(() => this.deleteAtomically.immediate(id));
   }
 
-  async listDeliveries(subscriptionId: string, { limit, status }: ListDeliveriesQuery): Promise<WebhookDelivery[]> {
+  async listDeliveries(
+    subscriptionId: string,
+    { limit, status, eventId }: ListDeliveriesQuery,
+  ): Promise<WebhookDelivery[]> {
+    if (eventId !== undefined) {
+      // An event has one delivery per subscription.
+      const rows = guarded(() => this.statements.deliveryOfEvent.all(subscriptionId, eventId)) as DeliveryRow[];
+      return this.withAttempts(rows.filter((row) => status === undefined || row.status === status));
+    }
     const rows = guarded(() =>
       status === undefined
         ? this.statements.listDeliveries.all(subscriptionId, limit)
@@ -311,6 +474,52 @@ export class SqliteWebhookStore implements WebhookStore {
 
   async recordAttempt(result: AttemptResult): Promise<void> {
     guarded(() => this.recordAtomically.immediate(result));
+  }
+
+  async disableFailingSubscription(
+    id: string,
+    failingSince: Date,
+    now: Date,
+    reason: string,
+  ): Promise<WebhookSubscription | undefined> {
+    const row = guarded(() =>
+      this.statements.disableFailing.get({ id, failingSince: failingSince.getTime(), now: now.getTime(), reason }),
+    ) as SubscriptionRow | undefined;
+    return row === undefined ? undefined : toSubscription(row);
+  }
+
+  async startRecovery(
+    recovery: NewWebhookRecovery,
+  ): Promise<{ recovery: WebhookRecovery; created: boolean } | undefined> {
+    const created =
+      guarded(() =>
+        this.statements.insertRecovery.run({
+          id: recovery.id,
+          subscriptionId: recovery.subscriptionId,
+          windowKey: recovery.windowKey,
+          since: recovery.since.getTime(),
+          until: recovery.until.getTime(),
+          now: recovery.now.getTime(),
+        }),
+      ).changes === 1;
+    const row = guarded(() => this.statements.recoveryOfWindow.get(recovery.subscriptionId, recovery.windowKey)) as
+      RecoveryRow | undefined;
+    return row === undefined ? undefined : { recovery: toRecovery(row), created };
+  }
+
+  async signingKeys(id: string, now: Date): Promise<SigningKeys | undefined> {
+    const row = guarded(() => this.statements.signingKeys.get(now.getTime(), id)) as
+      { url: string; secret: string; previous_secret: string | null } | undefined;
+    return row === undefined ? undefined : signingKeysOf(row);
+  }
+
+  async getRecovery(subscriptionId: string, id: string): Promise<WebhookRecovery | undefined> {
+    const row = guarded(() => this.statements.getRecovery.get(subscriptionId, id)) as RecoveryRow | undefined;
+    return row === undefined ? undefined : toRecovery(row);
+  }
+
+  async recoverBatch(id: string, now: Date, limit: number): Promise<WebhookRecovery | undefined> {
+    return guarded(() => this.recoverAtomically.immediate(id, now.getTime(), limit));
   }
 
   async retryDelivery(subscriptionId: string, deliveryId: string, now: Date): Promise<WebhookDelivery | undefined> {

@@ -47,6 +47,10 @@ export interface DelegatedWrites {
     WebhookStore,
     | 'insertSubscription'
     | 'rotateSecret'
+    | 'updateSubscription'
+    | 'disableFailingSubscription'
+    | 'startRecovery'
+    | 'recoverBatch'
     | 'deleteSubscription'
     | 'claimDueDeliveries'
     | 'recordAttempt'
