@@ -71,7 +71,7 @@ export interface Config {
   /** Finished webhook events (with their deliveries and attempts) are deleted this many days after they were created; 0
    * keeps them forever. */
   readonly webhookRetentionDays: number;
-  /** A subscription whose attempts have all failed for this long is disabled; `never` (stored as 0) never disables one. */
+  /** A subscription whose attempts have all failed for this long is disabled; `never` (0) disables none. */
   readonly webhookDisableAfterMs: number;
   /** The live change stream (GET /events): see docs/events.md. */
   readonly events: EventStreamSettings;
