@@ -242,6 +242,7 @@ describe('operator console in headless Chromium', { skip: browserMissing ? `${CH
     await page.locator('.figure', { hasText: 'Readiness' }).getByText('ready').waitFor();
     await page.locator('.figure', { hasText: 'Store' }).getByText('sqlite').waitFor();
     await page.locator('.figure', { hasText: 'p99 latency' }).getByText(/ms/).waitFor();
+    await page.locator('.figure', { hasText: 'Open event streams' }).getByText(/^\d+$/).waitFor();
     await assertAccessible(page, 'service');
     await shot(page, 'service');
   });

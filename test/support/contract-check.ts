@@ -7,6 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { FastifyInstance } from 'fastify';
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 
 type Json = Record<string, unknown>;
 type Headers = Readonly<Record<string, string | string[] | number | undefined>>;
@@ -180,6 +181,21 @@ export class ContractCheck {
   }
 }
 
+/**
+ * A body as the client reads it: compression (brotli, gzip, deflate) undone; undefined when it cannot be (a
+ * compressed stream cut short), like a body not captured.
+ */
+function decoded(body: Buffer, encoding: unknown): string | undefined {
+  try {
+    if (encoding === 'br') return brotliDecompressSync(body).toString('utf8');
+    if (encoding === 'gzip') return gunzipSync(body).toString('utf8');
+    if (encoding === 'deflate') return inflateSync(body).toString('utf8');
+  } catch {
+    return undefined;
+  }
+  return body.toString('utf8');
+}
+
 /** The largest JSON body a socket response is kept for, to check. */
 const CAPTURE_LIMIT = 4 * 1024 * 1024;
 
@@ -235,7 +251,9 @@ export function checkServerResponses(
         url: request.url ?? '/',
         status: response.statusCode,
         headers: { ...response.getHeaders(), ...written },
-        body: complete ? Buffer.concat(chunks).toString('utf8') : undefined,
+        body: complete
+          ? decoded(Buffer.concat(chunks), written['content-encoding'] ?? response.getHeader('content-encoding'))
+          : undefined,
       };
       for (const problem of check.problems(seen)) report(problem);
     });

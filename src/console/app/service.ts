@@ -12,11 +12,13 @@ interface Figures {
   readonly text: string;
 }
 
-async function readyState(): Promise<string> {
+/** /readyz: whether the service is ready, and the service's version, which its body carries either way. */
+async function readyState(): Promise<{ ready: string; version: string | undefined }> {
   const response = await fetch('/readyz');
-  if (response.ok) return 'ready';
-  const body = (await response.json().catch(() => ({}))) as { message?: string };
-  return `not ready (HTTP ${response.status}${body.message === undefined ? '' : `: ${body.message}`})`;
+  const body = (await response.json().catch(() => ({}))) as { message?: string; version?: string };
+  if (response.ok) return { ready: 'ready', version: body.version };
+  const reason = body.message === undefined ? '' : `: ${body.message}`;
+  return { ready: `not ready (HTTP ${response.status}${reason})`, version: body.version };
 }
 
 export function ServiceScreen({ api, session }: { api: Api; session: Session }) {
@@ -27,14 +29,13 @@ export function ServiceScreen({ api, session }: { api: Api; session: Session }) 
   const [error, setError] = useState<string>();
 
   useEffect(() => {
-    fetch('/openapi.json')
-      .then((r) => r.json() as Promise<{ info?: { version?: string } }>)
-      .then(
-        (doc) => setVersion(doc.info?.version),
-        () => setVersion('unknown'),
-      );
     const tick = async () => {
-      setReady(await readyState().catch((e: unknown) => `unreachable: ${describeFailure(e)}`));
+      const state = await readyState().catch((e: unknown) => ({
+        ready: `unreachable: ${describeFailure(e)}`,
+        version: undefined,
+      }));
+      setReady(state.ready);
+      if (state.version !== undefined) setVersion(state.version);
       if (metricsReason !== undefined) return;
       const response = await fetch('/metrics', { headers: { authorization: `Bearer ${api.token}` } });
       if (!response.ok) {
@@ -65,7 +66,7 @@ export function ServiceScreen({ api, session }: { api: Api; session: Session }) 
   const p99 = quantile(all, 'plantstore_http_request_duration_seconds', 0.99);
   const pending = total(all, 'plantstore_webhook_deliveries_pending');
   const oldest = total(all, 'plantstore_webhook_oldest_pending_seconds');
-  const streams = all.filter((s) => /stream/.test(s.name) && !s.name.endsWith('_total'));
+  const streams = total(all, 'plantstore_event_streams_open');
   const figure = (name: string, value: string | undefined) =>
     html`<div class="figure">
       <dt>${name}</dt>
@@ -87,11 +88,7 @@ export function ServiceScreen({ api, session }: { api: Api; session: Session }) 
             ${figure('p99 latency (since start, bucket bound)', p99 === undefined ? undefined : p99 === Infinity ? 'over the largest bucket' : `≤ ${Math.round(p99 * 1000)} ms`)}
             ${figure('Webhook deliveries pending', pending === undefined ? undefined : String(pending))}
             ${figure('Oldest pending delivery', oldest === undefined ? undefined : `${Math.round(oldest)} s`)}
-            ${
-              streams.length === 0
-                ? figure('Open event streams', undefined)
-                : streams.map((s) => figure(s.name, String(s.value)))
-            }
+            ${figure('Open event streams', streams === undefined ? undefined : String(streams))}
           </dl>`
     }
     ${error !== undefined && html`<p class="failure" role="alert">${error}</p>`}
