@@ -2,8 +2,9 @@
  * `plantstore copy`: a SQLite store filled through the real store API (int64 extremes, unicode, changed and
  * deleted plants, tokens in every state, a rotated webhook secret, a disabled subscription, recoveries, response
  * bodies, deliveries pending, retried, finished and leased) is copied to PostgreSQL and back, and every column of
- * every table (as the catalogue lists them) compared row by row; the copies then serve as stores. Refusals, failures and a copy that does not verify leave the target
- * as it was. Real SQLite files and a fresh PostgreSQL schema per store.
+ * every table (as the catalogue lists them) compared row by row; the copies then serve as stores. Refusals,
+ * failures and a copy that does not verify leave the target as it was. Real SQLite files and a fresh PostgreSQL
+ * schema per store.
  */
 import assert from 'node:assert/strict';
 import { existsSync, rmSync } from 'node:fs';
