@@ -4,6 +4,7 @@
  */
 import type { Command } from 'commander';
 import { EVENT_TYPES, isEventType, type EventType } from '../domain/events.js';
+import { parseInt64Text } from '../http/int64.js';
 import type { DeliveryStatus } from '../store/types.js';
 import { recoveryWindow, RecoveryWindowError, WebhookRecoveries } from '../webhooks/recovery.js';
 import { DEFAULT_OVERLAP_SECONDS, MAX_OVERLAP_SECONDS, rotateSigningSecret } from '../webhooks/secret-rotation.js';
@@ -141,6 +142,7 @@ export function registerWebhookCommands(program: Command): void {
       .description('The delivery log of a subscription, newest first.')
       .argument('<id>')
       .option('--status <status>', 'only pending, succeeded or failed deliveries')
+      .option('--plant <id>', 'only deliveries of events about this plant (its int64 id)')
       .option('--limit <n>', 'at most this many (1 to 1000)', '100')
       .option('--json', 'print JSON (with every attempt) instead of a table'),
   ).action(async (id: string, options: Options) =>
@@ -148,9 +150,18 @@ export function registerWebhookCommands(program: Command): void {
       const status = deliveryStatus(options.status);
       const limit = /^[0-9]{1,4}$/.test(String(options.limit)) ? Number(options.limit) : Number.NaN;
       if (!(limit >= 1 && limit <= 1000)) throw new WebhookInputError('--limit must be an integer from 1 to 1000');
+      const plantId = options.plant === undefined ? undefined : parseInt64Text(String(options.plant));
+      if (options.plant !== undefined && plantId === undefined)
+        throw new WebhookInputError(
+          '--plant must be a plant id, an integer from -9223372036854775808 to 9223372036854775807',
+        );
       if ((await store.webhooks.getSubscription(id)) === undefined)
         throw new WebhookInputError(`no webhook subscription has id '${id}'`);
-      const deliveries = await store.webhooks.listDeliveries(id, status === undefined ? { limit } : { limit, status });
+      const deliveries = await store.webhooks.listDeliveries(id, {
+        limit,
+        ...(status === undefined ? {} : { status }),
+        ...(plantId === undefined ? {} : { plantId }),
+      });
       if (options.json === true) {
         process.stdout.write(`${JSON.stringify(deliveries, null, 2)}\n`);
         return;

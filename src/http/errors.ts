@@ -174,7 +174,7 @@ export const Errors = {
     code: 41201,
     status: 412,
     meaning:
-      'A precondition failed and nothing was changed: If-Match names another version of the plant than its current one (or the plant is absent), or If-None-Match: * was sent and the id exists.',
+      'A precondition failed and nothing was changed: If-Match names another version of the resource (a plant, a webhook subscription) than its current one (or the resource is absent), or If-None-Match: * was sent and the id exists.',
     message: '%s',
   },
   BODY_TOO_LARGE: {

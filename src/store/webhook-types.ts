@@ -132,6 +132,8 @@ export interface ListDeliveriesQuery {
   readonly status?: DeliveryStatus;
   /** Only the delivery of this event (msg_...). */
   readonly eventId?: string;
+  /** Only deliveries of events about this plant (its id in the event's payload). */
+  readonly plantId?: bigint;
 }
 
 /** A recovery: re-queuing the failed deliveries of one subscription created in [since, until). */

@@ -5,6 +5,7 @@
 import { failure } from '../http/errors.js';
 import type { TypedRoutes } from '../http/type-provider.js';
 import { bearerAuth } from '../tokens/auth.js';
+import { Int64Id } from '../plants/schemas.js';
 import { createSubscription } from './subscriptions.js';
 import type {
   CreatedWebhookSubscription,
@@ -221,7 +222,7 @@ export const webhookRoutes: TypedRoutes<WebhookSchemas> = async (app) => {
         description:
           'The deliveries of events to this subscription, newest first, each with every attempt: when, the HTTP status, ' +
           'the latency, the head of the response (first 1 KiB and its Content-Type) and why it did not acknowledge. ' +
-          'Filter by status and by event (eventId). Finished deliveries are deleted with their event once it is ' +
+          'Filter by status, by event (eventId) and by plant (plantId: the events about that plant). Finished deliveries are deleted with their event once it is ' +
           'WEBHOOK_RETENTION_DAYS old (30 by default; 0 keeps them forever); a pending one is kept until it finishes.',
         tags: ['webhooks'],
         security: admin,
@@ -247,6 +248,11 @@ export const webhookRoutes: TypedRoutes<WebhookSchemas> = async (app) => {
               pattern: '^msg_[A-Za-z0-9_-]{1,64}$',
               description: 'Only the delivery of this event (its webhook-id, msg_...).',
             },
+            plantId: {
+              ...Int64Id,
+              description:
+                'Only deliveries of events about this plant (an int64, in decimal): created, updated or deleted.',
+            },
           },
         },
         response: {
@@ -262,11 +268,12 @@ export const webhookRoutes: TypedRoutes<WebhookSchemas> = async (app) => {
     },
     async (request) => {
       const subscription = await existingSubscription(store.webhooks, request.params.id);
-      const { limit, status, eventId } = request.query;
+      const { limit, status, eventId, plantId } = request.query;
       const deliveries = await store.webhooks.listDeliveries(subscription.id, {
         limit,
         ...(status === undefined ? {} : { status }),
         ...(eventId === undefined ? {} : { eventId }),
+        ...(plantId === undefined ? {} : { plantId }),
       });
       return deliveries.map(deliveryJson);
     },

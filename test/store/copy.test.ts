@@ -1,10 +1,10 @@
 /**
- * `plantstore copy`: a SQLite store filled through the real store API (int64
- * extremes, unicode, changed and deleted plants, tokens in every state, a rotated
- * webhook secret, deliveries pending, retried, finished and leased) is copied to
- * PostgreSQL and back, and every table compared row by row; the copies then serve
- * as stores. Refusals, failures and a copy that does not verify leave the target
- * as it was. Real SQLite files and a fresh PostgreSQL schema per store.
+ * `plantstore copy`: a SQLite store filled through the real store API (int64 extremes, unicode, changed and
+ * deleted plants, tokens in every state, a rotated webhook secret, a disabled subscription, recoveries, response
+ * bodies, deliveries pending, retried, finished and leased) is copied to PostgreSQL and back, and every column of
+ * every table (as the catalogue lists them) compared row by row; the copies then serve as stores. Refusals,
+ * failures and a copy that does not verify leave the target as it was. Real SQLite files and a fresh PostgreSQL
+ * schema per store.
  */
 import assert from 'node:assert/strict';
 import { existsSync, rmSync } from 'node:fs';
@@ -14,7 +14,7 @@ import Database from 'better-sqlite3';
 import { copyBetween, copyStore, CopyError } from '../../src/store/copy/copy-store.js';
 import type { CopyTarget } from '../../src/store/copy/endpoint.js';
 import { openSource, openTarget } from '../../src/store/copy/open-endpoints.js';
-import type { CopyRows, CopyTable } from '../../src/store/copy/rows.js';
+import { COPY_TABLES, type CopyRows, type CopyTable } from '../../src/store/copy/rows.js';
 import { StoreTooNewError } from '../../src/store/errors.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { ListPlantsQuery, Store, WebhookDelivery } from '../../src/store/types.js';
@@ -116,10 +116,42 @@ async function fill(store: Store): Promise<Filled> {
         attempt: 1,
         attemptedAt: now,
         latencyMs: 12 + i,
-        ...(outcome.kind === 'succeeded' ? { responseStatus: 204 } : { responseStatus: 500, error: 'HTTP 500' }),
+        ...(outcome.kind === 'succeeded'
+          ? { responseStatus: 204 }
+          : {
+              responseStatus: 500,
+              error: 'HTTP 500',
+              responseBody: '{"oops":"✗"}',
+              responseContentType: 'application/json',
+            }),
       },
     });
   }
+
+  // The subscription controls: one disabled by hand (at version 2), one failing, and a recovery of each kind.
+  const disabled = await store.webhooks.updateSubscription(
+    second,
+    { enabled: false, disabledReason: 'paused by hand' },
+    [1],
+    now,
+  );
+  assert.equal(disabled.kind, 'updated');
+  const since = new Date(now.getTime() - HOUR);
+  for (const [windowKey, until] of [
+    ['a-window', now],
+    ['another-window', new Date(now.getTime() + 1)],
+  ] as const) {
+    const started = await store.webhooks.startRecovery({
+      id: `rcv_copy_${windowKey}`,
+      subscriptionId: first,
+      windowKey,
+      since,
+      until,
+      now,
+    });
+    assert.ok(started?.created);
+  }
+  assert.ok(await store.webhooks.recoverBatch('rcv_copy_a-window', now, 100));
   return {
     secrets: { active: active.secret, revoked: revoked.secret, expiring: expiring.secret },
     subscriptionIds: [first, second],
@@ -159,32 +191,48 @@ async function answers(store: Store, subscriptionIds: readonly string[]): Promis
 
 // ---- every row of every table, in one form for both databases --------------------
 
-const TABLES: Readonly<
-  Record<CopyTable, { readonly columns: string; readonly key: string; readonly numericKey?: true }>
-> = {
-  store_secrets: { columns: 'name, secret', key: 'name' },
-  tokens: { columns: 'id, name, secret_hash, scopes, created_at, expires_at, last_used_at, revoked_at', key: 'id' },
-  plants: {
-    columns: 'id, name, tag, version, created_at, name_key, name_words, tag_words',
-    key: 'id',
-    numericKey: true,
-  },
-  webhook_subscriptions: {
-    columns: 'seq, id, url, description, secret, previous_secret, previous_secret_expires_at, event_types, created_at',
-    key: 'id',
-  },
-  webhook_events: { columns: 'id, type, payload, created_at', key: 'id' },
-  webhook_deliveries: {
-    columns:
-      'seq, id, event_id, subscription_id, status, attempt_count, manual, next_attempt_at, lease_owner, lease_until, created_at',
-    key: 'id',
-  },
-  webhook_delivery_attempts: {
-    columns: 'id, delivery_id, attempt, attempted_at, response_status, latency_ms, error',
-    key: 'id',
-    numericKey: true,
-  },
+/**
+ * Every column of every table the copy carries, as the source's catalogue lists them (a column added by a later
+ * migration is compared without anyone listing it). The ordering keys: bytewise text, or a number.
+ */
+const KEYS: Readonly<Record<CopyTable, { readonly key: string; readonly numericKey?: true }>> = {
+  store_secrets: { key: 'name' },
+  tokens: { key: 'id' },
+  plants: { key: 'id', numericKey: true },
+  webhook_subscriptions: { key: 'id' },
+  webhook_events: { key: 'id' },
+  webhook_deliveries: { key: 'id' },
+  webhook_delivery_attempts: { key: 'id', numericKey: true },
+  webhook_recoveries: { key: 'id' },
 };
+
+/** SQLite's tables the copy does not carry (rows.ts says why), and its own. */
+const NOT_CARRIED =
+  /^(sqlite_|plants_search|schema_migrations$|plant_changes$|change_log_history$|plant_version_counter$)/;
+
+/** PostgreSQL's seq is SQLite's rowid: both order rows created in one millisecond. */
+const WITH_SEQ = new Set(['webhook_subscriptions', 'webhook_deliveries']);
+
+/** The source's copied tables and their columns (SQLite's generated json column is not one: table_info skips it). */
+function catalogue(path: string): Record<string, string[]> {
+  const db = new Database(path, { readonly: true });
+  try {
+    const tables = db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+      .pluck()
+      .all() as string[];
+    return Object.fromEntries(
+      tables
+        .filter((table) => !NOT_CARRIED.test(table))
+        .map((table) => {
+          const columns = (db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => c.name);
+          return [table, WITH_SEQ.has(table) ? ['seq', ...columns] : columns];
+        }),
+    );
+  } finally {
+    db.close();
+  }
+}
 
 type Dump = Record<string, Record<string, string | null>[]>;
 
@@ -200,13 +248,14 @@ function normal(value: unknown): string | null {
 const normalRows = (rows: Record<string, unknown>[]) =>
   rows.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, normal(v)])));
 
-async function dump(url: string): Promise<Dump> {
+async function dump(url: string, tables: Record<string, string[]>): Promise<Dump> {
   const result: Dump = {};
   if (url.startsWith('sqlite:')) {
     const db = new Database(url.slice('sqlite:'.length), { readonly: true });
     try {
-      for (const [table, { columns, key }] of Object.entries(TABLES)) {
-        const select = columns.replace(/^seq,/, 'rowid AS seq,');
+      for (const [table, columns] of Object.entries(tables)) {
+        const { key } = KEYS[table as CopyTable];
+        const select = columns.join(', ').replace(/^seq,/, 'rowid AS seq,');
         result[table] = normalRows(
           db.prepare(`SELECT ${select} FROM ${table} ORDER BY ${key}`).safeIntegers(true).all() as Record<
             string,
@@ -223,10 +272,12 @@ async function dump(url: string): Promise<Dump> {
     return result;
   }
   await withAdminClient(async (client) => {
-    for (const [table, { columns, key, numericKey }] of Object.entries(TABLES)) {
+    for (const [table, columns] of Object.entries(tables)) {
+      const { key, numericKey } = KEYS[table as CopyTable];
       // Bytewise, as SQLite orders text.
+      const order = `${key}${numericKey ? '' : ' COLLATE "C"'}`;
       result[table] = normalRows(
-        (await client.query(`SELECT ${columns} FROM ${table} ORDER BY ${key}${numericKey ? '' : ' COLLATE "C"'}`)).rows,
+        (await client.query(`SELECT ${columns.join(', ')} FROM ${table} ORDER BY ${order}`)).rows,
       );
     }
     result.version_counter = normalRows(
@@ -241,7 +292,7 @@ async function dump(url: string): Promise<Dump> {
 }
 
 async function plantCount(url: string): Promise<number> {
-  return (await dump(url)).plants?.length ?? -1;
+  return (await dump(url, { plants: ['id'] })).plants?.length ?? -1;
 }
 
 // ---- the tests -------------------------------------------------------------------
@@ -250,6 +301,7 @@ describe('plantstore copy', () => {
   const dir = tempDir('plantstore-copy-');
   const sourceUrl = `sqlite:${join(dir, 'source.db')}`;
   const backUrl = `sqlite:${join(dir, 'back.db')}`;
+  const copied = () => catalogue(sourceUrl.slice('sqlite:'.length));
   const schemas: TestSchema[] = [];
   let filled: Filled;
   let before_: Answers;
@@ -287,9 +339,20 @@ describe('plantstore copy', () => {
     assert.deepEqual(back.differences, []);
     assert.equal(back.target.plantChecksum, there.source.plantChecksum, 'the same plants, hashed on three stores');
 
-    const original = await dump(sourceUrl);
-    const onPostgres = await dump(schema.url);
-    const returned = await dump(backUrl);
+    const tables = copied();
+    assert.deepEqual(Object.keys(tables).sort(), [...COPY_TABLES].sort(), 'every table of the store is carried');
+    await withAdminClient(async (client) => {
+      for (const [table, columns] of Object.entries(tables)) {
+        const { rows } = await client.query<{ name: string }>(
+          'SELECT column_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1',
+          [table],
+        );
+        assert.deepEqual(rows.map((row) => row.name).sort(), [...columns].sort(), `${table}: the same columns on both`);
+      }
+    }, schema.url);
+    const original = await dump(sourceUrl, tables);
+    const onPostgres = await dump(schema.url, tables);
+    const returned = await dump(backUrl, tables);
     for (const table of Object.keys(original)) {
       assert.ok((original[table]?.length ?? 0) > 0, `${table} has rows to compare`);
       assert.deepEqual(onPostgres[table], original[table], `${table} on PostgreSQL`);
@@ -303,15 +366,15 @@ describe('plantstore copy', () => {
 
   it('refuses a target that holds data, and leaves it as it was', { skip: !postgres }, async () => {
     for (const url of [schema.url, backUrl]) {
-      const held = await dump(url);
+      const held = await dump(url, copied());
       const message = new RegExp(
-        `is not empty \\(plants: ${PLANTS}, tokens: 3, webhook subscriptions: 2, webhook events: \\d+, webhook deliveries: \\d+, delivery attempts: 3\\); `,
+        `is not empty \\(plants: ${PLANTS}, tokens: 3, webhook subscriptions: 2, webhook events: \\d+, webhook deliveries: \\d+, delivery attempts: 3, webhook recoveries: 2\\); `,
       );
       await assert.rejects(
         copyStore(sourceUrl, url),
         (error: Error) => error instanceof CopyError && message.test(error.message),
       );
-      assert.deepEqual(await dump(url), held);
+      assert.deepEqual(await dump(url, copied()), held);
     }
     await assert.rejects(
       copyStore(sourceUrl, sourceUrl.replace('source.db', './source.db')),
@@ -335,7 +398,7 @@ describe('plantstore copy', () => {
           // The counter went along: a new plant's version is one the source never gave out.
           const created = await store.plants.createPlant({ id: 5n, name: 'After the copy' });
           assert.equal(created.kind, 'created');
-          const versions = (await dump(sourceUrl)).plants!.map((plant) => BigInt(plant.version!));
+          const versions = (await dump(sourceUrl, copied())).plants!.map((plant) => BigInt(plant.version!));
           assert.ok(created.kind === 'created' && versions.every((version) => created.plant.version > version));
 
           // New outbox rows and attempts take ids past the copied ones (PostgreSQL's identities).
@@ -376,8 +439,8 @@ describe('plantstore copy', () => {
     const report = await copyStore(sourceUrl, backUrl, { replace: true, chunkSize: 7 });
     assert.equal(report.committed, true);
     assert.equal(report.replaced?.plants, PLANTS + 1);
-    const { version_counter: counter, ...tables } = await dump(backUrl);
-    const { version_counter: sourceCounter, ...sourceTables } = await dump(sourceUrl);
+    const { version_counter: counter, ...tables } = await dump(backUrl, copied());
+    const { version_counter: sourceCounter, ...sourceTables } = await dump(sourceUrl, copied());
     assert.deepEqual(tables, sourceTables);
     assert.ok(
       BigInt(counter![0]!.last!) > BigInt(sourceCounter![0]!.last!),

@@ -1,6 +1,6 @@
 /**
  * The delivery log's attempts keep the head of each response (its first 1 KiB and Content-Type) and never the
- * signing secret; the log is filtered by event. Real receivers, both stores.
+ * signing secret; the log is filtered by event and by plant. Real receivers, both stores.
  */
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
@@ -105,5 +105,64 @@ for (const backend of testBackends())
       });
       assert.equal(bad.statusCode, 400);
       assert.match(bad.body, /eventId/);
+    });
+
+    it('filters by plant: the events about that plant, its int64 id exact', async () => {
+      const subscribed = await h.request({
+        method: 'POST',
+        url: '/webhooks',
+        headers: { ...json, ...bearer(h.tokens.admin) },
+        payload: JSON.stringify({ url, eventTypes: ['plant.created', 'plant.updated', 'plant.deleted'] }),
+      });
+      const { id } = subscribed.json() as { id: string };
+      // Two ids a double cannot tell apart.
+      const [max, beside] = ['9223372036854775807', '9223372036854775806'];
+      assert.equal((await postPlant(h, `{"id": ${max}, "name": "Max"}`)).statusCode, 200);
+      assert.equal((await postPlant(h, `{"id": ${beside}, "name": "Beside"}`)).statusCode, 200);
+      const changed = await h.request({
+        method: 'PATCH',
+        url: `/plants/${max}`,
+        headers: { 'content-type': 'application/merge-patch+json', ...bearer(h.tokens.write) },
+        payload: '{"name": "Max, renamed"}',
+      });
+      assert.equal(changed.statusCode, 200, changed.body);
+      assert.equal(
+        (await h.request({ method: 'DELETE', url: `/plants/${beside}`, headers: bearer(h.tokens.write) })).statusCode,
+        204,
+      );
+      const read = async (query: string) => {
+        const response = await h.request({
+          method: 'GET',
+          url: `/webhooks/${id}/deliveries${query}`,
+          headers: bearer(h.tokens.admin),
+        });
+        assert.equal(response.statusCode, 200, response.body);
+        return response.json() as (Delivery & { eventType: string })[];
+      };
+      assert.equal((await read('')).length, 4);
+      assert.deepEqual(
+        (await read(`?plantId=${max}`)).map((d) => d.eventType),
+        ['plant.updated', 'plant.created'],
+      );
+      const ofBeside = await read(`?plantId=${beside}`);
+      assert.deepEqual(
+        ofBeside.map((d) => d.eventType),
+        ['plant.deleted', 'plant.created'],
+      );
+      assert.deepEqual(
+        (await read(`?plantId=${beside}&eventId=${ofBeside[0]?.eventId}`)).map((d) => d.eventType),
+        ['plant.deleted'],
+      );
+      assert.deepEqual(await read(`?plantId=${max}&limit=1`).then((log) => log.length), 1);
+      assert.deepEqual(await read('?plantId=-5'), []);
+      for (const wrong of ['x', '9223372036854775808', '1.5']) {
+        const bad = await h.request({
+          method: 'GET',
+          url: `/webhooks/${id}/deliveries?plantId=${wrong}`,
+          headers: bearer(h.tokens.admin),
+        });
+        assert.equal(bad.statusCode, 400, wrong);
+        assert.match(bad.body, /plantId/);
+      }
     });
   });

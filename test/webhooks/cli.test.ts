@@ -92,6 +92,19 @@ for (const backend of testBackends())
           log.stdout,
           new RegExp(`${delivery.id}\\s+${delivery.eventId}\\s+plant\\.created\\s+pending\\s+0`),
         );
+        const ofPlant = await runCli(['webhook', 'deliveries', id, '--plant', '5', '--json'], env);
+        assert.equal(ofPlant.code, 0, ofPlant.stderr);
+        assert.deepEqual(
+          (JSON.parse(ofPlant.stdout) as { id: string }[]).map((d) => d.id),
+          [delivery.id],
+        );
+        assert.equal(
+          (await runCli(['webhook', 'deliveries', id, '--plant', '6'], env)).stdout.includes(delivery.id),
+          false,
+        );
+        const badPlant = await runCli(['webhook', 'deliveries', id, '--plant', 'five'], env);
+        assert.equal(badPlant.code, 2);
+        assert.match(badPlant.stderr, /--plant must be a plant id/);
 
         // A failed delivery: retried by hand, then recovered with the rest of its window.
         await execSql(opened.databaseUrl, {

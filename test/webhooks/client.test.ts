@@ -63,6 +63,11 @@ describe('typed client: webhooks', () => {
     const [failed] = deliveries;
     assert.equal(failed?.status, 'failed');
     assert.ok(failed);
+    assert.deepEqual(
+      (await client.listWebhookDeliveries(id, { plantId: 77n, eventId: failed.eventId })).map((d) => d.id),
+      [failed.id],
+    );
+    assert.deepEqual(await client.listWebhookDeliveries(id, { plantId: 78n }), []);
     assert.equal((await client.retryWebhookDelivery(id, failed.id)).status, 'pending');
 
     const recovery = await client.recoverWebhook(id, { since });

@@ -251,6 +251,11 @@ describe('the OpenAPI document', () => {
     assert.ok(doc.components.schemas.WebhookDelivery);
   });
 
+  it("explains PATCH /webhooks/{id}'s 412 in terms of a subscription, not only of plants", () => {
+    const description = doc.paths['/webhooks/{id}'].patch.responses['412'].description as string;
+    assert.match(description, /PRECONDITION_FAILED: .*webhook subscription/);
+  });
+
   it('documents plant.created under webhooks: the NewPlant body, the Standard Webhooks headers, the 2xx acknowledgement', () => {
     const event = doc.webhooks['plant.created'].post;
     assert.equal(event.requestBody.content['application/json'].schema.$ref, '#/components/schemas/NewPlant');

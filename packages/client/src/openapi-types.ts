@@ -191,7 +191,7 @@ export interface paths {
         };
         /**
          * Delivery log
-         * @description The deliveries of events to this subscription, newest first, each with every attempt: when, the HTTP status, the latency, the head of the response (first 1 KiB and its Content-Type) and why it did not acknowledge. Filter by status and by event (eventId). Finished deliveries are deleted with their event once it is WEBHOOK_RETENTION_DAYS old (30 by default; 0 keeps them forever); a pending one is kept until it finishes.
+         * @description The deliveries of events to this subscription, newest first, each with every attempt: when, the HTTP status, the latency, the head of the response (first 1 KiB and its Content-Type) and why it did not acknowledge. Filter by status, by event (eventId) and by plant (plantId: the events about that plant). Finished deliveries are deleted with their event once it is WEBHOOK_RETENTION_DAYS old (30 by default; 0 keeps them forever); a pending one is kept until it finishes.
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
@@ -1457,7 +1457,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description - `41201` PRECONDITION_FAILED: A precondition failed and nothing was changed: If-Match names another version of the plant than its current one (or the plant is absent), or If-None-Match: * was sent and the id exists. */
+            /** @description - `41201` PRECONDITION_FAILED: A precondition failed and nothing was changed: If-Match names another version of the resource (a plant, a webhook subscription) than its current one (or the resource is absent), or If-None-Match: * was sent and the id exists. */
             412: {
                 headers: {
                     [name: string]: unknown;
@@ -1466,7 +1466,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": 41201,
-                     *       "message": "A precondition failed and nothing was changed: If-Match names another version of the plant than its current one (or the plant is absent), or If-None-Match: * was sent and the id exists."
+                     *       "message": "A precondition failed and nothing was changed: If-Match names another version of the resource (a plant, a webhook subscription) than its current one (or the resource is absent), or If-None-Match: * was sent and the id exists."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -1927,7 +1927,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description - `41201` PRECONDITION_FAILED: A precondition failed and nothing was changed: If-Match names another version of the plant than its current one (or the plant is absent), or If-None-Match: * was sent and the id exists. */
+            /** @description - `41201` PRECONDITION_FAILED: A precondition failed and nothing was changed: If-Match names another version of the resource (a plant, a webhook subscription) than its current one (or the resource is absent), or If-None-Match: * was sent and the id exists. */
             412: {
                 headers: {
                     [name: string]: unknown;
@@ -1936,7 +1936,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": 41201,
-                     *       "message": "A precondition failed and nothing was changed: If-Match names another version of the plant than its current one (or the plant is absent), or If-None-Match: * was sent and the id exists."
+                     *       "message": "A precondition failed and nothing was changed: If-Match names another version of the resource (a plant, a webhook subscription) than its current one (or the resource is absent), or If-None-Match: * was sent and the id exists."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2178,7 +2178,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description - `41201` PRECONDITION_FAILED: A precondition failed and nothing was changed: If-Match names another version of the plant than its current one (or the plant is absent), or If-None-Match: * was sent and the id exists. */
+            /** @description - `41201` PRECONDITION_FAILED: A precondition failed and nothing was changed: If-Match names another version of the resource (a plant, a webhook subscription) than its current one (or the resource is absent), or If-None-Match: * was sent and the id exists. */
             412: {
                 headers: {
                     [name: string]: unknown;
@@ -2187,7 +2187,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": 41201,
-                     *       "message": "A precondition failed and nothing was changed: If-Match names another version of the plant than its current one (or the plant is absent), or If-None-Match: * was sent and the id exists."
+                     *       "message": "A precondition failed and nothing was changed: If-Match names another version of the resource (a plant, a webhook subscription) than its current one (or the resource is absent), or If-None-Match: * was sent and the id exists."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2432,7 +2432,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description - `41201` PRECONDITION_FAILED: A precondition failed and nothing was changed: If-Match names another version of the plant than its current one (or the plant is absent), or If-None-Match: * was sent and the id exists. */
+            /** @description - `41201` PRECONDITION_FAILED: A precondition failed and nothing was changed: If-Match names another version of the resource (a plant, a webhook subscription) than its current one (or the resource is absent), or If-None-Match: * was sent and the id exists. */
             412: {
                 headers: {
                     [name: string]: unknown;
@@ -2441,7 +2441,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": 41201,
-                     *       "message": "A precondition failed and nothing was changed: If-Match names another version of the plant than its current one (or the plant is absent), or If-None-Match: * was sent and the id exists."
+                     *       "message": "A precondition failed and nothing was changed: If-Match names another version of the resource (a plant, a webhook subscription) than its current one (or the resource is absent), or If-None-Match: * was sent and the id exists."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3969,7 +3969,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description - `41201` PRECONDITION_FAILED: A precondition failed and nothing was changed: If-Match names another version of the plant than its current one (or the plant is absent), or If-None-Match: * was sent and the id exists. */
+            /** @description - `41201` PRECONDITION_FAILED: A precondition failed and nothing was changed: If-Match names another version of the resource (a plant, a webhook subscription) than its current one (or the resource is absent), or If-None-Match: * was sent and the id exists. */
             412: {
                 headers: {
                     [name: string]: unknown;
@@ -3978,7 +3978,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": 41201,
-                     *       "message": "A precondition failed and nothing was changed: If-Match names another version of the plant than its current one (or the plant is absent), or If-None-Match: * was sent and the id exists."
+                     *       "message": "A precondition failed and nothing was changed: If-Match names another version of the resource (a plant, a webhook subscription) than its current one (or the resource is absent), or If-None-Match: * was sent and the id exists."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4345,6 +4345,8 @@ export interface operations {
                 status?: "pending" | "succeeded" | "failed";
                 /** @description Only the delivery of this event (its webhook-id, msg_...). */
                 eventId?: string;
+                /** @description Only deliveries of events about this plant (an int64, in decimal): created, updated or deleted. */
+                plantId?: bigint;
             };
             header?: never;
             path: {

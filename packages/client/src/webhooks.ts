@@ -35,7 +35,14 @@ export interface WebhookOperations {
   deleteWebhook(id: string): Promise<void>;
   listWebhookDeliveries(
     id: string,
-    options?: { readonly limit?: number; readonly status?: WebhookDelivery['status'] },
+    options?: {
+      readonly limit?: number;
+      readonly status?: WebhookDelivery['status'];
+      /** Only the delivery of this event (msg_...). */
+      readonly eventId?: string;
+      /** Only deliveries of events about this plant. */
+      readonly plantId?: bigint;
+    },
   ): Promise<WebhookDelivery[]>;
   retryWebhookDelivery(id: string, deliveryId: string): Promise<WebhookDelivery>;
   /** Starts (or finds, for the same window) the recovery of the window's failed deliveries. */
@@ -104,6 +111,8 @@ export function webhookOperations(
       const query = {
         ...(options.limit === undefined ? {} : { limit: options.limit }),
         ...(options.status === undefined ? {} : { status: options.status }),
+        ...(options.eventId === undefined ? {} : { eventId: options.eventId }),
+        ...(options.plantId === undefined ? {} : { plantId: options.plantId }),
       };
       const { text } = await send((signal) =>
         api.GET('/webhooks/{id}/deliveries', { params: { path: { id }, query }, parseAs: 'text', signal }),

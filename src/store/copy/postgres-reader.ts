@@ -55,7 +55,9 @@ const READS: { readonly [T in CopyTable]: TableRead<CopyRows[T]> } = {
     },
   },
   webhook_subscriptions: {
-    select: 'seq, id, url, description, secret, previous_secret, previous_secret_expires_at, event_types, created_at',
+    select:
+      'seq, id, url, description, secret, previous_secret, previous_secret_expires_at, event_types, created_at, ' +
+      'version, enabled, disabled_at, disabled_reason, failing_since',
     key: 'id',
     toRow: (raw) => {
       const r = raw as {
@@ -68,6 +70,11 @@ const READS: { readonly [T in CopyTable]: TableRead<CopyRows[T]> } = {
         previous_secret_expires_at: Date | null;
         event_types: string[];
         created_at: Date;
+        version: number;
+        enabled: boolean;
+        disabled_at: Date | null;
+        disabled_reason: string | null;
+        failing_since: Date | null;
       };
       return {
         seq: r.seq,
@@ -79,6 +86,11 @@ const READS: { readonly [T in CopyTable]: TableRead<CopyRows[T]> } = {
         previousSecretExpiresAt: msOrNull(r.previous_secret_expires_at),
         eventTypes: r.event_types,
         createdAt: ms(r.created_at),
+        version: r.version,
+        enabled: r.enabled,
+        disabledAt: msOrNull(r.disabled_at),
+        disabledReason: r.disabled_reason,
+        failingSince: msOrNull(r.failing_since),
       };
     },
   },
@@ -124,7 +136,8 @@ const READS: { readonly [T in CopyTable]: TableRead<CopyRows[T]> } = {
     },
   },
   webhook_delivery_attempts: {
-    select: 'id, delivery_id, attempt, attempted_at, response_status, latency_ms, error',
+    select:
+      'id, delivery_id, attempt, attempted_at, response_status, latency_ms, error, response_body, response_content_type',
     key: 'id',
     toRow: (raw) => {
       const r = raw as {
@@ -135,6 +148,8 @@ const READS: { readonly [T in CopyTable]: TableRead<CopyRows[T]> } = {
         response_status: number | null;
         latency_ms: number;
         error: string | null;
+        response_body: string | null;
+        response_content_type: string | null;
       };
       return {
         id: r.id,
@@ -144,6 +159,43 @@ const READS: { readonly [T in CopyTable]: TableRead<CopyRows[T]> } = {
         responseStatus: r.response_status,
         latencyMs: r.latency_ms,
         error: r.error,
+        responseBody: r.response_body,
+        responseContentType: r.response_content_type,
+      };
+    },
+  },
+  webhook_recoveries: {
+    select:
+      'id, subscription_id, window_key, since, until, status, requeued, cursor_at, cursor_id, created_at, updated_at, finished_at',
+    key: 'id',
+    toRow: (raw) => {
+      const r = raw as {
+        id: string;
+        subscription_id: string;
+        window_key: string;
+        since: Date;
+        until: Date;
+        status: string;
+        requeued: number;
+        cursor_at: Date | null;
+        cursor_id: string | null;
+        created_at: Date;
+        updated_at: Date;
+        finished_at: Date | null;
+      };
+      return {
+        id: r.id,
+        subscriptionId: r.subscription_id,
+        windowKey: r.window_key,
+        since: ms(r.since),
+        until: ms(r.until),
+        status: r.status,
+        requeued: r.requeued,
+        cursorAt: msOrNull(r.cursor_at),
+        cursorId: r.cursor_id,
+        createdAt: ms(r.created_at),
+        updatedAt: ms(r.updated_at),
+        finishedAt: msOrNull(r.finished_at),
       };
     },
   },

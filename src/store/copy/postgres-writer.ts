@@ -65,10 +65,15 @@ const WRITES: { readonly [T in CopyTable]: TableWrite<CopyRows[T]> } = {
     },
   },
   webhook_subscriptions: {
-    sql: `INSERT INTO webhook_subscriptions (seq, id, url, description, secret, previous_secret, previous_secret_expires_at, event_types, created_at)
+    sql: `INSERT INTO webhook_subscriptions (seq, id, url, description, secret, previous_secret, previous_secret_expires_at, event_types, created_at,
+            version, enabled, disabled_at, disabled_reason, failing_since)
           OVERRIDING SYSTEM VALUE
-          SELECT seq, id, url, description, secret, previous_secret, previous_secret_expires_at, string_to_array(event_types, ','), created_at
-          FROM ${unnest('seq int8, id text, url text, description text, secret text, previous_secret text, previous_secret_expires_at timestamptz, event_types text, created_at timestamptz')}`,
+          SELECT seq, id, url, description, secret, previous_secret, previous_secret_expires_at, string_to_array(event_types, ','), created_at,
+            version, enabled, disabled_at, disabled_reason, failing_since
+          FROM ${unnest(
+            'seq int8, id text, url text, description text, secret text, previous_secret text, previous_secret_expires_at timestamptz, event_types text, created_at timestamptz, ' +
+              'version int4, enabled bool, disabled_at timestamptz, disabled_reason text, failing_since timestamptz',
+          )}`,
     columns: (r) => [
       r.seq.toString(),
       r.id,
@@ -79,6 +84,11 @@ const WRITES: { readonly [T in CopyTable]: TableWrite<CopyRows[T]> } = {
       timeOrNull(r.previousSecretExpiresAt),
       r.eventTypes.join(','),
       time(r.createdAt),
+      r.version,
+      r.enabled,
+      timeOrNull(r.disabledAt),
+      r.disabledReason,
+      timeOrNull(r.failingSince),
     ],
   },
   webhook_events: {
@@ -106,9 +116,11 @@ const WRITES: { readonly [T in CopyTable]: TableWrite<CopyRows[T]> } = {
     ],
   },
   webhook_delivery_attempts: {
-    sql: `INSERT INTO webhook_delivery_attempts (id, delivery_id, attempt, attempted_at, response_status, latency_ms, error)
+    sql: `INSERT INTO webhook_delivery_attempts (id, delivery_id, attempt, attempted_at, response_status, latency_ms, error, response_body, response_content_type)
           OVERRIDING SYSTEM VALUE
-          SELECT * FROM ${unnest('id int8, delivery_id text, attempt int4, attempted_at timestamptz, response_status int4, latency_ms int4, error text')}`,
+          SELECT * FROM ${unnest(
+            'id int8, delivery_id text, attempt int4, attempted_at timestamptz, response_status int4, latency_ms int4, error text, response_body text, response_content_type text',
+          )}`,
     columns: (r) => [
       r.id.toString(),
       r.deliveryId,
@@ -117,6 +129,28 @@ const WRITES: { readonly [T in CopyTable]: TableWrite<CopyRows[T]> } = {
       r.responseStatus,
       r.latencyMs,
       r.error,
+      r.responseBody,
+      r.responseContentType,
+    ],
+  },
+  webhook_recoveries: {
+    sql: `INSERT INTO webhook_recoveries (id, subscription_id, window_key, since, until, status, requeued, cursor_at, cursor_id, created_at, updated_at, finished_at)
+          SELECT * FROM ${unnest(
+            'id text, subscription_id text, window_key text, since timestamptz, until timestamptz, status text, requeued int4, cursor_at timestamptz, cursor_id text, created_at timestamptz, updated_at timestamptz, finished_at timestamptz',
+          )}`,
+    columns: (r) => [
+      r.id,
+      r.subscriptionId,
+      r.windowKey,
+      time(r.since),
+      time(r.until),
+      r.status,
+      r.requeued,
+      timeOrNull(r.cursorAt),
+      r.cursorId,
+      time(r.createdAt),
+      time(r.updatedAt),
+      timeOrNull(r.finishedAt),
     ],
   },
 };
@@ -130,6 +164,7 @@ const IDENTITIES = [
 
 /** Children first, for the foreign keys. */
 const CLEAR_ORDER = [
+  'webhook_recoveries',
   'webhook_delivery_attempts',
   'webhook_deliveries',
   'webhook_events',

@@ -44,6 +44,13 @@ export interface SubscriptionRow {
   readonly previousSecretExpiresAt: number | null;
   readonly eventTypes: readonly string[];
   readonly createdAt: number;
+  /** Its ETag: copied as it is, so clients' If-Match headers stay valid. */
+  readonly version: number;
+  readonly enabled: boolean;
+  readonly disabledAt: number | null;
+  readonly disabledReason: string | null;
+  /** When its attempts started failing: the automatic disable keeps counting from it in the copy. */
+  readonly failingSince: number | null;
 }
 
 export interface EventRow {
@@ -77,6 +84,24 @@ export interface AttemptRow {
   readonly responseStatus: number | null;
   readonly latencyMs: number;
   readonly error: string | null;
+  readonly responseBody: string | null;
+  readonly responseContentType: string | null;
+}
+
+/** A recovery (re-queuing a window's failed deliveries); a running one is continued by the copy's dispatchers. */
+export interface RecoveryRow {
+  readonly id: string;
+  readonly subscriptionId: string;
+  readonly windowKey: string;
+  readonly since: number;
+  readonly until: number;
+  readonly status: string;
+  readonly requeued: number;
+  readonly cursorAt: number | null;
+  readonly cursorId: string | null;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+  readonly finishedAt: number | null;
 }
 
 /** Every table the copy carries, by its name in both schemas. */
@@ -88,6 +113,7 @@ export interface CopyRows {
   webhook_events: EventRow;
   webhook_deliveries: DeliveryRow;
   webhook_delivery_attempts: AttemptRow;
+  webhook_recoveries: RecoveryRow;
 }
 
 export type CopyTable = keyof CopyRows;
@@ -101,6 +127,7 @@ export const COPY_TABLES = [
   'webhook_events',
   'webhook_deliveries',
   'webhook_delivery_attempts',
+  'webhook_recoveries',
 ] as const satisfies readonly CopyTable[];
 
 /** Each table as people call it, for messages and the verification table. */
@@ -112,6 +139,7 @@ export const TABLE_LABELS: Readonly<Record<CopyTable, string>> = {
   webhook_events: 'webhook events',
   webhook_deliveries: 'webhook deliveries',
   webhook_delivery_attempts: 'delivery attempts',
+  webhook_recoveries: 'webhook recoveries',
 };
 
 /** A row's primary key, which readers page by (keyset: `WHERE key > last ORDER BY key`). */

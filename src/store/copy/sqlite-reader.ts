@@ -66,7 +66,8 @@ const READS: { readonly [T in CopyTable]: TableRead<CopyRows[T]> } = {
   },
   webhook_subscriptions: {
     select:
-      'rowid AS seq, id, url, description, secret, previous_secret, previous_secret_expires_at, event_types, created_at',
+      'rowid AS seq, id, url, description, secret, previous_secret, previous_secret_expires_at, event_types, created_at, ' +
+      'version, enabled, disabled_at, disabled_reason, failing_since',
     from: 'webhook_subscriptions',
     key: 'id',
     toRow: (raw) => {
@@ -80,6 +81,11 @@ const READS: { readonly [T in CopyTable]: TableRead<CopyRows[T]> } = {
         previous_secret_expires_at: Int | null;
         event_types: string;
         created_at: Int;
+        version: Int;
+        enabled: Int;
+        disabled_at: Int | null;
+        disabled_reason: string | null;
+        failing_since: Int | null;
       };
       return {
         seq: r.seq,
@@ -91,6 +97,11 @@ const READS: { readonly [T in CopyTable]: TableRead<CopyRows[T]> } = {
         previousSecretExpiresAt: msOrNull(r.previous_secret_expires_at),
         eventTypes: splitList(r.event_types),
         createdAt: ms(r.created_at),
+        version: Number(r.version),
+        enabled: r.enabled !== 0n,
+        disabledAt: msOrNull(r.disabled_at),
+        disabledReason: r.disabled_reason,
+        failingSince: msOrNull(r.failing_since),
       };
     },
   },
@@ -138,7 +149,8 @@ const READS: { readonly [T in CopyTable]: TableRead<CopyRows[T]> } = {
     },
   },
   webhook_delivery_attempts: {
-    select: 'id, delivery_id, attempt, attempted_at, response_status, latency_ms, error',
+    select:
+      'id, delivery_id, attempt, attempted_at, response_status, latency_ms, error, response_body, response_content_type',
     from: 'webhook_delivery_attempts',
     key: 'id',
     toRow: (raw) => {
@@ -150,6 +162,8 @@ const READS: { readonly [T in CopyTable]: TableRead<CopyRows[T]> } = {
         response_status: Int | null;
         latency_ms: Int;
         error: string | null;
+        response_body: string | null;
+        response_content_type: string | null;
       };
       return {
         id: r.id,
@@ -159,6 +173,44 @@ const READS: { readonly [T in CopyTable]: TableRead<CopyRows[T]> } = {
         responseStatus: msOrNull(r.response_status),
         latencyMs: Number(r.latency_ms),
         error: r.error,
+        responseBody: r.response_body,
+        responseContentType: r.response_content_type,
+      };
+    },
+  },
+  webhook_recoveries: {
+    select:
+      'id, subscription_id, window_key, since, until, status, requeued, cursor_at, cursor_id, created_at, updated_at, finished_at',
+    from: 'webhook_recoveries',
+    key: 'id',
+    toRow: (raw) => {
+      const r = raw as {
+        id: string;
+        subscription_id: string;
+        window_key: string;
+        since: Int;
+        until: Int;
+        status: string;
+        requeued: Int;
+        cursor_at: Int | null;
+        cursor_id: string | null;
+        created_at: Int;
+        updated_at: Int;
+        finished_at: Int | null;
+      };
+      return {
+        id: r.id,
+        subscriptionId: r.subscription_id,
+        windowKey: r.window_key,
+        since: ms(r.since),
+        until: ms(r.until),
+        status: r.status,
+        requeued: Number(r.requeued),
+        cursorAt: msOrNull(r.cursor_at),
+        cursorId: r.cursor_id,
+        createdAt: ms(r.created_at),
+        updatedAt: ms(r.updated_at),
+        finishedAt: msOrNull(r.finished_at),
       };
     },
   },

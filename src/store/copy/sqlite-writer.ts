@@ -51,8 +51,9 @@ const WRITES: { readonly [T in CopyTable]: TableWrite<CopyRows[T]> } = {
     values: (r) => ({ ...r, ...findColumns(r.name, r.tag) }),
   },
   webhook_subscriptions: {
-    sql: `INSERT INTO webhook_subscriptions (rowid, id, url, description, secret, previous_secret, previous_secret_expires_at, event_types, created_at)
-          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    sql: `INSERT INTO webhook_subscriptions (rowid, id, url, description, secret, previous_secret, previous_secret_expires_at, event_types, created_at,
+            version, enabled, disabled_at, disabled_reason, failing_since)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     values: (r) => [
       r.seq,
       r.id,
@@ -63,6 +64,11 @@ const WRITES: { readonly [T in CopyTable]: TableWrite<CopyRows[T]> } = {
       r.previousSecretExpiresAt,
       r.eventTypes.join(','),
       r.createdAt,
+      r.version,
+      bool(r.enabled),
+      r.disabledAt,
+      r.disabledReason,
+      r.failingSince,
     ],
   },
   webhook_events: {
@@ -88,14 +94,45 @@ const WRITES: { readonly [T in CopyTable]: TableWrite<CopyRows[T]> } = {
     ],
   },
   webhook_delivery_attempts: {
-    sql: `INSERT INTO webhook_delivery_attempts (id, delivery_id, attempt, attempted_at, response_status, latency_ms, error)
-          VALUES (?, ?, ?, ?, ?, ?, ?)`,
-    values: (r) => [r.id, r.deliveryId, r.attempt, r.attemptedAt, r.responseStatus, r.latencyMs, r.error],
+    sql: `INSERT INTO webhook_delivery_attempts
+            (id, delivery_id, attempt, attempted_at, response_status, latency_ms, error, response_body, response_content_type)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    values: (r) => [
+      r.id,
+      r.deliveryId,
+      r.attempt,
+      r.attemptedAt,
+      r.responseStatus,
+      r.latencyMs,
+      r.error,
+      r.responseBody,
+      r.responseContentType,
+    ],
+  },
+  webhook_recoveries: {
+    sql: `INSERT INTO webhook_recoveries
+            (id, subscription_id, window_key, since, until, status, requeued, cursor_at, cursor_id, created_at, updated_at, finished_at)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    values: (r) => [
+      r.id,
+      r.subscriptionId,
+      r.windowKey,
+      r.since,
+      r.until,
+      r.status,
+      r.requeued,
+      r.cursorAt,
+      r.cursorId,
+      r.createdAt,
+      r.updatedAt,
+      r.finishedAt,
+    ],
   },
 };
 
 /** Children first: better-sqlite3 enforces foreign keys. */
 const CLEAR_ORDER = [
+  'webhook_recoveries',
   'webhook_delivery_attempts',
   'webhook_deliveries',
   'webhook_events',

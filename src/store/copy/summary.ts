@@ -18,15 +18,9 @@ export interface StoreSummary {
 
 /** Table by table, in one statement each (no Promise.all: a connection runs one at a time anyway). */
 export async function countRows(reader: CopyReader): Promise<TableCounts> {
-  return {
-    store_secrets: await reader.count('store_secrets'),
-    tokens: await reader.count('tokens'),
-    plants: await reader.count('plants'),
-    webhook_subscriptions: await reader.count('webhook_subscriptions'),
-    webhook_events: await reader.count('webhook_events'),
-    webhook_deliveries: await reader.count('webhook_deliveries'),
-    webhook_delivery_attempts: await reader.count('webhook_delivery_attempts'),
-  };
+  const counts: Partial<Record<CopyTable, number>> = {};
+  for (const table of COPY_TABLES) counts[table] = await reader.count(table);
+  return counts as TableCounts;
 }
 
 /** Reads every plant (in chunks) to hash them; `onChunk` hears how many so far. */

@@ -247,6 +247,8 @@ const Q = {
     name: 'webhooks.deliveries',
     text: `SELECT ${DELIVERY_COLUMNS} FROM ${DELIVERY_FROM}
            WHERE d.subscription_id = $1 AND ($2::text IS NULL OR d.status = $2) AND ($4::text IS NULL OR d.event_id = $4)
+             -- A plant's events name it in their payload (jsonb keeps an int64 exact; compared as decimal text).
+             AND ($5::text IS NULL OR e.payload::jsonb ->> 'id' = $5)
            ORDER BY d.created_at DESC, d.seq DESC LIMIT $3`,
   },
   getDelivery: {
@@ -437,9 +439,9 @@ export class PostgresWebhookStore implements WebhookStore {
 
   async listDeliveries(
     subscriptionId: string,
-    { limit, status, eventId }: ListDeliveriesQuery,
+    { limit, status, eventId, plantId }: ListDeliveriesQuery,
   ): Promise<WebhookDelivery[]> {
-    const values = [subscriptionId, status ?? null, limit, eventId ?? null];
+    const values = [subscriptionId, status ?? null, limit, eventId ?? null, plantId?.toString() ?? null];
     const rows = await guarded(async () => (await this.pool.query<DeliveryRow>({ ...Q.listDeliveries, values })).rows);
     return this.withAttempts(rows);
   }

@@ -187,6 +187,13 @@ export class SqliteWebhookStore implements WebhookStore {
       listDeliveriesByStatus: db.prepare(
         `SELECT ${DELIVERY_COLUMNS} FROM ${DELIVERY_FROM} WHERE d.subscription_id = ? AND d.status = ? ORDER BY d.created_at DESC, d.rowid DESC LIMIT ?`,
       ),
+      // A plant's events name it in their payload; each filter applies only when given.
+      listDeliveriesOfPlant: db.prepare(
+        `SELECT ${DELIVERY_COLUMNS} FROM ${DELIVERY_FROM}
+         WHERE d.subscription_id = @subscriptionId AND json_extract(e.payload, '$.id') = @plantId
+           AND (@status IS NULL OR d.status = @status) AND (@eventId IS NULL OR d.event_id = @eventId)
+         ORDER BY d.created_at DESC, d.rowid DESC LIMIT @limit`,
+      ),
       deliveryOfEvent: db.prepare(
         `SELECT ${DELIVERY_COLUMNS} FROM ${DELIVERY_FROM} WHERE d.subscription_id = ? AND d.event_id = ?`,
       ),
@@ -435,8 +442,20 @@ export class SqliteWebhookStore implements WebhookStore {
 
   async listDeliveries(
     subscriptionId: string,
-    { limit, status, eventId }: ListDeliveriesQuery,
+    { limit, status, eventId, plantId }: ListDeliveriesQuery,
   ): Promise<WebhookDelivery[]> {
+    if (plantId !== undefined) {
+      const rows = guarded(() =>
+        this.statements.listDeliveriesOfPlant.all({
+          subscriptionId,
+          plantId,
+          status: status ?? null,
+          eventId: eventId ?? null,
+          limit,
+        }),
+      ) as DeliveryRow[];
+      return this.withAttempts(rows);
+    }
     if (eventId !== undefined) {
       // An event has one delivery per subscription.
       const rows = guarded(() => this.statements.deliveryOfEvent.all(subscriptionId, eventId)) as DeliveryRow[];
