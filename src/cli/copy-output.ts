@@ -51,6 +51,7 @@ const SHOWN: readonly (keyof TableCounts)[] = [
   'webhook_events',
   'webhook_deliveries',
   'webhook_delivery_attempts',
+  'webhook_recoveries',
   'store_secrets',
 ];
 

@@ -581,6 +581,10 @@ describe('plantstore copy', () => {
       );
       assert.match(lines.find((line) => line.startsWith('tokens')) ?? '', /^tokens\s+3\s+3\s+same$/);
       assert.match(
+        lines.find((line) => line.startsWith('webhook recoveries')) ?? '',
+        /^webhook recoveries\s+2\s+2\s+same$/,
+      );
+      assert.match(
         lines.find((line) => line.startsWith('pending deliveries')) ?? '',
         /^pending deliveries\s+(\d+)\s+\1\s+same$/,
       );
