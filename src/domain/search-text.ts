@@ -80,18 +80,14 @@ export type FindRow = { readonly name_key: string } & PlantWords;
 /** FindRow's columns, in the order statements write them. */
 export const FIND_ROW_COLUMNS: readonly (keyof FindRow)[] = ['name_key', ...WORDS_COLUMNS];
 
-/** The searched fields' words of `plant` (an absent field has none). */
-export function plantWords(plant: { readonly [K in SearchedPlantKey]?: string | null }): PlantWords {
-  const words: Partial<Record<WordsColumn, string>> = {};
-  for (const { key, column } of SEARCHED_FIELDS) words[column] = searchWords(plant[key]);
-  return words as PlantWords;
-}
-
-/** The find columns of `plant`, as its row keeps them. */
+/** The find columns of `plant`, as its row keeps them (an absent field has no words). */
 export function findRow(
   plant: { readonly name: string } & { readonly [K in SearchedPlantKey]?: string | null },
 ): FindRow {
-  return { name_key: nameKey(plant.name), ...plantWords(plant) };
+  // One object, built in place: this runs on every plant write.
+  const row: { name_key: string } & Partial<Record<WordsColumn, string>> = { name_key: nameKey(plant.name) };
+  for (const { key, column } of SEARCHED_FIELDS) row[column] = searchWords(plant[key]);
+  return row as FindRow;
 }
 
 /**
