@@ -1,12 +1,15 @@
 /**
  * How plants are found and ordered by name, for both stores. The service folds text itself and stores the
- * result (name_key, name_words, tag_words), since SQLite's lower() folds only A-Z and PostgreSQL's folding
- * depends on collation and unaccent: the stores then only compare bytes, which both do alike.
+ * result (name_key, and a words column per field of SEARCHED_PLANT_KEYS: name_words, tag_words), since SQLite's
+ * lower() folds only A-Z and PostgreSQL's folding depends on collation and unaccent: the stores then only compare
+ * bytes, which both do alike. plant-find-sql.ts names these columns for every statement that writes or reads them.
  *
  * Folding: NFKD with combining marks dropped, then lower case ("Café" -> "cafe", "ﬁcus" -> "ficus").
  * Lower case comes second because some characters decompose to capitals (™ to "TM").
- * Words: runs of letters and digits (categories L and N); a term matches the start of a word of the name or tag.
+ * Words: runs of letters and digits (categories L and N); a term matches the start of a word of any searched field.
  */
+
+import { SEARCHED_PLANT_KEYS } from './plant.js';
 
 /** Longest word kept, in code points: a longer word is kept as its first 64 (PostgreSQL's lexemes are limited in size).
  * */
@@ -46,12 +49,51 @@ export function nameKey(name: string): string {
   return cut(folded(name), NAME_KEY_MAX_LENGTH);
 }
 
-/** A name's or tag's words as the stores keep them: separated by single spaces ('' for none). */
-export function searchWords(text: string | undefined): string {
-  return text === undefined ? '' : wordsOf(text).join(' ');
+/** A searched field's words as the stores keep them: separated by single spaces ('' for none, NULL too). */
+export function searchWords(text: string | undefined | null): string {
+  return text === undefined || text === null ? '' : wordsOf(text).join(' ');
 }
 
-/** The columns the stores keep beside a plant's name and tag, for finding and ordering it. */
+/** A field whose words a search matches. */
+export type SearchedPlantKey = (typeof SEARCHED_PLANT_KEYS)[number];
+
+/** The column that keeps a searched field's words: `name_words`, `tag_words`. */
+export type WordsColumn = `${SearchedPlantKey}_words`;
+
+export function wordsColumnOf<K extends SearchedPlantKey>(key: K): `${K}_words` {
+  return `${key}_words`;
+}
+
+/** Each searched field with its words column, in SEARCHED_PLANT_KEYS order (the order of every statement's columns). */
+export const SEARCHED_FIELDS: readonly { readonly key: SearchedPlantKey; readonly column: WordsColumn }[] =
+  SEARCHED_PLANT_KEYS.map((key) => ({ key, column: wordsColumnOf(key) }));
+
+/** The words columns, in order. */
+export const WORDS_COLUMNS: readonly WordsColumn[] = SEARCHED_FIELDS.map(({ column }) => column);
+
+/** A plant's words as its row keeps them, by column. */
+export type PlantWords = { readonly [C in WordsColumn]: string };
+
+/** Every column the stores keep beside a plant's fields, by name: its name key and its words. */
+export type FindRow = { readonly name_key: string } & PlantWords;
+
+/** FindRow's columns, in the order statements write them. */
+export const FIND_ROW_COLUMNS: readonly (keyof FindRow)[] = ['name_key', ...WORDS_COLUMNS];
+
+/** The find columns of `plant`, as its row keeps them (an absent field has no words). */
+export function findRow(
+  plant: { readonly name: string } & { readonly [K in SearchedPlantKey]?: string | null },
+): FindRow {
+  // One object, built in place: this runs on every plant write.
+  const row: { name_key: string } & Partial<Record<WordsColumn, string>> = { name_key: nameKey(plant.name) };
+  for (const { key, column } of SEARCHED_FIELDS) row[column] = searchWords(plant[key]);
+  return row as FindRow;
+}
+
+/**
+ * The find columns of migrations 0007 and 0013, which knew the name and tag only: their data steps write
+ * exactly these, whatever fields later migrations search.
+ */
 export interface FindColumns {
   readonly nameKey: string;
   readonly nameWords: string;

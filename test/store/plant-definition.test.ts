@@ -2,13 +2,16 @@
  * The plant's one definition (src/domain/plant*.ts) and what is generated from it:
  * the JSON text each store builds in SQL is byte for byte plantJson's, the SQLite
  * store's json column is the definition's expression, and the PostgreSQL change-log
- * function is the one routines.ts defines, installed by the migrator and kept.
+ * function is the one routines.ts defines, installed by the migrator and kept; each store's migrations made the
+ * find columns (name key, words of each searched field) that the statements name from the definition.
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { plantJson, plantJsonSql } from '../../src/domain/plant-json.js';
 import { samePlant, type PlantRecord } from '../../src/domain/plant.js';
+import { wordsColumnsSql } from '../../src/domain/plant-find-sql.js';
+import { FIND_ROW_COLUMNS, WORDS_COLUMNS } from '../../src/domain/search-text.js';
 import { migrate as migrateSqlite } from '../../src/store/sqlite/sqlite-store.js';
 import { migrate as migratePostgres } from '../../src/store/postgres/migrator.js';
 import { migrationsOf } from '../../src/store/migrations.js';
@@ -56,6 +59,17 @@ describe('the plant definition', () => {
     db.close();
   });
 
+  it("a migrated SQLite store has the definition's find columns and searches the words of each searched field", () => {
+    const db = new Database(':memory:');
+    migrateSqlite(db);
+    const columns = (table: string) =>
+      db.prepare(`SELECT name FROM pragma_table_info('${table}')`).pluck().all() as string[];
+    for (const column of FIND_ROW_COLUMNS) assert.ok(columns('plants').includes(column), column);
+    // A field added to SEARCHED_PLANT_KEYS needs a migration that rebuilds plants_search with its column.
+    assert.deepEqual(columns('plants_search'), WORDS_COLUMNS);
+    db.close();
+  });
+
   describe('on PostgreSQL', { skip: !postgresAvailable() }, () => {
     const schemas: TestSchema[] = [];
     after(async () => {
@@ -72,6 +86,24 @@ describe('the plant definition', () => {
           assert.equal(rows[0]?.json, plantJson(plant));
         }
       });
+    });
+
+    it("a migrated store has the definition's find columns, and its search index is on the words the search reads", async () => {
+      const schema = await createTestSchema();
+      schemas.push(schema);
+      await migratePostgres({ url: schema.url, ...DEFAULT_POSTGRES_SETTINGS }, migrationsOf('postgres'));
+      await withAdminClient(async (client) => {
+        const { rows } = await client.query<{ column_name: string }>(
+          "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'plants'",
+        );
+        const columns = rows.map((row) => row.column_name);
+        for (const column of FIND_ROW_COLUMNS) assert.ok(columns.includes(column), column);
+        // plant-page.ts searches plant_search_vector(<the words columns>): the index must be on that very call.
+        const index = await client.query<{ definition: string }>(
+          "SELECT pg_get_indexdef(to_regclass('plants_search')) AS definition",
+        );
+        assert.match(index.rows[0]?.definition ?? '', new RegExp(`plant_search_vector\\(${wordsColumnsSql()}\\)`));
+      }, schema.url);
     });
 
     it("the migrator installs the routines' bodies, keeps them, and restores one that differs", async () => {

@@ -5,7 +5,8 @@
  * their sequences past them.
  */
 import type pg from 'pg';
-import { findColumns } from '../../domain/search-text.js';
+import { FIND_ROW_COLUMNS, findRow } from '../../domain/search-text.js';
+import { findColumnsSql } from '../../domain/plant-find-sql.js';
 import { PLANT_KEYS } from '../../domain/plant.js';
 import { PLANT_POSTGRES_TYPES, plantColumnsSql } from '../../domain/plant-sql.js';
 import type { CopyRows, CopyTable } from './rows.js';
@@ -31,7 +32,7 @@ function unnest(columns: string): string {
 const PLANT_COLUMN_TYPES = PLANT_KEYS.map((key) => `${key} ${PLANT_POSTGRES_TYPES[key]}`).join(', ');
 
 /** The rest of a plant's row. */
-const PLANT_ROW_TYPES = 'version int8, created_at timestamptz, name_key text, name_words text, tag_words text';
+const PLANT_ROW_TYPES = `version int8, created_at timestamptz, ${FIND_ROW_COLUMNS.map((column) => `${column} text`).join(', ')}`;
 
 const WRITES: { readonly [T in CopyTable]: TableWrite<CopyRows[T]> } = {
   // The target's migration made its own page-cursor secret: the source's replaces it, so cursors stay valid.
@@ -56,12 +57,12 @@ const WRITES: { readonly [T in CopyTable]: TableWrite<CopyRows[T]> } = {
     ],
   },
   plants: {
-    sql: `INSERT INTO plants (${plantColumnsSql()}, version, created_at, name_key, name_words, tag_words)
+    sql: `INSERT INTO plants (${plantColumnsSql()}, version, created_at, ${findColumnsSql()})
           SELECT * FROM ${unnest(`${PLANT_COLUMN_TYPES}, ${PLANT_ROW_TYPES}`)}`,
     columns: (r) => {
-      const find = findColumns(r.name, r.tag);
+      const find = findRow(r);
       const fields = PLANT_KEYS.map((key) => (key === 'id' ? r.id.toString() : r[key]));
-      return [...fields, r.version.toString(), time(r.createdAt), find.nameKey, find.nameWords, find.tagWords];
+      return [...fields, r.version.toString(), time(r.createdAt), ...FIND_ROW_COLUMNS.map((column) => find[column])];
     },
   },
   webhook_subscriptions: {

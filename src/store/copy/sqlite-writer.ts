@@ -10,7 +10,8 @@ import { deletedPlantJsonSql } from '../../domain/plant-json.js';
 import { PLANT_KEYS } from '../../domain/plant.js';
 import { plantColumnsSql } from '../../domain/plant-sql.js';
 import { APPEND_CHANGES } from '../sqlite/change-log-writes.js';
-import { findColumns } from '../../domain/search-text.js';
+import { FIND_ROW_COLUMNS, findRow } from '../../domain/search-text.js';
+import { findColumnsSql } from '../../domain/plant-find-sql.js';
 import type { CopyRows, CopyTable } from './rows.js';
 
 /** A row's parameters: positional, or named (an object). */
@@ -44,11 +45,11 @@ const WRITES: { readonly [T in CopyTable]: TableWrite<CopyRows[T]> } = {
   },
   plants: {
     sql:
-      `INSERT INTO plants (${plantColumnsSql()}, version, created_at, name_key, name_words, tag_words) ` +
+      `INSERT INTO plants (${plantColumnsSql()}, version, created_at, ${findColumnsSql()}) ` +
       `VALUES (${PLANT_KEYS.map((key) => `@${key}`).join(', ')}, ` +
-      '@version, @createdAt, @nameKey, @nameWords, @tagWords)',
+      `@version, @createdAt, ${FIND_ROW_COLUMNS.map((column) => `@${column}`).join(', ')})`,
     // Named parameters, bound from the row and its find columns.
-    values: (r) => ({ ...r, ...findColumns(r.name, r.tag) }),
+    values: (r) => ({ ...r, ...findRow(r) }),
   },
   webhook_subscriptions: {
     sql: `INSERT INTO webhook_subscriptions (rowid, id, url, description, secret, previous_secret, previous_secret_expires_at, event_types, created_at,

@@ -5,22 +5,16 @@
  */
 import { OPTIONAL_PLANT_KEYS, valuesOf, type PlantRecord, type PlantValues } from '../../domain/plant.js';
 import { PLANT_POSTGRES_TYPES } from '../../domain/plant-sql.js';
-import { findColumns } from '../../domain/search-text.js';
+import { findRow, type FindRow } from '../../domain/search-text.js';
+import { FIND_ROW_POSTGRES_TYPES } from '../../domain/plant-find-sql.js';
 import type { ColumnTypes } from './array-input.js';
 
-export type PlantInput = Omit<PlantValues, 'id'> & {
-  readonly id: string;
-  readonly name_key: string;
-  readonly name_words: string;
-  readonly tag_words: string;
-};
+export type PlantInput = Omit<PlantValues, 'id'> & { readonly id: string } & FindRow;
 
 /** The columns of a plant's row, as `plants` stores them. */
 export const PLANT_INPUT_TYPES: ColumnTypes<PlantInput> = {
   ...PLANT_POSTGRES_TYPES,
-  name_key: 'text',
-  name_words: 'text',
-  tag_words: 'text',
+  ...FIND_ROW_POSTGRES_TYPES,
 };
 
 /** The columns that may be NULL. */
@@ -28,14 +22,7 @@ export const NULLABLE_PLANT_INPUTS: ReadonlySet<string> = OPTIONAL_PLANT_KEYS;
 
 /** The input row of a plant's values (an absent field NULL). */
 export function plantInput(values: PlantValues): PlantInput {
-  const find = findColumns(values.name, values.tag);
-  return {
-    ...values,
-    id: values.id.toString(),
-    name_key: find.nameKey,
-    name_words: find.nameWords,
-    tag_words: find.tagWords,
-  };
+  return { ...values, id: values.id.toString(), ...findRow(values) };
 }
 
 /** The input row of a plant. */

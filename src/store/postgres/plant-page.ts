@@ -11,6 +11,7 @@
  */
 import { plantJsonSql } from '../../domain/plant-json.js';
 import { plantColumnsSql } from '../../domain/plant-sql.js';
+import { wordsColumnsSql } from '../../domain/plant-find-sql.js';
 import { isNameOrder } from '../plant-order.js';
 import type { ListPlantsQuery, PlantFilter, PlantOrder, PlantPage } from '../types.js';
 
@@ -59,7 +60,9 @@ function addFilter(statement: Conditions, { tags, terms }: PlantFilter): void {
     else statement.add('tags', `tag = ANY(${statement.parameter(tags)}::text[])`);
   }
   if (terms !== undefined && terms.length > 0) {
-    statement.add('q', `plant_search_vector(name_words, tag_words) @@ ${statement.parameter(tsquery(terms))}::tsquery`);
+    // plant_search_vector takes a words column per searched field: its index (plants_search) is on that call.
+    const vector = `plant_search_vector(${wordsColumnsSql()})`;
+    statement.add('q', `${vector} @@ ${statement.parameter(tsquery(terms))}::tsquery`);
   }
 }
 

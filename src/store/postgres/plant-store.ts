@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { nameKey, searchWords } from '../../domain/search-text.js';
+import { nameKey, SEARCHED_FIELDS, searchWords, type WordsColumn } from '../../domain/search-text.js';
 import { newEventId, newEventIds, PLANT_DELETED, PLANT_UPDATED } from '../../domain/events.js';
 import { deletedPlantJsonSql } from '../../domain/plant-json.js';
 import { PLANT_POSTGRES_TYPES, plantColumnsSql, plantContentColumnsSql } from '../../domain/plant-sql.js';
@@ -96,16 +96,19 @@ function outboxOf(type: typeof PLANT_UPDATED | typeof PLANT_DELETED, eventId: st
  * A change of a batch: its fields as a JSON Merge Patch (a field left out is kept, null removes it), so the
  * statement sets each of the definition's fields alike; the new find columns likewise kept when NULL.
  */
-interface ChangeInput {
+type ChangeInput = {
   readonly change_id: string;
   readonly patch: string;
   /** The expected versions as an int8[] literal; NULL: any. */
   readonly expected: string | null;
   readonly event_id: string;
   readonly new_name_key: string | null;
-  readonly new_name_words: string | null;
-  readonly new_tag_words: string;
-}
+} & NewWords;
+
+/** Each searched field's new words (`new_name_words`, ...): NULL when the change leaves the field as it is. */
+type NewWords = { readonly [C in WordsColumn as `new_${C}`]: string | null };
+
+const NEW_WORDS = SEARCHED_FIELDS.map(({ key, column }) => ({ key, column, input: `new_${column}` as keyof NewWords }));
 
 const CHANGES_INPUT = new ArrayInput<ChangeInput>({
   change_id: 'int8',
@@ -113,9 +116,20 @@ const CHANGES_INPUT = new ArrayInput<ChangeInput>({
   expected: 'text',
   event_id: 'text',
   new_name_key: 'text',
-  new_name_words: 'text',
-  new_tag_words: 'text',
+  ...(Object.fromEntries(NEW_WORDS.map(({ input }) => [input, 'text'])) as { readonly [K in keyof NewWords]: string }),
 });
+
+/** `name_words = CASE WHEN patch ? 'name' THEN new_name_words ELSE name_words END, ...`: a field's words follow it. */
+const SET_WORDS = NEW_WORDS.map(
+  ({ key, column, input }) => `${column} = CASE WHEN patch ? '${key}' THEN ${input} ELSE ${column} END`,
+).join(',\n        ');
+
+/** The new words of `change`'s fields, NULL for those it leaves out. */
+function newWordsOf(change: PlantChange): NewWords {
+  const words: Partial<Record<keyof NewWords, string | null>> = {};
+  for (const { key, input } of NEW_WORDS) words[input] = change[key] === undefined ? null : searchWords(change[key]);
+  return words as NewWords;
+}
 
 /** A plant column as the change's patch leaves it: the patch's value if it has the key (null too), else kept. */
 function patched(key: PlantContentKey): string {
@@ -153,8 +167,8 @@ function updatePlantsStatement(reporting: boolean): { name: string; text: string
     ), changed AS (
       UPDATE plants SET ${PLANT_CONTENT_KEYS.map((key) => `${key} = ${patched(key)}`).join(', ')},
         version = nextval('plant_versions'),
-        name_key = coalesce(new_name_key, name_key), name_words = coalesce(new_name_words, name_words),
-        tag_words = CASE WHEN patch ? 'tag' THEN new_tag_words ELSE tag_words END
+        name_key = coalesce(new_name_key, name_key),
+        ${SET_WORDS}
       FROM input
       WHERE id = change_id AND (expected IS NULL OR version = ANY(expected::int8[]))
         AND (${plantContentColumnsSql()}) IS DISTINCT FROM (${PLANT_CONTENT_KEYS.map(patched).join(', ')})
@@ -179,8 +193,7 @@ function updatePlantsValues(changes: readonly PendingChange[], now = new Date())
       expected: versions === null ? null : `{${versions.join(',')}}`,
       event_id: eventIds[i] ?? newEventId(),
       new_name_key: change.name === undefined ? null : nameKey(change.name),
-      new_name_words: change.name === undefined ? null : searchWords(change.name),
-      new_tag_words: searchWords(change.tag ?? undefined),
+      ...newWordsOf(change),
     };
   });
   return [...CHANGES_INPUT.values(rows), now];

@@ -5,7 +5,7 @@
  * in the same transaction; the search index and the change log get the batch's changes at its end.
  */
 import type Database from 'better-sqlite3';
-import { findColumns } from '../../domain/search-text.js';
+import { FIND_ROW_COLUMNS, findRow, WORDS_COLUMNS } from '../../domain/search-text.js';
 import {
   changed,
   PLANT_CONTENT_KEYS,
@@ -18,15 +18,16 @@ import {
   type PlantRecord,
 } from '../../domain/plant.js';
 import { plantColumnsSql, plantContentColumnsSql } from '../../domain/plant-sql.js';
+import { wordsColumnsSql } from '../../domain/plant-find-sql.js';
 import { ChangeLogEntries, ChangeLogWriter } from './change-log-writes.js';
-import { SearchIndex, SearchIndexChanges, type IndexedWords } from './search-index.js';
+import { keptWords, SearchIndex, SearchIndexChanges, type IndexedWords } from './search-index.js';
 import { SqliteWebhookOutbox } from './webhook-store.js';
 import type { PlantState, PlantWrite, PlantWriteResult } from './writer-protocol.js';
 
 const asPlant = (id: bigint, content: PlantContent): PlantRecord => withoutAbsent({ id, ...content });
 
 /** The columns a create writes besides the plant's fields, in the order the INSERT binds them. */
-const ROW_COLUMNS = ['created_at', 'version', 'name_key', 'name_words', 'tag_words'] as const;
+const ROW_COLUMNS = ['created_at', 'version', ...FIND_ROW_COLUMNS];
 
 /** `?, ?, ...`: `count` positional parameters. */
 const parameters = (count: number): string => Array.from({ length: count }, () => '?').join(', ');
@@ -44,7 +45,12 @@ interface BatchContext {
 /** A plant's row: its state and the words the search index holds for it. */
 type StoredRow = PlantState & IndexedWords;
 
-const stateOf = ({ nameWords, tagWords, ...state }: StoredRow): PlantState => state;
+function stateOf(row: StoredRow): PlantState {
+  const state: Partial<Record<keyof PlantState, unknown>> = {};
+  for (const key of PLANT_CONTENT_KEYS) state[key] = row[key];
+  state.version = row.version;
+  return state as PlantState;
+}
 
 export class BatchWriter {
   private readonly insert: Database.Statement;
@@ -66,16 +72,12 @@ export class BatchWriter {
     this.insert = prepare(`INSERT INTO plants (${columns})
       VALUES (${parameters(PLANT_KEYS.length + ROW_COLUMNS.length)}) ON CONFLICT (id) DO NOTHING`);
     this.selectById = prepare(
-      `SELECT ${plantContentColumnsSql()}, version, name_words AS nameWords, tag_words AS tagWords FROM plants WHERE id = ?`,
+      `SELECT ${plantContentColumnsSql()}, version, ${wordsColumnsSql()} FROM plants WHERE id = ?`,
     );
     // One UPDATE for every change: per-column variants showed no gain on bench:ab (bench/README.md).
-    const setContent = PLANT_CONTENT_KEYS.map((key) => `${key} = ?`).join(', ');
-    this.updateById = prepare(
-      `UPDATE plants SET ${setContent}, name_key = ?, name_words = ?, tag_words = ?, version = ? WHERE id = ?`,
-    );
-    this.deleteById = prepare(
-      'DELETE FROM plants WHERE id = ? RETURNING tag, name_words AS nameWords, tag_words AS tagWords',
-    );
+    const setColumns = [...PLANT_CONTENT_KEYS, ...FIND_ROW_COLUMNS].map((column) => `${column} = ?`).join(', ');
+    this.updateById = prepare(`UPDATE plants SET ${setColumns}, version = ? WHERE id = ?`);
+    this.deleteById = prepare(`DELETE FROM plants WHERE id = ? RETURNING tag, ${wordsColumnsSql()}`);
     this.readCounter = prepare('SELECT last FROM plant_version_counter').pluck();
     this.writeCounter = prepare('UPDATE plant_version_counter SET last = ?');
     this.outbox = new SqliteWebhookOutbox(db);
@@ -123,9 +125,10 @@ export class BatchWriter {
     const version = batch.version + 1n;
     // The primary key decides who wins: INSERT .. ON CONFLICT DO NOTHING, then read
     // the row that is there (never check-then-insert).
-    const find = findColumns(write.name, write.tag);
+    const find = findRow(write);
     const fields = PLANT_KEYS.map((key) => write[key]);
-    if (this.insert.run(...fields, batch.now, version, find.nameKey, find.nameWords, find.tagWords).changes === 1) {
+    const findValues = FIND_ROW_COLUMNS.map((column) => find[column]);
+    if (this.insert.run(...fields, batch.now, version, ...findValues).changes === 1) {
       batch.version = version;
       batch.outbox.created(plant);
       batch.changes.created(plant);
@@ -146,14 +149,10 @@ export class BatchWriter {
     if (samePlant(before, after)) return { kind: 'unchanged', state };
     const version = (batch.version += 1n);
     const { id, ...content } = valuesOf(after);
-    const find = findColumns(after.name, after.tag);
-    // The words of the unchanged part stay the row's: the search index holds those.
-    const words = {
-      nameWords: after.name === before.name ? row.nameWords : find.nameWords,
-      tagWords: after.tag === before.tag ? row.tagWords : find.tagWords,
-    };
+    const find = findRow(after);
+    const words = keptWords(row, before, after, find);
     const fields = PLANT_CONTENT_KEYS.map((key) => content[key]);
-    this.updateById.run(...fields, find.nameKey, words.nameWords, words.tagWords, version, id);
+    this.updateById.run(...fields, find.name_key, ...WORDS_COLUMNS.map((column) => words[column]), version, id);
     batch.search.changed(write.id, row, words);
     batch.outbox.updated(after);
     batch.changes.updated(before, after);

@@ -13,6 +13,7 @@
  */
 import type Database from 'better-sqlite3';
 import { plantColumnsSql } from '../../domain/plant-sql.js';
+import { allWordsSql, wordsColumnsSql } from '../../domain/plant-find-sql.js';
 import { isNameOrder } from '../plant-order.js';
 import type { ListPlantsQuery, PlantCount, PlantFilter, PlantOrder, PlantPage } from '../types.js';
 import { guarded } from './errors.js';
@@ -122,7 +123,7 @@ function tagCondition(tags: readonly string[] | undefined): string[] {
 }
 
 function checkConditions({ checked }: Matching): string[] {
-  return checked.map((_, i) => `instr(' ' || plants.name_words || ' ' || plants.tag_words, ' ' || @term${i}) > 0`);
+  return checked.map((_, i) => `instr(' ' || ${allWordsSql('plants')}, ' ' || @term${i}) > 0`);
 }
 
 function filterConditions({ tags }: PlantFilter, source: Source, matching: Matching): string[] {
@@ -194,7 +195,7 @@ export function pageStatement(query: ListPlantsQuery, plan: PagePlan = 'direct')
 function walkSource(order: PlantOrder, after: boolean): { from: string; source: Pick<Source, 'id'> } {
   if (isNameOrder(order)) {
     const within = after ? `WHERE ${afterCondition(order, PLANTS)}` : '';
-    const columns = 'plants.id, json, name_key, name_words, tag_words, tag';
+    const columns = `plants.id, json, name_key, ${wordsColumnsSql()}, tag`;
     const from = `(SELECT ${columns} FROM plants ${within} ORDER BY ${orderBy(order, PLANTS)} LIMIT @window) AS plants`;
     return { from, source: PLANTS };
   }

@@ -9,9 +9,10 @@
  */
 import type Database from 'better-sqlite3';
 import { PLANT_CREATED } from '../../domain/events.js';
-import { findColumns } from '../../domain/search-text.js';
+import { FIND_ROW_COLUMNS, findRow } from '../../domain/search-text.js';
 import { PLANT_KEYS, withoutAbsent, type PlantValues } from '../../domain/plant.js';
 import { plantColumnDefinitionsSql, plantColumnsSql, plantsDifferSql } from '../../domain/plant-sql.js';
+import { findColumnDefinitionsSql, findColumnsSql, wordsColumnsSql } from '../../domain/plant-find-sql.js';
 import type { ImportConflict, ImportMode, ImportOutcome, ImportRow } from '../types.js';
 import { APPEND_CHANGES } from './change-log-writes.js';
 import { SqliteWebhookOutbox } from './webhook-store.js';
@@ -25,20 +26,12 @@ const TEMP_CACHE_KIB = 2048;
 const APPLY_CACHE_KIB = 2048;
 
 /** The staged columns, in the temp table's order: line is the rowid (lines arrive in order, so staging appends). */
-const STAGED_COLUMNS = ['line', ...PLANT_KEYS, 'name_key', 'name_words', 'tag_words'] as const;
-const STAGED_DEFINITIONS =
-  `line INTEGER PRIMARY KEY, ${plantColumnDefinitionsSql('sqlite')}, ` +
-  'name_key TEXT NOT NULL, name_words TEXT NOT NULL, tag_words TEXT NOT NULL';
+const STAGED_COLUMNS = ['line', ...PLANT_KEYS, ...FIND_ROW_COLUMNS] as const;
+const STAGED_DEFINITIONS = `line INTEGER PRIMARY KEY, ${plantColumnDefinitionsSql('sqlite')}, ${findColumnDefinitionsSql('sqlite')}`;
 
 /** Appends a line's values to `pending`, in the temp table's order. */
 function pushStaged(pending: unknown[], row: ImportRow): void {
-  const find = findColumns(row.name, row.tag);
-  const staged: Record<(typeof STAGED_COLUMNS)[number], unknown> = {
-    ...row,
-    name_key: find.nameKey,
-    name_words: find.nameWords,
-    tag_words: find.tagWords,
-  };
+  const staged: Record<(typeof STAGED_COLUMNS)[number], unknown> = { ...row, ...findRow(row) };
   for (const column of STAGED_COLUMNS) pending.push(staged[column]);
 }
 
@@ -181,8 +174,8 @@ export class SqlitePlantImports {
     // Every created plant takes a version above the counter: base + its line is unique.
     const created = this.db
       .prepare(
-        `INSERT INTO plants (${plantColumnsSql()}, created_at, version, name_key, name_words, tag_words)
-        SELECT ${plantColumnsSql()}, ?, ? + line, name_key, name_words, tag_words
+        `INSERT INTO plants (${plantColumnsSql()}, created_at, version, ${findColumnsSql()})
+        SELECT ${plantColumnsSql()}, ?, ? + line, ${findColumnsSql()}
         FROM ${staging.table} WHERE true ORDER BY ${idOrder(staging)}
         ON CONFLICT (id) DO NOTHING`,
       )
@@ -202,15 +195,13 @@ export class SqlitePlantImports {
   /** The created plants' words into the search index: every staged line's when each created its plant, else those whose
    * plant got that line's version. */
   private indexCreated(staging: Staging, base: bigint, created: number): void {
-    const into = 'INSERT INTO plants_search (rowid, name_words, tag_words)';
+    const into = `INSERT INTO plants_search (rowid, ${wordsColumnsSql()})`;
     if (created === staging.rows) {
       this.db
-        .prepare(`${into} SELECT id, name_words, tag_words FROM ${staging.table} ORDER BY ${idOrder(staging)}`)
+        .prepare(`${into} SELECT id, ${wordsColumnsSql()} FROM ${staging.table} ORDER BY ${idOrder(staging)}`)
         .run();
     } else {
-      this.db
-        .prepare(`${into} SELECT s.id, s.name_words, s.tag_words ${createdLines(staging)} ORDER BY s.id`)
-        .run(base);
+      this.db.prepare(`${into} SELECT s.id, ${wordsColumnsSql('s')} ${createdLines(staging)} ORDER BY s.id`).run(base);
     }
   }
 

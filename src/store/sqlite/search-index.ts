@@ -11,12 +11,12 @@
  * stored in the row, never ones folded again (the folding may change between releases).
  */
 import type Database from 'better-sqlite3';
+import { wordsColumnsSql } from '../../domain/plant-find-sql.js';
+import type { PlantRecord } from '../../domain/plant.js';
+import { SEARCHED_FIELDS, WORDS_COLUMNS, type PlantWords, type WordsColumn } from '../../domain/search-text.js';
 
-/** A plant's words as its row stores them (src/domain/search-text.ts). */
-export interface IndexedWords {
-  readonly nameWords: string;
-  readonly tagWords: string;
-}
+/** A plant's words as its row stores them (src/domain/search-text.ts), by column. */
+export type IndexedWords = PlantWords;
 
 /** A plant's words in the index before a transaction and after it (null: none). */
 interface WordsChange {
@@ -70,26 +70,47 @@ export class SearchIndexChanges {
   }
 }
 
-const sameWords = (a: IndexedWords, b: IndexedWords) => a.nameWords === b.nameWords && a.tagWords === b.tagWords;
+/**
+ * The words a plant's row keeps after a change from `before` to `after`: an unchanged field's stay the row's
+ * (`row`), since the index holds those; a changed one's are `fresh`.
+ */
+export function keptWords(
+  row: IndexedWords,
+  before: PlantRecord,
+  after: PlantRecord,
+  fresh: IndexedWords,
+): IndexedWords {
+  const words: Partial<Record<WordsColumn, string>> = {};
+  for (const { key, column } of SEARCHED_FIELDS)
+    words[column] = after[key] === before[key] ? row[column] : fresh[column];
+  return words as IndexedWords;
+}
+
+const sameWords = (a: IndexedWords, b: IndexedWords) => WORDS_COLUMNS.every((column) => a[column] === b[column]);
 
 /**
  * The operations as one JSON array for json_each: ids written as digits, so an int64
- * keeps every one; the command column is 'delete' for a removal, null for an addition.
+ * keeps every one; the command column is 'delete' for a removal, null for an addition; the words follow in
+ * WORDS_COLUMNS order.
  */
 function operationsJson(operations: readonly IndexOperation[]): string {
-  const rows = operations.map(
-    ({ id, remove, words }) =>
-      `[${remove ? '"delete"' : 'null'},${id},${JSON.stringify(words.nameWords)},${JSON.stringify(words.tagWords)}]`,
-  );
+  const rows = operations.map(({ id, remove, words }) => {
+    let row = `[${remove ? '"delete"' : 'null'},${id}`;
+    for (const column of WORDS_COLUMNS) row += `,${JSON.stringify(words[column])}`;
+    return `${row}]`;
+  });
   return `[${rows.join(',')}]`;
 }
+
+/** `value ->> 2, value ->> 3`: the words of an operationsJson row, from its third member on. */
+const WORDS_MEMBERS = WORDS_COLUMNS.map((_, i) => `value ->> ${i + 2}`).join(', ');
 
 export class SearchIndex {
   private readonly write: Database.Statement;
 
   constructor(db: Database.Database) {
-    this.write = db.prepare(`INSERT INTO plants_search (plants_search, rowid, name_words, tag_words)
-      SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?) ORDER BY key`);
+    this.write = db.prepare(`INSERT INTO plants_search (plants_search, rowid, ${wordsColumnsSql()})
+      SELECT value ->> 0, value ->> 1, ${WORDS_MEMBERS} FROM json_each(?) ORDER BY key`);
   }
 
   /** Writes a transaction's changes; call it inside that transaction, after its plant writes. */
