@@ -12,7 +12,7 @@ import { Errors } from '../../src/http/errors.js';
 import { StoreUnavailableError } from '../../src/store/errors.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import type { CreatePlantOutcome, PlantRecord } from '../../src/store/types.js';
-import { postgresAvailable, postgresBackend } from '../support/backends.js';
+import { postgresAvailable, type TestBackend } from '../support/backends.js';
 import { bearer, createHarness, json, postPlant, type Harness } from '../support/harness.js';
 import {
   adminRows,
@@ -218,12 +218,29 @@ describe('PostgreSQL creates go in batches', { skip: !postgresAvailable() }, () 
   });
 
   describe('over HTTP, with a webhook subscription', () => {
+    // 500 requests at once wait for the pool's few connections; on a busy machine that can outlast the default
+    // wait for a free connection (which answers 503), and this test is about batching, not that bound.
+    const patientPostgres: TestBackend = {
+      name: 'postgres',
+      async open() {
+        const schema = await createTestSchema();
+        const store = await PostgresStore.open({ url: schema.url, poolSize: 5, connectTimeoutMs: 30_000 });
+        return {
+          store,
+          databaseUrl: schema.url,
+          async cleanup() {
+            await store.close();
+            await schema.drop();
+          },
+        };
+      },
+    };
     let h: Harness;
     let receiver: Receiver;
     before(async () => {
       receiver = await startReceiver();
       h = await createHarness({
-        backend: postgresBackend,
+        backend: patientPostgres,
         env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_POLL_INTERVAL_MS: '50' },
       });
     });
