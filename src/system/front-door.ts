@@ -8,6 +8,7 @@ import type { FastifyRequest } from 'fastify';
 import type { TypedRoutes } from '../http/type-provider.js';
 import { publicBaseUrl } from './public-origin.js';
 import { SERVICE_VERSION } from './version.js';
+import Negotiator from 'negotiator';
 
 const LINKS = {
   docs: { path: '/docs', title: 'Interactive API reference' },
@@ -60,30 +61,14 @@ ${items}
 `;
 }
 
-/** The quality the Accept header gives `type` (`type/*` and `*\/*` count); 1 with no Accept at all. */
-function quality(accept: string | undefined, type: string): number {
-  if (accept === undefined || accept.trim() === '') return 1;
-  let best = 0;
-  let specificity = -1;
-  for (const part of accept.split(',')) {
-    const [range = '', ...params] = part.split(';').map((p) => p.trim().toLowerCase());
-    const matches = range === type ? 2 : range === `${type.split('/')[0]}/*` ? 1 : range === '*/*' ? 0 : -1;
-    if (matches < specificity || matches < 0) continue;
-    const q = params.find((p) => p.startsWith('q='));
-    const value = q === undefined ? 1 : Number(q.slice(2));
-    if (Number.isNaN(value)) continue;
-    if (matches > specificity) best = value;
-    else best = Math.max(best, value);
-    specificity = matches;
-  }
-  return best;
-}
-
-/** HTML only when it is preferred: a client that takes anything (curl's * / *) gets JSON. */
+/** HTML only when the Accept header prefers it (read by `negotiator`); a client that takes anything (curl's * / *)
+ * or sends no Accept gets JSON, the first offered. */
 export function wantsHtml(request: FastifyRequest): boolean {
-  const accept = request.headers.accept;
-  const html = quality(accept, 'text/html');
-  return html > 0 && html > quality(accept, 'application/json');
+  const chosen = new Negotiator({ headers: { accept: request.headers.accept } }).mediaType([
+    'application/json',
+    'text/html',
+  ]);
+  return chosen === 'text/html';
 }
 
 const Link = {
