@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { buildApp } from '../../src/app.js';
+import { buildCheckedApp } from '../support/checked-app.js';
 import { issueToken } from '../../src/tokens/token-service.js';
 import { assertError } from '../support/assertions.js';
 import { testBackends } from '../support/backends.js';
@@ -305,7 +305,7 @@ describe(
       const backend = testBackends().find((b) => b.name === 'postgres');
       assert.ok(backend !== undefined);
       const first = await createHarness({ backend });
-      const second = await buildApp(first.config);
+      const second = await buildCheckedApp(first.config);
       try {
         const headers = { ...json, ...bearer(first.tokens.all) };
         const created = await first.request({

@@ -5,6 +5,7 @@
  * app's server, so a real-socket test is checked too. Validators are compiled once per process and schema.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { FastifyInstance } from 'fastify';
 
@@ -180,6 +181,18 @@ export class ContractCheck {
   }
 }
 
+const decoders: Record<string, (buffer: Buffer) => Buffer> = {
+  gzip: gunzipSync,
+  deflate: inflateSync,
+  br: brotliDecompressSync,
+};
+
+/** The body as the client reads it: a compressed one (the app compresses on request) decoded. */
+function decoded(body: Buffer, encoding: string | undefined): string {
+  const decode = encoding === undefined ? undefined : decoders[encoding.trim().toLowerCase()];
+  return (decode === undefined ? body : decode(body)).toString('utf8');
+}
+
 /** The largest JSON body a socket response is kept for, to check. */
 const CAPTURE_LIMIT = 4 * 1024 * 1024;
 
@@ -230,12 +243,13 @@ export function checkServerResponses(
       return end(...args);
     }) as typeof response.end;
     response.once('finish', () => {
+      const headers = { ...response.getHeaders(), ...written };
       const seen: SeenResponse = {
         method: request.method ?? 'GET',
         url: request.url ?? '/',
         status: response.statusCode,
-        headers: { ...response.getHeaders(), ...written },
-        body: complete ? Buffer.concat(chunks).toString('utf8') : undefined,
+        headers,
+        body: complete ? decoded(Buffer.concat(chunks), headerValue(headers, 'content-encoding')) : undefined,
       };
       for (const problem of check.problems(seen)) report(problem);
     });
