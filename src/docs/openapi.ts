@@ -52,7 +52,9 @@ export function failuresOf(schema: FastifySchema, own: readonly ErrorName[]): Er
   const names = new Set<ErrorName>();
   // A token is looked up in the store, so a secured operation answers 503 when the store does not answer.
   if (Array.isArray(schema.security) && schema.security.length > 0)
-    (['TOKEN_MISSING', 'TOKEN_INVALID', 'INSUFFICIENT_SCOPE', 'STORE_UNAVAILABLE'] as const).forEach((n) => names.add(n));
+    (['TOKEN_MISSING', 'TOKEN_INVALID', 'INSUFFICIENT_SCOPE', 'STORE_UNAVAILABLE'] as const).forEach((n) =>
+      names.add(n),
+    );
   if (schema.body !== undefined) {
     (
       [

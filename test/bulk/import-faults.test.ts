@@ -89,7 +89,9 @@ for (const backend of testBackends())
         upload.destroy();
         const restarted = await startServiceProcess({ DATABASE_URL: opened.databaseUrl });
         try {
-          const list = await checkedFetch(`${restarted.url}/plants`, { headers: { authorization: `Bearer ${secret}` } });
+          const list = await checkedFetch(`${restarted.url}/plants`, {
+            headers: { authorization: `Bearer ${secret}` },
+          });
           assert.equal(await list.text(), '[]');
           const next = await postImport(restarted.url, secret, line(7));
           assert.equal(next.status, 200, next.body);

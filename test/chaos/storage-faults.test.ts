@@ -55,7 +55,9 @@ async function createUntil(
 async function expectAlive(service: ServiceProcess, token: string, readableId: string): Promise<void> {
   assert.equal(service.child.exitCode, null, `the service exited:\n${service.output().slice(-2000)}`);
   assert.equal((await checkedFetch(`${service.url}/healthz`)).status, 200);
-  const read = await checkedFetch(`${service.url}/plants/${readableId}`, { headers: { authorization: `Bearer ${token}` } });
+  const read = await checkedFetch(`${service.url}/plants/${readableId}`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
   assert.equal(read.status, 200, 'reads still work');
 }
 

@@ -23,10 +23,13 @@ import { lastId, openStream, type SseMessage } from './sse-client.js';
 const isChange = (message: SseMessage) => message.event?.startsWith('plant.') === true;
 
 async function instance(databaseUrl: string, store: Store): Promise<{ app: FastifyInstance; url: string }> {
-  const app = await buildCheckedApp(loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', EVENTS_HEARTBEAT_MS: '300' }), {
-    store,
-    logStream: discardedLog(),
-  });
+  const app = await buildCheckedApp(
+    loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', EVENTS_HEARTBEAT_MS: '300' }),
+    {
+      store,
+      logStream: discardedLog(),
+    },
+  );
   await app.listen({ host: '127.0.0.1', port: 0 });
   return { app, url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}` };
 }

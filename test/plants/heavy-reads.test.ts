@@ -123,7 +123,10 @@ describe('the read time budget [sqlite]', () => {
     t.after(() => store.close());
     await seed(store);
     const { secret } = await issueToken(store.tokens, { name: 'reader', scopes: ['plants:read'] });
-    const app = await buildCheckedApp(loadConfig({ DATABASE_URL: `sqlite:${path}` }), { store, logStream: discardedLog() });
+    const app = await buildCheckedApp(loadConfig({ DATABASE_URL: `sqlite:${path}` }), {
+      store,
+      logStream: discardedLog(),
+    });
     t.after(() => app.close());
     const headers = { authorization: `Bearer ${secret}`, prefer: 'count=exact' };
     // A count of a search that matches every plant visits them all: far more than 1 ms.

@@ -34,7 +34,9 @@ describe('PostgreSQL background errors reach the log', { skip: !postgresAvailabl
         done();
       },
     });
-    const app = await buildCheckedApp(loadConfig({ DATABASE_URL: url, LOG_LEVEL: 'info', LOG_FORMAT: 'json' }), { logStream });
+    const app = await buildCheckedApp(loadConfig({ DATABASE_URL: url, LOG_LEVEL: 'info', LOG_FORMAT: 'json' }), {
+      logStream,
+    });
     try {
       assert.equal((await app.inject({ method: 'GET', url: '/readyz' })).statusCode, 200);
       assert.ok(proxy.connectionCount > 0, 'the pool holds an idle connection');

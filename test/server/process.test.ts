@@ -115,9 +115,10 @@ for (const backend of testBackends())
         await checkedFetch(`${service.url}/plants/5`, {
           headers: { authorization: `Bearer ${secret}`, 'x-request-id': 'req-abc' },
         }).then((r) => r.text());
-        await checkedFetch(`${service.url}/plants`, { method: 'POST', headers: { authorization: 'Bearer pst_wrong' } }).then(
-          (r) => r.text(),
-        );
+        await checkedFetch(`${service.url}/plants`, {
+          method: 'POST',
+          headers: { authorization: 'Bearer pst_wrong' },
+        }).then((r) => r.text());
         await service.stop();
         const output = service.output();
         const requestLines = output
