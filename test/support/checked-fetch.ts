@@ -18,21 +18,39 @@ function checkFor(): Promise<ContractCheck> {
   return documentCheck;
 }
 
-/** fetch(), with the response checked against the service's OpenAPI document. */
-export async function checkedFetch(input: string | URL, init?: RequestInit): Promise<Response> {
-  const url = new URL(input);
+/** What is wrong with a response already read (its body text given), by the service's document. */
+export async function responseProblems(
+  method: string,
+  url: URL,
+  response: Response,
+  body: string | undefined,
+): Promise<string[]> {
   const check = await checkFor();
-  const response = await fetch(url, init);
-  const type = response.headers.get('content-type') ?? '';
-  // Only a JSON body is read: a stream (events, an export) is left to the caller, its headers still checked.
-  const body = type.startsWith('application/json') ? await response.clone().text() : undefined;
-  const problems = check.problems({
-    method: init?.method ?? 'GET',
+  return check.problems({
+    method,
     url: `${url.pathname}${url.search}`,
     status: response.status,
     headers: Object.fromEntries(response.headers),
-    body: response.status === 204 || response.status === 304 ? await response.clone().text() : body,
+    body,
   });
+}
+
+/** fetch(), with the response checked against the service's OpenAPI document. */
+export async function checkedFetch(input: string | URL, init?: RequestInit): Promise<Response> {
+  const url = new URL(input);
+  // The document first: a service stopped while this request is answered still has its answer checked.
+  await checkFor();
+  const response = await fetch(url, init);
+  const type = response.headers.get('content-type') ?? '';
+  // Only a JSON body (or what an empty answer carries) is read: a stream (events, an export) is left to the caller,
+  // its headers still checked.
+  const read = type.startsWith('application/json') || response.status === 204 || response.status === 304;
+  const problems = await responseProblems(
+    init?.method ?? 'GET',
+    url,
+    response,
+    read ? await response.clone().text() : undefined,
+  );
   if (problems.length > 0) throw contractMismatch(problems);
   return response;
 }
