@@ -3,7 +3,9 @@
  * is checked against the OpenAPI document the same source serves, and one that does not match fails the request
  * that received it. A JSON body is read from a clone, so the caller still reads its own.
  */
-import { servedOpenApiDocument } from '../../scripts/generate-client-types.js';
+import { buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config/index.js';
+import { sqliteBackend } from './backends.js';
 import { ContractCheck } from './contract-check.js';
 import { contractMismatch } from './checked-app.js';
 
@@ -14,8 +16,25 @@ let documentCheck: Promise<ContractCheck> | undefined;
  * service's logs, metrics and rate limits, which these tests count.
  */
 function checkFor(): Promise<ContractCheck> {
-  documentCheck ??= servedOpenApiDocument().then((doc) => new ContractCheck(doc as unknown as Record<string, unknown>));
+  documentCheck ??= documentOfSource();
   return documentCheck;
+}
+
+/** The document of an app on a throw-away SQLite store (what `plantstore serve` of this source serves). */
+async function documentOfSource(): Promise<ContractCheck> {
+  const opened = await sqliteBackend.open();
+  try {
+    const app = await buildApp(loadConfig({ DATABASE_URL: opened.databaseUrl, LOG_LEVEL: 'silent' }), {
+      store: opened.store,
+    });
+    try {
+      return ContractCheck.of(app);
+    } finally {
+      await app.close();
+    }
+  } finally {
+    await opened.cleanup();
+  }
 }
 
 /** What is wrong with a response already read (its body text given), by the service's document. */
