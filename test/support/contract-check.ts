@@ -187,10 +187,18 @@ const decoders: Record<string, (buffer: Buffer) => Buffer> = {
   br: brotliDecompressSync,
 };
 
-/** The body as the client reads it: a compressed one (the app compresses on request) decoded. */
-function decoded(body: Buffer, encoding: string | undefined): string {
+/**
+ * The body as the client reads it: a compressed one (the app compresses on request) decoded. Undefined (not
+ * checked) when it cannot be: an empty body (HEAD) or a stream cut short carries the header without a whole stream.
+ */
+function decoded(body: Buffer, encoding: string | undefined): string | undefined {
   const decode = encoding === undefined ? undefined : decoders[encoding.trim().toLowerCase()];
-  return (decode === undefined ? body : decode(body)).toString('utf8');
+  if (decode === undefined || body.length === 0) return body.toString('utf8');
+  try {
+    return decode(body).toString('utf8');
+  } catch {
+    return undefined;
+  }
 }
 
 /** The largest JSON body a socket response is kept for, to check. */
