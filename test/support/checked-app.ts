@@ -7,7 +7,7 @@ import { AssertionError } from 'node:assert';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp, type AppDependencies } from '../../src/app.js';
 import type { Config } from '../../src/config/index.js';
-import { checkServerResponses, ContractCheck } from './contract-check.js';
+import { checkServerResponses, ContractCheck, decoded, encodingOf } from './contract-check.js';
 
 export function contractMismatch(problems: readonly string[]): AssertionError {
   return new AssertionError({ message: `responses do not match the OpenAPI document:\n${problems.join('\n')}` });
@@ -28,7 +28,7 @@ export function checkResponses(app: FastifyInstance): FastifyInstance {
       url: url ?? '/',
       status: response.statusCode,
       headers: response.headers,
-      body: response.body,
+      body: decoded(response.rawPayload, encodingOf(response.headers['content-encoding'])),
     });
     if (problems.length > 0) throw contractMismatch(problems);
     return response;

@@ -187,11 +187,15 @@ const decoders: Record<string, (buffer: Buffer) => Buffer> = {
   br: brotliDecompressSync,
 };
 
+/** A Content-Encoding header's value, as one string. */
+export const encodingOf = (value: string | string[] | number | undefined): string | undefined =>
+  value === undefined ? undefined : String(value);
+
 /**
  * The body as the client reads it: a compressed one (the app compresses on request) decoded. Undefined (not
  * checked) when it cannot be: an empty body (HEAD) or a stream cut short carries the header without a whole stream.
  */
-function decoded(body: Buffer, encoding: string | undefined): string | undefined {
+export function decoded(body: Buffer, encoding: string | undefined): string | undefined {
   const decode = encoding === undefined ? undefined : decoders[encoding.trim().toLowerCase()];
   if (decode === undefined || body.length === 0) return body.toString('utf8');
   try {
