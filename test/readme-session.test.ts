@@ -14,6 +14,7 @@ import { describe, it } from 'node:test';
 import { issueToken } from '../src/tokens/token-service.js';
 import { sqliteBackend } from './support/backends.js';
 import { startServiceProcess } from './support/service-process.js';
+import { checkedFetch } from './support/checked-fetch.js';
 
 const OMITTED_HEADERS = new Set([
   'x-request-id',
@@ -103,7 +104,7 @@ describe('the README curl session', () => {
 
   it("answers with the same statuses after the start banner's example created a plant first", async () => {
     await withService(async (address, token) => {
-      const banner = await fetch(`http://${address}/plants`, {
+      const banner = await checkedFetch(`http://${address}/plants`, {
         method: 'POST',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
         body: BANNER_EXAMPLE,

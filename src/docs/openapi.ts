@@ -50,8 +50,11 @@ function markdownText(text: string): string {
 /** The failures a route can produce: its own plus those its shape implies. */
 export function failuresOf(schema: FastifySchema, own: readonly ErrorName[]): ErrorName[] {
   const names = new Set<ErrorName>();
+  // A token is looked up in the store, so a secured operation answers 503 when the store does not answer.
   if (Array.isArray(schema.security) && schema.security.length > 0)
-    (['TOKEN_MISSING', 'TOKEN_INVALID', 'INSUFFICIENT_SCOPE'] as const).forEach((n) => names.add(n));
+    (['TOKEN_MISSING', 'TOKEN_INVALID', 'INSUFFICIENT_SCOPE', 'STORE_UNAVAILABLE'] as const).forEach((n) =>
+      names.add(n),
+    );
   if (schema.body !== undefined) {
     (
       [

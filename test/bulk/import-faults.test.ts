@@ -18,6 +18,7 @@ import { sqliteBackend, testBackends } from '../support/backends.js';
 import { createHarness } from '../support/harness.js';
 import { listed } from '../support/pages.js';
 import { startServiceProcess } from '../support/service-process.js';
+import { checkedFetch } from '../support/checked-fetch.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const line = (id: number) => `{"id":${id},"name":"plant ${id}","tag":"bulk"}\n`;
@@ -40,7 +41,7 @@ async function startUpload(url: string, token: string, lines: number): Promise<C
 }
 
 async function postImport(url: string, token: string, body: string): Promise<{ status: number; body: string }> {
-  const response = await fetch(`${url}/plants/import`, {
+  const response = await checkedFetch(`${url}/plants/import`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-ndjson', authorization: `Bearer ${token}` },
     body,
@@ -88,7 +89,9 @@ for (const backend of testBackends())
         upload.destroy();
         const restarted = await startServiceProcess({ DATABASE_URL: opened.databaseUrl });
         try {
-          const list = await fetch(`${restarted.url}/plants`, { headers: { authorization: `Bearer ${secret}` } });
+          const list = await checkedFetch(`${restarted.url}/plants`, {
+            headers: { authorization: `Bearer ${secret}` },
+          });
           assert.equal(await list.text(), '[]');
           const next = await postImport(restarted.url, secret, line(7));
           assert.equal(next.status, 200, next.body);
@@ -123,7 +126,7 @@ for (const backend of testBackends())
           assert.equal(imported.status, 200, imported.body);
           const restarted = await startServiceProcess({ DATABASE_URL: opened.databaseUrl });
           try {
-            const exported = await fetch(`${restarted.url}/plants/export`, {
+            const exported = await checkedFetch(`${restarted.url}/plants/export`, {
               headers: { authorization: `Bearer ${secret}` },
             });
             assert.equal(exported.status, 200);
@@ -164,7 +167,7 @@ for (const backend of testBackends())
           }
           await sleep(300);
           for (let i = 0; i < 3; i++) {
-            const response = await fetch(`${url}/plants/export`, {
+            const response = await checkedFetch(`${url}/plants/export`, {
               headers: { authorization: `Bearer ${h.tokens.read}` },
             });
             assert.equal(response.status, 200);
@@ -267,7 +270,7 @@ for (const backend of testBackends())
         // A busy machine may cut even this one at the limit: a cut is tried again, a refusal (status) is not.
         let foundLines: number | undefined;
         for (let attempt = 0; attempt < 5 && foundLines === undefined; attempt++) {
-          const found = await fetch(`${url}/plants/export?q=39999`, {
+          const found = await checkedFetch(`${url}/plants/export?q=39999`, {
             headers: { authorization: `Bearer ${h.tokens.read}` },
           });
           assert.equal(found.status, 200);

@@ -12,6 +12,7 @@ import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { issueToken } from '../../src/tokens/token-service.js';
 import { startServiceProcess } from '../support/service-process.js';
 import { tempDir } from '../support/temp.js';
+import { checkedFetch } from '../support/checked-fetch.js';
 
 const PLANTS = 5000;
 
@@ -50,7 +51,7 @@ describe('a corrupt store [sqlite]', () => {
       // Each /readyz logs why it is 503: first "still being checked", then what the check found.
       let line: string | undefined;
       for (let i = 0; i < 50 && line === undefined; i++) {
-        const ready = await fetch(`${service.url}/readyz`);
+        const ready = await checkedFetch(`${service.url}/readyz`);
         assert.equal(ready.status, 503);
         assert.equal(((await ready.json()) as { error: number }).error, Errors.STORE_UNAVAILABLE.code);
         await new Promise((resolve) => setTimeout(resolve, 100));
@@ -73,7 +74,7 @@ describe('a corrupt store [sqlite]', () => {
     try {
       let status = 0;
       for (let i = 0; i < 50 && status !== 200; i++) {
-        status = (await fetch(`${service.url}/readyz`)).status;
+        status = (await checkedFetch(`${service.url}/readyz`)).status;
         if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
       }
       assert.equal(status, 200);
@@ -86,20 +87,20 @@ describe('a corrupt store [sqlite]', () => {
     const { path, databaseUrl, token } = await storeWithPlants();
     const service = await startServiceProcess({ DATABASE_URL: databaseUrl });
     try {
-      for (let i = 0; i < 50 && (await fetch(`${service.url}/readyz`)).status !== 200; i++)
+      for (let i = 0; i < 50 && (await checkedFetch(`${service.url}/readyz`)).status !== 200; i++)
         await new Promise((resolve) => setTimeout(resolve, 100));
-      assert.equal((await fetch(`${service.url}/readyz`)).status, 200);
+      assert.equal((await checkedFetch(`${service.url}/readyz`)).status, 200);
       corruptMiddle(path);
       const headers = { authorization: `Bearer ${token}` };
       const statuses = new Map<number, number>();
       let refused: unknown;
       for (let id = 0; id < PLANTS; id += 7) {
-        const response = await fetch(`${service.url}/plants/${id}`, { headers });
+        const response = await checkedFetch(`${service.url}/plants/${id}`, { headers });
         statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
         const body = await response.json();
         if (response.status === 503) refused = body;
       }
-      const list = await fetch(`${service.url}/plants?limit=1000&after=1000`, { headers });
+      const list = await checkedFetch(`${service.url}/plants?limit=1000&after=1000`, { headers });
       statuses.set(list.status, (statuses.get(list.status) ?? 0) + 1);
       assert.ok(!statuses.has(500), `no 500s: ${JSON.stringify([...statuses])}`);
       assert.ok(statuses.has(503), `the corruption was met: ${JSON.stringify([...statuses])}`);
@@ -109,7 +110,7 @@ describe('a corrupt store [sqlite]', () => {
         /"msg":"store unavailable: the SQLite store is corrupt \(SQLITE_CORRUPT\): stop the service and restore the file from a backup"/,
       );
       // Readiness follows what the reads met, so a balancer stops sending traffic.
-      assert.equal((await fetch(`${service.url}/readyz`)).status, 503);
+      assert.equal((await checkedFetch(`${service.url}/readyz`)).status, 503);
     } finally {
       await service.stop('SIGKILL');
     }
@@ -119,9 +120,9 @@ describe('a corrupt store [sqlite]', () => {
     const { path, databaseUrl, token } = await storeWithPlants();
     const service = await startServiceProcess({ DATABASE_URL: databaseUrl });
     try {
-      for (let i = 0; i < 50 && (await fetch(`${service.url}/readyz`)).status !== 200; i++)
+      for (let i = 0; i < 50 && (await checkedFetch(`${service.url}/readyz`)).status !== 200; i++)
         await new Promise((resolve) => setTimeout(resolve, 100));
-      assert.equal((await fetch(`${service.url}/readyz`)).status, 200);
+      assert.equal((await checkedFetch(`${service.url}/readyz`)).status, 200);
       corruptMiddle(path);
       const headers = { authorization: `Bearer ${token}`, prefer: 'count=exact' };
       const statuses: number[] = [];
@@ -132,11 +133,11 @@ describe('a corrupt store [sqlite]', () => {
         'q=number&limit=1000',
         'q=longer&sort=name&limit=1000',
       ]) {
-        statuses.push((await fetch(`${service.url}/plants?${query}`, { headers })).status);
+        statuses.push((await checkedFetch(`${service.url}/plants?${query}`, { headers })).status);
       }
       assert.ok(!statuses.includes(500), `no 500s: ${statuses.join(', ')}`);
       assert.ok(statuses.includes(503), `the corruption was met: ${statuses.join(', ')}`);
-      const ready = await fetch(`${service.url}/readyz`);
+      const ready = await checkedFetch(`${service.url}/readyz`);
       assert.equal(
         ready.status,
         503,

@@ -5,6 +5,7 @@
  * the service was killed.
  */
 import { isCataloguedError } from '../support/assertions.js';
+import { responseProblems } from '../support/checked-fetch.js';
 
 export interface SentPlant {
   readonly id: string;
@@ -69,6 +70,7 @@ export async function sendCreate(
   ledger.attempted.set(plant.id, plant);
   let status: number;
   let text: string;
+  let answer: Response;
   try {
     const response = await fetch(`${url}/plants`, {
       method: 'POST',
@@ -78,6 +80,7 @@ export async function sendCreate(
     });
     status = response.status;
     text = await response.text();
+    answer = response;
   } catch {
     count(ledger, 'no answer');
     ledger.unknown.set(plant.id, plant);
@@ -85,6 +88,8 @@ export async function sendCreate(
   }
   count(ledger, String(status));
   ledger.unknown.delete(plant.id);
+  // An answer off the OpenAPI document is a violation, like a wrong body.
+  ledger.violations.push(...(await responseProblems('POST', new URL(`${url}/plants`), answer, text)));
   if (status === 200) {
     const expected = plant.tag === undefined ? { name: plant.name } : { name: plant.name, tag: plant.tag };
     if (text !== JSON.stringify(expected)) ledger.violations.push(`200 for ${plant.id} with body ${text}`);

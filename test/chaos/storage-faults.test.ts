@@ -19,6 +19,7 @@ import { auditStore, snapshotStore } from './audit.js';
 import { newLedger, plantFor, sendCreate, type LoadLedger } from './create-load.js';
 import { fillDisk, freeDisk, mountExt4Image, mountTmpfs } from './filesystems.js';
 import { WAIT_BOUND_MS } from '../support/wait.js';
+import { checkedFetch } from '../support/checked-fetch.js';
 
 function skipLoudly(t: TestContext, reason: string): void {
   process.stderr.write(`\n!!! storage-fault test skipped: ${reason}\n\n`);
@@ -53,8 +54,10 @@ async function createUntil(
 
 async function expectAlive(service: ServiceProcess, token: string, readableId: string): Promise<void> {
   assert.equal(service.child.exitCode, null, `the service exited:\n${service.output().slice(-2000)}`);
-  assert.equal((await fetch(`${service.url}/healthz`)).status, 200);
-  const read = await fetch(`${service.url}/plants/${readableId}`, { headers: { authorization: `Bearer ${token}` } });
+  assert.equal((await checkedFetch(`${service.url}/healthz`)).status, 200);
+  const read = await checkedFetch(`${service.url}/plants/${readableId}`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
   assert.equal(read.status, 200, 'reads still work');
 }
 
@@ -87,7 +90,7 @@ describe('storage faults [sqlite]', () => {
         await createUntil(service, token, ledger, next, unavailable, 20_000);
         assert.ok(unavailable(), 'the full disk was never noticed');
         // The 503 is an Error record with Retry-After.
-        const refused = await fetch(`${service.url}/plants`, {
+        const refused = await checkedFetch(`${service.url}/plants`, {
           method: 'POST',
           headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
           body: JSON.stringify({ id: 999_999_999, name: 'no room' }),
@@ -105,7 +108,7 @@ describe('storage faults [sqlite]', () => {
         assert503Only(ledger);
         t.diagnostic(`disk full: ${JSON.stringify(Object.fromEntries(ledger.statuses))}`);
         // Readiness says what the creates say: this instance cannot store anything now.
-        const notReady = await fetch(`${service.url}/readyz`);
+        const notReady = await checkedFetch(`${service.url}/readyz`);
         assert.equal(notReady.status, 503, `readyz with a full disk: ${await notReady.text()}`);
 
         freeDisk(filler);
@@ -116,7 +119,7 @@ describe('storage faults [sqlite]', () => {
           `creates did not recover: ${JSON.stringify([...ledger.statuses])}`,
         );
         assert503Only(ledger);
-        assert.equal((await fetch(`${service.url}/readyz`)).status, 200, 'ready again once space returned');
+        assert.equal((await checkedFetch(`${service.url}/readyz`)).status, 200, 'ready again once space returned');
 
         assert.equal(await service.stop('SIGTERM'), 0, service.output().slice(-2000));
         assert.deepEqual(auditStore(await snapshotStore(databaseUrl), ledger), []);
@@ -149,7 +152,7 @@ describe('storage faults [sqlite]', () => {
           `every create is refused: ${JSON.stringify([...ledger.statuses])}`,
         );
         await expectAlive(service, token, '1');
-        assert.equal((await fetch(`${service.url}/readyz`)).status, 503, 'readyz on a read-only file system');
+        assert.equal((await checkedFetch(`${service.url}/readyz`)).status, 503, 'readyz on a read-only file system');
         assert503Only(ledger);
 
         // Shutting down cannot checkpoint a read-only file; it must still end.

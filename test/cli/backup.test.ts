@@ -21,6 +21,7 @@ import { openStream } from '../events/sse-client.js';
 import { runCli, startServiceProcess } from '../support/service-process.js';
 import { tempDir } from '../support/temp.js';
 import { WAIT_BOUND_MS, waitFor } from '../support/wait.js';
+import { checkedFetch } from '../support/checked-fetch.js';
 
 /** Plants 1..SEEDED exist before the load; the load renames them and deletes those above SEEDED / 2. */
 const SEEDED = 20_000;
@@ -62,7 +63,7 @@ async function newStore(path: string, seed: number): Promise<string> {
 }
 
 async function call(url: string, token: string, method: string, path: string, body?: unknown): Promise<number> {
-  const response = await fetch(`${url}${path}`, {
+  const response = await checkedFetch(`${url}${path}`, {
     method,
     headers: {
       authorization: `Bearer ${token}`,

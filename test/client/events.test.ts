@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.js';
+import { buildCheckedApp } from '../support/checked-app.js';
 import {
   createPlantStoreClient,
   PlantStoreError,
@@ -216,7 +216,7 @@ describe('typed client: watchChanges', () => {
     await h.app.close();
     // Made while no service runs: the resumed stream reads them from the change log.
     for (let id = 3n; id <= 4n; id++) await h.store.plants.createPlant({ id, name: `offline ${id}` });
-    restarted = await buildApp(h.config, { store: h.store, logStream: discardedLog() });
+    restarted = await buildCheckedApp(h.config, { store: h.store, logStream: discardedLog() });
     await restarted.listen({ port, host: '127.0.0.1' });
     await restarted.inject({
       method: 'POST',

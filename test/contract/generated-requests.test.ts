@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { Errors } from '../../src/http/errors.js';
+import { issueToken } from '../../src/tokens/token-service.js';
 import { testBackends } from '../support/backends.js';
 import { bearer, createHarness, type Harness } from '../support/harness.js';
 
@@ -96,6 +97,8 @@ interface Operation {
   readonly method: string;
   readonly path: string;
   readonly parameters: Json[];
+  /** Request headers the operation declares (conditions, preferences, negotiation). */
+  readonly headers: Json[];
   readonly body: Json | undefined;
   readonly bodyType: string | undefined;
   readonly security: boolean;
@@ -112,6 +115,7 @@ function operationsOf(doc: Json): Operation[] {
         method: method.toUpperCase(),
         path,
         parameters: (operation.parameters ?? []).filter((p: Json) => p.in === 'path' || p.in === 'query'),
+        headers: (operation.parameters ?? []).filter((p: Json) => p.in === 'header'),
         body: bodyType === undefined ? undefined : content[bodyType].schema,
         bodyType,
         security: Array.isArray(operation.security) && operation.security.length > 0,
@@ -121,16 +125,54 @@ function operationsOf(doc: Json): Operation[] {
   return operations;
 }
 
+/** ETags near the versions the generated plants and subscriptions have, and the forms RFC 9110 allows. */
+const ETAGS = fc.oneof(
+  fc.constantFrom('*', 'W/"1"', '"1", "2"', '"0"', 'W/"2", "3"'),
+  fc.integer({ min: 1, max: 4 }).map((n) => `"${n}"`),
+);
+
+/** Values for the request headers the document declares, by name: what a client sends, well-formed or not. */
+const HEADER_VALUES: Record<string, fc.Arbitrary<string>> = {
+  'if-match': ETAGS,
+  'if-none-match': ETAGS,
+  prefer: fc.constantFrom('count=exact', 'count=estimated', 'count=none', 'count=exact, wait=1', 'respond-async'),
+  accept: fc.constantFrom(
+    'application/x-ndjson',
+    'text/csv',
+    'text/csv;q=0',
+    'application/json',
+    '*/*',
+    'text/*, application/x-ndjson;q=0.5',
+  ),
+};
+
+/** Printable ASCII only: a header value outside it is refused by the HTTP layer before the app sees it. */
+const headerValueOf = (p: Json, doc: Json): fc.Arbitrary<string> =>
+  HEADER_VALUES[String(p.name).toLowerCase()] ??
+  arbitraryOf(p.schema ?? {}, doc)
+    .map(String)
+    .filter((v) => /^[\x20-\x7e]*$/.test(v));
+
+/** Path values that name something that exists (a fixture), mixed with generated ones, by operation path. */
+type Fixtures = Readonly<Record<string, Readonly<Record<string, string>>>>;
+
 /** A valid request of the operation: every path parameter, some query parameters, a body from its schema. */
-function validRequest(operation: Operation, doc: Json, token: string): fc.Arbitrary<Request> {
+function validRequest(operation: Operation, doc: Json, token: string, fixtures: Fixtures = {}): fc.Arbitrary<Request> {
+  const fixed = fixtures[operation.path] ?? {};
   const parameters = Object.fromEntries(
     operation.parameters.map((p) => {
-      const value = arbitraryOf(p.schema, doc);
+      const generated = arbitraryOf(p.schema, doc);
+      const existing = fixed[p.name as string];
+      const value = existing === undefined ? generated : fc.oneof(fc.constant(existing), generated);
       return [p.name, p.in === 'path' ? value : fc.option(value, { nil: undefined })];
     }),
   );
+  const headerValues = Object.fromEntries(
+    operation.headers.map((p) => [String(p.name), fc.option(headerValueOf(p, doc), { nil: undefined })]),
+  );
   const body = operation.body === undefined ? fc.constant(undefined) : arbitraryOf(operation.body, doc);
-  return fc.record({ values: fc.record(parameters), body }).map(({ values, body: value }) => {
+  const inputs = { values: fc.record(parameters), sent: fc.record(headerValues), body };
+  return fc.record(inputs).map(({ values, sent, body: value }) => {
     let url = operation.path;
     const query = new URLSearchParams();
     for (const p of operation.parameters) {
@@ -141,6 +183,7 @@ function validRequest(operation: Operation, doc: Json, token: string): fc.Arbitr
     }
     const search = query.toString();
     const headers: Record<string, string> = operation.security ? bearer(token) : {};
+    for (const [name, v] of Object.entries(sent)) if (v !== undefined) headers[name] = v;
     if (value !== undefined) headers['content-type'] = 'application/json';
     return {
       method: operation.method,
@@ -233,6 +276,33 @@ function resolveBody(schema: Json, doc: Json): Json | undefined {
     : undefined;
 }
 
+/**
+ * A subscription and a token the generated requests can reach (a generated id never names one). The subscription
+ * points at a literal loopback address: nothing is resolved over DNS, and the SSRF policy refuses to deliver there.
+ */
+const WEBHOOK = 'whk_0123456789abcdef01234567';
+const webhookPaths = ['/webhooks/{id}', '/webhooks/{id}/rotate-secret', '/webhooks/{id}/deliveries'];
+const WEBHOOK_PATHS = [...webhookPaths, '/webhooks/{id}/recover', '/webhooks/{id}/test'];
+
+/** The fixtures, put back: an operation before may have deleted the subscription; a token is new each time. */
+async function fixtures(h: Harness, round: number): Promise<Fixtures> {
+  const found = await h.request({ method: 'GET', url: `/webhooks/${WEBHOOK}`, headers: bearer(h.tokens.all) });
+  if (found.statusCode === 404)
+    await h.store.webhooks.insertSubscription({
+      id: WEBHOOK,
+      url: 'http://127.0.0.1:9/hook',
+      secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+      eventTypes: ['plant.created'],
+      createdAt: new Date(),
+    });
+  const doomed = `doomed-${round}`;
+  await issueToken(h.store.tokens, { name: doomed, scopes: ['plants:read'] });
+  return {
+    ...Object.fromEntries(WEBHOOK_PATHS.map((path) => [path, { id: WEBHOOK }])),
+    '/tokens/{idOrName}': { idOrName: doomed },
+  };
+}
+
 const REFUSALS = new Set<number>(
   [
     Errors.INVALID_JSON,
@@ -254,13 +324,14 @@ for (const backend of testBackends()) {
     after(() => h.close());
 
     it('every operation answers valid requests as documented, never with a 5xx', async () => {
-      for (const operation of operationsOf(doc)) {
+      for (const [round, operation] of operationsOf(doc).entries()) {
+        const fixed = await fixtures(h, round);
         // An operation without inputs has one request to make; an import (one durable commit each) is costly.
         const inputs = operation.parameters.length > 0 || operation.body !== undefined;
         const runs = !inputs ? 2 : operation.path === '/plants/import' ? RUNS / 4 : RUNS;
         const started = Date.now();
         await fc.assert(
-          fc.asyncProperty(validRequest(operation, doc, h.tokens.all), async (request) => {
+          fc.asyncProperty(validRequest(operation, doc, h.tokens.all, fixed), async (request) => {
             const response = await h.request(request);
             if (process.env.SAMPLE)
               console.log('VALID', request.method, request.url, request.payload, response.statusCode);

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.js';
+import { buildCheckedApp } from '../support/checked-app.js';
 import { changeData } from '../../src/events/sse.js';
 import { loadConfig } from '../../src/config/index.js';
 import { openStore } from '../../src/store/open-store.js';
@@ -23,10 +23,13 @@ import { lastId, openStream, type SseMessage } from './sse-client.js';
 const isChange = (message: SseMessage) => message.event?.startsWith('plant.') === true;
 
 async function instance(databaseUrl: string, store: Store): Promise<{ app: FastifyInstance; url: string }> {
-  const app = await buildApp(loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', EVENTS_HEARTBEAT_MS: '300' }), {
-    store,
-    logStream: discardedLog(),
-  });
+  const app = await buildCheckedApp(
+    loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', EVENTS_HEARTBEAT_MS: '300' }),
+    {
+      store,
+      logStream: discardedLog(),
+    },
+  );
   await app.listen({ host: '127.0.0.1', port: 0 });
   return { app, url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}` };
 }

@@ -7,13 +7,14 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { buildApp } from '../../src/app.js';
+import { buildCheckedApp } from '../support/checked-app.js';
 import { issueToken } from '../../src/tokens/token-service.js';
 import { assertError } from '../support/assertions.js';
 import { testBackends } from '../support/backends.js';
 import { bearer, createHarness, json, type Harness } from '../support/harness.js';
 import { startServiceProcess } from '../support/service-process.js';
 import { Errors } from '../../src/http/errors.js';
+import { checkedFetch } from '../support/checked-fetch.js';
 
 const MERGE_PATCH = { 'content-type': 'application/merge-patch+json' } as const;
 
@@ -271,13 +272,13 @@ describe('a change survives kill -9', () => {
         try {
           const headers = { 'content-type': 'application/json', authorization: `Bearer ${secret}` };
           let service = await startServiceProcess({ DATABASE_URL: opened.databaseUrl });
-          const created = await fetch(`${service.url}/plants`, {
+          const created = await checkedFetch(`${service.url}/plants`, {
             method: 'POST',
             headers,
             body: '{"id": 7, "name": "before"}',
           });
           assert.equal(created.status, 200);
-          const patched = await fetch(`${service.url}/plants/7`, {
+          const patched = await checkedFetch(`${service.url}/plants/7`, {
             method: 'PATCH',
             headers: { ...headers, 'if-match': String(created.headers.get('etag')) },
             body: '{"name": "after", "tag": "kept"}',
@@ -285,7 +286,7 @@ describe('a change survives kill -9', () => {
           assert.equal(patched.status, 200);
           assert.equal(await service.stop('SIGKILL'), 'SIGKILL');
           service = await startServiceProcess({ DATABASE_URL: opened.databaseUrl });
-          const read = await fetch(`${service.url}/plants/7`, { headers });
+          const read = await checkedFetch(`${service.url}/plants/7`, { headers });
           assert.equal(await read.text(), '{"id":7,"name":"after","tag":"kept"}');
           assert.equal(read.headers.get('etag'), patched.headers.get('etag'));
           await service.stop();
@@ -305,7 +306,7 @@ describe(
       const backend = testBackends().find((b) => b.name === 'postgres');
       assert.ok(backend !== undefined);
       const first = await createHarness({ backend });
-      const second = await buildApp(first.config);
+      const second = await buildCheckedApp(first.config);
       try {
         const headers = { ...json, ...bearer(first.tokens.all) };
         const created = await first.request({

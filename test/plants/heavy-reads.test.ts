@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { describe, it } from 'node:test';
-import { buildApp } from '../../src/app.js';
+import { buildCheckedApp } from '../support/checked-app.js';
 import { loadConfig } from '../../src/config/index.js';
 import { Errors } from '../../src/http/errors.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
@@ -123,7 +123,10 @@ describe('the read time budget [sqlite]', () => {
     t.after(() => store.close());
     await seed(store);
     const { secret } = await issueToken(store.tokens, { name: 'reader', scopes: ['plants:read'] });
-    const app = await buildApp(loadConfig({ DATABASE_URL: `sqlite:${path}` }), { store, logStream: discardedLog() });
+    const app = await buildCheckedApp(loadConfig({ DATABASE_URL: `sqlite:${path}` }), {
+      store,
+      logStream: discardedLog(),
+    });
     t.after(() => app.close());
     const headers = { authorization: `Bearer ${secret}`, prefer: 'count=exact' };
     // A count of a search that matches every plant visits them all: far more than 1 ms.

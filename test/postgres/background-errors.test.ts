@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import { buildApp } from '../../src/app.js';
+import { buildCheckedApp } from '../support/checked-app.js';
 import { loadConfig } from '../../src/config/index.js';
 import { postgresAvailable } from '../support/backends.js';
 import { createTestSchema, postgresBehindProxy, type TestSchema } from '../support/postgres.js';
@@ -34,7 +34,9 @@ describe('PostgreSQL background errors reach the log', { skip: !postgresAvailabl
         done();
       },
     });
-    const app = await buildApp(loadConfig({ DATABASE_URL: url, LOG_LEVEL: 'info', LOG_FORMAT: 'json' }), { logStream });
+    const app = await buildCheckedApp(loadConfig({ DATABASE_URL: url, LOG_LEVEL: 'info', LOG_FORMAT: 'json' }), {
+      logStream,
+    });
     try {
       assert.equal((await app.inject({ method: 'GET', url: '/readyz' })).statusCode, 200);
       assert.ok(proxy.connectionCount > 0, 'the pool holds an idle connection');

@@ -1,4 +1,6 @@
 /** A minimal HTTP client for tests against service processes: raw bodies, bounded in time. */
+import { checkedFetch } from '../support/checked-fetch.js';
+
 export interface Reply {
   readonly status: number;
   readonly body: string;
@@ -12,7 +14,7 @@ export async function call(url: string, init: { method?: string; token?: string;
   const headers: Record<string, string> = {};
   if (init.token !== undefined) headers.authorization = `Bearer ${init.token}`;
   if (init.body !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(url, {
+  const response = await checkedFetch(url, {
     method: init.method ?? 'GET',
     headers,
     body: init.body,

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.js';
+import { buildCheckedApp } from '../support/checked-app.js';
 import { loadConfig } from '../../src/config/index.js';
 import { Errors } from '../../src/http/errors.js';
 import { issueToken } from '../../src/tokens/token-service.js';
@@ -161,7 +161,7 @@ describe('rate limiting shared through Redis', async () => {
       const h = await listeningHarness({ env });
       let second: FastifyInstance | undefined;
       try {
-        second = await buildApp(loadConfig({ DATABASE_URL: h.databaseUrl, LOG_LEVEL: 'silent', ...env }), {
+        second = await buildCheckedApp(loadConfig({ DATABASE_URL: h.databaseUrl, LOG_LEVEL: 'silent', ...env }), {
           store: h.store,
         });
         const secondUrl = await second.listen({ port: 0, host: '127.0.0.1' });

@@ -14,6 +14,7 @@ import { postgresAvailable, postgresBackend, testBackends } from '../support/bac
 import { createHarness } from '../support/harness.js';
 import { withAdminClient } from '../support/postgres.js';
 import { runCli, startServiceProcess } from '../support/service-process.js';
+import { checkedFetch } from '../support/checked-fetch.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -98,7 +99,7 @@ for (const backend of testBackends())
           expiresInMs: 1500,
         });
         const status = async (secret: string) =>
-          await fetch(`${service.url}/plants`, { headers: { authorization: `Bearer ${secret}` } }).then(
+          await checkedFetch(`${service.url}/plants`, { headers: { authorization: `Bearer ${secret}` } }).then(
             async (r) => (await r.arrayBuffer(), r.status),
           );
         assert.equal(await status(revocable.secret), 200); // now cached
@@ -145,7 +146,7 @@ for (const backend of testBackends())
           const headers: Record<string, string> = {};
           if (init.token !== undefined) headers.authorization = `Bearer ${init.token}`;
           if (init.body !== undefined) headers['content-type'] = init.contentType ?? 'application/json';
-          const response = await fetch(`${service.url}${path}`, {
+          const response = await checkedFetch(`${service.url}${path}`, {
             method: init.method ?? 'GET',
             headers,
             body: init.body,

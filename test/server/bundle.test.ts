@@ -9,6 +9,7 @@ import { Errors } from '../../src/http/errors.js';
 import { testBackends } from '../support/backends.js';
 import { bundledCli } from '../support/bundled-cli.js';
 import { runCli, startServiceProcess, type CliCommand } from '../support/service-process.js';
+import { checkedFetch } from '../support/checked-fetch.js';
 
 let bundle: CliCommand;
 
@@ -35,7 +36,7 @@ for (const backend of testBackends())
         const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
 
         const service = await startServiceProcess(env, bundle);
-        const post = (body: string) => fetch(`${service.url}/plants`, { method: 'POST', headers, body });
+        const post = (body: string) => checkedFetch(`${service.url}/plants`, { method: 'POST', headers, body });
 
         const first = await post(`{"id": ${BIG_ID}, "name": "Monstera", "tag": "houseplant"}`);
         assert.equal(first.status, 200);
@@ -51,16 +52,16 @@ for (const backend of testBackends())
         assert.equal(problem.error, Errors.INVALID_FIELD.code);
         assert.match(problem.message, /\bid\b/);
 
-        const list = await fetch(`${service.url}/plants?limit=10`, { headers });
+        const list = await checkedFetch(`${service.url}/plants?limit=10`, { headers });
         assert.equal(list.status, 200);
         assert.match(await list.text(), new RegExp(`"id":${BIG_ID},"name":"Monstera"`));
 
         // Scalar's renderer is left out of the bundle and loaded on the first /docs request.
-        const docs = await fetch(`${service.url}/docs/`);
+        const docs = await checkedFetch(`${service.url}/docs/`);
         assert.equal(docs.status, 200);
         assert.match(await docs.text(), /<html/i);
 
-        const metrics = await fetch(`${service.url}/metrics`, { headers });
+        const metrics = await checkedFetch(`${service.url}/metrics`, { headers });
         assert.equal(metrics.status, 200);
         assert.match(
           await metrics.text(),
@@ -70,7 +71,7 @@ for (const backend of testBackends())
         assert.equal(await service.stop(), 0);
 
         const restarted = await startServiceProcess(env, bundle);
-        const again = await fetch(`${restarted.url}/plants/${BIG_ID}`, { headers });
+        const again = await checkedFetch(`${restarted.url}/plants/${BIG_ID}`, { headers });
         assert.equal(
           `${again.status} ${await again.text()}`,
           `200 {"id":${BIG_ID},"name":"Monstera","tag":"houseplant"}`,

@@ -4,9 +4,10 @@ import { describe, it } from 'node:test';
 import { issueToken } from '../../src/tokens/token-service.js';
 import { testBackends } from '../support/backends.js';
 import { startServiceProcess } from '../support/service-process.js';
+import { checkedFetch } from '../support/checked-fetch.js';
 
 async function createPlant(url: string, token: string, id: string, name: string): Promise<number> {
-  const response = await fetch(`${url}/plants`, {
+  const response = await checkedFetch(`${url}/plants`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: `{"id": ${id}, "name": ${JSON.stringify(name)}}`,
@@ -16,7 +17,7 @@ async function createPlant(url: string, token: string, id: string, name: string)
 }
 
 async function readPlant(url: string, token: string, id: string): Promise<string> {
-  const response = await fetch(`${url}/plants/${id}`, { headers: { authorization: `Bearer ${token}` } });
+  const response = await checkedFetch(`${url}/plants/${id}`, { headers: { authorization: `Bearer ${token}` } });
   return `${response.status} ${await response.text()}`;
 }
 
@@ -111,12 +112,13 @@ for (const backend of testBackends())
       try {
         const service = await startServiceProcess({ DATABASE_URL: opened.databaseUrl });
         await createPlant(service.url, secret, '5', 'logged');
-        await fetch(`${service.url}/plants/5`, {
+        await checkedFetch(`${service.url}/plants/5`, {
           headers: { authorization: `Bearer ${secret}`, 'x-request-id': 'req-abc' },
         }).then((r) => r.text());
-        await fetch(`${service.url}/plants`, { method: 'POST', headers: { authorization: 'Bearer pst_wrong' } }).then(
-          (r) => r.text(),
-        );
+        await checkedFetch(`${service.url}/plants`, {
+          method: 'POST',
+          headers: { authorization: 'Bearer pst_wrong' },
+        }).then((r) => r.text());
         await service.stop();
         const output = service.output();
         const requestLines = output
@@ -141,7 +143,7 @@ for (const backend of testBackends())
         const burst = 300;
         await Promise.all(
           Array.from({ length: burst }, (_, i) =>
-            fetch(`${service.url}/plants/${i}`, {
+            checkedFetch(`${service.url}/plants/${i}`, {
               headers: { authorization: `Bearer ${secret}`, 'x-request-id': `burst-${i}` },
             }).then((r) => r.text()),
           ),

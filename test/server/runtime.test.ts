@@ -13,6 +13,7 @@ import { unsupportedRuntime } from '../../src/cli/supported-runtime.js';
 import { issueToken } from '../../src/tokens/token-service.js';
 import { sqliteBackend } from '../support/backends.js';
 import { fromSource, runCli, startServiceProcess } from '../support/service-process.js';
+import { checkedFetch } from '../support/checked-fetch.js';
 
 const SUPPORTED_MAJORS = [22, 24];
 
@@ -38,7 +39,7 @@ describe(`the service on Node ${process.versions.node}`, () => {
       // Concurrent creates so that the writer thread commits them in batches.
       const statuses = await Promise.all(
         Array.from({ length: 200 }, async (_, i) => {
-          const response = await fetch(`${service.url}/plants`, {
+          const response = await checkedFetch(`${service.url}/plants`, {
             method: 'POST',
             headers,
             body: `{"id": ${i}, "name": "p${i}"}`,
@@ -48,7 +49,7 @@ describe(`the service on Node ${process.versions.node}`, () => {
         }),
       );
       assert.deepEqual(new Set(statuses), new Set([200]));
-      const read = await fetch(`${service.url}/plants/199`, { headers });
+      const read = await checkedFetch(`${service.url}/plants/199`, { headers });
       assert.equal(await read.text(), '{"id":199,"name":"p199"}');
 
       assert.equal(await service.stop('SIGTERM'), 0, service.output());

@@ -9,6 +9,7 @@ import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import { testBackends } from '../support/backends.js';
 import { packAndInstall, type InstalledPackage } from '../support/packed.js';
+import { checkedFetch } from '../support/checked-fetch.js';
 
 let service: InstalledPackage;
 
@@ -67,12 +68,12 @@ for (const backend of testBackends())
           token = /^ {4}(pst_[A-Za-z0-9_-]{43})$/m.exec(output)?.[1];
           await new Promise((resolve) => setTimeout(resolve, 100));
         }
-        assert.equal((await fetch(`${url}/readyz`)).status, 200);
+        assert.equal((await checkedFetch(`${url}/readyz`)).status, 200);
         const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
         const body = '{"id": 9007199254740993, "name": "Monstera"}';
-        const created = await fetch(`${url}/plants`, { method: 'POST', headers, body });
+        const created = await checkedFetch(`${url}/plants`, { method: 'POST', headers, body });
         assert.equal(`${created.status} ${await created.text()}`, '200 {"name":"Monstera"}');
-        const read = await fetch(`${url}/plants/9007199254740993`, { headers });
+        const read = await checkedFetch(`${url}/plants/9007199254740993`, { headers });
         assert.equal(`${read.status} ${await read.text()}`, '200 {"id":9007199254740993,"name":"Monstera"}');
         process.kill(-(child.pid as number), 'SIGTERM');
         await exited;

@@ -11,6 +11,7 @@ import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { issueToken } from '../../src/tokens/token-service.js';
 import { startServiceProcess } from '../support/service-process.js';
 import { tempDir } from '../support/temp.js';
+import { checkedFetch } from '../support/checked-fetch.js';
 
 const CLIENTS = 32;
 const ACKS_BEFORE_KILL = 600;
@@ -32,7 +33,7 @@ describe('SQLite group commit and kill -9', () => {
           const id = 2n ** 60n + BigInt(c * 1_000_000 + k);
           const name = `client ${c} plant ${k}`;
           try {
-            const response = await fetch(`${service.url}/plants`, {
+            const response = await checkedFetch(`${service.url}/plants`, {
               method: 'POST',
               headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
               body: `{"id": ${id}, "name": "${name}"}`,

@@ -5,9 +5,9 @@
  * app's server, so a real-socket test is checked too. Validators are compiled once per process and schema.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { FastifyInstance } from 'fastify';
-import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 
 type Json = Record<string, unknown>;
 type Headers = Readonly<Record<string, string | string[] | number | undefined>>;
@@ -181,19 +181,28 @@ export class ContractCheck {
   }
 }
 
+const decoders: Record<string, (buffer: Buffer) => Buffer> = {
+  gzip: gunzipSync,
+  deflate: inflateSync,
+  br: brotliDecompressSync,
+};
+
+/** A Content-Encoding header's value, as one string. */
+export const encodingOf = (value: string | string[] | number | undefined): string | undefined =>
+  value === undefined ? undefined : String(value);
+
 /**
- * A body as the client reads it: compression (brotli, gzip, deflate) undone; undefined when it cannot be (a
- * compressed stream cut short), like a body not captured.
+ * The body as the client reads it: a compressed one (the app compresses on request) decoded. Undefined (not
+ * checked) when it cannot be: an empty body (HEAD) or a stream cut short carries the header without a whole stream.
  */
-function decoded(body: Buffer, encoding: unknown): string | undefined {
+export function decoded(body: Buffer, encoding: string | undefined): string | undefined {
+  const decode = encoding === undefined ? undefined : decoders[encoding.trim().toLowerCase()];
+  if (decode === undefined || body.length === 0) return body.toString('utf8');
   try {
-    if (encoding === 'br') return brotliDecompressSync(body).toString('utf8');
-    if (encoding === 'gzip') return gunzipSync(body).toString('utf8');
-    if (encoding === 'deflate') return inflateSync(body).toString('utf8');
+    return decode(body).toString('utf8');
   } catch {
     return undefined;
   }
-  return body.toString('utf8');
 }
 
 /** The largest JSON body a socket response is kept for, to check. */
@@ -246,14 +255,13 @@ export function checkServerResponses(
       return end(...args);
     }) as typeof response.end;
     response.once('finish', () => {
+      const headers = { ...response.getHeaders(), ...written };
       const seen: SeenResponse = {
         method: request.method ?? 'GET',
         url: request.url ?? '/',
         status: response.statusCode,
-        headers: { ...response.getHeaders(), ...written },
-        body: complete
-          ? decoded(Buffer.concat(chunks), written['content-encoding'] ?? response.getHeader('content-encoding'))
-          : undefined,
+        headers,
+        body: complete ? decoded(Buffer.concat(chunks), headerValue(headers, 'content-encoding')) : undefined,
       };
       for (const problem of check.problems(seen)) report(problem);
     });

@@ -12,7 +12,7 @@ import { loadConfig, type Config } from '../../src/config/index.js';
 import type { Store } from '../../src/store/types.js';
 import { issueToken } from '../../src/tokens/token-service.js';
 import { sqliteBackend, type TestBackend } from './backends.js';
-import { checkServerResponses, ContractCheck } from './contract-check.js';
+import { checkServerResponses, ContractCheck, decoded, encodingOf } from './contract-check.js';
 
 export interface Harness {
   readonly app: FastifyInstance;
@@ -73,7 +73,8 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
       const response = await app.inject(request);
       const { method, url } = response.raw.req;
       const seen = { method: method ?? 'GET', url: url ?? '/', status: response.statusCode, headers: response.headers };
-      const problems = check.problems({ ...seen, body: response.body });
+      const body = decoded(response.rawPayload, encodingOf(response.headers['content-encoding']));
+      const problems = check.problems({ ...seen, body });
       if (problems.length > 0) throw mismatch(problems);
       return response;
     },

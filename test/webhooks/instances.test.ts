@@ -9,6 +9,7 @@ import { issueToken } from '../../src/tokens/token-service.js';
 import { postgresAvailable, postgresBackend, type OpenedTestStore } from '../support/backends.js';
 import { startServiceProcess, type ServiceProcess } from '../support/service-process.js';
 import { startReceiver, verifySignature, type Receiver } from './receiver.js';
+import { checkedFetch } from '../support/checked-fetch.js';
 
 const PLANTS = 60;
 
@@ -47,7 +48,7 @@ describe('webhooks with two service instances on PostgreSQL', { skip: !postgresA
 
   it('delivers each event once per attempt, whichever instance created it', async () => {
     const [a, b] = instances as [ServiceProcess, ServiceProcess];
-    const subscribed = await fetch(`${a.url}/webhooks`, {
+    const subscribed = await checkedFetch(`${a.url}/webhooks`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ url: receiver.url }),
@@ -57,7 +58,7 @@ describe('webhooks with two service instances on PostgreSQL', { skip: !postgresA
 
     const statuses = await Promise.all(
       Array.from({ length: PLANTS }, async (_, i) => {
-        const response = await fetch(`${(i % 2 === 0 ? a : b).url}/plants`, {
+        const response = await checkedFetch(`${(i % 2 === 0 ? a : b).url}/plants`, {
           method: 'POST',
           headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
           body: `{"id": ${9223372036854775000n + BigInt(i)}, "name": "p${i}"}`,

@@ -8,6 +8,7 @@ import { issueToken } from '../../src/tokens/token-service.js';
 import { testBackends, type OpenedTestStore } from '../support/backends.js';
 import { startServiceProcess } from '../support/service-process.js';
 import { startReceiver, verifySignature, type Receiver, type ReceivedWebhook } from './receiver.js';
+import { checkedFetch } from '../support/checked-fetch.js';
 
 async function call(
   url: string,
@@ -16,7 +17,7 @@ async function call(
   path: string,
   body?: string,
 ): Promise<{ status: number; text: string }> {
-  const response = await fetch(`${url}${path}`, {
+  const response = await checkedFetch(`${url}${path}`, {
     method,
     headers: {
       authorization: `Bearer ${token}`,

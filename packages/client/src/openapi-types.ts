@@ -1299,8 +1299,8 @@ export interface operations {
                 };
             };
             /**
-             * @description - `50302` READ_TIME_LIMIT: The read (a search, a sorted page, a count) ran longer than one read may (READ_TIME_LIMIT_MS, SQLite store) and was stopped; narrow it (a longer search term, a tag) or retry after the Retry-After delay.
-             *     - `50301` STORE_UNAVAILABLE: The store cannot be reached or written to right now; retry after the Retry-After delay.
+             * @description - `50301` STORE_UNAVAILABLE: The store cannot be reached or written to right now; retry after the Retry-After delay.
+             *     - `50302` READ_TIME_LIMIT: The read (a search, a sorted page, a count) ran longer than one read may (READ_TIME_LIMIT_MS, SQLite store) and was stopped; narrow it (a longer search term, a tag) or retry after the Retry-After delay.
              */
             503: {
                 headers: {
@@ -1311,8 +1311,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": 50302,
-                     *       "message": "The read (a search, a sorted page, a count) ran longer than one read may (READ_TIME_LIMIT_MS, SQLite store) and was stopped; narrow it (a longer search term, a tag) or retry after the Retry-After delay."
+                     *       "error": 50301,
+                     *       "message": "The store cannot be reached or written to right now; retry after the Retry-After delay."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5970,6 +5970,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description - `50301` STORE_UNAVAILABLE: The store cannot be reached or written to right now; retry after the Retry-After delay. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 50301,
+                     *       "message": "The store cannot be reached or written to right now; retry after the Retry-After delay."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listTokens: {
@@ -6553,6 +6570,23 @@ export interface operations {
                      * @example {
                      *       "error": 50001,
                      *       "message": "An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `50301` STORE_UNAVAILABLE: The store cannot be reached or written to right now; retry after the Retry-After delay. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 50301,
+                     *       "message": "The store cannot be reached or written to right now; retry after the Retry-After delay."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7419,6 +7453,23 @@ export interface operations {
                      * @example {
                      *       "error": 50001,
                      *       "message": "An unexpected fault in the service. Nothing about it is disclosed; the request id in the X-Request-Id header finds it in the logs."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `50301` STORE_UNAVAILABLE: The store cannot be reached or written to right now; retry after the Retry-After delay. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 50301,
+                     *       "message": "The store cannot be reached or written to right now; retry after the Retry-After delay."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
