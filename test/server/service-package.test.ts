@@ -19,14 +19,14 @@ before(async () => {
 after(() => service?.remove());
 
 describe('the service tarball', () => {
-  it('holds the bundle, its migrations, README, LICENSE, CHANGELOG and docs; no sources, tests, data or secrets', () => {
+  it('holds the bundle, its migrations, the console, README, LICENSE, CHANGELOG and docs; no sources, tests, data or secrets', () => {
     const files = service.packedFiles;
-    for (const file of ['dist/service/plantstore.js', 'README.md', 'LICENSE', 'CHANGELOG.md', 'package.json'])
-      assert.ok(files.includes(file), `${file} is not in the tarball`);
+    const expected = ['dist/service/plantstore.js', 'dist/console/index.html', 'README.md', 'LICENSE', 'CHANGELOG.md'];
+    for (const file of [...expected, 'package.json']) assert.ok(files.includes(file), `${file} is not in the tarball`);
     assert.ok(files.some((file) => /^dist\/service\/migrations\/.+\.sql$/.test(file)));
     const unexpected = files.filter(
       (file) =>
-        !/^dist\/service\//.test(file) &&
+        !/^dist\/(service|console)\//.test(file) &&
         !/^docs\/[^/]+\.md$/.test(file) &&
         !['README.md', 'LICENSE', 'CHANGELOG.md', 'package.json'].includes(file),
     );
@@ -69,6 +69,10 @@ for (const backend of testBackends())
           await new Promise((resolve) => setTimeout(resolve, 100));
         }
         assert.equal((await checkedFetch(`${url}/readyz`)).status, 200);
+        // The console ships prebuilt in the tarball (not /console's 503 CONSOLE_NOT_BUILT).
+        const consolePage = await fetch(`${url}/console`);
+        assert.equal(consolePage.status, 200);
+        assert.match(consolePage.headers.get('content-type') ?? '', /^text\/html/);
         const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
         const body = '{"id": 9007199254740993, "name": "Monstera"}';
         const created = await checkedFetch(`${url}/plants`, { method: 'POST', headers, body });
