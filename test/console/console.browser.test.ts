@@ -228,6 +228,28 @@ for (const [index, backend] of testBackends().entries()) {
         assert.equal(await row.locator('.attempts li').count(), 2);
       });
 
+      it('webhooks: edits a subscription in place, disables it and enables it again', async () => {
+        const subscription = page.locator('.subscription');
+        const id = await subscription.getAttribute('data-webhook');
+        const stored = async () => {
+          const read = await h.request({ method: 'GET', url: `/webhooks/${id}`, headers: bearer(h.tokens.admin) });
+          assert.equal(read.statusCode, 200, read.body);
+          return JSON.parse(read.body) as { enabled: boolean; description?: string };
+        };
+        await subscription.getByRole('button', { name: 'Edit' }).click();
+        await subscription.getByLabel('New description (empty removes it)').fill('inventory sync, edited');
+        await subscription.getByRole('button', { name: 'Save' }).click();
+        await subscription.getByText('inventory sync, edited').waitFor();
+        assert.equal((await stored()).description, 'inventory sync, edited');
+
+        await subscription.getByRole('button', { name: 'Disable' }).click();
+        await subscription.locator('.state[data-enabled="false"]').waitFor();
+        assert.equal((await stored()).enabled, false);
+        await subscription.getByRole('button', { name: 'Enable' }).click();
+        await subscription.locator('.state[data-enabled="true"]').waitFor();
+        assert.equal((await stored()).enabled, true);
+      });
+
       it('tokens: creates one (secret shown once), which works until it is revoked here', async () => {
         await page.getByRole('button', { name: 'Tokens' }).click();
         await page.getByLabel('Name', { exact: true }).fill('support-desk');

@@ -27,6 +27,7 @@ export type {
 
 export type Scope = components['schemas']['Token']['scopes'][number];
 export type WebhookSubscription = components['schemas']['WebhookSubscription'];
+export type WebhookSubscriptionChange = components['schemas']['WebhookSubscriptionPatch'];
 export type CreatedWebhookSubscription = components['schemas']['CreatedWebhookSubscription'];
 export type WebhookDelivery = components['schemas']['WebhookDelivery'];
 export type EventType = WebhookSubscription['eventTypes'][number];

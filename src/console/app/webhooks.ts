@@ -1,4 +1,7 @@
-/** Webhook subscriptions: create, delete, rotate the secret (shown once), health, the delivery log and retry. */
+/**
+ * Webhook subscriptions: create, edit (URL, description), disable and enable, delete, rotate the secret (shown
+ * once), health, the delivery log and retry.
+ */
 import { useEffect, useState } from 'preact/hooks';
 import {
   answer,
@@ -7,6 +10,7 @@ import {
   type EventType,
   type WebhookDelivery,
   type WebhookSubscription,
+  type WebhookSubscriptionChange,
 } from './api.js';
 import { Failure, html, Secret, when, withheld, Withheld, type Session } from './ui.js';
 
@@ -95,6 +99,9 @@ function Subscription({
   const [recent, setRecent] = useState<WebhookDelivery[]>();
   const [secret, setSecret] = useState<string>();
   const [error, setError] = useState<unknown>();
+  const [editing, setEditing] = useState(false);
+  const [url, setUrl] = useState(subscription.url);
+  const [description, setDescription] = useState(subscription.description ?? '');
   useEffect(() => {
     answer(
       api.raw.GET('/webhooks/{id}/deliveries', { params: { path: { id: subscription.id }, query: { limit: 20 } } }),
@@ -120,15 +127,54 @@ function Subscription({
       await answer(api.raw.DELETE('/webhooks/{id}', { params: { path: { id: subscription.id } } }));
       onChanged();
     });
+  const change = (body: WebhookSubscriptionChange) =>
+    act(async () => {
+      await answer(api.raw.PATCH('/webhooks/{id}', { params: { path: { id: subscription.id } }, body }));
+      setEditing(false);
+      onChanged();
+    });
+  const save = (event: Event) => {
+    event.preventDefault();
+    void change({ url, description: description === '' ? null : description });
+  };
+  const state = subscription.enabled
+    ? 'enabled'
+    : `disabled${subscription.disabledReason ? `: ${subscription.disabledReason}` : ''}` +
+      (subscription.disabledAt ? ` (${when(subscription.disabledAt)})` : '');
   return html`<li class="subscription" data-webhook=${subscription.id}>
     <h3>${subscription.url}</h3>
     <p>${subscription.description ?? ''} <small>${subscription.eventTypes.join(', ')}</small></p>
+    <p class="state" data-enabled=${String(subscription.enabled)}>State: ${state}</p>
     <p class="health">Health: ${health(recent)}</p>
     <div class="actions">
       <button type="button" aria-expanded=${open} onClick=${() => setOpen(!open)}>Delivery log</button>
+      <button type="button" aria-expanded=${editing} onClick=${() => setEditing(!editing)}>Edit</button>
+      <button type="button" onClick=${() => change({ enabled: !subscription.enabled })}>
+        ${subscription.enabled ? 'Disable' : 'Enable'}
+      </button>
       <button type="button" onClick=${rotate}>Rotate secret</button>
       <button type="button" class="danger" onClick=${remove}>Delete</button>
     </div>
+    ${
+      editing &&
+      html`<form class="panel" onSubmit=${save} aria-label=${`Edit ${subscription.url}`}>
+        <label for=${`url-${subscription.id}`}>New URL</label>
+        <input
+          id=${`url-${subscription.id}`}
+          type="url"
+          required
+          value=${url}
+          onInput=${(e: Event) => setUrl((e.target as HTMLInputElement).value)}
+        />
+        <label for=${`description-${subscription.id}`}>New description (empty removes it)</label>
+        <input
+          id=${`description-${subscription.id}`}
+          value=${description}
+          onInput=${(e: Event) => setDescription((e.target as HTMLInputElement).value)}
+        />
+        <button type="submit">Save</button>
+      </form>`
+    }
     ${secret !== undefined && html`<${Secret} label="New signing secret." secret=${secret} />`}
     ${open && html`<${DeliveryLog} api=${api} subscription=${subscription} />`}
     <${Failure} error=${error} />
