@@ -5,20 +5,15 @@
  * a spent ticket is refused. Skipped with one loud line without Chromium, unless PLANTSTORE_REQUIRE_BROWSER=1.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { listen } from '../client/servers.js';
+import { browserMissing, browserRequired, CHROMIUM, launchBrowser, type Browser } from '../support/browser.js';
 import { bearer, createHarness, json, type Harness } from '../support/harness.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const browserMissing = !existsSync(CHROMIUM);
-
-if (browserMissing && process.env.PLANTSTORE_REQUIRE_BROWSER === '1') {
+if (browserMissing && browserRequired) {
   it('has Chromium to run the cross-origin browser test in (PLANTSTORE_REQUIRE_BROWSER=1)', () => {
     assert.fail(`${CHROMIUM} is missing: apt-get install -y chromium`);
   });
@@ -69,8 +64,7 @@ describe(
     let pageOrigin: string;
     let h: Harness;
     let api: string;
-    let userDataDir: string;
-    let context: BrowserContext;
+    let browser: Browser;
     let page: Page;
     const consoleErrors: string[] = [];
 
@@ -87,20 +81,9 @@ describe(
       h = await createHarness({ env: { CORS_ORIGINS: pageOrigin } });
       api = await listen(h);
       assert.notEqual(new URL(api).port, new URL(pageOrigin).port);
-      userDataDir = mkdtempSync(join(tmpdir(), 'plantstore-chromium-'));
-      context = await chromium.launchPersistentContext(userDataDir, {
-        executablePath: CHROMIUM,
-        headless: true,
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-        ],
-      });
-      page = context.pages()[0] ?? (await context.newPage());
+      // The page's origin is not the API's: requests to the API are the point here, not foreign.
+      browser = await launchBrowser(pageOrigin);
+      page = browser.context.pages()[0] ?? (await browser.newPage());
       page.on('console', (message) => {
         if (message.type() === 'error') consoleErrors.push(message.text());
       });
@@ -109,8 +92,7 @@ describe(
     });
 
     after(async () => {
-      await context?.close();
-      if (userDataDir !== undefined) rmSync(userDataDir, { recursive: true, force: true });
+      await browser?.close();
       await h?.close();
       await new Promise((resolve) => pages?.close(resolve));
     });

@@ -15,7 +15,7 @@ import {
   launchBrowser,
   seriousViolations,
   type Browser,
-} from '../console/browser.js';
+} from '../support/browser.js';
 import { createHarness, type Harness } from '../support/harness.js';
 
 if (browserMissing && browserRequired) {

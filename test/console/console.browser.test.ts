@@ -22,7 +22,7 @@ import {
   launchBrowser,
   seriousViolations,
   type Browser,
-} from './browser.js';
+} from '../support/browser.js';
 
 const SHOTS = fileURLToPath(new URL('../../docs/console/', import.meta.url));
 const BIG_ID = '9223372036854775807';

@@ -10,7 +10,7 @@ import { Errors } from '../../src/http/errors.js';
 import { assertError } from '../support/assertions.js';
 import { createHarness, type Harness } from '../support/harness.js';
 import { listen } from '../client/servers.js';
-import { browserMissing, browserRequired, CHROMIUM, launchBrowser, type Browser } from './browser.js';
+import { browserMissing, browserRequired, CHROMIUM, launchBrowser, type Browser } from '../support/browser.js';
 
 describe('GET /console', () => {
   let h: Harness;

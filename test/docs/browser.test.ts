@@ -10,22 +10,19 @@
  * PLANTSTORE_REQUIRE_BROWSER=1 (CI), where a missing browser fails the run.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { chromium, type BrowserContext, type Page, type Response } from 'playwright-core';
+import type { Page, Response } from 'playwright-core';
 import { listen } from '../client/servers.js';
 import { unversioned } from '../support/assertions.js';
+import { browserMissing, browserRequired, CHROMIUM, launchBrowser, type Browser } from '../support/browser.js';
 import { createHarness, type Harness } from '../support/harness.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const OUTPUT = fileURLToPath(new URL('../../test-output/', import.meta.url));
-const browserMissing = !existsSync(CHROMIUM);
-const required = process.env.PLANTSTORE_REQUIRE_BROWSER === '1';
 
-if (browserMissing && required) {
+if (browserMissing && browserRequired) {
   it('has Chromium to run the /docs browser test in (PLANTSTORE_REQUIRE_BROWSER=1)', () => {
     assert.fail(`${CHROMIUM} is missing: apt-get install -y chromium`);
   });
@@ -38,47 +35,18 @@ if (browserMissing && required) {
 describe('/docs in headless Chromium', { skip: browserMissing ? `${CHROMIUM} is missing` : false }, () => {
   let h: Harness;
   let origin: string;
-  let userDataDir: string;
-  let context: BrowserContext;
+  let browser: Browser;
   let page: Page;
-  const foreignRequests: string[] = [];
-  const policyViolations: string[] = [];
-  const pageErrors: string[] = [];
 
   before(async () => {
     h = await createHarness();
     origin = await listen(h);
-    userDataDir = mkdtempSync(join(tmpdir(), 'plantstore-chromium-'));
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-      viewport: { width: 1400, height: 1000 },
-    });
-    page = context.pages()[0] ?? (await context.newPage());
-    page.on('request', (request) => {
-      const url = request.url();
-      if (!url.startsWith(`${origin}/`) && !url.startsWith('data:') && !url.startsWith('blob:'))
-        foreignRequests.push(url);
-    });
-    page.on('console', (message) => {
-      if (/Content[- ]Security[- ]Policy/i.test(message.text())) policyViolations.push(message.text());
-    });
-    page.on('pageerror', (error) => pageErrors.push(error.message));
+    browser = await launchBrowser(origin, { viewport: { width: 1400, height: 1000 } });
+    page = browser.context.pages()[0] ?? (await browser.newPage());
   });
 
   after(async () => {
-    await context?.close();
-    if (userDataDir !== undefined) rmSync(userDataDir, { recursive: true, force: true });
+    await browser?.close();
     await h?.close();
   });
 
@@ -144,8 +112,8 @@ describe('/docs in headless Chromium', { skip: browserMissing ? `${CHROMIUM} is 
   });
 
   it('fetched nothing from another origin and broke no Content-Security-Policy rule', () => {
-    assert.deepEqual(foreignRequests, []);
-    assert.deepEqual(policyViolations, []);
-    assert.deepEqual(pageErrors, []);
+    assert.deepEqual(browser.foreignRequests, []);
+    assert.deepEqual(browser.policyViolations, []);
+    assert.deepEqual(browser.pageErrors, []);
   });
 });

@@ -1,7 +1,7 @@
 /**
- * Headless Debian Chromium for the console tests, launched as test/docs/browser.test.ts launches it (the same
- * flags; no browser is ever downloaded), with a watch on every page for requests to another host, Content-Security-
- * Policy violations and script errors.
+ * Headless Debian Chromium for the browser tests (/docs, the console, the front door, another origin), driven by
+ * playwright-core with the flags this machine needs (no browser is ever downloaded; no background networking), with
+ * a watch on every page for requests to another host, Content-Security-Policy violations and script errors.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -25,7 +25,7 @@ export interface Browser {
 
 export async function launchBrowser(
   origin: string,
-  options: { colorScheme?: 'light' | 'dark' } = {},
+  options: { colorScheme?: 'light' | 'dark'; viewport?: { width: number; height: number } } = {},
 ): Promise<Browser> {
   const userDataDir = mkdtempSync(join(tmpdir(), 'plantstore-console-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
@@ -41,7 +41,7 @@ export async function launchBrowser(
       '--disable-component-update',
       '--disable-sync',
     ],
-    viewport: { width: 1280, height: 900 },
+    viewport: options.viewport ?? { width: 1280, height: 900 },
     colorScheme: options.colorScheme ?? 'light',
   });
   const foreignRequests: string[] = [];
