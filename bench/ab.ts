@@ -2,7 +2,9 @@
  * A/B: CPU time per request of several builds of the service (and the floor), each
  * measured ALONE: one server process at a time, started fresh, warmed up, loaded,
  * stopped; the builds take turns, round after round. The median per build is printed,
- * with the medians of its runs' p50 and p99 latency (as the load generator saw them).
+ * with the medians of its runs' p50 and p99 latency (as the load generator saw them), and
+ * its best run: a neighbour on a shared machine only ever adds CPU time, so the best of
+ * many runs is the steadiest estimate of a build's own cost when the medians swing.
  *
  * Each build runs on a store of its own, created by that build's own CLI and seeded
  * alike, so builds on either side of a migration compare (an older build refuses a
@@ -166,6 +168,6 @@ for (const [label, samples] of perBuild) {
   const micros = samples.map((s) => s.micros);
   const latency = `p50 ${median(samples.map((s) => s.p50)).toFixed(2)}  p99 ${median(samples.map((s) => s.p99)).toFixed(2)}`;
   console.log(
-    `  ${label.padEnd(48)} median ${median(micros).toFixed(1)}   runs ${micros.map((m) => m.toFixed(1)).join(' ')}   ${latency}`,
+    `  ${label.padEnd(48)} median ${median(micros).toFixed(1)}   best ${Math.min(...micros).toFixed(1)}   runs ${micros.map((m) => m.toFixed(1)).join(' ')}   ${latency}`,
   );
 }

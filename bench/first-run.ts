@@ -81,7 +81,8 @@ async function npmStart(cwd: string, databaseUrl: string): Promise<Started> {
 }
 
 async function stopGroup(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
+  // A child killed by a signal has a signalCode and no exitCode; its 'exit' has been and will not come again.
+  if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
   process.kill(-(child.pid as number), 'SIGTERM');
   await exited;

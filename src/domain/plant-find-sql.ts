@@ -2,7 +2,8 @@
  * The find columns (search-text.ts: name_key and a words column per searched field) as both stores' statements
  * name them, so a field added to SEARCHED_PLANT_KEYS reaches every write, import, copy and search by itself.
  */
-import { FIND_ROW_COLUMNS, WORDS_COLUMNS, type FindRow } from './search-text.js';
+import { FIND_ROW_COLUMNS, SEARCHED_FIELDS, WORDS_COLUMNS, type FindRow } from './search-text.js';
+import type { PlantContentKey } from './plant.js';
 import type { SqlDialect } from './plant-json.js';
 
 const qualified = (columns: readonly string[], row: string | undefined): string =>
@@ -16,6 +17,13 @@ export function wordsColumnsSql(row?: string): string {
 /** `name_key, name_words, tag_words`, each of the row `row` when given. */
 export function findColumnsSql(row?: string): string {
   return qualified(FIND_ROW_COLUMNS, row);
+}
+
+/** The find columns made from the field `key`: `name` gives name_key and name_words, `tag` gives tag_words. */
+export function findColumnsOf(key: PlantContentKey): (keyof FindRow)[] {
+  const columns: (keyof FindRow)[] = key === 'name' ? ['name_key'] : [];
+  for (const field of SEARCHED_FIELDS) if (field.key === key) columns.push(field.column);
+  return columns;
 }
 
 /** The find columns as a table defines them: `name_key TEXT NOT NULL, name_words TEXT NOT NULL, ...`. */

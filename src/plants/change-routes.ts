@@ -11,7 +11,7 @@ import type { TypedRoutes } from '../http/type-provider.js';
 import type { DeletePlantOutcome, UpdatePlantOutcome, VersionedPlant } from '../store/types.js';
 import { bearerAuth } from '../tokens/auth.js';
 import { etagOf, expectedByIfMatch, noneMatchForbids } from './preconditions.js';
-import { ConditionalHeaders, ETagHeader, PlantPath, type PlantJson, plantJson } from './route-parts.js';
+import { ConditionalHeaders, ETagHeader, PlantPath, type PlantJson, oneSmallAnswer, plantJson } from './route-parts.js';
 import type { PlantPatch, PlantReplacement, StoredPlant } from './schemas.js';
 
 const example = { id: 10, name: 'Monstera deliciosa', tag: 'houseplant' };
@@ -136,6 +136,7 @@ export const plantChangeRoutes: TypedRoutes<[typeof PlantPatch, typeof PlantRepl
         },
       },
       config: { failures: changeFailures },
+      ...oneSmallAnswer,
     },
     async (request, reply) => {
       const { id } = request.params;
@@ -174,6 +175,7 @@ export const plantChangeRoutes: TypedRoutes<[typeof PlantPatch, typeof PlantRepl
         },
       },
       config: { failures: changeFailures },
+      ...oneSmallAnswer,
     },
     async (request, reply) => {
       const { id } = request.params;
@@ -201,6 +203,7 @@ export const plantChangeRoutes: TypedRoutes<[typeof PlantPatch, typeof PlantRepl
         response: { 204: { type: 'null', description: 'The plant was deleted; the body is empty.' } },
       },
       config: { failures: changeFailures },
+      ...oneSmallAnswer,
     },
     async (request, reply) => {
       const { id } = request.params;

@@ -2,6 +2,12 @@
 import { recordOf, type PlantRecord } from '../domain/plant.js';
 import { Int64Id } from './schemas.js';
 
+/**
+ * Route options for the routes that answer one plant (or an Error record): their bodies are always far below the
+ * compression threshold, so the compression hooks are left off them rather than run on every request to decide so.
+ */
+export const oneSmallAnswer = { compress: false } as const;
+
 export const PlantPath = {
   type: 'object',
   required: ['id'],

@@ -7,7 +7,14 @@ import type { TypedRoutes } from '../http/type-provider.js';
 import { recordOf } from '../domain/plant.js';
 import { bearerAuth } from '../tokens/auth.js';
 import { etagOf, noneMatchAny, noneMatchHits } from './preconditions.js';
-import { ConditionalHeaders, ETagHeader, PlantPath, createdPlantJson, plantJson } from './route-parts.js';
+import {
+  ConditionalHeaders,
+  ETagHeader,
+  PlantPath,
+  createdPlantJson,
+  oneSmallAnswer,
+  plantJson,
+} from './route-parts.js';
 import { NewPlant, Plant, StoredPlant } from './schemas.js';
 
 const example = { id: 10, name: 'Monstera deliciosa', tag: 'houseplant' };
@@ -39,6 +46,7 @@ export const plantRoutes: TypedRoutes<[typeof NewPlant, typeof Plant, typeof Sto
         },
       },
       config: { failures: ['PLANT_CONFLICT', 'PRECONDITION_FAILED', 'STORE_UNAVAILABLE'] },
+      ...oneSmallAnswer,
     },
     async (request, reply) => {
       // The body's own fields only: properties the schema does not list are ignored, not stored.
@@ -79,6 +87,7 @@ export const plantRoutes: TypedRoutes<[typeof NewPlant, typeof Plant, typeof Sto
         },
       },
       config: { failures: ['PLANT_NOT_FOUND', 'STORE_UNAVAILABLE'] },
+      ...oneSmallAnswer,
     },
     async (request, reply) => {
       const { id } = request.params;

@@ -5,7 +5,7 @@
  * in the same transaction; the search index and the change log get the batch's changes at its end.
  */
 import type Database from 'better-sqlite3';
-import { FIND_ROW_COLUMNS, findRow, WORDS_COLUMNS } from '../../domain/search-text.js';
+import { FIND_ROW_COLUMNS, findRow } from '../../domain/search-text.js';
 import {
   changed,
   PLANT_CONTENT_KEYS,
@@ -15,10 +15,11 @@ import {
   versionMatches,
   withoutAbsent,
   type PlantContent,
+  type PlantContentKey,
   type PlantRecord,
 } from '../../domain/plant.js';
 import { plantColumnsSql, plantContentColumnsSql } from '../../domain/plant-sql.js';
-import { wordsColumnsSql } from '../../domain/plant-find-sql.js';
+import { findColumnsOf, wordsColumnsSql } from '../../domain/plant-find-sql.js';
 import { ChangeLogEntries, ChangeLogWriter } from './change-log-writes.js';
 import { keptWords, SearchIndex, SearchIndexChanges, type IndexedWords } from './search-index.js';
 import { SqliteWebhookOutbox } from './webhook-store.js';
@@ -55,7 +56,9 @@ function stateOf(row: StoredRow): PlantState {
 export class BatchWriter {
   private readonly insert: Database.Statement;
   private readonly selectById: Database.Statement;
-  private readonly updateById: Database.Statement;
+  /** One UPDATE per set of changed fields, prepared when first needed (updateOf). */
+  private readonly updates = new Map<string, Database.Statement>();
+  private readonly prepare: (sql: string) => Database.Statement;
   private readonly deleteById: Database.Statement;
   private readonly readCounter: Database.Statement;
   private readonly writeCounter: Database.Statement;
@@ -67,6 +70,7 @@ export class BatchWriter {
   constructor(db: Database.Database) {
     // safeIntegers: ids and versions are bound and read as bigint, never rounded through a double.
     const prepare = (sql: string) => db.prepare(sql).safeIntegers(true);
+    this.prepare = prepare;
     // The plant's columns come from its definition, bound in PLANT_KEYS order; the row's own columns follow them.
     const columns = [plantColumnsSql(), ...ROW_COLUMNS].join(', ');
     this.insert = prepare(`INSERT INTO plants (${columns})
@@ -74,9 +78,6 @@ export class BatchWriter {
     this.selectById = prepare(
       `SELECT ${plantContentColumnsSql()}, version, ${wordsColumnsSql()} FROM plants WHERE id = ?`,
     );
-    // One UPDATE for every change: per-column variants showed no gain on bench:ab (bench/README.md).
-    const setColumns = [...PLANT_CONTENT_KEYS, ...FIND_ROW_COLUMNS].map((column) => `${column} = ?`).join(', ');
-    this.updateById = prepare(`UPDATE plants SET ${setColumns}, version = ? WHERE id = ?`);
     this.deleteById = prepare(`DELETE FROM plants WHERE id = ? RETURNING tag, ${wordsColumnsSql()}`);
     this.readCounter = prepare('SELECT last FROM plant_version_counter').pluck();
     this.writeCounter = prepare('UPDATE plant_version_counter SET last = ?');
@@ -103,6 +104,23 @@ export class BatchWriter {
   /** IMMEDIATE takes the write lock up front, so another process cannot interleave. */
   apply(writes: readonly PlantWrite[]): PlantWriteResult[] {
     return this.applyAll.immediate(writes);
+  }
+
+  /**
+   * The UPDATE that sets only the `changed` fields and the find columns made from them: SQLite rewrites the index
+   * entries of every column an UPDATE sets, changed or not, so a rename that set the tag too would rewrite its
+   * plants_tag_id entry for nothing (bench/README.md).
+   */
+  private updateOf(changed: readonly PlantContentKey[]): Database.Statement {
+    const key = changed.join(' ');
+    let statement = this.updates.get(key);
+    if (statement === undefined) {
+      const columns = changed.flatMap((field) => [field, ...findColumnsOf(field)]);
+      const set = columns.map((column) => `${column} = @${column}`).join(', ');
+      statement = this.prepare(`UPDATE plants SET ${set}, version = @version WHERE id = @id`);
+      this.updates.set(key, statement);
+    }
+    return statement;
   }
 
   private stored(id: bigint): StoredRow | undefined {
@@ -151,8 +169,8 @@ export class BatchWriter {
     const { id, ...content } = valuesOf(after);
     const find = findRow(after);
     const words = keptWords(row, before, after, find);
-    const fields = PLANT_CONTENT_KEYS.map((key) => content[key]);
-    this.updateById.run(...fields, find.name_key, ...WORDS_COLUMNS.map((column) => words[column]), version, id);
+    const changedKeys = PLANT_CONTENT_KEYS.filter((key) => after[key] !== before[key]);
+    this.updateOf(changedKeys).run({ ...content, ...find, ...words, version, id });
     batch.search.changed(write.id, row, words);
     batch.outbox.updated(after);
     batch.changes.updated(before, after);
