@@ -51,7 +51,7 @@ export function registerBatchMetrics(registry: Registry, store: object): void {
     store,
     'batches',
     'plantstore_store_batches_total',
-    "Batches the store ran, by kind: write (SQLite plant writes per fsync'd transaction), create and read (PostgreSQL statements).",
+    "Batches the store ran, by kind: write (SQLite plant writes per fsync'd transaction), create, update and read (PostgreSQL statements).",
   );
   mirrorCounter(
     registry,
