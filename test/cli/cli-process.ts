@@ -1,7 +1,9 @@
 /** The `plantstore` command as a real process, for the CLI tests: plainly, or on a pseudo-terminal. */
 import { execFile, execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { listen } from '../client/servers.js';
 import { bundledCli } from '../support/bundled-cli.js';
+import { createHarness, type Harness } from '../support/harness.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -70,4 +72,16 @@ export function onTerminal(args: readonly string[], env: Record<string, string>)
     );
     child.stdin?.end();
   });
+}
+
+/** A service on a real port for the CLI to talk to, and the environment that gives the CLI a token of every scope. */
+export interface CliServer {
+  readonly h: Harness;
+  readonly url: string;
+  readonly env: Record<string, string>;
+}
+
+export async function cliServer(): Promise<CliServer> {
+  const h = await createHarness();
+  return { h, url: await listen(h), env: { PLANTSTORE_TOKEN: h.tokens.all } };
 }

@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { listen } from '../client/servers.js';
 import { createHarness, type Harness } from '../support/harness.js';
 import { tempDir } from '../support/temp.js';
-import { cli, hasScript, onTerminal } from './cli-process.js';
+import { cli, cliServer, hasScript, onTerminal } from './cli-process.js';
 
 const ndjson = (plants: readonly (readonly [string, string, string?])[]) =>
   plants
@@ -33,9 +33,7 @@ describe('plantstore plants import / export', () => {
   };
 
   before(async () => {
-    h = await createHarness();
-    url = await listen(h);
-    env = { PLANTSTORE_TOKEN: h.tokens.all };
+    ({ h, url, env } = await cliServer());
     dir = tempDir('plantstore-bulk-cli-');
   });
   after(async () => {

@@ -5,9 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { closedPort, listen } from '../client/servers.js';
-import { createHarness, type Harness } from '../support/harness.js';
-import { cli, hasScript, onTerminal } from './cli-process.js';
+import { closedPort } from '../client/servers.js';
+import type { Harness } from '../support/harness.js';
+import { cli, cliServer, hasScript, onTerminal } from './cli-process.js';
 
 /** On a terminal: its lines, without \r. */
 async function terminalLines(args: readonly string[], env: Record<string, string>): Promise<string[]> {
@@ -20,9 +20,7 @@ describe('plantstore plants', () => {
   let env: Record<string, string>;
 
   before(async () => {
-    h = await createHarness();
-    url = await listen(h);
-    env = { PLANTSTORE_TOKEN: h.tokens.all };
+    ({ h, url, env } = await cliServer());
   });
   after(() => h.close());
 

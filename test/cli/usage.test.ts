@@ -5,9 +5,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { listen } from '../client/servers.js';
-import { createHarness, type Harness } from '../support/harness.js';
-import { cli, ROOT } from './cli-process.js';
+import type { Harness } from '../support/harness.js';
+import { cli, cliServer, ROOT } from './cli-process.js';
 
 const packageVersion = (JSON.parse(readFileSync(`${ROOT}/package.json`, 'utf8')) as { version: string }).version;
 
@@ -17,9 +16,7 @@ describe('plantstore command line', () => {
   let env: Record<string, string>;
 
   before(async () => {
-    h = await createHarness();
-    url = await listen(h);
-    env = { PLANTSTORE_TOKEN: h.tokens.all };
+    ({ h, url, env } = await cliServer());
   });
   after(() => h.close());
 

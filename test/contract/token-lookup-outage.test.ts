@@ -5,24 +5,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Errors } from '../../src/http/errors.js';
-import { StoreUnavailableError } from '../../src/store/errors.js';
 import { bearer, createHarness, type Harness } from '../support/harness.js';
+import { TokenLookupFaults } from '../support/token-lookup-faults.js';
 
 describe('a token lookup the store cannot answer', () => {
   let h: Harness;
-  let failLookups = false;
+  const lookups = new TokenLookupFaults();
   before(async () => {
-    h = await createHarness({
-      env: { TOKEN_CACHE_TTL_MS: '0' },
-      wrapStore: (store) => {
-        const tokens = Object.create(store.tokens) as typeof store.tokens;
-        tokens.findTokenBySecretHash = (hash) =>
-          failLookups
-            ? Promise.reject(new StoreUnavailableError('database is locked'))
-            : store.tokens.findTokenBySecretHash(hash);
-        return Object.assign(Object.create(store) as typeof store, { tokens });
-      },
-    });
+    h = await createHarness({ env: { TOKEN_CACHE_TTL_MS: '0' }, wrapStore: lookups.wrapStore });
   });
   after(() => h.close());
 
@@ -35,13 +25,13 @@ describe('a token lookup the store cannot answer', () => {
 
   for (const { method, url } of secured) {
     it(`answers ${method} ${url} with a documented 503`, async () => {
-      failLookups = true;
+      lookups.failing = true;
       try {
         const response = await h.request({ method, url, headers: bearer(h.tokens.all) });
         assert.equal(response.statusCode, 503, response.body);
         assert.equal((JSON.parse(response.body) as { error: number }).error, Errors.STORE_UNAVAILABLE.code);
       } finally {
-        failLookups = false;
+        lookups.failing = false;
       }
     });
   }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Errors } from '../../src/http/errors.js';
-import { StoreUnavailableError } from '../../src/store/errors.js';
+import { TokenLookupFaults } from '../support/token-lookup-faults.js';
 import { generateTokenSecret } from '../../src/tokens/secret.js';
 import { issueToken } from '../../src/tokens/token-service.js';
 import { assertError } from '../support/assertions.js';
@@ -129,24 +129,14 @@ describe('token lookup cache', () => {
   });
 
   it('a token lookup the store cannot answer -> 503 STORE_UNAVAILABLE, never a 5xx crash; the next lookup succeeds', async () => {
-    let failLookups = false;
-    const h = await createHarness({
-      env: { TOKEN_CACHE_TTL_MS: '0' },
-      wrapStore: (store) => {
-        const tokens = Object.create(store.tokens) as typeof store.tokens;
-        tokens.findTokenBySecretHash = (hash) =>
-          failLookups
-            ? Promise.reject(new StoreUnavailableError('database is locked'))
-            : store.tokens.findTokenBySecretHash(hash);
-        return Object.assign(Object.create(store) as typeof store, { tokens });
-      },
-    });
+    const lookups = new TokenLookupFaults();
+    const h = await createHarness({ env: { TOKEN_CACHE_TTL_MS: '0' }, wrapStore: lookups.wrapStore });
     try {
       const list = () =>
         h.request({ method: 'GET', url: '/plants', headers: { authorization: `Bearer ${h.tokens.read}` } });
-      failLookups = true;
+      lookups.failing = true;
       assertError(await list(), Errors.STORE_UNAVAILABLE, /unavailable/);
-      failLookups = false;
+      lookups.failing = false;
       assert.equal((await list()).statusCode, 200);
     } finally {
       await h.close();
