@@ -57,7 +57,7 @@ const READS: { readonly [T in CopyTable]: TableRead<CopyRows[T]> } = {
   webhook_subscriptions: {
     select:
       'seq, id, url, description, secret, previous_secret, previous_secret_expires_at, event_types, created_at, ' +
-      'version, enabled, disabled_at, disabled_reason, failing_since',
+      'version, enabled, disabled_at, disabled_reason, failing_since, tag',
     key: 'id',
     toRow: (raw) => {
       const r = raw as {
@@ -75,6 +75,7 @@ const READS: { readonly [T in CopyTable]: TableRead<CopyRows[T]> } = {
         disabled_at: Date | null;
         disabled_reason: string | null;
         failing_since: Date | null;
+        tag: string | null;
       };
       return {
         seq: r.seq,
@@ -91,15 +92,24 @@ const READS: { readonly [T in CopyTable]: TableRead<CopyRows[T]> } = {
         disabledAt: msOrNull(r.disabled_at),
         disabledReason: r.disabled_reason,
         failingSince: msOrNull(r.failing_since),
+        tag: r.tag,
       };
     },
   },
   webhook_events: {
-    select: 'id, type, payload, created_at',
+    select: 'id, type, payload, created_at, tag, previous_tag',
     key: 'id',
     toRow: (raw) => {
-      const r = raw as { id: string; type: string; payload: string; created_at: Date };
-      return { id: r.id, type: r.type, payload: r.payload, createdAt: ms(r.created_at) };
+      const r = raw as {
+        id: string;
+        type: string;
+        payload: string;
+        created_at: Date;
+        tag: string | null;
+        previous_tag: string | null;
+      };
+      const { id, type, payload } = r;
+      return { id, type, payload, createdAt: ms(r.created_at), tag: r.tag, previousTag: r.previous_tag };
     },
   },
   webhook_deliveries: {

@@ -67,13 +67,13 @@ const WRITES: { readonly [T in CopyTable]: TableWrite<CopyRows[T]> } = {
   },
   webhook_subscriptions: {
     sql: `INSERT INTO webhook_subscriptions (seq, id, url, description, secret, previous_secret, previous_secret_expires_at, event_types, created_at,
-            version, enabled, disabled_at, disabled_reason, failing_since)
+            version, enabled, disabled_at, disabled_reason, failing_since, tag)
           OVERRIDING SYSTEM VALUE
           SELECT seq, id, url, description, secret, previous_secret, previous_secret_expires_at, string_to_array(event_types, ','), created_at,
-            version, enabled, disabled_at, disabled_reason, failing_since
+            version, enabled, disabled_at, disabled_reason, failing_since, tag
           FROM ${unnest(
             'seq int8, id text, url text, description text, secret text, previous_secret text, previous_secret_expires_at timestamptz, event_types text, created_at timestamptz, ' +
-              'version int4, enabled bool, disabled_at timestamptz, disabled_reason text, failing_since timestamptz',
+              'version int4, enabled bool, disabled_at timestamptz, disabled_reason text, failing_since timestamptz, tag text',
           )}`,
     columns: (r) => [
       r.seq.toString(),
@@ -90,11 +90,13 @@ const WRITES: { readonly [T in CopyTable]: TableWrite<CopyRows[T]> } = {
       timeOrNull(r.disabledAt),
       r.disabledReason,
       timeOrNull(r.failingSince),
+      r.tag,
     ],
   },
   webhook_events: {
-    sql: `INSERT INTO webhook_events (id, type, payload, created_at) SELECT * FROM ${unnest('id text, type text, payload text, created_at timestamptz')}`,
-    columns: (r) => [r.id, r.type, r.payload, time(r.createdAt)],
+    sql: `INSERT INTO webhook_events (id, type, payload, created_at, tag, previous_tag)
+          SELECT * FROM ${unnest('id text, type text, payload text, created_at timestamptz, tag text, previous_tag text')}`,
+    columns: (r) => [r.id, r.type, r.payload, time(r.createdAt), r.tag, r.previousTag],
   },
   webhook_deliveries: {
     sql: `INSERT INTO webhook_deliveries (seq, id, event_id, subscription_id, status, attempt_count, manual, next_attempt_at, lease_owner, lease_until, created_at)

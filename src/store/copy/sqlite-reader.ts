@@ -67,7 +67,7 @@ const READS: { readonly [T in CopyTable]: TableRead<CopyRows[T]> } = {
   webhook_subscriptions: {
     select:
       'rowid AS seq, id, url, description, secret, previous_secret, previous_secret_expires_at, event_types, created_at, ' +
-      'version, enabled, disabled_at, disabled_reason, failing_since',
+      'version, enabled, disabled_at, disabled_reason, failing_since, tag',
     from: 'webhook_subscriptions',
     key: 'id',
     toRow: (raw) => {
@@ -86,6 +86,7 @@ const READS: { readonly [T in CopyTable]: TableRead<CopyRows[T]> } = {
         disabled_at: Int | null;
         disabled_reason: string | null;
         failing_since: Int | null;
+        tag: string | null;
       };
       return {
         seq: r.seq,
@@ -102,16 +103,25 @@ const READS: { readonly [T in CopyTable]: TableRead<CopyRows[T]> } = {
         disabledAt: msOrNull(r.disabled_at),
         disabledReason: r.disabled_reason,
         failingSince: msOrNull(r.failing_since),
+        tag: r.tag,
       };
     },
   },
   webhook_events: {
-    select: 'id, type, payload, created_at',
+    select: 'id, type, payload, created_at, tag, previous_tag',
     from: 'webhook_events',
     key: 'id',
     toRow: (raw) => {
-      const r = raw as { id: string; type: string; payload: string; created_at: Int };
-      return { id: r.id, type: r.type, payload: r.payload, createdAt: ms(r.created_at) };
+      const r = raw as {
+        id: string;
+        type: string;
+        payload: string;
+        created_at: Int;
+        tag: string | null;
+        previous_tag: string | null;
+      };
+      const { id, type, payload } = r;
+      return { id, type, payload, createdAt: ms(r.created_at), tag: r.tag, previousTag: r.previous_tag };
     },
   },
   webhook_deliveries: {

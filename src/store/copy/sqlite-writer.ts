@@ -53,8 +53,8 @@ const WRITES: { readonly [T in CopyTable]: TableWrite<CopyRows[T]> } = {
   },
   webhook_subscriptions: {
     sql: `INSERT INTO webhook_subscriptions (rowid, id, url, description, secret, previous_secret, previous_secret_expires_at, event_types, created_at,
-            version, enabled, disabled_at, disabled_reason, failing_since)
-          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+            version, enabled, disabled_at, disabled_reason, failing_since, tag)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     values: (r) => [
       r.seq,
       r.id,
@@ -70,11 +70,12 @@ const WRITES: { readonly [T in CopyTable]: TableWrite<CopyRows[T]> } = {
       r.disabledAt,
       r.disabledReason,
       r.failingSince,
+      r.tag,
     ],
   },
   webhook_events: {
-    sql: 'INSERT INTO webhook_events (id, type, payload, created_at) VALUES (?, ?, ?, ?)',
-    values: (r) => [r.id, r.type, r.payload, r.createdAt],
+    sql: 'INSERT INTO webhook_events (id, type, payload, created_at, tag, previous_tag) VALUES (?, ?, ?, ?, ?, ?)',
+    values: (r) => [r.id, r.type, r.payload, r.createdAt, r.tag, r.previousTag],
   },
   webhook_deliveries: {
     sql: `INSERT INTO webhook_deliveries

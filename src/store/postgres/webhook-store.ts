@@ -51,8 +51,9 @@ const { toSubscription, toRecovery, attachAttempts } = webhookRowMappers<Date>((
 
 /**
  * The CTE that writes the deliveries of the rows of a CTE named `event` (the events
- * of type `type` just written) to every subscription that chose that type, pending
- * from `now` (a parameter reference, e.g. '$7').
+ * of type `type` just written, returning id, tag, previous_tag) to every subscription
+ * that chose that type and whose tag filter, if any, is the plant's tag after the change
+ * or before it, pending from `now` (a parameter reference, e.g. '$7').
  */
 export function deliveriesOfEvent(type: EventType, now: string): string {
   return `deliveries AS (
@@ -60,9 +61,12 @@ export function deliveriesOfEvent(type: EventType, now: string): string {
       -- md5 only derives an id: unique because event ids are (and core in every PostgreSQL, unlike gen_random_uuid before 13).
       SELECT 'dlv_' || md5(event.id || ':' || s.id), event.id, s.id, 'pending', 0, false, ${now}::timestamptz, ${now}::timestamptz
       FROM event CROSS JOIN webhook_subscriptions s
-      WHERE '${type}' = ANY(s.event_types)
+      WHERE '${type}' = ANY(s.event_types) AND ${TAG_FILTER_PASSES}
     )`;
 }
+
+/** A subscription `s`'s tag filter lets the plant event `event` through. */
+const TAG_FILTER_PASSES = '(s.tag IS NULL OR s.tag = event.tag OR s.tag = event.previous_tag)';
 
 /**
  * A plant's JSON, as the events carry it (plantJson's text): built by the database
@@ -100,11 +104,11 @@ export const INSERT_PLANTS_WITH_OUTBOX = {
       INSERT INTO plants (${PLANTS_INPUT.columns()})
       SELECT ${PLANTS_INPUT.columns()} FROM input ORDER BY id ON CONFLICT (id) DO NOTHING RETURNING id, version
     ), event AS (
-      INSERT INTO webhook_events (id, type, payload, created_at)
-      SELECT input.event_id, input.event_type, input.payload, ${PLANT_EVENTS_INPUT.parameter()}::timestamptz
+      INSERT INTO webhook_events (id, type, payload, created_at, tag)
+      SELECT input.event_id, input.event_type, input.payload, ${PLANT_EVENTS_INPUT.parameter()}::timestamptz, input.tag
       FROM inserted JOIN input ON input.id = inserted.id
       WHERE EXISTS (SELECT 1 FROM webhook_subscriptions WHERE '${PLANT_CREATED}' = ANY(event_types))
-      RETURNING id
+      RETURNING id, tag, previous_tag
     ), ${deliveriesOfEvent(PLANT_CREATED, PLANT_EVENTS_INPUT.parameter())}
     SELECT id, version FROM inserted`,
 };
@@ -150,7 +154,7 @@ const OF_ENABLED =
 const Q = {
   insertSubscription: {
     name: 'webhooks.insert',
-    text: 'INSERT INTO webhook_subscriptions (id, url, description, event_types, secret, created_at) VALUES ($1, $2, $3, $4, $5, $6)',
+    text: 'INSERT INTO webhook_subscriptions (id, url, description, event_types, secret, created_at, tag) VALUES ($1, $2, $3, $4, $5, $6, $7)',
   },
   listSubscriptions: {
     name: 'webhooks.list',
@@ -167,7 +171,7 @@ const Q = {
   updateSubscription: {
     name: 'webhooks.update',
     text: `UPDATE webhook_subscriptions
-           SET url = $2, description = $3, event_types = $4, enabled = $5, disabled_at = $6, disabled_reason = $7, version = $8,
+           SET url = $2, description = $3, event_types = $4, enabled = $5, disabled_at = $6, disabled_reason = $7, version = $8, tag = $9,
                -- Enabled again: its failing time starts afresh (right-hand sides see the row as it was).
                failing_since = CASE WHEN $5 AND NOT enabled THEN NULL ELSE failing_since END
            WHERE id = $1`,
@@ -370,7 +374,7 @@ export class PostgresWebhookStore implements WebhookStore {
     await guarded(() =>
       this.pool.query({
         ...Q.insertSubscription,
-        values: [s.id, s.url, s.description ?? null, s.eventTypes, s.secret, s.createdAt],
+        values: [s.id, s.url, s.description ?? null, s.eventTypes, s.secret, s.createdAt, s.tag ?? null],
       }),
     );
   }
@@ -414,6 +418,7 @@ export class PostgresWebhookStore implements WebhookStore {
           next.disabledAt ?? null,
           next.disabledReason ?? null,
           next.version,
+          next.tag ?? null,
         ];
         await client.query({ ...Q.updateSubscription, values });
       }

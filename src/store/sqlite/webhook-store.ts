@@ -89,11 +89,14 @@ export class SqliteWebhookOutbox {
   constructor(db: Database.Database) {
     this.subscribedTypes = db.prepare('SELECT DISTINCT event_types FROM webhook_subscriptions').pluck();
     this.insertEvent = db.prepare(
-      'INSERT INTO webhook_events (id, type, payload, created_at) VALUES (@id, @type, @payload, @now)',
+      `INSERT INTO webhook_events (id, type, payload, created_at, tag, previous_tag)
+       VALUES (@id, @type, @payload, @now, @tag, @previousTag)`,
     );
+    // A tag filter passes a plant event whose plant has the tag after the change or had it before.
     this.insertDeliveries = db.prepare(
       `INSERT INTO webhook_deliveries (id, event_id, subscription_id, status, attempt_count, manual, next_attempt_at, created_at)
-       SELECT 'dlv_' || lower(hex(randomblob(16))), @id, id, 'pending', 0, 0, @now, @now FROM webhook_subscriptions WHERE ${SUBSCRIBED_TO}`,
+       SELECT 'dlv_' || lower(hex(randomblob(16))), @id, id, 'pending', 0, 0, @now, @now FROM webhook_subscriptions
+       WHERE ${SUBSCRIBED_TO} AND (tag IS NULL OR tag = @tag OR tag = @previousTag)`,
     );
   }
 
@@ -106,18 +109,20 @@ export class SqliteWebhookOutbox {
   forBatch(now = Date.now()) {
     const types = new Set((this.subscribedTypes.all() as string[]).flatMap((list) => list.split(',')));
     // The event is built only when somebody subscribes to its type.
-    const emit = (type: EventType, event: () => PlantEvent) => {
+    // tag: the plant's after the change (a deletion's: the one it had); previousTag: the one an update replaced.
+    const emit = (type: EventType, event: () => PlantEvent, tag: string | null, previousTag: string | null) => {
       if (!types.has(type)) return;
       const { id, payload } = event();
-      this.insertEvent.run({ id, type, payload, now });
-      this.insertDeliveries.run({ id, type, now });
+      this.insertEvent.run({ id, type, payload, now, tag, previousTag });
+      this.insertDeliveries.run({ id, type, now, tag, previousTag });
     };
     return {
       /** Whether any subscription chose this type (a bulk write can skip reading back what it wrote). */
       wants: (type: EventType) => types.has(type),
-      created: (plant: PlantRecord) => emit(PLANT_CREATED, () => plantCreatedEvent(plant)),
-      updated: (plant: PlantRecord) => emit(PLANT_UPDATED, () => plantUpdatedEvent(plant)),
-      deleted: (id: bigint) => emit(PLANT_DELETED, () => plantDeletedEvent(id)),
+      created: (plant: PlantRecord) => emit(PLANT_CREATED, () => plantCreatedEvent(plant), plant.tag ?? null, null),
+      updated: (before: PlantRecord, after: PlantRecord) =>
+        emit(PLANT_UPDATED, () => plantUpdatedEvent(after), after.tag ?? null, before.tag ?? null),
+      deleted: (id: bigint, tag: string | null) => emit(PLANT_DELETED, () => plantDeletedEvent(id), tag, null),
     };
   }
 }
@@ -143,7 +148,7 @@ export class SqliteWebhookStore implements WebhookStore {
   constructor(db: Database.Database) {
     const s = {
       insertSubscription: db.prepare(
-        'INSERT INTO webhook_subscriptions (id, url, description, event_types, secret, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+        'INSERT INTO webhook_subscriptions (id, url, description, event_types, secret, created_at, tag) VALUES (?, ?, ?, ?, ?, ?, ?)',
       ),
       listSubscriptions: db.prepare(
         `SELECT ${SUBSCRIPTION_COLUMNS} FROM webhook_subscriptions ORDER BY created_at, rowid`,
@@ -152,7 +157,7 @@ export class SqliteWebhookStore implements WebhookStore {
       updateSubscription: db.prepare(
         `UPDATE webhook_subscriptions
          SET url = @url, description = @description, event_types = @eventTypes, enabled = @enabled,
-             disabled_at = @disabledAt, disabled_reason = @disabledReason, version = @version,
+             disabled_at = @disabledAt, disabled_reason = @disabledReason, version = @version, tag = @tag,
              -- Enabled again: its failing time starts afresh (right-hand sides see the row as it was).
              failing_since = CASE WHEN @enabled = 1 AND enabled = 0 THEN NULL ELSE failing_since END
          WHERE id = @id`,
@@ -352,6 +357,7 @@ export class SqliteWebhookStore implements WebhookStore {
             disabledAt: next.disabledAt?.getTime() ?? null,
             disabledReason: next.disabledReason ?? null,
             version: next.version,
+            tag: next.tag ?? null,
           });
         return { kind: 'updated', subscription: next };
       },
@@ -409,6 +415,7 @@ export class SqliteWebhookStore implements WebhookStore {
         subscription.eventTypes.join(','),
         subscription.secret,
         subscription.createdAt.getTime(),
+        subscription.tag ?? null,
       ),
     );
   }
