@@ -21,7 +21,7 @@ import type {
   WebhookSubscription,
 } from '../types.js';
 import type { WebhookBacklog } from '../webhook-types.js';
-import { PLANT_CREATED, plantCreatedEvent, type EventType } from '../../domain/events.js';
+import { PLANT_CREATED, plantCreatedEvent, webhookDisabledEvent, type EventType } from '../../domain/events.js';
 import { deliveryUpdate } from '../core/delivery-update.js';
 import { applySubscriptionChange, versionAccepted } from '../core/subscription-change.js';
 import { plantJsonSql } from '../../domain/plant-json.js';
@@ -236,6 +236,28 @@ const Q = {
            SET enabled = false, disabled_at = $3, disabled_reason = $4, version = version + 1
            WHERE id = $1 AND enabled AND failing_since <= $2
            RETURNING ${SUBSCRIPTION_COLUMNS}`,
+  },
+  // A webhook.disabled event: to the other subscriptions that chose its type, and into the change log (GET /events)
+  // at the next position, with no plant (plant_id 0); the notification tells every instance's streams at commit.
+  emitOperational: {
+    name: 'webhooks.emit-operational',
+    text: `
+      WITH event AS (
+        INSERT INTO webhook_events (id, type, payload, created_at)
+        SELECT $1, $2::text, $3, $4
+        WHERE EXISTS (SELECT 1 FROM webhook_subscriptions WHERE $2::text = ANY(event_types) AND id <> $5)
+        RETURNING id
+      ), deliveries AS (
+        INSERT INTO webhook_deliveries (id, event_id, subscription_id, status, attempt_count, manual, next_attempt_at, created_at)
+        SELECT 'dlv_' || md5(event.id || ':' || s.id), event.id, s.id, 'pending', 0, false, $4, $4
+        FROM event CROSS JOIN webhook_subscriptions s
+        WHERE $2::text = ANY(s.event_types) AND s.id <> $5
+      ), counter AS (
+        UPDATE plant_change_counter SET last = last + 1 RETURNING last
+      ), logged AS (
+        INSERT INTO plant_changes (position, type, plant_id, payload) SELECT last, $2::text, 0, $3 FROM counter
+      )
+      SELECT pg_notify('plant_changes', last::text) FROM counter`,
   },
   rotateSecret: {
     name: 'webhooks.rotate-secret',
@@ -508,12 +530,17 @@ export class PostgresWebhookStore implements WebhookStore {
     now: Date,
     reason: string,
   ): Promise<WebhookSubscription | undefined> {
-    const row = await guarded(
-      async () =>
-        (await this.pool.query<SubscriptionRow>({ ...Q.disableFailing, values: [id, failingSince, now, reason] }))
-          .rows[0],
-    );
-    return row === undefined ? undefined : toSubscription(row);
+    // In one transaction with the disable, so only the instance whose UPDATE matched emits, and exactly once.
+    return this.inTransaction(async (client) => {
+      const row = (
+        await client.query<SubscriptionRow>({ ...Q.disableFailing, values: [id, failingSince, now, reason] })
+      ).rows[0];
+      if (row === undefined) return undefined;
+      const disabled = toSubscription(row);
+      const event = webhookDisabledEvent(disabled);
+      await client.query({ ...Q.emitOperational, values: [event.id, event.type, event.payload, now, id] });
+      return disabled;
+    });
   }
 
   async startRecovery(

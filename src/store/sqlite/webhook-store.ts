@@ -28,6 +28,7 @@ import {
   plantCreatedEvent,
   plantDeletedEvent,
   plantUpdatedEvent,
+  webhookDisabledEvent,
   type EventType,
   type PlantEvent,
 } from '../../domain/events.js';
@@ -132,6 +133,9 @@ export class SqliteWebhookStore implements WebhookStore {
   private readonly claimAtomically: Database.Transaction<(request: ClaimRequest) => ClaimRow[]>;
   private readonly recordAtomically: Database.Transaction<(result: AttemptResult) => void>;
   private readonly deleteAtomically: Database.Transaction<(id: string) => boolean>;
+  private readonly disableAtomically: Database.Transaction<
+    (id: string, failingSince: number, now: number, reason: string) => WebhookSubscription | undefined
+  >;
   private readonly updateAtomically: Database.Transaction<
     (
       id: string,
@@ -173,6 +177,20 @@ export class SqliteWebhookStore implements WebhookStore {
          SET enabled = 0, disabled_at = @now, disabled_reason = @reason, version = version + 1
          WHERE id = @id AND enabled = 1 AND failing_since <= @failingSince
          RETURNING ${SUBSCRIPTION_COLUMNS}`,
+      ),
+      // A webhook.disabled event goes to the other subscriptions that chose its type, and into the change log.
+      operationalEvent: db.prepare(
+        `INSERT INTO webhook_events (id, type, payload, created_at)
+         SELECT @id, @type, @payload, @now WHERE EXISTS (SELECT 1 FROM webhook_subscriptions WHERE ${SUBSCRIBED_TO} AND id <> @disabled)`,
+      ),
+      operationalDeliveries: db.prepare(
+        `INSERT INTO webhook_deliveries (id, event_id, subscription_id, status, attempt_count, manual, next_attempt_at, created_at)
+         SELECT 'dlv_' || lower(hex(randomblob(16))), @id, id, 'pending', 0, 0, @now, @now FROM webhook_subscriptions
+         WHERE ${SUBSCRIBED_TO} AND id <> @disabled AND EXISTS (SELECT 1 FROM webhook_events WHERE id = @id)`,
+      ),
+      // Not about a plant: plant_id 0. Stamped with the clock, as the plant writes' entries are, for retention.
+      operationalChange: db.prepare(
+        'INSERT INTO plant_changes (type, plant_id, tag, payload, created_at) VALUES (@type, 0, NULL, @payload, @at)',
       ),
       deleteAttempts: db.prepare(
         'DELETE FROM webhook_delivery_attempts WHERE delivery_id IN (SELECT id FROM webhook_deliveries WHERE subscription_id = ?)',
@@ -363,6 +381,18 @@ export class SqliteWebhookStore implements WebhookStore {
       },
     );
 
+    // The disable and its event commit together: only the caller whose UPDATE matched emits, exactly once.
+    this.disableAtomically = db.transaction((id: string, failingSince: number, now: number, reason: string) => {
+      const row = s.disableFailing.get({ id, failingSince, now, reason }) as SubscriptionRow | undefined;
+      if (row === undefined) return undefined;
+      const disabled = toSubscription(row);
+      const { id: eventId, type, payload } = webhookDisabledEvent(disabled);
+      s.operationalEvent.run({ id: eventId, type, payload, now, disabled: id });
+      s.operationalDeliveries.run({ id: eventId, type, now, disabled: id });
+      s.operationalChange.run({ type, payload, at: Date.now() });
+      return disabled;
+    });
+
     this.deleteAtomically = db.transaction((id: string) => {
       s.deleteAttempts.run(id);
       s.deleteDeliveries.run(id);
@@ -508,10 +538,7 @@ export class SqliteWebhookStore implements WebhookStore {
     now: Date,
     reason: string,
   ): Promise<WebhookSubscription | undefined> {
-    const row = guarded(() =>
-      this.statements.disableFailing.get({ id, failingSince: failingSince.getTime(), now: now.getTime(), reason }),
-    ) as SubscriptionRow | undefined;
-    return row === undefined ? undefined : toSubscription(row);
+    return guarded(() => this.disableAtomically.immediate(id, failingSince.getTime(), now.getTime(), reason));
   }
 
   async startRecovery(
