@@ -92,7 +92,7 @@ describe('typed client: webhooks', () => {
     assert.match(tested.error ?? '', /ECONNREFUSED/);
     assert.deepEqual(
       (await client.listWebhookEventTypes()).map((e) => e.type),
-      ['plant.created', 'plant.updated', 'plant.deleted'],
+      ['plant.created', 'plant.updated', 'plant.deleted', 'webhook.disabled'],
     );
   });
 });
