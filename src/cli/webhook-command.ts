@@ -4,11 +4,12 @@
  */
 import type { Command } from 'commander';
 import { EVENT_TYPES, isEventType, type EventType } from '../domain/events.js';
+import { PLANT_TEXT_RULES } from '../domain/plant.js';
 import { parseInt64Text } from '../http/int64.js';
 import type { DeliveryStatus } from '../store/types.js';
 import { recoveryWindow, RecoveryWindowError, WebhookRecoveries } from '../webhooks/recovery.js';
 import { DEFAULT_OVERLAP_SECONDS, MAX_OVERLAP_SECONDS, rotateSigningSecret } from '../webhooks/secret-rotation.js';
-import { checkDescription, createSubscription, WebhookInputError } from '../webhooks/subscriptions.js';
+import { checkDescription, checkTagFilter, createSubscription, WebhookInputError } from '../webhooks/subscriptions.js';
 import { EXISTING_STORE_HELP, withDatabaseOption, withStore, type Options } from './options.js';
 import { printTable } from './table.js';
 
@@ -27,10 +28,12 @@ export function registerWebhookCommands(program: Command): void {
       .description('Subscribe a URL to events; prints the signing secret, once, alone on the last line.')
       .argument('<url>', 'an http(s) URL; private, loopback and link-local hosts need WEBHOOK_ALLOW_PRIVATE_URLS=true')
       .option('--description <text>', 'what the subscription is for')
-      .option('--event-types <list>', `comma-separated, of ${EVENT_TYPES.join(', ')} (default plant.created)`),
+      .option('--event-types <list>', `comma-separated, of ${EVENT_TYPES.join(', ')} (default plant.created)`)
+      .option('--tag <tag>', TAG_HELP),
   ).action(async (url: string, options: Options) =>
     withStore(options, async (store, { webhookAllowPrivateUrls: allowPrivate }) => {
       const description = typeof options.description === 'string' ? options.description : undefined;
+      const tag = typeof options.tag === 'string' ? options.tag : undefined;
       const eventTypes = typeof options.eventTypes === 'string' ? eventTypeList(options.eventTypes) : undefined;
       const created = await createSubscription(
         store.webhooks,
@@ -38,6 +41,7 @@ export function registerWebhookCommands(program: Command): void {
           url,
           ...(description === undefined ? {} : { description }),
           ...(eventTypes === undefined ? {} : { eventTypes }),
+          ...(tag === undefined ? {} : { tag }),
         },
         { allowPrivate },
       );
@@ -62,12 +66,13 @@ export function registerWebhookCommands(program: Command): void {
         return;
       }
       printTable(
-        ['ID', 'URL', 'DESCRIPTION', 'EVENT TYPES', 'ENABLED', 'CREATED'],
+        ['ID', 'URL', 'DESCRIPTION', 'EVENT TYPES', 'TAG', 'ENABLED', 'CREATED'],
         subscriptions.map((s) => [
           s.id,
           s.url,
           s.description ?? '-',
           s.eventTypes.join(','),
+          s.tag ?? '-',
           s.enabled ? 'yes' : `no: ${s.disabledReason ?? ''}`,
           s.createdAt.toISOString(),
         ]),
@@ -120,6 +125,24 @@ export function registerWebhookCommands(program: Command): void {
       const outcome = await store.webhooks.updateSubscription(id, change, undefined, new Date());
       if (outcome.kind !== 'updated') throw new WebhookInputError(`no webhook subscription has id '${id}'`);
       process.stdout.write(`disabled webhook subscription ${id}\n`);
+    }),
+  );
+
+  withDatabaseOption(
+    webhook
+      .command('update')
+      .description('Change a subscription in place: its tag filter applies to the events written from then on.')
+      .argument('<id>')
+      .option('--tag <tag>', TAG_HELP)
+      .option('--no-tag', 'remove the tag filter: plant events of every plant'),
+  ).action(async (id: string, options: Options) =>
+    withStore(options, async (store) => {
+      if (options.tag === undefined) throw new WebhookInputError('give --tag <tag> or --no-tag');
+      const tag = typeof options.tag === 'string' ? options.tag : null;
+      if (tag !== null) checkTagFilter(tag);
+      const outcome = await store.webhooks.updateSubscription(id, { tag }, undefined, new Date());
+      if (outcome.kind !== 'updated') throw new WebhookInputError(`no webhook subscription has id '${id}'`);
+      process.stdout.write(`updated webhook subscription ${id}\n`);
     }),
   );
 
@@ -244,6 +267,10 @@ export function registerWebhookCommands(program: Command): void {
     }),
   );
 }
+
+const TAG_HELP =
+  'only plant events of plants with this tag after the change or before it ' +
+  `(1 to ${PLANT_TEXT_RULES.tag.maxLength} characters); other events pass`;
 
 function eventTypeList(text: string): EventType[] {
   const types = text.split(',').map((type) => type.trim());

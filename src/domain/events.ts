@@ -9,14 +9,23 @@ import { deletedPlantJson, plantJson } from './plant-json.js';
 export const PLANT_CREATED = 'plant.created';
 export const PLANT_UPDATED = 'plant.updated';
 export const PLANT_DELETED = 'plant.deleted';
+/** An operational event, about a subscription rather than a plant: one was disabled automatically. */
+export const WEBHOOK_DISABLED = 'webhook.disabled';
+
+/** The events about a plant: the ones a tag filter applies to, and what a change stream gives without `types`. */
+export const PLANT_EVENT_TYPES = [PLANT_CREATED, PLANT_UPDATED, PLANT_DELETED] as const;
 
 /** Every event type there is; what a subscriber can be sent. */
-export const EVENT_TYPES = [PLANT_CREATED, PLANT_UPDATED, PLANT_DELETED] as const;
+export const EVENT_TYPES = [...PLANT_EVENT_TYPES, WEBHOOK_DISABLED] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
 
 export function isEventType(text: string): text is EventType {
   return (EVENT_TYPES as readonly string[]).includes(text);
+}
+
+export function isPlantEventType(type: EventType): boolean {
+  return type !== WEBHOOK_DISABLED;
 }
 
 /** The outbox row of one event, written in its change's transaction; none for a replay, no-op or failed write. */
@@ -54,4 +63,19 @@ export function plantUpdatedEvent(plant: PlantRecord): PlantEvent {
 /** A plant was deleted: its id. */
 export function plantDeletedEvent(id: bigint): PlantEvent {
   return { id: newEventId(), type: PLANT_DELETED, payload: deletedPlantJson(id) };
+}
+
+/** What a webhook.disabled event says of the subscription that was disabled. */
+export interface DisabledSubscription {
+  readonly id: string;
+  readonly url: string;
+  readonly disabledAt?: Date;
+  readonly disabledReason?: string;
+}
+
+/** A subscription was disabled automatically: its id, url, and when and why (the times as RFC 3339, in UTC). */
+export function webhookDisabledEvent(subscription: DisabledSubscription): PlantEvent {
+  const { id, url, disabledAt, disabledReason } = subscription;
+  const payload = JSON.stringify({ id, url, disabledAt: disabledAt?.toISOString(), disabledReason });
+  return { id: newEventId(), type: WEBHOOK_DISABLED, payload };
 }

@@ -2,11 +2,14 @@
  * A batch of consecutive log entries, each SSE message built once for all streams and the
  * whole encoded once: with a thousand streams, doing it per stream cost more than writing.
  */
+import { isPlantEventType } from '../domain/events.js';
 import type { PlantChangeEntry } from '../store/types.js';
 import { changeMessage } from './sse.js';
 
 export class ChangeBatch {
   readonly messages: readonly string[];
+  /** Whether it holds an operational event, which a stream without `types` leaves out. */
+  readonly operational: boolean;
   private encoded: Buffer | undefined;
 
   constructor(
@@ -15,6 +18,7 @@ export class ChangeBatch {
     history: string,
   ) {
     this.messages = entries.map((entry) => changeMessage(history, entry));
+    this.operational = entries.some((entry) => !isPlantEventType(entry.type));
   }
 
   get first(): bigint {

@@ -7,17 +7,17 @@
  * reader is never cut off; only one that takes nothing for stallMs is (stream.overflow).
  */
 import { Readable } from 'node:stream';
-import type { EventType } from '../domain/events.js';
+import { isPlantEventType, type EventType } from '../domain/events.js';
 import type { ChangeLog, PlantChangeEntry } from '../store/types.js';
 import { ChangeBatch } from './change-batch.js';
 import { closingMessage, comment, positionMessage } from './sse.js';
 
 export interface StreamFilter {
-  /** Only these types; all when undefined. */
+  /** Only these types; when undefined, every plant event (operational events only when named). */
   readonly types?: ReadonlySet<EventType>;
   /**
    * Only changes of plants with this tag, or that had it: a change that takes a plant out of
-   * the tag passes too (for a deletion, the plant's last tag).
+   * the tag passes too (for a deletion, the plant's last tag). Operational events are not about a plant: not filtered.
    */
   readonly tag?: string;
 }
@@ -185,7 +185,8 @@ export class ChangeStream {
 
   private write(batch: ChangeBatch): void {
     if (this.ended || batch.last <= this.position) return;
-    if (this.filter.types === undefined && this.filter.tag === undefined && batch.first === this.position + 1n) {
+    const unfiltered = this.filter.types === undefined && this.filter.tag === undefined && !batch.operational;
+    if (unfiltered && batch.first === this.position + 1n) {
       // The common case: every change, and this batch follows on from the last.
       this.body.push(batch.bytes);
       this.position = batch.last;
@@ -204,7 +205,10 @@ export class ChangeStream {
   }
 
   private matches(entry: PlantChangeEntry): boolean {
-    if (this.filter.types !== undefined && !this.filter.types.has(entry.type)) return false;
+    const plant = isPlantEventType(entry.type);
+    // Without `types`, plant events only; an operational event is about no plant, so no tag filters it out.
+    if (this.filter.types === undefined ? !plant : !this.filter.types.has(entry.type)) return false;
+    if (!plant) return true;
     const tag = this.filter.tag;
     return tag === undefined || entry.tag === tag || (entry.previousTag !== undefined && entry.previousTag === tag);
   }

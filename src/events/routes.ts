@@ -4,7 +4,7 @@
  */
 import { finished } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { EVENT_TYPES, isEventType, type EventType } from '../domain/events.js';
+import { EVENT_TYPES, isEventType, PLANT_EVENT_TYPES, WEBHOOK_DISABLED, type EventType } from '../domain/events.js';
 import { EVENT_ID } from '../domain/text-rules.js';
 import { failure } from '../http/errors.js';
 import { parseInt64Text } from '../http/int64.js';
@@ -46,7 +46,9 @@ const EventsQuery = {
     types: {
       type: 'string',
       pattern: `^(${EVENT_TYPES.join('|').replaceAll('.', '\\.')})(,(${EVENT_TYPES.join('|').replaceAll('.', '\\.')}))*$`,
-      description: `Only these event types, comma-separated: ${EVENT_TYPES.join(', ')} (all by default).`,
+      description:
+        `Only these event types, comma-separated: ${EVENT_TYPES.join(', ')}. By default every plant event ` +
+        `(${PLANT_EVENT_TYPES.join(', ')}); the operational event ${WEBHOOK_DISABLED} only when named here.`,
     },
     ticket: {
       type: 'string',
@@ -167,6 +169,9 @@ export function eventRoutes(options: EventRoutesOptions): TypedRoutes {
             'Without either, the stream starts now.\n\n' +
             '**Tag filter.** With `tag`, a change that takes a plant out of the tag passes too: a change of the tag adds `previousTag` to ' +
             "its data (the tag the plant had, `null` for none), so a reader keeping a tag's set sees plants leave it.\n\n" +
+            '**Operational events.** A stream whose `types` names `webhook.disabled` also gets one such event each time a webhook ' +
+            "subscription is disabled automatically (its data: the subscription's `id`, `url`, `disabledAt` and `disabledReason`), " +
+            'in the same order as the changes; `tag` does not filter it out. Without `types`, a stream gets plant changes only.\n\n' +
             `**Keeping it open.** A comment line (\`: heartbeat\`) comes every \`EVENTS_HEARTBEAT_MS\` (15 s by default), with an id-only message ` +
             `when a filter skipped changes, so a resume does not re-read them; \`retry: ${RETRY_MS}\` advises the reconnect delay. A client ` +
             'far behind (a resume, a large import) gets every change on the one connection, at its own pace: the stream reads the log as the ' +

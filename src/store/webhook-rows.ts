@@ -18,6 +18,7 @@ export interface SubscriptionRow<Time> {
   id: string;
   url: string;
   description: string | null;
+  tag: string | null;
   /** A text[] on PostgreSQL, comma-separated text on SQLite. */
   event_types: string | string[];
   created_at: Time;
@@ -30,7 +31,7 @@ export interface SubscriptionRow<Time> {
 
 /** The columns a SubscriptionRow is read from. */
 export const SUBSCRIPTION_COLUMNS =
-  'id, url, description, event_types, created_at, version, enabled, disabled_at, disabled_reason';
+  'id, url, description, tag, event_types, created_at, version, enabled, disabled_at, disabled_reason';
 
 export interface DeliveryRow<Time> {
   id: string;
@@ -127,6 +128,7 @@ export function webhookRowMappers<Time>(toDate: (time: Time) => Date) {
         version: row.version,
         enabled: row.enabled === true || row.enabled === 1,
         ...(row.description === null ? {} : { description: row.description }),
+        ...(row.tag === null ? {} : { tag: row.tag }),
         ...(row.disabled_at === null ? {} : { disabledAt: toDate(row.disabled_at) }),
         ...(row.disabled_reason === null ? {} : { disabledReason: row.disabled_reason }),
       };

@@ -11,6 +11,8 @@ export interface WebhookSubscription {
   readonly eventTypes: readonly EventType[];
   /** Undefined when none was given. */
   readonly description?: string;
+  /** Only events of plants with this tag after the change or before it; undefined: every plant. */
+  readonly tag?: string;
   readonly createdAt: Date;
   /** Counts its changes from 1: the subscription's ETag. */
   readonly version: number;
@@ -26,6 +28,8 @@ export interface SubscriptionChange {
   readonly url?: string;
   readonly description?: string | null;
   readonly eventTypes?: readonly EventType[];
+  /** null removes the tag filter. */
+  readonly tag?: string | null;
   readonly enabled?: boolean;
   /** Recorded when this change disables an enabled subscription. */
   readonly disabledReason?: string;
@@ -45,6 +49,7 @@ export interface NewWebhookSubscription {
   readonly url: string;
   readonly eventTypes: readonly EventType[];
   readonly description?: string;
+  readonly tag?: string;
   readonly createdAt: Date;
   /** The signing secret (whsec_...): kept in clear, since every delivery is signed with it. */
   readonly secret: string;

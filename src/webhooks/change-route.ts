@@ -31,8 +31,8 @@ export const webhookChangeRoute: TypedRoutes<[typeof WebhookSubscriptionPatch, t
         summary: 'Change a subscription',
         description:
           'Changes a subscription with a JSON Merge Patch (RFC 7396), keeping its id, secret, pending deliveries and log. ' +
-          'A new url is checked as on subscribing; deliveries still pending go to it. New eventTypes apply to events ' +
-          'written from now on. `enabled: false` disables it (recording disabledAt and disabledReason): its events ' +
+          'A new url is checked as on subscribing; deliveries still pending go to it. New eventTypes and a new tag filter ' +
+          '(`tag`, null removes it) apply to events written from now on. `enabled: false` disables it (recording disabledAt and disabledReason): its events ' +
           'are kept and sent once `enabled: true` comes. A change that changes nothing answers 200 and keeps the ' +
           'version. With `If-Match: <ETag>` the change is made only if the subscription is still at that version, ' +
           'else 412 and nothing changes.',
@@ -75,7 +75,7 @@ export const webhookChangeRoute: TypedRoutes<[typeof WebhookSubscriptionPatch, t
     async (request, reply) => {
       const { id } = request.params;
       const expected = expectation(request.headers['if-match']);
-      const { url, description, eventTypes, enabled, disabledReason } = request.body;
+      const { url, description, eventTypes, tag, enabled, disabledReason } = request.body;
       let checkedUrl: string | undefined;
       try {
         checkedUrl =
@@ -91,6 +91,7 @@ export const webhookChangeRoute: TypedRoutes<[typeof WebhookSubscriptionPatch, t
         ...(description === undefined ? {} : { description }),
         // Each type once, in the catalogue's order, as on subscribing.
         ...(eventTypes === undefined ? {} : { eventTypes: EVENT_TYPES.filter((type) => eventTypes.includes(type)) }),
+        ...(tag === undefined ? {} : { tag }),
         ...(enabled === undefined ? {} : { enabled }),
         ...(disabledReason === undefined ? {} : { disabledReason }),
       };

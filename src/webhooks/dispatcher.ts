@@ -236,6 +236,8 @@ export class WebhookDispatcher {
         'webhooks: subscription disabled; its events are kept: enable it (PATCH enabled: true) to send them',
       );
       this.options.onDisabled?.(disabled);
+      // Its webhook.disabled event may have deliveries to other subscriptions, due now.
+      this.nudge();
     } catch (error) {
       // Tried again at the next failed attempt.
       this.options.log.warn({ err: error, subscriptionId }, 'webhooks: could not disable a failing subscription');

@@ -3,7 +3,14 @@
  * top-level `webhooks` (OpenAPI 3.1): what a subscriber receives and what it must answer.
  */
 import { EVENT_TYPE_HEADER } from './signing.js';
-import { PLANT_CREATED, PLANT_DELETED, PLANT_UPDATED, type EventType } from '../domain/events.js';
+import {
+  isPlantEventType,
+  PLANT_CREATED,
+  PLANT_DELETED,
+  PLANT_UPDATED,
+  WEBHOOK_DISABLED,
+  type EventType,
+} from '../domain/events.js';
 
 export const webhooksTag = {
   name: 'webhooks',
@@ -71,6 +78,24 @@ const EVENTS: readonly EventDocument[] = [
     schema: 'DeletedPlant',
     example: { id: 10 },
   },
+  {
+    type: WEBHOOK_DISABLED,
+    operationId: 'webhookDisabled',
+    summary: 'A subscription was disabled automatically',
+    when:
+      'once each time a subscription is disabled automatically because its delivery attempts all failed for WEBHOOK_DISABLE_AFTER ' +
+      '(not when one is disabled by hand, with PATCH `enabled: false`), to the other subscriptions only, and only to those that ' +
+      'list it in `eventTypes` (never by default); a tag filter does not apply to it. It is also on `GET /events` for streams ' +
+      'whose `types` names it.',
+    body: 'The body is the subscription that was disabled: its `id`, `url`, `disabledAt` and `disabledReason`.',
+    schema: 'WebhookDisabledEvent',
+    example: {
+      id: 'whk_3f1c0e9a7b2d4c5e6f708192',
+      url: 'https://example.com/hooks/plants',
+      disabledAt: '2026-01-06T12:00:00.000Z',
+      disabledReason: 'every delivery attempt failed for 5d (WEBHOOK_DISABLE_AFTER)',
+    },
+  },
 ];
 
 /** Each event type with its summary, when it is sent and the $id of its body's schema (GET /webhooks/event-types). */
@@ -92,6 +117,20 @@ export const DeletedPlant = {
   description: 'The body of a plant.deleted event.',
 } as const;
 
+/** The body of a webhook.disabled event. */
+export const WebhookDisabledEvent = {
+  $id: 'WebhookDisabledEvent',
+  type: 'object',
+  required: ['id', 'url', 'disabledAt', 'disabledReason'],
+  properties: {
+    id: { type: 'string', description: 'The id of the subscription that was disabled (whk_...).' },
+    url: { type: 'string', description: 'Its URL.' },
+    disabledAt: { type: 'string', format: 'date-time', description: 'When it was disabled.' },
+    disabledReason: { type: 'string', description: 'Why (which WEBHOOK_DISABLE_AFTER it exceeded).' },
+  },
+  description: 'The body of a webhook.disabled event: the subscription as it was disabled.',
+} as const;
+
 export function webhookEvents(settings: WebhookDocumentSettings) {
   const schedule = settings.retrySchedule.map(formatDelay).join(', ');
   const attempts = settings.retrySchedule.length + 1;
@@ -101,7 +140,9 @@ export function webhookEvents(settings: WebhookDocumentSettings) {
       summary: e.summary,
       description: [
         `Sent to every subscription (\`POST /webhooks\`) whose \`eventTypes\` include \`${e.type}\`, ${e.when}`,
-        `${e.body} Its int64 id is written with every digit (parse it with a big-integer-aware JSON reader). The`,
+        isPlantEventType(e.type)
+          ? `${e.body} Its int64 id is written with every digit (parse it with a big-integer-aware JSON reader). The`
+          : `${e.body} The`,
         `\`${EVENT_TYPE_HEADER}\` header names the event type, so one receiver can take several.`,
         '',
         '**Signature** ([Standard Webhooks](https://www.standardwebhooks.com/)): `webhook-signature` is',

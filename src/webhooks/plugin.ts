@@ -7,7 +7,7 @@ import fp from 'fastify-plugin';
 import { Counter } from 'prom-client';
 import { WebhookDispatcher } from './dispatcher.js';
 import { WebhookRetentionJob } from './retention.js';
-import { DeletedPlant } from './openapi.js';
+import { DeletedPlant, WebhookDisabledEvent } from './openapi.js';
 import { webhookRoutes } from './routes.js';
 import { webhookChangeRoute } from './change-route.js';
 import { webhookEventTypesRoute } from './event-types-route.js';
@@ -92,6 +92,7 @@ export const webhooksPlugin = fp(
   async (app: FastifyInstance) => {
     const shared = [
       DeletedPlant,
+      WebhookDisabledEvent,
       NewWebhookSubscription,
       WebhookSubscription,
       WebhookSubscriptionPatch,

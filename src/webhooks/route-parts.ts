@@ -43,6 +43,7 @@ export function subscriptionJson(s: SubscriptionRecord) {
     url: s.url,
     ...(s.description === undefined ? {} : { description: s.description }),
     eventTypes: [...s.eventTypes],
+    ...(s.tag === undefined ? {} : { tag: s.tag }),
     enabled: s.enabled,
     ...(s.disabledAt === undefined ? {} : { disabledAt: iso(s.disabledAt) }),
     ...(s.disabledReason === undefined ? {} : { disabledReason: s.disabledReason }),

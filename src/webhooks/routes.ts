@@ -57,7 +57,8 @@ export const webhookRoutes: TypedRoutes<WebhookSchemas> = async (app) => {
         summary: 'Subscribe to events',
         description:
           'Registers a URL that receives every event of the types it chooses (`eventTypes`, default `["plant.created"]`; see the ' +
-          "`webhooks` section for each event's body, signed per Standard Webhooks). The response carries the signing secret, " +
+          "`webhooks` section for each event's body, signed per Standard Webhooks), optionally only for plants of one `tag`. " +
+          'The response carries the signing secret, ' +
           '**shown only here**.',
         tags: ['webhooks'],
         security: admin,
@@ -76,12 +77,13 @@ export const webhookRoutes: TypedRoutes<WebhookSchemas> = async (app) => {
       config: { failures: ['INVALID_WEBHOOK_URL', 'STORE_UNAVAILABLE'] },
     },
     async (request, reply) => {
-      const { url, description, eventTypes } = request.body;
+      const { url, description, eventTypes, tag } = request.body;
       try {
         const input = {
           url,
           ...(description === undefined ? {} : { description }),
           ...(eventTypes === undefined ? {} : { eventTypes }),
+          ...(tag === undefined || tag === null ? {} : { tag }),
         };
         const created = await createSubscription(store.webhooks, input, {
           allowPrivate: config.webhookAllowPrivateUrls,

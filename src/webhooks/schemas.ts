@@ -7,6 +7,7 @@ import { DESCRIPTION_MAX_LENGTH } from './subscriptions.js';
 import { PRINTABLE_TEXT } from '../domain/text-rules.js';
 import { DEFAULT_OVERLAP_SECONDS, MAX_OVERLAP_SECONDS } from './secret-rotation.js';
 import { EVENT_TYPES } from '../domain/events.js';
+import { PlantTag } from '../plants/schemas.js';
 
 const DateTime = { type: 'string', format: 'date-time' } as const;
 
@@ -39,6 +40,17 @@ const EventTypes = {
   example: ['plant.created', 'plant.updated', 'plant.deleted'],
 } as const;
 
+const TAG_FILTER =
+  'Plant events (plant.created, plant.updated, plant.deleted) only of plants with this tag after the change or before it: ' +
+  'a change into the tag, out of it (the plant had it) or within it, and the deletion of a plant that had it. The same rules ' +
+  'as the `tag` of `GET /events`. Other events (webhook.disabled) are not filtered.';
+
+const Tag = {
+  ...PlantTag,
+  description: `${TAG_FILTER} Omitted when the subscription takes every plant.`,
+  example: 'houseplant',
+} as const;
+
 const SubscriptionId = {
   type: 'string',
   description: 'The subscription id (whk_...).',
@@ -53,6 +65,7 @@ export const NewWebhookSubscription = {
     url: Url,
     description: Description,
     eventTypes: { ...EventTypes, description: `${EventTypes.description} Default: plant.created only.` },
+    tag: { ...Tag, type: ['string', 'null'], description: `${TAG_FILTER} Left out or null: every plant.` },
   },
   description: 'A subscription to create. Properties not listed here are ignored.',
 } as const;
@@ -73,6 +86,7 @@ export const WebhookSubscription = {
     url: Url,
     description: Description,
     eventTypes: EventTypes,
+    tag: Tag,
     enabled: Enabled,
     disabledAt: { ...DateTime, description: 'When it was disabled; only while disabled.' },
     disabledReason: {
@@ -119,6 +133,11 @@ export const WebhookSubscriptionPatch = {
     eventTypes: {
       ...EventTypes,
       description: `${EventTypes.description} Events written before the change keep their deliveries.`,
+    },
+    tag: {
+      ...Tag,
+      type: ['string', 'null'],
+      description: `A new tag filter, or null to remove it (every plant). ${TAG_FILTER} It applies to events written from then on.`,
     },
     enabled: {
       ...Enabled,

@@ -5,7 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import { EVENT_TYPES, PLANT_CREATED, type EventType } from '../domain/events.js';
 import type { NewWebhookSubscription, WebhookStore, WebhookSubscription } from '../store/types.js';
-import { CONTROL_CHARACTER } from '../domain/text-rules.js';
+import { CONTROL_CHARACTER, UNPAIRED_SURROGATE } from '../domain/text-rules.js';
+import { PLANT_TEXT_RULES } from '../domain/plant.js';
 import { checkWebhookUrl, type UrlPolicy } from './url-policy.js';
 
 export const DESCRIPTION_MAX_LENGTH = 500;
@@ -19,6 +20,8 @@ export interface SubscriptionRequest {
   /** Which events it receives; plant.created alone by default (what every subscription received before types could be
    * chosen). */
   readonly eventTypes?: readonly EventType[];
+  /** Only events of plants with this tag after the change or before it. */
+  readonly tag?: string;
 }
 
 export const DEFAULT_EVENT_TYPES: readonly EventType[] = [PLANT_CREATED];
@@ -45,6 +48,15 @@ export function checkDescription(description: string): void {
   }
 }
 
+/** A tag filter's checks (a plant tag's rules), for callers without a schema (the CLI). */
+export function checkTagFilter(tag: string): void {
+  const { minLength, maxLength } = PLANT_TEXT_RULES.tag;
+  const length = [...tag].length;
+  if (length < minLength || length > maxLength || CONTROL_CHARACTER.test(tag) || UNPAIRED_SURROGATE.test(tag)) {
+    throw new WebhookInputError(`tag must be ${minLength} to ${maxLength} characters without control characters`);
+  }
+}
+
 export async function createSubscription(
   store: WebhookStore,
   request: SubscriptionRequest,
@@ -53,11 +65,13 @@ export async function createSubscription(
 ): Promise<WebhookSubscription & NewWebhookSubscription> {
   const url = await checkWebhookUrl(request.url, policy);
   if (request.description !== undefined) checkDescription(request.description);
+  if (request.tag !== undefined) checkTagFilter(request.tag);
   const subscription: NewWebhookSubscription = {
     id: generateSubscriptionId(),
     // The URL as it will be called, so that what is listed is what is delivered to.
     url: url.href,
     ...(request.description === undefined ? {} : { description: request.description }),
+    ...(request.tag === undefined ? {} : { tag: request.tag }),
     // Each type once, in the catalogue's order, whatever order they were asked in.
     eventTypes: EVENT_TYPES.filter((type) => (request.eventTypes ?? DEFAULT_EVENT_TYPES).includes(type)),
     secret: generateSigningSecret(),

@@ -198,7 +198,7 @@ for (const backend of testBackends())
 
 describe('disabling from several PostgreSQL instances at once', () => {
   for (const backend of testBackends().filter((b) => b.name === 'postgres'))
-    it('exactly one instance disables the subscription', async () => {
+    it('exactly one instance disables the subscription and emits its webhook.disabled, once', async () => {
       const opened = await backend.open();
       const others = await Promise.all(
         [1, 2].map(() => PostgresStore.open({ url: opened.databaseUrl, poolSize: 3, idleTimeoutMs: 1000 })),
@@ -212,6 +212,14 @@ describe('disabling from several PostgreSQL instances at once', () => {
           { allowPrivate: true },
           now,
         );
+        const watcherReceiver = await startReceiver(() => 200);
+        const watcher = await createSubscription(
+          opened.store.webhooks,
+          { url: watcherReceiver.url, eventTypes: ['webhook.disabled'] },
+          { allowPrivate: true },
+          now,
+        );
+        const logBefore = (await opened.store.changes.bounds()).last;
         // Marked failing by a failed attempt recorded a week ago.
         const claimedAt = new Date(now.getTime() - 7 * DAY);
         await opened.store.plants.createPlant({ id: 1n, name: 'Failing' });
@@ -246,6 +254,44 @@ describe('disabling from several PostgreSQL instances at once', () => {
         assert.equal(after?.enabled, false);
         assert.equal(after?.version, 2);
         assert.equal(after?.disabledReason, 'down');
+
+        // One event: one delivery to the subscription that chose the type, one change-log entry.
+        const deliveries = await opened.store.webhooks.listDeliveries(watcher.id, { limit: 10 });
+        assert.deepEqual(
+          deliveries.map((d) => d.eventType),
+          ['webhook.disabled'],
+        );
+        const logged = (await opened.store.changes.after(logBefore, 100)).filter((e) => e.type === 'webhook.disabled');
+        assert.equal(logged.length, 1);
+        const dispatchers = stores.map(
+          (store) =>
+            new WebhookDispatcher(store.webhooks, {
+              concurrency: 2,
+              pollIntervalMs: 20,
+              timeoutMs: 1000,
+              retrySchedule: [],
+              urlPolicy: { allowPrivate: true },
+              log: { info: () => undefined, warn: () => undefined },
+            }),
+        );
+        for (const dispatcher of dispatchers) dispatcher.start();
+        try {
+          const [received] = await watcherReceiver.waitFor((r) => r.length >= 1);
+          await sleep(300);
+          assert.equal(watcherReceiver.received.length, 1);
+          assert.ok(received);
+          assert.equal(received.headers['webhook-id'], deliveries[0]?.eventId);
+          assert.deepEqual(JSON.parse(verifySignature(watcher.secret, received)), {
+            id: subscription.id,
+            url: subscription.url,
+            disabledAt: now.toISOString(),
+            disabledReason: 'down',
+          });
+          assert.equal(logged[0]?.payload, received.body);
+        } finally {
+          await Promise.all(dispatchers.map((dispatcher) => dispatcher.stop()));
+          await watcherReceiver.close();
+        }
       } finally {
         await Promise.all(others.map((store) => store.close()));
         await opened.cleanup();

@@ -57,6 +57,41 @@ for (const backend of testBackends())
       }
     });
 
+    it('a tag filter: add --tag, list shows it, update --tag and --no-tag change it', async () => {
+      const opened = await backend.open();
+      const env = { DATABASE_URL: opened.databaseUrl, WEBHOOK_ALLOW_PRIVATE_URLS: 'true' };
+      try {
+        const bad = await runCli(['webhook', 'add', 'http://127.0.0.1:9/h', '--tag', 'a\tb'], env);
+        assert.equal(bad.code, 2);
+        assert.match(bad.stderr, /tag must be 1 to 100 characters without control characters/);
+        const added = await runCli(['webhook', 'add', 'http://127.0.0.1:9/h', '--tag', 'fern'], env);
+        assert.equal(added.code, 0, added.stderr);
+        const id = /created webhook subscription (whk_[0-9a-f]{24})/.exec(added.stderr)?.[1] ?? '';
+        assert.equal((await opened.store.webhooks.getSubscription(id))?.tag, 'fern');
+        assert.match(
+          (await runCli(['webhook', 'list'], env)).stdout,
+          new RegExp(`${id}.*plant\\.created\\s+fern\\s+yes`),
+        );
+
+        assert.equal((await runCli(['webhook', 'update', id, '--tag', 'moss'], env)).code, 0);
+        assert.equal((await opened.store.webhooks.getSubscription(id))?.tag, 'moss');
+        const listed = JSON.parse((await runCli(['webhook', 'list', '--json'], env)).stdout) as { tag?: string }[];
+        assert.equal(listed[0]?.tag, 'moss');
+        const removed = await runCli(['webhook', 'update', id, '--no-tag'], env);
+        assert.equal(removed.stdout, `updated webhook subscription ${id}\n`);
+        assert.equal((await opened.store.webhooks.getSubscription(id))?.tag, undefined);
+        const nothing = await runCli(['webhook', 'update', id], env);
+        assert.equal(nothing.code, 2);
+        assert.match(nothing.stderr, /give --tag <tag> or --no-tag/);
+        const unknown = await runCli(['webhook', 'update', 'whk_000000000000000000000000', '--tag', 'x'], env);
+        assert.equal(unknown.code, 2);
+        assert.match(unknown.stderr, /no webhook subscription has id/);
+      } finally {
+        await opened.store.close();
+        await opened.cleanup();
+      }
+    });
+
     it('event types, disable and enable, the delivery log, retry and recover', async () => {
       const opened = await backend.open();
       const env = { DATABASE_URL: opened.databaseUrl, WEBHOOK_ALLOW_PRIVATE_URLS: 'true' };
@@ -78,8 +113,8 @@ for (const backend of testBackends())
         const disabled = await runCli(['webhook', 'disable', id, '--reason', 'receiver moving'], env);
         assert.equal(disabled.code, 0, disabled.stderr);
         const table = (await runCli(['webhook', 'list'], env)).stdout;
-        assert.match(table, /EVENT TYPES\s+ENABLED/);
-        assert.match(table, new RegExp(`${id}.*plant\\.created,plant\\.deleted\\s+no: receiver moving`));
+        assert.match(table, /EVENT TYPES\s+TAG\s+ENABLED/);
+        assert.match(table, new RegExp(`${id}.*plant\\.created,plant\\.deleted\\s+-\\s+no: receiver moving`));
         assert.equal((await runCli(['webhook', 'enable', id], env)).code, 0);
         assert.equal((await opened.store.webhooks.getSubscription(id))?.enabled, true);
 

@@ -34,6 +34,17 @@ describe('typed client: webhooks', () => {
     assert.equal(changed.webhook.enabled, false);
     assert.equal(changed.webhook.disabledReason, 'disabled by hand');
 
+    // The tag filter: set, shown, removed with null.
+    const filtered = await client.updateWebhook(created.id, { tag: 'fern' });
+    assert.ok(filtered.kind === 'updated');
+    assert.equal(filtered.webhook.tag, 'fern');
+    const unfiltered = await client.updateWebhook(created.id, { tag: null });
+    assert.ok(unfiltered.kind === 'updated');
+    assert.equal(unfiltered.webhook.tag, undefined);
+    const withTag = await client.createWebhook({ url: 'http://127.0.0.1:9/tagged', tag: 'moss' });
+    assert.equal((await client.readWebhook(withTag.id)).webhook.tag, 'moss');
+    await client.deleteWebhook(withTag.id);
+
     const stale = await client.updateWebhook(created.id, { enabled: true }, { ifMatch: etag });
     assert.equal(stale.kind, 'precondition-failed');
     assert.ok(stale.kind === 'precondition-failed');
@@ -81,7 +92,7 @@ describe('typed client: webhooks', () => {
     assert.match(tested.error ?? '', /ECONNREFUSED/);
     assert.deepEqual(
       (await client.listWebhookEventTypes()).map((e) => e.type),
-      ['plant.created', 'plant.updated', 'plant.deleted'],
+      ['plant.created', 'plant.updated', 'plant.deleted', 'webhook.disabled'],
     );
   });
 });

@@ -125,7 +125,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe to events
-         * @description Registers a URL that receives every event of the types it chooses (`eventTypes`, default `["plant.created"]`; see the `webhooks` section for each event's body, signed per Standard Webhooks). The response carries the signing secret, **shown only here**.
+         * @description Registers a URL that receives every event of the types it chooses (`eventTypes`, default `["plant.created"]`; see the `webhooks` section for each event's body, signed per Standard Webhooks), optionally only for plants of one `tag`. The response carries the signing secret, **shown only here**.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -157,7 +157,7 @@ export interface paths {
         head?: never;
         /**
          * Change a subscription
-         * @description Changes a subscription with a JSON Merge Patch (RFC 7396), keeping its id, secret, pending deliveries and log. A new url is checked as on subscribing; deliveries still pending go to it. New eventTypes apply to events written from now on. `enabled: false` disables it (recording disabledAt and disabledReason): its events are kept and sent once `enabled: true` comes. A change that changes nothing answers 200 and keeps the version. With `If-Match: <ETag>` the change is made only if the subscription is still at that version, else 412 and nothing changes.
+         * @description Changes a subscription with a JSON Merge Patch (RFC 7396), keeping its id, secret, pending deliveries and log. A new url is checked as on subscribing; deliveries still pending go to it. New eventTypes and a new tag filter (`tag`, null removes it) apply to events written from now on. `enabled: false` disables it (recording disabledAt and disabledReason): its events are kept and sent once `enabled: true` comes. A change that changes nothing answers 200 and keeps the version. With `If-Match: <ETag>` the change is made only if the subscription is still at that version, else 412 and nothing changes.
          */
         patch: operations["updateWebhook"];
         trace?: never;
@@ -316,6 +316,8 @@ export interface paths {
          *     **Resuming.** Send the last `id` received as `Last-Event-ID` (EventSource does so when it reconnects) or as `?after=`: the stream continues right after it, with no gap and no repeat. A position older than the change log keeps (`EVENTS_RETENTION_HOURS`) gets 410 `EVENTS_EXPIRED` before the stream starts. An id is `<history>-<position>`: a store restored from a backup or replaced by a copy starts a new history, and an id of another one (or a bare position, except `0`) gets 410 `EVENTS_HISTORY_CHANGED`. Without either, the stream starts now.
          *
          *     **Tag filter.** With `tag`, a change that takes a plant out of the tag passes too: a change of the tag adds `previousTag` to its data (the tag the plant had, `null` for none), so a reader keeping a tag's set sees plants leave it.
+         *
+         *     **Operational events.** A stream whose `types` names `webhook.disabled` also gets one such event each time a webhook subscription is disabled automatically (its data: the subscription's `id`, `url`, `disabledAt` and `disabledReason`), in the same order as the changes; `tag` does not filter it out. Without `types`, a stream gets plant changes only.
          *
          *     **Keeping it open.** A comment line (`: heartbeat`) comes every `EVENTS_HEARTBEAT_MS` (15 s by default), with an id-only message when a filter skipped changes, so a resume does not re-read them; `retry: 2000` advises the reconnect delay. A client far behind (a resume, a large import) gets every change on the one connection, at its own pace: the stream reads the log as the client takes what it was sent, holding at most about `EVENTS_MAX_BACKLOG_BYTES` for it. A client that takes nothing for `EVENTS_STALL_MS` (30 s by default) while changes wait for it gets a `stream.overflow` event naming `lastEventId` and the stream ends; a server that shuts down ends streams with `stream.shutdown`. Reconnect and resume from `lastEventId` either way. A stream whose token is revoked or expires while it runs ends with `stream.unauthorized` within about `TOKEN_CACHE_TTL_MS` and a second. One token may hold `EVENTS_MAX_STREAMS_PER_TOKEN` streams (429 beyond).
          */
@@ -621,6 +623,41 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "webhook.disabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A subscription was disabled automatically
+         * @description Sent to every subscription (`POST /webhooks`) whose `eventTypes` include `webhook.disabled`, once each time a subscription is disabled automatically because its delivery attempts all failed for WEBHOOK_DISABLE_AFTER (not when one is disabled by hand, with PATCH `enabled: false`), to the other subscriptions only, and only to those that list it in `eventTypes` (never by default); a tag filter does not apply to it. It is also on `GET /events` for streams whose `types` names it.
+         *     The body is the subscription that was disabled: its `id`, `url`, `disabledAt` and `disabledReason`. The
+         *     `webhook-event-type` header names the event type, so one receiver can take several.
+         *
+         *     **Signature** ([Standard Webhooks](https://www.standardwebhooks.com/)): `webhook-signature` is
+         *     `v1,` + base64(HMAC-SHA256(key, `<webhook-id>.<webhook-timestamp>.<body>`)), the key being the base64 part of
+         *     the subscription secret (`whsec_...`). Verify it over the raw body, e.g. with the `standardwebhooks` library.
+         *     After a secret rotation (`POST /webhooks/{id}/rotate-secret`) the header carries two signatures for a while, the
+         *     new secret's first: accept the message if any one verifies (the Standard Webhooks libraries do).
+         *
+         *     **Acknowledging.** Answer any 2xx within 10 s. Anything else (another status, a
+         *     timeout, a refused connection) is retried after 5s, 5m, 30m, 2h, 5h, 10h, 10h (each delay ±20% jitter): 8 attempts in all,
+         *     after which the delivery is marked failed (it can be retried by hand). Redirects are not followed.
+         *
+         *     **At least once.** An event can arrive more than once (e.g. if the service stops between your 2xx and
+         *     recording it): `webhook-id` is the same on every attempt, so deduplicate on it. Events are not ordered.
+         */
+        post: operations["webhookDisabled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -731,6 +768,20 @@ export interface components {
              */
             id: bigint;
         };
+        /** @description The body of a webhook.disabled event: the subscription as it was disabled. */
+        WebhookDisabledEvent: {
+            /** @description The id of the subscription that was disabled (whk_...). */
+            id: string;
+            /** @description Its URL. */
+            url: string;
+            /**
+             * Format: date-time
+             * @description When it was disabled.
+             */
+            disabledAt: string;
+            /** @description Why (which WEBHOOK_DISABLE_AFTER it exceeded). */
+            disabledReason: string;
+        };
         /** @description A subscription to create. Properties not listed here are ignored. */
         NewWebhookSubscription: {
             /**
@@ -744,14 +795,19 @@ export interface components {
              */
             description?: string;
             /**
-             * @description The event types the subscription receives: any of plant.created, plant.updated, plant.deleted. Default: plant.created only.
+             * @description The event types the subscription receives: any of plant.created, plant.updated, plant.deleted, webhook.disabled. Default: plant.created only.
              * @example [
              *       "plant.created",
              *       "plant.updated",
              *       "plant.deleted"
              *     ]
              */
-            eventTypes?: ("plant.created" | "plant.updated" | "plant.deleted")[];
+            eventTypes?: ("plant.created" | "plant.updated" | "plant.deleted" | "webhook.disabled")[];
+            /**
+             * @description Plant events (plant.created, plant.updated, plant.deleted) only of plants with this tag after the change or before it: a change into the tag, out of it (the plant had it) or within it, and the deletion of a plant that had it. The same rules as the `tag` of `GET /events`. Other events (webhook.disabled) are not filtered. Left out or null: every plant.
+             * @example houseplant
+             */
+            tag?: string | null;
         };
         /** @description A webhook subscription: every event of its types is POSTed to its url. The signing secret is not shown. */
         WebhookSubscription: {
@@ -771,14 +827,19 @@ export interface components {
              */
             description?: string;
             /**
-             * @description The event types the subscription receives: any of plant.created, plant.updated, plant.deleted.
+             * @description The event types the subscription receives: any of plant.created, plant.updated, plant.deleted, webhook.disabled.
              * @example [
              *       "plant.created",
              *       "plant.updated",
              *       "plant.deleted"
              *     ]
              */
-            eventTypes: ("plant.created" | "plant.updated" | "plant.deleted")[];
+            eventTypes: ("plant.created" | "plant.updated" | "plant.deleted" | "webhook.disabled")[];
+            /**
+             * @description Plant events (plant.created, plant.updated, plant.deleted) only of plants with this tag after the change or before it: a change into the tag, out of it (the plant had it) or within it, and the deletion of a plant that had it. The same rules as the `tag` of `GET /events`. Other events (webhook.disabled) are not filtered. Omitted when the subscription takes every plant.
+             * @example houseplant
+             */
+            tag?: string;
             /** @description Whether events are sent. A disabled subscription keeps receiving its events in the outbox (finished ones are kept for WEBHOOK_RETENTION_DAYS, pending ones until sent); they are sent, oldest due first, once it is enabled again. */
             enabled: boolean;
             /**
@@ -804,14 +865,19 @@ export interface components {
              */
             description?: string | null;
             /**
-             * @description The event types the subscription receives: any of plant.created, plant.updated, plant.deleted. Events written before the change keep their deliveries.
+             * @description The event types the subscription receives: any of plant.created, plant.updated, plant.deleted, webhook.disabled. Events written before the change keep their deliveries.
              * @example [
              *       "plant.created",
              *       "plant.updated",
              *       "plant.deleted"
              *     ]
              */
-            eventTypes?: ("plant.created" | "plant.updated" | "plant.deleted")[];
+            eventTypes?: ("plant.created" | "plant.updated" | "plant.deleted" | "webhook.disabled")[];
+            /**
+             * @description A new tag filter, or null to remove it (every plant). Plant events (plant.created, plant.updated, plant.deleted) only of plants with this tag after the change or before it: a change into the tag, out of it (the plant had it) or within it, and the deletion of a plant that had it. The same rules as the `tag` of `GET /events`. Other events (webhook.disabled) are not filtered. It applies to events written from then on.
+             * @example houseplant
+             */
+            tag?: string | null;
             /** @description false disables the subscription, true enables it again. Whether events are sent. A disabled subscription keeps receiving its events in the outbox (finished ones are kept for WEBHOOK_RETENTION_DAYS, pending ones until sent); they are sent, oldest due first, once it is enabled again. */
             enabled?: boolean;
             /** @description Recorded as disabledReason when this patch disables the subscription (default `disabled by hand`). */
@@ -835,14 +901,19 @@ export interface components {
              */
             description?: string;
             /**
-             * @description The event types the subscription receives: any of plant.created, plant.updated, plant.deleted.
+             * @description The event types the subscription receives: any of plant.created, plant.updated, plant.deleted, webhook.disabled.
              * @example [
              *       "plant.created",
              *       "plant.updated",
              *       "plant.deleted"
              *     ]
              */
-            eventTypes: ("plant.created" | "plant.updated" | "plant.deleted")[];
+            eventTypes: ("plant.created" | "plant.updated" | "plant.deleted" | "webhook.disabled")[];
+            /**
+             * @description Plant events (plant.created, plant.updated, plant.deleted) only of plants with this tag after the change or before it: a change into the tag, out of it (the plant had it) or within it, and the deletion of a plant that had it. The same rules as the `tag` of `GET /events`. Other events (webhook.disabled) are not filtered. Omitted when the subscription takes every plant.
+             * @example houseplant
+             */
+            tag?: string;
             /** @description Whether events are sent. A disabled subscription keeps receiving its events in the outbox (finished ones are kept for WEBHOOK_RETENTION_DAYS, pending ones until sent); they are sent, oldest due first, once it is enabled again. */
             enabled: boolean;
             /**
@@ -887,14 +958,19 @@ export interface components {
              */
             description?: string;
             /**
-             * @description The event types the subscription receives: any of plant.created, plant.updated, plant.deleted.
+             * @description The event types the subscription receives: any of plant.created, plant.updated, plant.deleted, webhook.disabled.
              * @example [
              *       "plant.created",
              *       "plant.updated",
              *       "plant.deleted"
              *     ]
              */
-            eventTypes: ("plant.created" | "plant.updated" | "plant.deleted")[];
+            eventTypes: ("plant.created" | "plant.updated" | "plant.deleted" | "webhook.disabled")[];
+            /**
+             * @description Plant events (plant.created, plant.updated, plant.deleted) only of plants with this tag after the change or before it: a change into the tag, out of it (the plant had it) or within it, and the deletion of a plant that had it. The same rules as the `tag` of `GET /events`. Other events (webhook.disabled) are not filtered. Omitted when the subscription takes every plant.
+             * @example houseplant
+             */
+            tag?: string;
             /** @description Whether events are sent. A disabled subscription keeps receiving its events in the outbox (finished ones are kept for WEBHOOK_RETENTION_DAYS, pending ones until sent); they are sent, oldest due first, once it is enabled again. */
             enabled: boolean;
             /**
@@ -940,7 +1016,7 @@ export interface components {
             /** @description The event id, sent as the webhook-id header on every attempt (msg_...). */
             eventId: string;
             /** @enum {string} */
-            eventType: "plant.created" | "plant.updated" | "plant.deleted";
+            eventType: "plant.created" | "plant.updated" | "plant.deleted" | "webhook.disabled";
             /**
              * @description pending: waiting for its next attempt; succeeded: a 2xx was received; failed: the retry schedule is exhausted.
              * @enum {string}
@@ -5244,7 +5320,7 @@ export interface operations {
                          * @description As in eventTypes and webhook-event-type.
                          * @enum {string}
                          */
-                        type: "plant.created" | "plant.updated" | "plant.deleted";
+                        type: "plant.created" | "plant.updated" | "plant.deleted" | "webhook.disabled";
                         summary: string;
                         /** @description When it is sent, and its body. */
                         description: string;
@@ -5611,7 +5687,7 @@ export interface operations {
             query?: {
                 /** @description Resume right after this event (its `id`, `<history>-<position>`). `Last-Event-ID` wins when both are sent. Without either, the stream starts now. `0` alone: from the oldest change the log keeps. A position above 9223372036854775807 is a 400 INVALID_PARAMETER. */
                 after?: string;
-                /** @description Only these event types, comma-separated: plant.created, plant.updated, plant.deleted (all by default). */
+                /** @description Only these event types, comma-separated: plant.created, plant.updated, plant.deleted, webhook.disabled. By default every plant event (plant.created, plant.updated, plant.deleted); the operational event webhook.disabled only when named here. */
                 types?: string;
                 /** @description Only changes of plants with this tag, or that had it: a change that takes a plant out of the tag passes too (its data has `previousTag`); for a deletion, the tag the plant had. */
                 tag?: string;
@@ -7629,6 +7705,65 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["DeletedPlant"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged: the delivery is done. Must arrive within 10 s; the body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not acknowledged: the delivery is retried on the schedule above. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookDisabled: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (msg_...): the same on every attempt and for every subscription; deduplicate on it.
+                 * @example msg_2bVq3v0oZ8yKkq7m9L1c4Q
+                 */
+                "webhook-id": string;
+                /**
+                 * @description When this attempt was signed, in seconds since the Unix epoch. Reject old ones to stop replays.
+                 * @example 1767268800
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated signatures, each `v1,<base64 HMAC-SHA256>` (see above).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The event type: `webhook.disabled`.
+                 * @example webhook.disabled
+                 */
+                "webhook-event-type": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The event, as JSON (UTF-8). */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "whk_3f1c0e9a7b2d4c5e6f708192",
+                 *       "url": "https://example.com/hooks/plants",
+                 *       "disabledAt": "2026-01-06T12:00:00.000Z",
+                 *       "disabledReason": "every delivery attempt failed for 5d (WEBHOOK_DISABLE_AFTER)"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookDisabledEvent"];
             };
         };
         responses: {

@@ -26,7 +26,7 @@ export interface WebhookOperations {
   listWebhooks(): Promise<WebhookSubscription[]>;
   /** The subscription with its ETag. */
   readWebhook(id: string): Promise<{ readonly webhook: WebhookSubscription; readonly etag: string }>;
-  /** PATCH: merges `change` (url, description, eventTypes, enabled...) into the subscription. */
+  /** PATCH: merges `change` (url, description, eventTypes, tag, enabled...) into the subscription. */
   updateWebhook(
     id: string,
     change: WebhookSubscriptionChange,

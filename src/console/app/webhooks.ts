@@ -143,7 +143,12 @@ function Subscription({
       (subscription.disabledAt ? ` (${when(subscription.disabledAt)})` : '');
   return html`<li class="subscription" data-webhook=${subscription.id}>
     <h3>${subscription.url}</h3>
-    <p>${subscription.description ?? ''} <small>${subscription.eventTypes.join(', ')}</small></p>
+    <p>
+      ${subscription.description ?? ''}
+      <small
+        >${subscription.eventTypes.join(', ')}${subscription.tag === undefined ? '' : ` (tag ${subscription.tag})`}</small
+      >
+    </p>
     <p class="state" data-enabled=${String(subscription.enabled)}>State: ${state}</p>
     <p class="health">Health: ${health(recent)}</p>
     <div class="actions">

@@ -83,9 +83,13 @@ export const COPY_COLUMNS: { readonly [T in CopyTable]: TableColumns<CopyRows[T]
       disabledAt: 'time',
       disabledReason: 'text',
       failingSince: 'time',
+      tag: 'text',
     },
   },
-  webhook_events: { key: 'id', kinds: { id: 'text', type: 'text', payload: 'text', createdAt: 'time' } },
+  webhook_events: {
+    key: 'id',
+    kinds: { id: 'text', type: 'text', payload: 'text', createdAt: 'time', tag: 'text', previousTag: 'text' },
+  },
   webhook_deliveries: {
     key: 'id',
     identity: 'seq',

@@ -51,6 +51,8 @@ export interface SubscriptionRow {
   readonly disabledReason: string | null;
   /** When its attempts started failing: the automatic disable keeps counting from it in the copy. */
   readonly failingSince: number | null;
+  /** Its tag filter. */
+  readonly tag: string | null;
 }
 
 export interface EventRow {
@@ -58,6 +60,9 @@ export interface EventRow {
   readonly type: string;
   readonly payload: string;
   readonly createdAt: number;
+  /** The plant's tags after and before the change, which chose the event's deliveries. */
+  readonly tag: string | null;
+  readonly previousTag: string | null;
 }
 
 export interface DeliveryRow {

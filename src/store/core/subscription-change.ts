@@ -14,6 +14,7 @@ export function applySubscriptionChange(
 ): WebhookSubscription {
   const enabled = change.enabled ?? current.enabled;
   const description = change.description === undefined ? current.description : (change.description ?? undefined);
+  const tag = change.tag === undefined ? current.tag : (change.tag ?? undefined);
   // Disabling keeps the first time and reason; enabling clears them.
   const disabled =
     enabled || !current.enabled
@@ -27,12 +28,14 @@ export function applySubscriptionChange(
     version: current.version,
     enabled,
     ...(description === undefined ? {} : { description }),
+    ...(tag === undefined ? {} : { tag }),
     ...(enabled || disabled.disabledAt === undefined ? {} : { disabledAt: disabled.disabledAt }),
     ...(enabled || disabled.disabledReason === undefined ? {} : { disabledReason: disabled.disabledReason }),
   };
   const changed =
     next.url !== current.url ||
     next.description !== current.description ||
+    next.tag !== current.tag ||
     next.enabled !== current.enabled ||
     next.eventTypes.join(',') !== current.eventTypes.join(',');
   return changed ? { ...next, version: current.version + 1 } : current;

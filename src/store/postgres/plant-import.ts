@@ -48,10 +48,10 @@ const INSERT_STAGED = `
     INSERT INTO plant_change_span_entries (span, k, type, plant_id, tag, payload)
     SELECT $2::int8, row_number() OVER (ORDER BY id), '${PLANT_CREATED}', id, tag, ${PLANT_JSON_SQL} FROM inserted
   ), event AS (
-    INSERT INTO webhook_events (id, type, payload, created_at)
-    SELECT ${MESSAGE_ID_SQL}, '${PLANT_CREATED}', ${PLANT_JSON_SQL}, $1::timestamptz FROM inserted
+    INSERT INTO webhook_events (id, type, payload, created_at, tag)
+    SELECT ${MESSAGE_ID_SQL}, '${PLANT_CREATED}', ${PLANT_JSON_SQL}, $1::timestamptz, tag FROM inserted
     WHERE EXISTS (SELECT 1 FROM webhook_subscriptions WHERE '${PLANT_CREATED}' = ANY(event_types))
-    RETURNING id
+    RETURNING id, tag, previous_tag
   ), ${deliveriesOfEvent(PLANT_CREATED, '$1')}
   SELECT count(*)::int AS created FROM inserted`;
 

@@ -79,18 +79,32 @@ function expectedParam(expected: ExpectedVersion | undefined): string[] | null {
 }
 
 /**
- * Where a subscriber to `type` exists, the events of the rows of `changed` (with a
- * column `payload`) and their deliveries. `eventId`: the event's id, a parameter or a
- * column of `changed`.
+ * Where a subscriber to `type` exists, the events of the rows of `changed` (with columns
+ * `payload`, `tag` and `previous_tag`, which the subscriptions' tag filters compare) and
+ * their deliveries. `eventId`: the event's id, a parameter or a column of `changed`.
  */
 function outboxOf(type: typeof PLANT_UPDATED | typeof PLANT_DELETED, eventId: string, now: string): string {
   return `event AS (
-      INSERT INTO webhook_events (id, type, payload, created_at)
-      SELECT ${eventId}, '${type}', payload, ${now}::timestamptz FROM changed
+      INSERT INTO webhook_events (id, type, payload, created_at, tag, previous_tag)
+      SELECT ${eventId}, '${type}', payload, ${now}::timestamptz, tag, previous_tag FROM changed
       WHERE EXISTS (SELECT 1 FROM webhook_subscriptions WHERE '${type}' = ANY(event_types))
-      RETURNING id
+      RETURNING id, tag, previous_tag
     ), ${deliveriesOfEvent(type, now)}`;
 }
+
+/**
+ * The tags a batch's changes of the tag replace, for the subscriptions filtering plant.updated by tag. RETURNING
+ * sees only the new row, and the snapshot may be older than the row a concurrent change left, so the rows are
+ * locked first (every row of the batch, in id order like the UPDATE, so batches cannot deadlock) and read as
+ * locked. Only when such a subscription exists and the batch changes a tag: other updates lock nothing more.
+ */
+const PREVIOUS_TAGS = `previous AS MATERIALIZED (
+      SELECT p.id AS previous_id, p.tag AS previous_tag FROM plants p
+      WHERE p.id IN (SELECT change_id FROM input)
+        AND EXISTS (SELECT 1 FROM input WHERE patch ? 'tag')
+        AND EXISTS (SELECT 1 FROM webhook_subscriptions WHERE tag IS NOT NULL AND '${PLANT_UPDATED}' = ANY(event_types))
+      ORDER BY p.id FOR NO KEY UPDATE
+    )`;
 
 /**
  * A change of a batch: its fields as a JSON Merge Patch (a field left out is kept, null removes it), so the
@@ -164,15 +178,17 @@ function updatePlantsStatement(reporting: boolean): { name: string; text: string
     text: `
     WITH input AS (
       SELECT * FROM ${CHANGES_INPUT.unnest('i')}
-    ), changed AS (
+    ), ${PREVIOUS_TAGS}, changed AS (
       UPDATE plants SET ${PLANT_CONTENT_KEYS.map((key) => `${key} = ${patched(key)}`).join(', ')},
         version = nextval('plant_versions'),
         name_key = coalesce(new_name_key, name_key),
         ${SET_WORDS}
-      FROM input
+      FROM input LEFT JOIN previous ON previous_id = change_id
       WHERE id = change_id AND (expected IS NULL OR version = ANY(expected::int8[]))
         AND (${plantContentColumnsSql()}) IS DISTINCT FROM (${PLANT_CONTENT_KEYS.map(patched).join(', ')})
-      RETURNING ${plantColumnsSql()}, version, event_id, ${PLANT_JSON_SQL} AS payload
+      RETURNING ${plantColumnsSql()}, version, event_id, ${PLANT_JSON_SQL} AS payload,
+        -- A change leaving the tag as it was: the tag it has (NULL where no filter needs it).
+        CASE WHEN patch ? 'tag' THEN previous_tag ELSE tag END AS previous_tag
     ), ${outboxOf(PLANT_UPDATED, 'event_id', CHANGES_INPUT.parameter())}
     ${answer}`,
   };
@@ -205,7 +221,7 @@ const DELETE_PLANT = {
   text: `
     WITH changed AS (
       DELETE FROM plants WHERE id = $1 AND ($2::int8[] IS NULL OR version = ANY($2::int8[]))
-      RETURNING id, ${deletedPlantJsonSql()} AS payload
+      RETURNING id, ${deletedPlantJsonSql()} AS payload, tag, NULL::text AS previous_tag
     ), ${outboxOf(PLANT_DELETED, '$3', '$4')}
     SELECT count(*)::int AS deleted FROM changed`,
 };

@@ -21,7 +21,7 @@ import type {
   WebhookSubscription,
 } from '../types.js';
 import type { WebhookBacklog } from '../webhook-types.js';
-import { PLANT_CREATED, plantCreatedEvent, type EventType } from '../../domain/events.js';
+import { PLANT_CREATED, plantCreatedEvent, webhookDisabledEvent, type EventType } from '../../domain/events.js';
 import { deliveryUpdate } from '../core/delivery-update.js';
 import { applySubscriptionChange, versionAccepted } from '../core/subscription-change.js';
 import { plantJsonSql } from '../../domain/plant-json.js';
@@ -51,8 +51,9 @@ const { toSubscription, toRecovery, attachAttempts } = webhookRowMappers<Date>((
 
 /**
  * The CTE that writes the deliveries of the rows of a CTE named `event` (the events
- * of type `type` just written) to every subscription that chose that type, pending
- * from `now` (a parameter reference, e.g. '$7').
+ * of type `type` just written, returning id, tag, previous_tag) to every subscription
+ * that chose that type and whose tag filter, if any, is the plant's tag after the change
+ * or before it, pending from `now` (a parameter reference, e.g. '$7').
  */
 export function deliveriesOfEvent(type: EventType, now: string): string {
   return `deliveries AS (
@@ -60,9 +61,12 @@ export function deliveriesOfEvent(type: EventType, now: string): string {
       -- md5 only derives an id: unique because event ids are (and core in every PostgreSQL, unlike gen_random_uuid before 13).
       SELECT 'dlv_' || md5(event.id || ':' || s.id), event.id, s.id, 'pending', 0, false, ${now}::timestamptz, ${now}::timestamptz
       FROM event CROSS JOIN webhook_subscriptions s
-      WHERE '${type}' = ANY(s.event_types)
+      WHERE '${type}' = ANY(s.event_types) AND ${TAG_FILTER_PASSES}
     )`;
 }
+
+/** A subscription `s`'s tag filter lets the plant event `event` through. */
+const TAG_FILTER_PASSES = '(s.tag IS NULL OR s.tag = event.tag OR s.tag = event.previous_tag)';
 
 /**
  * A plant's JSON, as the events carry it (plantJson's text): built by the database
@@ -100,11 +104,11 @@ export const INSERT_PLANTS_WITH_OUTBOX = {
       INSERT INTO plants (${PLANTS_INPUT.columns()})
       SELECT ${PLANTS_INPUT.columns()} FROM input ORDER BY id ON CONFLICT (id) DO NOTHING RETURNING id, version
     ), event AS (
-      INSERT INTO webhook_events (id, type, payload, created_at)
-      SELECT input.event_id, input.event_type, input.payload, ${PLANT_EVENTS_INPUT.parameter()}::timestamptz
+      INSERT INTO webhook_events (id, type, payload, created_at, tag)
+      SELECT input.event_id, input.event_type, input.payload, ${PLANT_EVENTS_INPUT.parameter()}::timestamptz, input.tag
       FROM inserted JOIN input ON input.id = inserted.id
       WHERE EXISTS (SELECT 1 FROM webhook_subscriptions WHERE '${PLANT_CREATED}' = ANY(event_types))
-      RETURNING id
+      RETURNING id, tag, previous_tag
     ), ${deliveriesOfEvent(PLANT_CREATED, PLANT_EVENTS_INPUT.parameter())}
     SELECT id, version FROM inserted`,
 };
@@ -150,7 +154,7 @@ const OF_ENABLED =
 const Q = {
   insertSubscription: {
     name: 'webhooks.insert',
-    text: 'INSERT INTO webhook_subscriptions (id, url, description, event_types, secret, created_at) VALUES ($1, $2, $3, $4, $5, $6)',
+    text: 'INSERT INTO webhook_subscriptions (id, url, description, event_types, secret, created_at, tag) VALUES ($1, $2, $3, $4, $5, $6, $7)',
   },
   listSubscriptions: {
     name: 'webhooks.list',
@@ -167,7 +171,7 @@ const Q = {
   updateSubscription: {
     name: 'webhooks.update',
     text: `UPDATE webhook_subscriptions
-           SET url = $2, description = $3, event_types = $4, enabled = $5, disabled_at = $6, disabled_reason = $7, version = $8,
+           SET url = $2, description = $3, event_types = $4, enabled = $5, disabled_at = $6, disabled_reason = $7, version = $8, tag = $9,
                -- Enabled again: its failing time starts afresh (right-hand sides see the row as it was).
                failing_since = CASE WHEN $5 AND NOT enabled THEN NULL ELSE failing_since END
            WHERE id = $1`,
@@ -232,6 +236,28 @@ const Q = {
            SET enabled = false, disabled_at = $3, disabled_reason = $4, version = version + 1
            WHERE id = $1 AND enabled AND failing_since <= $2
            RETURNING ${SUBSCRIPTION_COLUMNS}`,
+  },
+  // A webhook.disabled event: to the other subscriptions that chose its type, and into the change log (GET /events)
+  // at the next position, with no plant (plant_id 0); the notification tells every instance's streams at commit.
+  emitOperational: {
+    name: 'webhooks.emit-operational',
+    text: `
+      WITH event AS (
+        INSERT INTO webhook_events (id, type, payload, created_at)
+        SELECT $1, $2::text, $3, $4
+        WHERE EXISTS (SELECT 1 FROM webhook_subscriptions WHERE $2::text = ANY(event_types) AND id <> $5)
+        RETURNING id
+      ), deliveries AS (
+        INSERT INTO webhook_deliveries (id, event_id, subscription_id, status, attempt_count, manual, next_attempt_at, created_at)
+        SELECT 'dlv_' || md5(event.id || ':' || s.id), event.id, s.id, 'pending', 0, false, $4, $4
+        FROM event CROSS JOIN webhook_subscriptions s
+        WHERE $2::text = ANY(s.event_types) AND s.id <> $5
+      ), counter AS (
+        UPDATE plant_change_counter SET last = last + 1 RETURNING last
+      ), logged AS (
+        INSERT INTO plant_changes (position, type, plant_id, payload) SELECT last, $2::text, 0, $3 FROM counter
+      )
+      SELECT pg_notify('plant_changes', last::text) FROM counter`,
   },
   rotateSecret: {
     name: 'webhooks.rotate-secret',
@@ -370,7 +396,7 @@ export class PostgresWebhookStore implements WebhookStore {
     await guarded(() =>
       this.pool.query({
         ...Q.insertSubscription,
-        values: [s.id, s.url, s.description ?? null, s.eventTypes, s.secret, s.createdAt],
+        values: [s.id, s.url, s.description ?? null, s.eventTypes, s.secret, s.createdAt, s.tag ?? null],
       }),
     );
   }
@@ -414,6 +440,7 @@ export class PostgresWebhookStore implements WebhookStore {
           next.disabledAt ?? null,
           next.disabledReason ?? null,
           next.version,
+          next.tag ?? null,
         ];
         await client.query({ ...Q.updateSubscription, values });
       }
@@ -503,12 +530,17 @@ export class PostgresWebhookStore implements WebhookStore {
     now: Date,
     reason: string,
   ): Promise<WebhookSubscription | undefined> {
-    const row = await guarded(
-      async () =>
-        (await this.pool.query<SubscriptionRow>({ ...Q.disableFailing, values: [id, failingSince, now, reason] }))
-          .rows[0],
-    );
-    return row === undefined ? undefined : toSubscription(row);
+    // In one transaction with the disable, so only the instance whose UPDATE matched emits, and exactly once.
+    return this.inTransaction(async (client) => {
+      const row = (
+        await client.query<SubscriptionRow>({ ...Q.disableFailing, values: [id, failingSince, now, reason] })
+      ).rows[0];
+      if (row === undefined) return undefined;
+      const disabled = toSubscription(row);
+      const event = webhookDisabledEvent(disabled);
+      await client.query({ ...Q.emitOperational, values: [event.id, event.type, event.payload, now, id] });
+      return disabled;
+    });
   }
 
   async startRecovery(

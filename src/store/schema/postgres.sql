@@ -125,6 +125,8 @@ CREATE TABLE webhook_events (
   type text NOT NULL,
   payload text NOT NULL,
   created_at timestamp with time zone NOT NULL,
+  tag text,
+  previous_tag text,
   CONSTRAINT webhook_events_pkey PRIMARY KEY (id)
 );
 
@@ -162,6 +164,7 @@ CREATE TABLE webhook_subscriptions (
   disabled_at timestamp with time zone,
   disabled_reason text,
   failing_since timestamp with time zone,
+  tag text,
   CONSTRAINT webhook_subscriptions_pkey PRIMARY KEY (id)
 );
 

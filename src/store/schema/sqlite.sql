@@ -82,7 +82,9 @@ CREATE TABLE webhook_events (
   id         TEXT    PRIMARY KEY,
   type       TEXT    NOT NULL,
   payload    TEXT    NOT NULL,
-  created_at INTEGER NOT NULL
+  created_at INTEGER NOT NULL,
+  tag TEXT,
+  previous_tag TEXT
 );
 
 CREATE TABLE webhook_recoveries (
@@ -115,7 +117,8 @@ CREATE TABLE webhook_subscriptions (
   enabled INTEGER NOT NULL DEFAULT 1,
   disabled_at INTEGER,
   disabled_reason TEXT,
-  failing_since INTEGER
+  failing_since INTEGER,
+  tag TEXT
 );
 
 CREATE INDEX plant_changes_created_at ON plant_changes (created_at);

@@ -172,7 +172,7 @@ export class BatchWriter {
     const changedKeys = PLANT_CONTENT_KEYS.filter((key) => after[key] !== before[key]);
     this.updateOf(changedKeys).run({ ...content, ...find, ...words, version, id });
     batch.search.changed(write.id, row, words);
-    batch.outbox.updated(after);
+    batch.outbox.updated(before, after);
     batch.changes.updated(before, after);
     return { kind: 'updated', state: { ...content, version } };
   }
@@ -186,7 +186,7 @@ export class BatchWriter {
     const row = this.deleteById.get(write.id) as (IndexedWords & { tag: string | null }) | undefined;
     if (row === undefined) return { kind: 'not-found' };
     batch.search.removed(write.id, row);
-    batch.outbox.deleted(write.id);
+    batch.outbox.deleted(write.id, row.tag);
     batch.changes.deleted(write.id, row.tag);
     return { kind: 'deleted' };
   }

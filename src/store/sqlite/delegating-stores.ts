@@ -25,6 +25,7 @@ import type {
 } from '../types.js';
 import type { GroupCommitWriter } from './group-commit.js';
 import type { SqliteHealth } from './health.js';
+import type { ChangeSignal } from './change-log.js';
 import type { SqliteTokenStore } from './token-store.js';
 import type { SqliteWebhookStore } from './webhook-store.js';
 
@@ -65,6 +66,8 @@ export class DelegatingWebhookStore implements WebhookStore {
     private readonly reads: SqliteWebhookStore,
     private readonly writer: GroupCommitWriter,
     private readonly health: SqliteHealth,
+    /** Fired after a disable, whose webhook.disabled event is in the change log. */
+    private readonly changed: ChangeSignal,
   ) {}
 
   insertSubscription(subscription: NewWebhookSubscription): Promise<void> {
@@ -88,13 +91,15 @@ export class DelegatingWebhookStore implements WebhookStore {
     return this.writer.call('webhooks', 'deleteSubscription', [id]);
   }
 
-  disableFailingSubscription(
+  async disableFailingSubscription(
     id: string,
     failingSince: Date,
     now: Date,
     reason: string,
   ): Promise<WebhookSubscription | undefined> {
-    return this.writer.call('webhooks', 'disableFailingSubscription', [id, failingSince, now, reason]);
+    const disabled = await this.writer.call('webhooks', 'disableFailingSubscription', [id, failingSince, now, reason]);
+    if (disabled !== undefined) this.changed.fire();
+    return disabled;
   }
 
   claimDueDeliveries(request: ClaimRequest): Promise<ClaimedDelivery[]> {

@@ -51,7 +51,7 @@ export class SqliteStore implements Store {
     this.plants = new SqlitePlantStore(db, writer, readers, health, signal);
     this.changes = new SqliteChangeLog(readers, writer, signal);
     this.tokens = new DelegatingTokenStore(new SqliteTokenStore(db), writer, health);
-    this.webhooks = new DelegatingWebhookStore(new SqliteWebhookStore(db), writer, health);
+    this.webhooks = new DelegatingWebhookStore(new SqliteWebhookStore(db), writer, health, signal);
   }
 
   /** Opens (creating if needed) the database file, applies pending migrations and starts the writer thread. */

@@ -28,6 +28,7 @@ import {
   plantCreatedEvent,
   plantDeletedEvent,
   plantUpdatedEvent,
+  webhookDisabledEvent,
   type EventType,
   type PlantEvent,
 } from '../../domain/events.js';
@@ -89,11 +90,14 @@ export class SqliteWebhookOutbox {
   constructor(db: Database.Database) {
     this.subscribedTypes = db.prepare('SELECT DISTINCT event_types FROM webhook_subscriptions').pluck();
     this.insertEvent = db.prepare(
-      'INSERT INTO webhook_events (id, type, payload, created_at) VALUES (@id, @type, @payload, @now)',
+      `INSERT INTO webhook_events (id, type, payload, created_at, tag, previous_tag)
+       VALUES (@id, @type, @payload, @now, @tag, @previousTag)`,
     );
+    // A tag filter passes a plant event whose plant has the tag after the change or had it before.
     this.insertDeliveries = db.prepare(
       `INSERT INTO webhook_deliveries (id, event_id, subscription_id, status, attempt_count, manual, next_attempt_at, created_at)
-       SELECT 'dlv_' || lower(hex(randomblob(16))), @id, id, 'pending', 0, 0, @now, @now FROM webhook_subscriptions WHERE ${SUBSCRIBED_TO}`,
+       SELECT 'dlv_' || lower(hex(randomblob(16))), @id, id, 'pending', 0, 0, @now, @now FROM webhook_subscriptions
+       WHERE ${SUBSCRIBED_TO} AND (tag IS NULL OR tag = @tag OR tag = @previousTag)`,
     );
   }
 
@@ -106,18 +110,20 @@ export class SqliteWebhookOutbox {
   forBatch(now = Date.now()) {
     const types = new Set((this.subscribedTypes.all() as string[]).flatMap((list) => list.split(',')));
     // The event is built only when somebody subscribes to its type.
-    const emit = (type: EventType, event: () => PlantEvent) => {
+    // tag: the plant's after the change (a deletion's: the one it had); previousTag: the one an update replaced.
+    const emit = (type: EventType, event: () => PlantEvent, tag: string | null, previousTag: string | null) => {
       if (!types.has(type)) return;
       const { id, payload } = event();
-      this.insertEvent.run({ id, type, payload, now });
-      this.insertDeliveries.run({ id, type, now });
+      this.insertEvent.run({ id, type, payload, now, tag, previousTag });
+      this.insertDeliveries.run({ id, type, now, tag, previousTag });
     };
     return {
       /** Whether any subscription chose this type (a bulk write can skip reading back what it wrote). */
       wants: (type: EventType) => types.has(type),
-      created: (plant: PlantRecord) => emit(PLANT_CREATED, () => plantCreatedEvent(plant)),
-      updated: (plant: PlantRecord) => emit(PLANT_UPDATED, () => plantUpdatedEvent(plant)),
-      deleted: (id: bigint) => emit(PLANT_DELETED, () => plantDeletedEvent(id)),
+      created: (plant: PlantRecord) => emit(PLANT_CREATED, () => plantCreatedEvent(plant), plant.tag ?? null, null),
+      updated: (before: PlantRecord, after: PlantRecord) =>
+        emit(PLANT_UPDATED, () => plantUpdatedEvent(after), after.tag ?? null, before.tag ?? null),
+      deleted: (id: bigint, tag: string | null) => emit(PLANT_DELETED, () => plantDeletedEvent(id), tag, null),
     };
   }
 }
@@ -127,6 +133,9 @@ export class SqliteWebhookStore implements WebhookStore {
   private readonly claimAtomically: Database.Transaction<(request: ClaimRequest) => ClaimRow[]>;
   private readonly recordAtomically: Database.Transaction<(result: AttemptResult) => void>;
   private readonly deleteAtomically: Database.Transaction<(id: string) => boolean>;
+  private readonly disableAtomically: Database.Transaction<
+    (id: string, failingSince: number, now: number, reason: string) => WebhookSubscription | undefined
+  >;
   private readonly updateAtomically: Database.Transaction<
     (
       id: string,
@@ -143,7 +152,7 @@ export class SqliteWebhookStore implements WebhookStore {
   constructor(db: Database.Database) {
     const s = {
       insertSubscription: db.prepare(
-        'INSERT INTO webhook_subscriptions (id, url, description, event_types, secret, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+        'INSERT INTO webhook_subscriptions (id, url, description, event_types, secret, created_at, tag) VALUES (?, ?, ?, ?, ?, ?, ?)',
       ),
       listSubscriptions: db.prepare(
         `SELECT ${SUBSCRIPTION_COLUMNS} FROM webhook_subscriptions ORDER BY created_at, rowid`,
@@ -152,7 +161,7 @@ export class SqliteWebhookStore implements WebhookStore {
       updateSubscription: db.prepare(
         `UPDATE webhook_subscriptions
          SET url = @url, description = @description, event_types = @eventTypes, enabled = @enabled,
-             disabled_at = @disabledAt, disabled_reason = @disabledReason, version = @version,
+             disabled_at = @disabledAt, disabled_reason = @disabledReason, version = @version, tag = @tag,
              -- Enabled again: its failing time starts afresh (right-hand sides see the row as it was).
              failing_since = CASE WHEN @enabled = 1 AND enabled = 0 THEN NULL ELSE failing_since END
          WHERE id = @id`,
@@ -168,6 +177,20 @@ export class SqliteWebhookStore implements WebhookStore {
          SET enabled = 0, disabled_at = @now, disabled_reason = @reason, version = version + 1
          WHERE id = @id AND enabled = 1 AND failing_since <= @failingSince
          RETURNING ${SUBSCRIPTION_COLUMNS}`,
+      ),
+      // A webhook.disabled event goes to the other subscriptions that chose its type, and into the change log.
+      operationalEvent: db.prepare(
+        `INSERT INTO webhook_events (id, type, payload, created_at)
+         SELECT @id, @type, @payload, @now WHERE EXISTS (SELECT 1 FROM webhook_subscriptions WHERE ${SUBSCRIBED_TO} AND id <> @disabled)`,
+      ),
+      operationalDeliveries: db.prepare(
+        `INSERT INTO webhook_deliveries (id, event_id, subscription_id, status, attempt_count, manual, next_attempt_at, created_at)
+         SELECT 'dlv_' || lower(hex(randomblob(16))), @id, id, 'pending', 0, 0, @now, @now FROM webhook_subscriptions
+         WHERE ${SUBSCRIBED_TO} AND id <> @disabled AND EXISTS (SELECT 1 FROM webhook_events WHERE id = @id)`,
+      ),
+      // Not about a plant: plant_id 0. Stamped with the clock, as the plant writes' entries are, for retention.
+      operationalChange: db.prepare(
+        'INSERT INTO plant_changes (type, plant_id, tag, payload, created_at) VALUES (@type, 0, NULL, @payload, @at)',
       ),
       deleteAttempts: db.prepare(
         'DELETE FROM webhook_delivery_attempts WHERE delivery_id IN (SELECT id FROM webhook_deliveries WHERE subscription_id = ?)',
@@ -352,10 +375,23 @@ export class SqliteWebhookStore implements WebhookStore {
             disabledAt: next.disabledAt?.getTime() ?? null,
             disabledReason: next.disabledReason ?? null,
             version: next.version,
+            tag: next.tag ?? null,
           });
         return { kind: 'updated', subscription: next };
       },
     );
+
+    // The disable and its event commit together: only the caller whose UPDATE matched emits, exactly once.
+    this.disableAtomically = db.transaction((id: string, failingSince: number, now: number, reason: string) => {
+      const row = s.disableFailing.get({ id, failingSince, now, reason }) as SubscriptionRow | undefined;
+      if (row === undefined) return undefined;
+      const disabled = toSubscription(row);
+      const { id: eventId, type, payload } = webhookDisabledEvent(disabled);
+      s.operationalEvent.run({ id: eventId, type, payload, now, disabled: id });
+      s.operationalDeliveries.run({ id: eventId, type, now, disabled: id });
+      s.operationalChange.run({ type, payload, at: Date.now() });
+      return disabled;
+    });
 
     this.deleteAtomically = db.transaction((id: string) => {
       s.deleteAttempts.run(id);
@@ -409,6 +445,7 @@ export class SqliteWebhookStore implements WebhookStore {
         subscription.eventTypes.join(','),
         subscription.secret,
         subscription.createdAt.getTime(),
+        subscription.tag ?? null,
       ),
     );
   }
@@ -501,10 +538,7 @@ export class SqliteWebhookStore implements WebhookStore {
     now: Date,
     reason: string,
   ): Promise<WebhookSubscription | undefined> {
-    const row = guarded(() =>
-      this.statements.disableFailing.get({ id, failingSince: failingSince.getTime(), now: now.getTime(), reason }),
-    ) as SubscriptionRow | undefined;
-    return row === undefined ? undefined : toSubscription(row);
+    return guarded(() => this.disableAtomically.immediate(id, failingSince.getTime(), now.getTime(), reason));
   }
 
   async startRecovery(
