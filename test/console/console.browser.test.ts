@@ -235,19 +235,28 @@ for (const [index, backend] of testBackends().entries()) {
         assert.equal(await row.locator('.attempts li').count(), 2);
       });
 
-      it('webhooks: edits a subscription in place, disables it and enables it again', async () => {
+      it('webhooks: edits a subscription in place (its tag filter too), disables it and enables it again', async () => {
         const subscription = page.locator('.subscription');
         const id = await subscription.getAttribute('data-webhook');
         const stored = async () => {
           const read = await h.request({ method: 'GET', url: `/webhooks/${id}`, headers: bearer(h.tokens.admin) });
           assert.equal(read.statusCode, 200, read.body);
-          return JSON.parse(read.body) as { enabled: boolean; description?: string };
+          return JSON.parse(read.body) as { enabled: boolean; description?: string; tag?: string };
         };
         await subscription.getByRole('button', { name: 'Edit' }).click();
         await subscription.getByLabel('New description (empty removes it)').fill('inventory sync, edited');
+        await subscription.getByLabel('Only plants with the tag (empty: every plant)').fill('succulent');
         await subscription.getByRole('button', { name: 'Save' }).click();
         await subscription.getByText('inventory sync, edited').waitFor();
+        await subscription.getByText('(tag succulent)').waitFor();
         assert.equal((await stored()).description, 'inventory sync, edited');
+        assert.equal((await stored()).tag, 'succulent');
+
+        await subscription.getByRole('button', { name: 'Edit' }).click();
+        await subscription.getByLabel('Only plants with the tag (empty: every plant)').fill('');
+        await subscription.getByRole('button', { name: 'Save' }).click();
+        await subscription.getByText('(tag succulent)').waitFor({ state: 'detached' });
+        assert.equal((await stored()).tag, undefined);
 
         await subscription.getByRole('button', { name: 'Disable' }).click();
         await subscription.locator('.state[data-enabled="false"]').waitFor();

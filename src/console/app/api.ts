@@ -31,7 +31,12 @@ export type WebhookSubscriptionChange = components['schemas']['WebhookSubscripti
 export type CreatedWebhookSubscription = components['schemas']['CreatedWebhookSubscription'];
 export type WebhookDelivery = components['schemas']['WebhookDelivery'];
 export type EventType = WebhookSubscription['eventTypes'][number];
-export const EVENT_TYPES: readonly EventType[] = ['plant.created', 'plant.updated', 'plant.deleted'];
+export const EVENT_TYPES: readonly EventType[] = [
+  'plant.created',
+  'plant.updated',
+  'plant.deleted',
+  'webhook.disabled',
+];
 export const SCOPES: readonly Scope[] = ['plants:read', 'plants:write', 'admin'];
 
 export interface Api {

@@ -102,6 +102,7 @@ function Subscription({
   const [editing, setEditing] = useState(false);
   const [url, setUrl] = useState(subscription.url);
   const [description, setDescription] = useState(subscription.description ?? '');
+  const [tag, setTag] = useState(subscription.tag ?? '');
   useEffect(() => {
     answer(
       api.raw.GET('/webhooks/{id}/deliveries', { params: { path: { id: subscription.id }, query: { limit: 20 } } }),
@@ -135,7 +136,7 @@ function Subscription({
     });
   const save = (event: Event) => {
     event.preventDefault();
-    void change({ url, description: description === '' ? null : description });
+    void change({ url, description: description === '' ? null : description, tag: tag === '' ? null : tag });
   };
   const state = subscription.enabled
     ? 'enabled'
@@ -177,6 +178,12 @@ function Subscription({
           value=${description}
           onInput=${(e: Event) => setDescription((e.target as HTMLInputElement).value)}
         />
+        <label for=${`tag-${subscription.id}`}>Only plants with the tag (empty: every plant)</label>
+        <input
+          id=${`tag-${subscription.id}`}
+          value=${tag}
+          onInput=${(e: Event) => setTag((e.target as HTMLInputElement).value)}
+        />
         <button type="submit">Save</button>
       </form>`
     }
@@ -191,6 +198,7 @@ export function WebhooksScreen({ api, session }: { api: Api; session: Session })
   const [subscriptions, setSubscriptions] = useState<WebhookSubscription[]>();
   const [url, setUrl] = useState('');
   const [description, setDescription] = useState('');
+  const [tag, setTag] = useState('');
   const [types, setTypes] = useState<EventType[]>(['plant.created']);
   const [created, setCreated] = useState<string>();
   const [error, setError] = useState<unknown>();
@@ -208,7 +216,12 @@ export function WebhooksScreen({ api, session }: { api: Api; session: Session })
     event.preventDefault();
     setError(undefined);
     try {
-      const body = { url, eventTypes: types, ...(description === '' ? {} : { description }) };
+      const body = {
+        url,
+        eventTypes: types,
+        ...(description === '' ? {} : { description }),
+        ...(tag === '' ? {} : { tag }),
+      };
       const subscription = await answer(api.raw.POST('/webhooks', { body }));
       setCreated(subscription.secret);
       await load();
@@ -236,6 +249,8 @@ export function WebhooksScreen({ api, session }: { api: Api; session: Session })
         value=${description}
         onInput=${(e: Event) => setDescription((e.target as HTMLInputElement).value)}
       />
+      <label for="webhook-tag">Only plants with the tag (optional: a plant entering, in or leaving it)</label>
+      <input id="webhook-tag" value=${tag} onInput=${(e: Event) => setTag((e.target as HTMLInputElement).value)} />
       <fieldset>
         <legend>Events</legend>
         ${EVENT_TYPES.map(
