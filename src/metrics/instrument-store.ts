@@ -154,6 +154,7 @@ class TimedWebhookStore implements WebhookStore {
       'getDelivery',
       'startRecovery',
       'getRecovery',
+      'staleRecoveries',
       'signingKeys',
       'recoverBatch',
       'hasDueDeliveries',
@@ -196,6 +197,9 @@ class TimedWebhookStore implements WebhookStore {
   }
   getRecovery(...a: Parameters<WebhookStore['getRecovery']>) {
     return this.t.getRecovery(() => this.inner.getRecovery(...a));
+  }
+  staleRecoveries(...a: Parameters<WebhookStore['staleRecoveries']>) {
+    return this.t.staleRecoveries(() => this.inner.staleRecoveries(...a));
   }
   recoverBatch(...a: Parameters<WebhookStore['recoverBatch']>) {
     return this.t.recoverBatch(() => this.inner.recoverBatch(...a));

@@ -204,6 +204,8 @@ export interface WebhookStore {
     recovery: NewWebhookRecovery,
   ): Promise<{ readonly recovery: WebhookRecovery; readonly created: boolean } | undefined>;
   getRecovery(subscriptionId: string, id: string): Promise<WebhookRecovery | undefined>;
+  /** The running recoveries last advanced before `before`: interrupted (a stopped instance, a failed batch). */
+  staleRecoveries(before: Date): Promise<string[]>;
   /**
    * One batch of a running recovery, in one transaction: the next `limit` deliveries of its window after its
    * cursor, the failed ones made pending (one more attempt, due at `now`); done when fewer were left.

@@ -68,6 +68,7 @@ export const webhookDispatcher = fp(
     app.addHook('onReady', async () => {
       dispatcher.start();
       retention.start();
+      recoveries.startSweeping();
     });
     app.addHook('onClose', async () => {
       await Promise.all([dispatcher.stop(), retention.stop(), recoveries.stop()]);

@@ -1,7 +1,9 @@
 /**
  * Recoveries run in the background, one batch (one short transaction) at a time, yielding between batches so
  * a large window never holds the event loop or the database for long. Progress is in the store, so any
- * instance answers it; a recovery interrupted by a restart is continued by the next request for its window.
+ * instance answers it. A recovery interrupted (its instance stopped, a batch failed) is continued by the next request
+ * for its window, and by every instance's sweep (`resumeInterrupted`, at start and every RECOVERY_STALE_MS): two
+ * instances continuing one recovery take its batches in turn, each under the recovery's lock.
  */
 import { randomBytes } from 'node:crypto';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
@@ -10,7 +12,8 @@ import type { DispatcherLogger } from './dispatcher.js';
 
 /** Deliveries looked at per batch. */
 export const RECOVERY_BATCH = 500;
-/** A running recovery not advanced for this long was interrupted: asking for its window again continues it. */
+/** A running recovery not advanced for this long was interrupted: asking for its window again, or the sweep, continues
+ * it. */
 export const RECOVERY_STALE_MS = 30_000;
 
 export class RecoveryWindowError extends Error {}
@@ -55,6 +58,7 @@ export function recoveryWindow(
 export class WebhookRecoveries {
   private readonly running = new Map<string, Promise<void>>();
   private stopping = false;
+  private sweep: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly store: WebhookStore,
@@ -76,6 +80,24 @@ export class WebhookRecoveries {
     return recovery;
   }
 
+  /** Continues each running recovery not advanced for RECOVERY_STALE_MS, unless this instance runs it already. */
+  async resumeInterrupted(now = new Date()): Promise<void> {
+    try {
+      const ids = await this.store.staleRecoveries(new Date(now.getTime() - RECOVERY_STALE_MS));
+      for (const id of ids) this.run(id);
+    } catch (error) {
+      this.options.log.warn({ err: error }, 'webhooks: could not look for interrupted recoveries; trying again later');
+    }
+  }
+
+  /** Sweeps for interrupted recoveries now and every RECOVERY_STALE_MS until stop(). */
+  startSweeping(): void {
+    if (this.sweep !== undefined || this.stopping) return;
+    void this.resumeInterrupted();
+    this.sweep = setInterval(() => void this.resumeInterrupted(), RECOVERY_STALE_MS);
+    this.sweep.unref();
+  }
+
   /** Resolves when every recovery this instance was running has finished (or stopped on an error). */
   async idle(): Promise<void> {
     await Promise.all(this.running.values());
@@ -84,6 +106,7 @@ export class WebhookRecoveries {
   /** Resolves when every recovery this instance runs has stopped (after its current batch). */
   async stop(): Promise<void> {
     this.stopping = true;
+    clearInterval(this.sweep);
     await Promise.all(this.running.values());
   }
 
@@ -109,8 +132,8 @@ export class WebhookRecoveries {
         await yieldToEventLoop();
       }
     } catch (error) {
-      // Left running: asking for the same window again after RECOVERY_STALE_MS continues it.
-      this.options.log.warn({ err: error, recoveryId: id }, 'webhooks: a recovery stopped; ask for its window again');
+      // Left running: the sweep (or asking for the same window again) continues it after RECOVERY_STALE_MS.
+      this.options.log.warn({ err: error, recoveryId: id }, 'webhooks: a recovery stopped; it is continued later');
     }
   }
 }

@@ -3,7 +3,10 @@
  * is readable, the same window answers the same recovery, and bad windows get clear 400s. Both stores.
  */
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { PassThrough } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
+import { buildApp } from '../../src/app.js';
 import { Errors } from '../../src/http/errors.js';
 import { assertError } from '../support/assertions.js';
 import { testBackends } from '../support/backends.js';
@@ -107,6 +110,41 @@ for (const backend of testBackends())
         async () => ((await call('GET', empty.headers.location as string)).json() as Recovery).status === 'done',
       );
       assert.equal(((await call('GET', empty.headers.location as string)).json() as Recovery).requeued, 0);
+    });
+
+    it('an interrupted recovery (left running, not advanced for 30 s) is continued by the next instance that starts', async () => {
+      receiver.respondWith(() => 503);
+      const subscribed = await call('POST', '/webhooks', { url: receiver.url });
+      const { id } = subscribed.json() as { id: string };
+      const since = new Date(Date.now() - 60_000);
+      for (let i = 0; i < PLANTS; i += 1)
+        assert.equal((await postPlant(h, `{"id": ${1000 + i}, "name": "Interrupted ${i}"}`)).statusCode, 200);
+      await until(async () => {
+        const list = await statuses(id);
+        return list.length === PLANTS && list.every((s) => s === 'failed');
+      });
+      receiver.respondWith(() => 200);
+      // As an instance that stopped right after starting it would leave it: running, last advanced 40 s ago.
+      const started = await h.store.webhooks.startRecovery({
+        id: `rcv_${randomBytes(12).toString('hex')}`,
+        subscriptionId: id,
+        since,
+        until: new Date(),
+        windowKey: 'interrupted',
+        now: new Date(Date.now() - 40_000),
+      });
+      assert.equal(started?.recovery.status, 'running');
+      const recoveryId = started?.recovery.id as string;
+
+      // Another instance on the same store: its start sweeps for interrupted recoveries and continues this one.
+      const restarted = await buildApp(h.config, { store: h.store, logStream: new PassThrough() });
+      try {
+        await until(async () => (await h.store.webhooks.getRecovery(id, recoveryId))?.status === 'done');
+        assert.equal((await h.store.webhooks.getRecovery(id, recoveryId))?.requeued, PLANTS);
+        await until(async () => (await statuses(id)).every((s) => s === 'succeeded'));
+      } finally {
+        await restarted.close();
+      }
     });
 
     it('refuses windows it cannot recover, and unknown ids, with clear errors', async () => {

@@ -196,6 +196,10 @@ const Q = {
     text: `SELECT ${RECOVERY_COLUMNS} FROM webhook_recoveries WHERE subscription_id = $1 AND id = $2`,
   },
   // The row lock makes concurrent runners of one recovery take turns: each batch starts from the last's cursor.
+  staleRecoveries: {
+    name: 'webhooks.stale-recoveries',
+    text: "SELECT id FROM webhook_recoveries WHERE status = 'running' AND updated_at < $1 ORDER BY created_at",
+  },
   lockRecovery: {
     name: 'webhooks.recovery-lock',
     text: `SELECT ${RECOVERY_COLUMNS} FROM webhook_recoveries WHERE id = $1 FOR UPDATE`,
@@ -577,6 +581,11 @@ export class PostgresWebhookStore implements WebhookStore {
       async () => (await this.pool.query<RecoveryRow>({ ...Q.getRecovery, values: [subscriptionId, id] })).rows[0],
     );
     return row === undefined ? undefined : toRecovery(row);
+  }
+
+  async staleRecoveries(before: Date): Promise<string[]> {
+    const { rows } = await guarded(() => this.pool.query<{ id: string }>({ ...Q.staleRecoveries, values: [before] }));
+    return rows.map((row) => row.id);
   }
 
   async recoverBatch(id: string, now: Date, limit: number): Promise<WebhookRecovery | undefined> {

@@ -144,6 +144,10 @@ export class DelegatingWebhookStore implements WebhookStore {
     return this.health.readingLater(() => this.reads.getRecovery(subscriptionId, id));
   }
 
+  staleRecoveries(before: Date): Promise<string[]> {
+    return this.health.readingLater(() => this.reads.staleRecoveries(before));
+  }
+
   recoverBatch(id: string, now: Date, limit: number): Promise<WebhookRecovery | undefined> {
     return this.writer.call('webhooks', 'recoverBatch', [id, now, limit]);
   }

@@ -293,6 +293,9 @@ export class SqliteWebhookStore implements WebhookStore {
         `SELECT ${RECOVERY_COLUMNS} FROM webhook_recoveries WHERE subscription_id = ? AND id = ?`,
       ),
       recoveryById: db.prepare(`SELECT ${RECOVERY_COLUMNS} FROM webhook_recoveries WHERE id = ?`),
+      staleRecoveries: db
+        .prepare("SELECT id FROM webhook_recoveries WHERE status = 'running' AND updated_at < ? ORDER BY created_at")
+        .pluck(),
       // The window's deliveries after the cursor, by the subscription's (subscription_id, created_at) index.
       recoveryCandidates: db.prepare(
         `SELECT id, created_at, status FROM webhook_deliveries
@@ -569,6 +572,10 @@ export class SqliteWebhookStore implements WebhookStore {
   async getRecovery(subscriptionId: string, id: string): Promise<WebhookRecovery | undefined> {
     const row = guarded(() => this.statements.getRecovery.get(subscriptionId, id)) as RecoveryRow | undefined;
     return row === undefined ? undefined : toRecovery(row);
+  }
+
+  async staleRecoveries(before: Date): Promise<string[]> {
+    return guarded(() => this.statements.staleRecoveries.all(before.getTime())) as string[];
   }
 
   async recoverBatch(id: string, now: Date, limit: number): Promise<WebhookRecovery | undefined> {
