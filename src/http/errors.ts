@@ -187,7 +187,9 @@ export const Errors = {
     code: 41501,
     status: 415,
     meaning:
-      'The request body is not application/json (UTF-8), or is sent with a Content-Encoding (compressed); send it as plain UTF-8 JSON.',
+      "The request body's media type is not one the operation takes (JSON for most; a JSON Merge Patch or JSON for " +
+      'PATCH; NDJSON or CSV for an import), is not UTF-8, or is sent with a Content-Encoding (compressed); the message ' +
+      'names what the operation takes.',
     message: '%s',
   },
   PRECONDITION_REQUIRED: {

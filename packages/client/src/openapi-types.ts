@@ -1563,7 +1563,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description - `41501` UNSUPPORTED_MEDIA_TYPE: The request body is not application/json (UTF-8), or is sent with a Content-Encoding (compressed); send it as plain UTF-8 JSON. */
+            /** @description - `41501` UNSUPPORTED_MEDIA_TYPE: The request body's media type is not one the operation takes (JSON for most; a JSON Merge Patch or JSON for PATCH; NDJSON or CSV for an import), is not UTF-8, or is sent with a Content-Encoding (compressed); the message names what the operation takes. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1572,7 +1572,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": 41501,
-                     *       "message": "The request body is not application/json (UTF-8), or is sent with a Content-Encoding (compressed); send it as plain UTF-8 JSON."
+                     *       "message": "The request body's media type is not one the operation takes (JSON for most; a JSON Merge Patch or JSON for PATCH; NDJSON or CSV for an import), is not UTF-8, or is sent with a Content-Encoding (compressed); the message names what the operation takes."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2033,7 +2033,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description - `41501` UNSUPPORTED_MEDIA_TYPE: The request body is not application/json (UTF-8), or is sent with a Content-Encoding (compressed); send it as plain UTF-8 JSON. */
+            /** @description - `41501` UNSUPPORTED_MEDIA_TYPE: The request body's media type is not one the operation takes (JSON for most; a JSON Merge Patch or JSON for PATCH; NDJSON or CSV for an import), is not UTF-8, or is sent with a Content-Encoding (compressed); the message names what the operation takes. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2042,7 +2042,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": 41501,
-                     *       "message": "The request body is not application/json (UTF-8), or is sent with a Content-Encoding (compressed); send it as plain UTF-8 JSON."
+                     *       "message": "The request body's media type is not one the operation takes (JSON for most; a JSON Merge Patch or JSON for PATCH; NDJSON or CSV for an import), is not UTF-8, or is sent with a Content-Encoding (compressed); the message names what the operation takes."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2538,7 +2538,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description - `41501` UNSUPPORTED_MEDIA_TYPE: The request body is not application/json (UTF-8), or is sent with a Content-Encoding (compressed); send it as plain UTF-8 JSON. */
+            /** @description - `41501` UNSUPPORTED_MEDIA_TYPE: The request body's media type is not one the operation takes (JSON for most; a JSON Merge Patch or JSON for PATCH; NDJSON or CSV for an import), is not UTF-8, or is sent with a Content-Encoding (compressed); the message names what the operation takes. */
             415: {
                 headers: {
                     /** @description The patch formats PATCH takes (RFC 5789): `application/merge-patch+json, application/json`. */
@@ -2549,7 +2549,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": 41501,
-                     *       "message": "The request body is not application/json (UTF-8), or is sent with a Content-Encoding (compressed); send it as plain UTF-8 JSON."
+                     *       "message": "The request body's media type is not one the operation takes (JSON for most; a JSON Merge Patch or JSON for PATCH; NDJSON or CSV for an import), is not UTF-8, or is sent with a Content-Encoding (compressed); the message names what the operation takes."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2801,7 +2801,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description - `41501` UNSUPPORTED_MEDIA_TYPE: The request body is not application/json (UTF-8), or is sent with a Content-Encoding (compressed); send it as plain UTF-8 JSON. */
+            /** @description - `41501` UNSUPPORTED_MEDIA_TYPE: The request body's media type is not one the operation takes (JSON for most; a JSON Merge Patch or JSON for PATCH; NDJSON or CSV for an import), is not UTF-8, or is sent with a Content-Encoding (compressed); the message names what the operation takes. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2810,7 +2810,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": 41501,
-                     *       "message": "The request body is not application/json (UTF-8), or is sent with a Content-Encoding (compressed); send it as plain UTF-8 JSON."
+                     *       "message": "The request body's media type is not one the operation takes (JSON for most; a JSON Merge Patch or JSON for PATCH; NDJSON or CSV for an import), is not UTF-8, or is sent with a Content-Encoding (compressed); the message names what the operation takes."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3412,7 +3412,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description - `41501` UNSUPPORTED_MEDIA_TYPE: The request body is not application/json (UTF-8), or is sent with a Content-Encoding (compressed); send it as plain UTF-8 JSON. */
+            /** @description - `41501` UNSUPPORTED_MEDIA_TYPE: The request body's media type is not one the operation takes (JSON for most; a JSON Merge Patch or JSON for PATCH; NDJSON or CSV for an import), is not UTF-8, or is sent with a Content-Encoding (compressed); the message names what the operation takes. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3421,7 +3421,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": 41501,
-                     *       "message": "The request body is not application/json (UTF-8), or is sent with a Content-Encoding (compressed); send it as plain UTF-8 JSON."
+                     *       "message": "The request body's media type is not one the operation takes (JSON for most; a JSON Merge Patch or JSON for PATCH; NDJSON or CSV for an import), is not UTF-8, or is sent with a Content-Encoding (compressed); the message names what the operation takes."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4075,7 +4075,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description - `41501` UNSUPPORTED_MEDIA_TYPE: The request body is not application/json (UTF-8), or is sent with a Content-Encoding (compressed); send it as plain UTF-8 JSON. */
+            /** @description - `41501` UNSUPPORTED_MEDIA_TYPE: The request body's media type is not one the operation takes (JSON for most; a JSON Merge Patch or JSON for PATCH; NDJSON or CSV for an import), is not UTF-8, or is sent with a Content-Encoding (compressed); the message names what the operation takes. */
             415: {
                 headers: {
                     /** @description The patch formats PATCH takes (RFC 5789): `application/merge-patch+json, application/json`. */
@@ -4086,7 +4086,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": 41501,
-                     *       "message": "The request body is not application/json (UTF-8), or is sent with a Content-Encoding (compressed); send it as plain UTF-8 JSON."
+                     *       "message": "The request body's media type is not one the operation takes (JSON for most; a JSON Merge Patch or JSON for PATCH; NDJSON or CSV for an import), is not UTF-8, or is sent with a Content-Encoding (compressed); the message names what the operation takes."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4323,7 +4323,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description - `41501` UNSUPPORTED_MEDIA_TYPE: The request body is not application/json (UTF-8), or is sent with a Content-Encoding (compressed); send it as plain UTF-8 JSON. */
+            /** @description - `41501` UNSUPPORTED_MEDIA_TYPE: The request body's media type is not one the operation takes (JSON for most; a JSON Merge Patch or JSON for PATCH; NDJSON or CSV for an import), is not UTF-8, or is sent with a Content-Encoding (compressed); the message names what the operation takes. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4332,7 +4332,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": 41501,
-                     *       "message": "The request body is not application/json (UTF-8), or is sent with a Content-Encoding (compressed); send it as plain UTF-8 JSON."
+                     *       "message": "The request body's media type is not one the operation takes (JSON for most; a JSON Merge Patch or JSON for PATCH; NDJSON or CSV for an import), is not UTF-8, or is sent with a Content-Encoding (compressed); the message names what the operation takes."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5001,7 +5001,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description - `41501` UNSUPPORTED_MEDIA_TYPE: The request body is not application/json (UTF-8), or is sent with a Content-Encoding (compressed); send it as plain UTF-8 JSON. */
+            /** @description - `41501` UNSUPPORTED_MEDIA_TYPE: The request body's media type is not one the operation takes (JSON for most; a JSON Merge Patch or JSON for PATCH; NDJSON or CSV for an import), is not UTF-8, or is sent with a Content-Encoding (compressed); the message names what the operation takes. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5010,7 +5010,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": 41501,
-                     *       "message": "The request body is not application/json (UTF-8), or is sent with a Content-Encoding (compressed); send it as plain UTF-8 JSON."
+                     *       "message": "The request body's media type is not one the operation takes (JSON for most; a JSON Merge Patch or JSON for PATCH; NDJSON or CSV for an import), is not UTF-8, or is sent with a Content-Encoding (compressed); the message names what the operation takes."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6402,7 +6402,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description - `41501` UNSUPPORTED_MEDIA_TYPE: The request body is not application/json (UTF-8), or is sent with a Content-Encoding (compressed); send it as plain UTF-8 JSON. */
+            /** @description - `41501` UNSUPPORTED_MEDIA_TYPE: The request body's media type is not one the operation takes (JSON for most; a JSON Merge Patch or JSON for PATCH; NDJSON or CSV for an import), is not UTF-8, or is sent with a Content-Encoding (compressed); the message names what the operation takes. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6411,7 +6411,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": 41501,
-                     *       "message": "The request body is not application/json (UTF-8), or is sent with a Content-Encoding (compressed); send it as plain UTF-8 JSON."
+                     *       "message": "The request body's media type is not one the operation takes (JSON for most; a JSON Merge Patch or JSON for PATCH; NDJSON or CSV for an import), is not UTF-8, or is sent with a Content-Encoding (compressed); the message names what the operation takes."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
