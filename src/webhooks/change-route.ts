@@ -75,7 +75,7 @@ export const webhookChangeRoute: TypedRoutes<[typeof WebhookSubscriptionPatch, t
     async (request, reply) => {
       const { id } = request.params;
       const expected = expectation(request.headers['if-match']);
-      const { url, description, eventTypes, enabled, disabledReason } = request.body;
+      const { url, description, eventTypes, enabled, disabledReason, maxPerSecond } = request.body;
       let checkedUrl: string | undefined;
       try {
         checkedUrl =
@@ -93,6 +93,7 @@ export const webhookChangeRoute: TypedRoutes<[typeof WebhookSubscriptionPatch, t
         ...(eventTypes === undefined ? {} : { eventTypes: EVENT_TYPES.filter((type) => eventTypes.includes(type)) }),
         ...(enabled === undefined ? {} : { enabled }),
         ...(disabledReason === undefined ? {} : { disabledReason }),
+        ...(maxPerSecond === undefined ? {} : { maxPerSecond }),
       };
       const outcome = await store.webhooks.updateSubscription(id, change, expected, new Date());
       if (outcome.kind === 'precondition-failed')

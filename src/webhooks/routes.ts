@@ -76,12 +76,13 @@ export const webhookRoutes: TypedRoutes<WebhookSchemas> = async (app) => {
       config: { failures: ['INVALID_WEBHOOK_URL', 'STORE_UNAVAILABLE'] },
     },
     async (request, reply) => {
-      const { url, description, eventTypes } = request.body;
+      const { url, description, eventTypes, maxPerSecond } = request.body;
       try {
         const input = {
           url,
           ...(description === undefined ? {} : { description }),
           ...(eventTypes === undefined ? {} : { eventTypes }),
+          ...(maxPerSecond === undefined || maxPerSecond === null ? {} : { maxPerSecond }),
         };
         const created = await createSubscription(store.webhooks, input, {
           allowPrivate: config.webhookAllowPrivateUrls,

@@ -3,7 +3,7 @@
  * document all come from these objects.
  */
 import { MAX_WEBHOOK_URL_LENGTH } from './url-policy.js';
-import { DESCRIPTION_MAX_LENGTH } from './subscriptions.js';
+import { DESCRIPTION_MAX_LENGTH, MAX_PER_SECOND_LIMIT } from './subscriptions.js';
 import { PRINTABLE_TEXT } from '../domain/text-rules.js';
 import { DEFAULT_OVERLAP_SECONDS, MAX_OVERLAP_SECONDS } from './secret-rotation.js';
 import { EVENT_TYPES } from '../domain/events.js';
@@ -39,6 +39,17 @@ const EventTypes = {
   example: ['plant.created', 'plant.updated', 'plant.deleted'],
 } as const;
 
+const MaxPerSecond = {
+  type: ['integer', 'null'],
+  minimum: 1,
+  maximum: MAX_PER_SECOND_LIMIT,
+  description:
+    `A throttle: at most this many deliveries to this subscription are started in any one second, by all instances ` +
+    `together (1 to ${MAX_PER_SECOND_LIMIT}); null (the default) for no limit. Deliveries beyond the rate wait, pending, ` +
+    'and are sent later: none is dropped, and waiting is not a failed attempt.',
+  example: 50,
+} as const;
+
 const SubscriptionId = {
   type: 'string',
   description: 'The subscription id (whk_...).',
@@ -53,6 +64,7 @@ export const NewWebhookSubscription = {
     url: Url,
     description: Description,
     eventTypes: { ...EventTypes, description: `${EventTypes.description} Default: plant.created only.` },
+    maxPerSecond: MaxPerSecond,
   },
   description: 'A subscription to create. Properties not listed here are ignored.',
 } as const;
@@ -67,13 +79,14 @@ const Enabled = {
 export const WebhookSubscription = {
   $id: 'WebhookSubscription',
   type: 'object',
-  required: ['id', 'url', 'eventTypes', 'enabled', 'createdAt'],
+  required: ['id', 'url', 'eventTypes', 'enabled', 'maxPerSecond', 'createdAt'],
   properties: {
     id: SubscriptionId,
     url: Url,
     description: Description,
     eventTypes: EventTypes,
     enabled: Enabled,
+    maxPerSecond: MaxPerSecond,
     disabledAt: { ...DateTime, description: 'When it was disabled; only while disabled.' },
     disabledReason: {
       type: 'string',
@@ -90,7 +103,7 @@ export const WebhookSubscription = {
 export const CreatedWebhookSubscription = {
   $id: 'CreatedWebhookSubscription',
   type: 'object',
-  required: ['id', 'url', 'eventTypes', 'enabled', 'secret', 'createdAt'],
+  required: ['id', 'url', 'eventTypes', 'enabled', 'maxPerSecond', 'secret', 'createdAt'],
   properties: {
     ...WebhookSubscription.properties,
     secret: {
@@ -131,6 +144,10 @@ export const WebhookSubscriptionPatch = {
       pattern: PRINTABLE_TEXT,
       description: 'Recorded as disabledReason when this patch disables the subscription (default `disabled by hand`).',
     },
+    maxPerSecond: {
+      ...MaxPerSecond,
+      description: `A new throttle, or null to remove it. ${MaxPerSecond.description} A new rate applies from the next delivery.`,
+    },
   },
   description:
     'A JSON Merge Patch (RFC 7396) of a subscription: the properties sent are changed, the others kept. `"description": null` ' +
@@ -165,7 +182,7 @@ export const RotateWebhookSecret = {
 export const RotatedWebhookSubscription = {
   $id: 'RotatedWebhookSubscription',
   type: 'object',
-  required: ['id', 'url', 'eventTypes', 'enabled', 'secret', 'createdAt'],
+  required: ['id', 'url', 'eventTypes', 'enabled', 'maxPerSecond', 'secret', 'createdAt'],
   properties: {
     ...WebhookSubscription.properties,
     secret: {

@@ -10,6 +10,9 @@ import { checkWebhookUrl, type UrlPolicy } from './url-policy.js';
 
 export const DESCRIPTION_MAX_LENGTH = 500;
 
+/** The highest throttle: above it a limit protects no receiver (one instance sends far fewer than this). */
+export const MAX_PER_SECOND_LIMIT = 10_000;
+
 /** A subscription request the HTTP schema would have refused (from callers without one: the CLI). */
 export class WebhookInputError extends Error {}
 
@@ -19,6 +22,8 @@ export interface SubscriptionRequest {
   /** Which events it receives; plant.created alone by default (what every subscription received before types could be
    * chosen). */
   readonly eventTypes?: readonly EventType[];
+  /** At most this many deliveries started per second; unlimited when left out. */
+  readonly maxPerSecond?: number;
 }
 
 export const DEFAULT_EVENT_TYPES: readonly EventType[] = [PLANT_CREATED];
@@ -45,6 +50,12 @@ export function checkDescription(description: string): void {
   }
 }
 
+/** maxPerSecond as the HTTP schema checks it, for callers without one (the CLI). */
+export function checkMaxPerSecond(value: number): void {
+  if (!Number.isInteger(value) || value < 1 || value > MAX_PER_SECOND_LIMIT)
+    throw new WebhookInputError(`max-per-second must be a whole number from 1 to ${MAX_PER_SECOND_LIMIT}`);
+}
+
 export async function createSubscription(
   store: WebhookStore,
   request: SubscriptionRequest,
@@ -53,6 +64,7 @@ export async function createSubscription(
 ): Promise<WebhookSubscription & NewWebhookSubscription> {
   const url = await checkWebhookUrl(request.url, policy);
   if (request.description !== undefined) checkDescription(request.description);
+  if (request.maxPerSecond !== undefined) checkMaxPerSecond(request.maxPerSecond);
   const subscription: NewWebhookSubscription = {
     id: generateSubscriptionId(),
     // The URL as it will be called, so that what is listed is what is delivered to.
@@ -62,6 +74,7 @@ export async function createSubscription(
     eventTypes: EVENT_TYPES.filter((type) => (request.eventTypes ?? DEFAULT_EVENT_TYPES).includes(type)),
     secret: generateSigningSecret(),
     createdAt: now,
+    ...(request.maxPerSecond === undefined ? {} : { maxPerSecond: request.maxPerSecond }),
   };
   await store.insertSubscription(subscription);
   return { ...subscription, version: 1, enabled: true };

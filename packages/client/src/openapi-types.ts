@@ -752,6 +752,11 @@ export interface components {
              *     ]
              */
             eventTypes?: ("plant.created" | "plant.updated" | "plant.deleted")[];
+            /**
+             * @description A throttle: at most this many deliveries to this subscription are started in any one second, by all instances together (1 to 10000); null (the default) for no limit. Deliveries beyond the rate wait, pending, and are sent later: none is dropped, and waiting is not a failed attempt.
+             * @example 50
+             */
+            maxPerSecond?: number | null;
         };
         /** @description A webhook subscription: every event of its types is POSTed to its url. The signing secret is not shown. */
         WebhookSubscription: {
@@ -781,6 +786,11 @@ export interface components {
             eventTypes: ("plant.created" | "plant.updated" | "plant.deleted")[];
             /** @description Whether events are sent. A disabled subscription keeps receiving its events in the outbox (finished ones are kept for WEBHOOK_RETENTION_DAYS, pending ones until sent); they are sent, oldest due first, once it is enabled again. */
             enabled: boolean;
+            /**
+             * @description A throttle: at most this many deliveries to this subscription are started in any one second, by all instances together (1 to 10000); null (the default) for no limit. Deliveries beyond the rate wait, pending, and are sent later: none is dropped, and waiting is not a failed attempt.
+             * @example 50
+             */
+            maxPerSecond: number | null;
             /**
              * Format: date-time
              * @description When it was disabled; only while disabled.
@@ -816,6 +826,11 @@ export interface components {
             enabled?: boolean;
             /** @description Recorded as disabledReason when this patch disables the subscription (default `disabled by hand`). */
             disabledReason?: string;
+            /**
+             * @description A new throttle, or null to remove it. A throttle: at most this many deliveries to this subscription are started in any one second, by all instances together (1 to 10000); null (the default) for no limit. Deliveries beyond the rate wait, pending, and are sent later: none is dropped, and waiting is not a failed attempt. A new rate applies from the next delivery.
+             * @example 50
+             */
+            maxPerSecond?: number | null;
         };
         /** @description The new subscription, with its signing secret (shown only here). */
         CreatedWebhookSubscription: {
@@ -845,6 +860,11 @@ export interface components {
             eventTypes: ("plant.created" | "plant.updated" | "plant.deleted")[];
             /** @description Whether events are sent. A disabled subscription keeps receiving its events in the outbox (finished ones are kept for WEBHOOK_RETENTION_DAYS, pending ones until sent); they are sent, oldest due first, once it is enabled again. */
             enabled: boolean;
+            /**
+             * @description A throttle: at most this many deliveries to this subscription are started in any one second, by all instances together (1 to 10000); null (the default) for no limit. Deliveries beyond the rate wait, pending, and are sent later: none is dropped, and waiting is not a failed attempt.
+             * @example 50
+             */
+            maxPerSecond: number | null;
             /**
              * Format: date-time
              * @description When it was disabled; only while disabled.
@@ -897,6 +917,11 @@ export interface components {
             eventTypes: ("plant.created" | "plant.updated" | "plant.deleted")[];
             /** @description Whether events are sent. A disabled subscription keeps receiving its events in the outbox (finished ones are kept for WEBHOOK_RETENTION_DAYS, pending ones until sent); they are sent, oldest due first, once it is enabled again. */
             enabled: boolean;
+            /**
+             * @description A throttle: at most this many deliveries to this subscription are started in any one second, by all instances together (1 to 10000); null (the default) for no limit. Deliveries beyond the rate wait, pending, and are sent later: none is dropped, and waiting is not a failed attempt.
+             * @example 50
+             */
+            maxPerSecond: number | null;
             /**
              * Format: date-time
              * @description When it was disabled; only while disabled.

@@ -14,6 +14,8 @@ export function applySubscriptionChange(
 ): WebhookSubscription {
   const enabled = change.enabled ?? current.enabled;
   const description = change.description === undefined ? current.description : (change.description ?? undefined);
+  const maxPerSecond =
+    change.maxPerSecond === undefined ? current.maxPerSecond : (change.maxPerSecond ?? undefined);
   // Disabling keeps the first time and reason; enabling clears them.
   const disabled =
     enabled || !current.enabled
@@ -29,11 +31,13 @@ export function applySubscriptionChange(
     ...(description === undefined ? {} : { description }),
     ...(enabled || disabled.disabledAt === undefined ? {} : { disabledAt: disabled.disabledAt }),
     ...(enabled || disabled.disabledReason === undefined ? {} : { disabledReason: disabled.disabledReason }),
+    ...(maxPerSecond === undefined ? {} : { maxPerSecond }),
   };
   const changed =
     next.url !== current.url ||
     next.description !== current.description ||
     next.enabled !== current.enabled ||
+    next.maxPerSecond !== current.maxPerSecond ||
     next.eventTypes.join(',') !== current.eventTypes.join(',');
   return changed ? { ...next, version: current.version + 1 } : current;
 }

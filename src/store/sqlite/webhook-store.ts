@@ -34,6 +34,7 @@ import {
 import { deliveryUpdate } from '../core/delivery-update.js';
 import { applySubscriptionChange, versionAccepted } from '../core/subscription-change.js';
 import { guarded } from './errors.js';
+import { chooseClaim, type DueRow, type ThrottleRow } from './claim-choice.js';
 import {
   DELIVERY_COLUMNS,
   DELIVERY_FROM,
@@ -143,7 +144,7 @@ export class SqliteWebhookStore implements WebhookStore {
   constructor(db: Database.Database) {
     const s = {
       insertSubscription: db.prepare(
-        'INSERT INTO webhook_subscriptions (id, url, description, event_types, secret, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+        'INSERT INTO webhook_subscriptions (id, url, description, event_types, secret, created_at, max_per_second) VALUES (?, ?, ?, ?, ?, ?, ?)',
       ),
       listSubscriptions: db.prepare(
         `SELECT ${SUBSCRIPTION_COLUMNS} FROM webhook_subscriptions ORDER BY created_at, rowid`,
@@ -153,6 +154,7 @@ export class SqliteWebhookStore implements WebhookStore {
         `UPDATE webhook_subscriptions
          SET url = @url, description = @description, event_types = @eventTypes, enabled = @enabled,
              disabled_at = @disabledAt, disabled_reason = @disabledReason, version = @version,
+             max_per_second = @maxPerSecond,
              -- Enabled again: its failing time starts afresh (right-hand sides see the row as it was).
              failing_since = CASE WHEN @enabled = 1 AND enabled = 0 THEN NULL ELSE failing_since END
          WHERE id = @id`,
@@ -215,16 +217,17 @@ export class SqliteWebhookStore implements WebhookStore {
          LIMIT 1`,
         )
         .pluck(),
-      lease: db
-        .prepare(
-          `UPDATE webhook_deliveries SET lease_owner = ?, lease_until = ?
-         WHERE id IN (SELECT id FROM webhook_deliveries
-                      WHERE status = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)
-                        AND ${OF_ENABLED}
-                      ORDER BY next_attempt_at LIMIT ?)
-         RETURNING id`,
-        )
-        .pluck(),
+      claimable: db.prepare(
+        `SELECT id, max_per_second, throttle_last_at, throttle_count FROM webhook_subscriptions WHERE enabled = 1`,
+      ),
+      // One subscription's due deliveries, oldest due first (the (subscription_id, next_attempt_at) index).
+      dueOf: db.prepare(
+        `SELECT id, next_attempt_at FROM webhook_deliveries
+         WHERE subscription_id = ? AND status = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)
+         ORDER BY next_attempt_at LIMIT ?`,
+      ),
+      lease: db.prepare('UPDATE webhook_deliveries SET lease_owner = ?, lease_until = ? WHERE id = ?'),
+      meter: db.prepare('UPDATE webhook_subscriptions SET throttle_count = ?, throttle_last_at = ? WHERE id = ?'),
       claimed: db.prepare(
         `SELECT d.id, d.subscription_id, d.event_id, e.type, e.payload, s.url, s.secret,
                 CASE WHEN s.previous_secret_expires_at > ? THEN s.previous_secret END AS previous_secret, d.attempt_count, d.manual
@@ -296,11 +299,17 @@ export class SqliteWebhookStore implements WebhookStore {
     };
     this.statements = s;
 
-    this.claimAtomically = db.transaction(({ now, limit, leaseMs, owner }: ClaimRequest) => {
-      const at = now.getTime();
-      const ids = s.lease.all(owner, at + leaseMs, at, at, limit) as string[];
-      return ids
-        .map((id) => s.claimed.get(at, id) as ClaimRow | undefined)
+    this.claimAtomically = db.transaction((request: ClaimRequest) => {
+      const at = request.now.getTime();
+      const chosen = chooseClaim(
+        s.claimable.all() as ThrottleRow[],
+        request,
+        (id, allowance) => s.dueOf.all(id, at, at, allowance) as DueRow[],
+      );
+      for (const due of chosen.deliveries) s.lease.run(request.owner, at + request.leaseMs, due.id);
+      for (const [id, count] of chosen.meters) s.meter.run(count, at, id);
+      return chosen.deliveries
+        .map((due) => s.claimed.get(at, due.id) as ClaimRow | undefined)
         .filter((row): row is ClaimRow => row !== undefined);
     });
 
@@ -352,6 +361,7 @@ export class SqliteWebhookStore implements WebhookStore {
             disabledAt: next.disabledAt?.getTime() ?? null,
             disabledReason: next.disabledReason ?? null,
             version: next.version,
+            maxPerSecond: next.maxPerSecond ?? null,
           });
         return { kind: 'updated', subscription: next };
       },
@@ -409,6 +419,7 @@ export class SqliteWebhookStore implements WebhookStore {
         subscription.eventTypes.join(','),
         subscription.secret,
         subscription.createdAt.getTime(),
+        subscription.maxPerSecond ?? null,
       ),
     );
   }
