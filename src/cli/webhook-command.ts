@@ -34,7 +34,10 @@ export function registerWebhookCommands(program: Command): void {
       .argument('<url>', 'an http(s) URL; private, loopback and link-local hosts need WEBHOOK_ALLOW_PRIVATE_URLS=true')
       .option('--description <text>', 'what the subscription is for')
       .option('--event-types <list>', `comma-separated, of ${EVENT_TYPES.join(', ')} (default plant.created)`)
-      .option('--max-per-second <n>', `at most n deliveries started per second (1 to ${MAX_PER_SECOND_LIMIT}; default: no limit)`),
+      .option(
+        '--max-per-second <n>',
+        `at most n deliveries started per second (1 to ${MAX_PER_SECOND_LIMIT}; default: no limit)`,
+      ),
   ).action(async (url: string, options: Options) =>
     withStore(options, async (store, { webhookAllowPrivateUrls: allowPrivate }) => {
       const description = typeof options.description === 'string' ? options.description : undefined;

@@ -46,7 +46,7 @@ export function subscriptionJson(s: SubscriptionRecord) {
     enabled: s.enabled,
     ...(s.disabledAt === undefined ? {} : { disabledAt: iso(s.disabledAt) }),
     ...(s.disabledReason === undefined ? {} : { disabledReason: s.disabledReason }),
-    maxPerSecond: s.maxPerSecond ?? null,
+    ...(s.maxPerSecond === undefined ? {} : { maxPerSecond: s.maxPerSecond }),
     createdAt: iso(s.createdAt),
   };
 }

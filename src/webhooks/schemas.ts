@@ -40,13 +40,13 @@ const EventTypes = {
 } as const;
 
 const MaxPerSecond = {
-  type: ['integer', 'null'],
+  type: 'integer',
   minimum: 1,
   maximum: MAX_PER_SECOND_LIMIT,
   description:
     `A throttle: at most this many deliveries to this subscription are started in any one second, by all instances ` +
-    `together (1 to ${MAX_PER_SECOND_LIMIT}); null (the default) for no limit. Deliveries beyond the rate wait, pending, ` +
-    'and are sent later: none is dropped, and waiting is not a failed attempt.',
+    `together (1 to ${MAX_PER_SECOND_LIMIT}). Deliveries beyond the rate wait, pending, and are sent later: none is ` +
+    'dropped, and waiting is not a failed attempt (it never leads to automatic disabling).',
   example: 50,
 } as const;
 
@@ -64,7 +64,11 @@ export const NewWebhookSubscription = {
     url: Url,
     description: Description,
     eventTypes: { ...EventTypes, description: `${EventTypes.description} Default: plant.created only.` },
-    maxPerSecond: MaxPerSecond,
+    maxPerSecond: {
+      ...MaxPerSecond,
+      type: ['integer', 'null'],
+      description: `${MaxPerSecond.description} Left out or null: no limit.`,
+    },
   },
   description: 'A subscription to create. Properties not listed here are ignored.',
 } as const;
@@ -79,14 +83,14 @@ const Enabled = {
 export const WebhookSubscription = {
   $id: 'WebhookSubscription',
   type: 'object',
-  required: ['id', 'url', 'eventTypes', 'enabled', 'maxPerSecond', 'createdAt'],
+  required: ['id', 'url', 'eventTypes', 'enabled', 'createdAt'],
   properties: {
     id: SubscriptionId,
     url: Url,
     description: Description,
     eventTypes: EventTypes,
     enabled: Enabled,
-    maxPerSecond: MaxPerSecond,
+    maxPerSecond: { ...MaxPerSecond, description: `${MaxPerSecond.description} Omitted when there is no limit.` },
     disabledAt: { ...DateTime, description: 'When it was disabled; only while disabled.' },
     disabledReason: {
       type: 'string',
@@ -103,7 +107,7 @@ export const WebhookSubscription = {
 export const CreatedWebhookSubscription = {
   $id: 'CreatedWebhookSubscription',
   type: 'object',
-  required: ['id', 'url', 'eventTypes', 'enabled', 'maxPerSecond', 'secret', 'createdAt'],
+  required: ['id', 'url', 'eventTypes', 'enabled', 'secret', 'createdAt'],
   properties: {
     ...WebhookSubscription.properties,
     secret: {
@@ -146,7 +150,8 @@ export const WebhookSubscriptionPatch = {
     },
     maxPerSecond: {
       ...MaxPerSecond,
-      description: `A new throttle, or null to remove it. ${MaxPerSecond.description} A new rate applies from the next delivery.`,
+      type: ['integer', 'null'],
+      description: `A new throttle, or null to remove it. ${MaxPerSecond.description} A new rate applies from the next claim.`,
     },
   },
   description:
@@ -182,7 +187,7 @@ export const RotateWebhookSecret = {
 export const RotatedWebhookSubscription = {
   $id: 'RotatedWebhookSubscription',
   type: 'object',
-  required: ['id', 'url', 'eventTypes', 'enabled', 'maxPerSecond', 'secret', 'createdAt'],
+  required: ['id', 'url', 'eventTypes', 'enabled', 'secret', 'createdAt'],
   properties: {
     ...WebhookSubscription.properties,
     secret: {

@@ -32,7 +32,12 @@ async function createPlants(store: Store, count: number): Promise<void> {
   }
 }
 
-function claim(store: Store, now: Date, limit: number, extra: { perSubscription?: number; inFlight?: Map<string, number> } = {}) {
+function claim(
+  store: Store,
+  now: Date,
+  limit: number,
+  extra: { perSubscription?: number; inFlight?: Map<string, number> } = {},
+) {
   return store.webhooks.claimDueDeliveries({ now, limit, leaseMs: 60_000, owner: `test:${Math.random()}`, ...extra });
 }
 

@@ -753,7 +753,7 @@ export interface components {
              */
             eventTypes?: ("plant.created" | "plant.updated" | "plant.deleted")[];
             /**
-             * @description A throttle: at most this many deliveries to this subscription are started in any one second, by all instances together (1 to 10000); null (the default) for no limit. Deliveries beyond the rate wait, pending, and are sent later: none is dropped, and waiting is not a failed attempt.
+             * @description A throttle: at most this many deliveries to this subscription are started in any one second, by all instances together (1 to 10000). Deliveries beyond the rate wait, pending, and are sent later: none is dropped, and waiting is not a failed attempt (it never leads to automatic disabling). Left out or null: no limit.
              * @example 50
              */
             maxPerSecond?: number | null;
@@ -787,10 +787,10 @@ export interface components {
             /** @description Whether events are sent. A disabled subscription keeps receiving its events in the outbox (finished ones are kept for WEBHOOK_RETENTION_DAYS, pending ones until sent); they are sent, oldest due first, once it is enabled again. */
             enabled: boolean;
             /**
-             * @description A throttle: at most this many deliveries to this subscription are started in any one second, by all instances together (1 to 10000); null (the default) for no limit. Deliveries beyond the rate wait, pending, and are sent later: none is dropped, and waiting is not a failed attempt.
+             * @description A throttle: at most this many deliveries to this subscription are started in any one second, by all instances together (1 to 10000). Deliveries beyond the rate wait, pending, and are sent later: none is dropped, and waiting is not a failed attempt (it never leads to automatic disabling). Omitted when there is no limit.
              * @example 50
              */
-            maxPerSecond: number | null;
+            maxPerSecond?: number;
             /**
              * Format: date-time
              * @description When it was disabled; only while disabled.
@@ -827,7 +827,7 @@ export interface components {
             /** @description Recorded as disabledReason when this patch disables the subscription (default `disabled by hand`). */
             disabledReason?: string;
             /**
-             * @description A new throttle, or null to remove it. A throttle: at most this many deliveries to this subscription are started in any one second, by all instances together (1 to 10000); null (the default) for no limit. Deliveries beyond the rate wait, pending, and are sent later: none is dropped, and waiting is not a failed attempt. A new rate applies from the next delivery.
+             * @description A new throttle, or null to remove it. A throttle: at most this many deliveries to this subscription are started in any one second, by all instances together (1 to 10000). Deliveries beyond the rate wait, pending, and are sent later: none is dropped, and waiting is not a failed attempt (it never leads to automatic disabling). A new rate applies from the next claim.
              * @example 50
              */
             maxPerSecond?: number | null;
@@ -861,10 +861,10 @@ export interface components {
             /** @description Whether events are sent. A disabled subscription keeps receiving its events in the outbox (finished ones are kept for WEBHOOK_RETENTION_DAYS, pending ones until sent); they are sent, oldest due first, once it is enabled again. */
             enabled: boolean;
             /**
-             * @description A throttle: at most this many deliveries to this subscription are started in any one second, by all instances together (1 to 10000); null (the default) for no limit. Deliveries beyond the rate wait, pending, and are sent later: none is dropped, and waiting is not a failed attempt.
+             * @description A throttle: at most this many deliveries to this subscription are started in any one second, by all instances together (1 to 10000). Deliveries beyond the rate wait, pending, and are sent later: none is dropped, and waiting is not a failed attempt (it never leads to automatic disabling). Omitted when there is no limit.
              * @example 50
              */
-            maxPerSecond: number | null;
+            maxPerSecond?: number;
             /**
              * Format: date-time
              * @description When it was disabled; only while disabled.
@@ -918,10 +918,10 @@ export interface components {
             /** @description Whether events are sent. A disabled subscription keeps receiving its events in the outbox (finished ones are kept for WEBHOOK_RETENTION_DAYS, pending ones until sent); they are sent, oldest due first, once it is enabled again. */
             enabled: boolean;
             /**
-             * @description A throttle: at most this many deliveries to this subscription are started in any one second, by all instances together (1 to 10000); null (the default) for no limit. Deliveries beyond the rate wait, pending, and are sent later: none is dropped, and waiting is not a failed attempt.
+             * @description A throttle: at most this many deliveries to this subscription are started in any one second, by all instances together (1 to 10000). Deliveries beyond the rate wait, pending, and are sent later: none is dropped, and waiting is not a failed attempt (it never leads to automatic disabling). Omitted when there is no limit.
              * @example 50
              */
-            maxPerSecond: number | null;
+            maxPerSecond?: number;
             /**
              * Format: date-time
              * @description When it was disabled; only while disabled.

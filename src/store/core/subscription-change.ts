@@ -14,8 +14,7 @@ export function applySubscriptionChange(
 ): WebhookSubscription {
   const enabled = change.enabled ?? current.enabled;
   const description = change.description === undefined ? current.description : (change.description ?? undefined);
-  const maxPerSecond =
-    change.maxPerSecond === undefined ? current.maxPerSecond : (change.maxPerSecond ?? undefined);
+  const maxPerSecond = change.maxPerSecond === undefined ? current.maxPerSecond : (change.maxPerSecond ?? undefined);
   // Disabling keeps the first time and reason; enabling clears them.
   const disabled =
     enabled || !current.enabled

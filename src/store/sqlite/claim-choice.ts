@@ -50,7 +50,6 @@ export function chooseClaim(
   const taken = candidates.slice(0, request.limit);
   const meters = new Map<string, number>();
   for (const { subscription, base } of taken)
-    if (subscription.max_per_second !== null)
-      meters.set(subscription.id, (meters.get(subscription.id) ?? base) + 1);
+    if (subscription.max_per_second !== null) meters.set(subscription.id, (meters.get(subscription.id) ?? base) + 1);
   return { deliveries: taken.map((candidate) => candidate.due), meters };
 }
