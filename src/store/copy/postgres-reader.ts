@@ -57,7 +57,7 @@ const READS: { readonly [T in CopyTable]: TableRead<CopyRows[T]> } = {
   webhook_subscriptions: {
     select:
       'seq, id, url, description, secret, previous_secret, previous_secret_expires_at, event_types, created_at, ' +
-      'version, enabled, disabled_at, disabled_reason, failing_since',
+      'version, enabled, disabled_at, disabled_reason, failing_since, max_per_second, throttle_last_at, throttle_count',
     key: 'id',
     toRow: (raw) => {
       const r = raw as {
@@ -75,6 +75,9 @@ const READS: { readonly [T in CopyTable]: TableRead<CopyRows[T]> } = {
         disabled_at: Date | null;
         disabled_reason: string | null;
         failing_since: Date | null;
+        max_per_second: number | null;
+        throttle_last_at: Date | null;
+        throttle_count: number;
       };
       return {
         seq: r.seq,
@@ -91,6 +94,9 @@ const READS: { readonly [T in CopyTable]: TableRead<CopyRows[T]> } = {
         disabledAt: msOrNull(r.disabled_at),
         disabledReason: r.disabled_reason,
         failingSince: msOrNull(r.failing_since),
+        maxPerSecond: r.max_per_second === null ? null : Number(r.max_per_second),
+        throttleLastAt: msOrNull(r.throttle_last_at),
+        throttleCount: Number(r.throttle_count),
       };
     },
   },

@@ -67,13 +67,14 @@ const WRITES: { readonly [T in CopyTable]: TableWrite<CopyRows[T]> } = {
   },
   webhook_subscriptions: {
     sql: `INSERT INTO webhook_subscriptions (seq, id, url, description, secret, previous_secret, previous_secret_expires_at, event_types, created_at,
-            version, enabled, disabled_at, disabled_reason, failing_since)
+            version, enabled, disabled_at, disabled_reason, failing_since, max_per_second, throttle_last_at, throttle_count)
           OVERRIDING SYSTEM VALUE
           SELECT seq, id, url, description, secret, previous_secret, previous_secret_expires_at, string_to_array(event_types, ','), created_at,
-            version, enabled, disabled_at, disabled_reason, failing_since
+            version, enabled, disabled_at, disabled_reason, failing_since, max_per_second, throttle_last_at, throttle_count
           FROM ${unnest(
             'seq int8, id text, url text, description text, secret text, previous_secret text, previous_secret_expires_at timestamptz, event_types text, created_at timestamptz, ' +
-              'version int4, enabled bool, disabled_at timestamptz, disabled_reason text, failing_since timestamptz',
+              'version int4, enabled bool, disabled_at timestamptz, disabled_reason text, failing_since timestamptz, ' +
+              'max_per_second int4, throttle_last_at timestamptz, throttle_count int4',
           )}`,
     columns: (r) => [
       r.seq.toString(),
@@ -90,6 +91,9 @@ const WRITES: { readonly [T in CopyTable]: TableWrite<CopyRows[T]> } = {
       timeOrNull(r.disabledAt),
       r.disabledReason,
       timeOrNull(r.failingSince),
+      r.maxPerSecond,
+      timeOrNull(r.throttleLastAt),
+      r.throttleCount,
     ],
   },
   webhook_events: {

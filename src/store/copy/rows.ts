@@ -51,6 +51,10 @@ export interface SubscriptionRow {
   readonly disabledReason: string | null;
   /** When its attempts started failing: the automatic disable keeps counting from it in the copy. */
   readonly failingSince: number | null;
+  /** Its throttle, and the deliveries counted against it in the current run (so a copy keeps to the rate). */
+  readonly maxPerSecond: number | null;
+  readonly throttleLastAt: number | null;
+  readonly throttleCount: number;
 }
 
 export interface EventRow {

@@ -67,7 +67,7 @@ const READS: { readonly [T in CopyTable]: TableRead<CopyRows[T]> } = {
   webhook_subscriptions: {
     select:
       'rowid AS seq, id, url, description, secret, previous_secret, previous_secret_expires_at, event_types, created_at, ' +
-      'version, enabled, disabled_at, disabled_reason, failing_since',
+      'version, enabled, disabled_at, disabled_reason, failing_since, max_per_second, throttle_last_at, throttle_count',
     from: 'webhook_subscriptions',
     key: 'id',
     toRow: (raw) => {
@@ -86,6 +86,9 @@ const READS: { readonly [T in CopyTable]: TableRead<CopyRows[T]> } = {
         disabled_at: Int | null;
         disabled_reason: string | null;
         failing_since: Int | null;
+        max_per_second: Int | null;
+        throttle_last_at: Int | null;
+        throttle_count: Int;
       };
       return {
         seq: r.seq,
@@ -102,6 +105,9 @@ const READS: { readonly [T in CopyTable]: TableRead<CopyRows[T]> } = {
         disabledAt: msOrNull(r.disabled_at),
         disabledReason: r.disabled_reason,
         failingSince: msOrNull(r.failing_since),
+        maxPerSecond: r.max_per_second === null ? null : Number(r.max_per_second),
+        throttleLastAt: msOrNull(r.throttle_last_at),
+        throttleCount: Number(r.throttle_count),
       };
     },
   },

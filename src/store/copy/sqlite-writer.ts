@@ -53,8 +53,8 @@ const WRITES: { readonly [T in CopyTable]: TableWrite<CopyRows[T]> } = {
   },
   webhook_subscriptions: {
     sql: `INSERT INTO webhook_subscriptions (rowid, id, url, description, secret, previous_secret, previous_secret_expires_at, event_types, created_at,
-            version, enabled, disabled_at, disabled_reason, failing_since)
-          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+            version, enabled, disabled_at, disabled_reason, failing_since, max_per_second, throttle_last_at, throttle_count)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     values: (r) => [
       r.seq,
       r.id,
@@ -70,6 +70,9 @@ const WRITES: { readonly [T in CopyTable]: TableWrite<CopyRows[T]> } = {
       r.disabledAt,
       r.disabledReason,
       r.failingSince,
+      r.maxPerSecond,
+      r.throttleLastAt,
+      r.throttleCount,
     ],
   },
   webhook_events: {
