@@ -117,8 +117,9 @@ export interface ClaimRequest {
   readonly leaseMs: number;
   readonly owner: string;
   /**
-   * Most deliveries of one subscription this dispatcher may have in flight (default: `limit`), so one
-   * subscription's backlog or slow receiver cannot take every slot; `inFlight` counts those it has, by subscription.
+   * Most deliveries of one subscription this dispatcher may have in flight while another subscription has
+   * deliveries due (default: `limit`), so one subscription's backlog or slow receiver cannot take every slot;
+   * `inFlight` counts those it has, by subscription. A subscription alone with deliveries due may use every slot.
    */
   readonly perSubscription?: number;
   readonly inFlight?: ReadonlyMap<string, number>;

@@ -58,11 +58,11 @@ const MIN_TICK_GAP_MS = 20;
 const HELD_BACK_RECHECK_MS = 100;
 
 /**
- * Most deliveries of one subscription in flight at once in this process: three quarters of the concurrency, so a
- * slow receiver's backlog always leaves slots for the others.
+ * Most deliveries of one subscription in flight at once in this process: half the concurrency, so a slow
+ * receiver's backlog always leaves half the slots to the others.
  */
 export function perSubscriptionShare(concurrency: number): number {
-  return Math.max(1, concurrency - Math.ceil(concurrency / 4));
+  return Math.max(1, Math.ceil(concurrency / 2));
 }
 
 /** The attempt's timeout plus room to record it: a dispatcher that dies holds its deliveries this long. */

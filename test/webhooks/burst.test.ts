@@ -58,7 +58,6 @@ for (const backend of testBackends())
         DATABASE_URL: opened.databaseUrl,
         WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
         WEBHOOK_CONCURRENCY: '8',
-        LOG_LEVEL: 'warn',
       };
       const count = backend === postgresBackend ? 2 : 1;
       services = await Promise.all(Array.from({ length: count }, () => startServiceProcess(env)));

@@ -273,12 +273,12 @@ const Q = {
   },
   claim: {
     name: 'webhooks.claim',
-    // One statement. Each enabled subscription may give up to its allowance: $5 less what this dispatcher has in
-    // flight for it ($6, {id: count}), and for a throttled one what its rate leaves (a new run of max_per_second
-    // once a second has passed since its last start, else the rest of the current run). Throttled rows are
-    // locked (SKIP LOCKED: another instance taking its share now means none here) and their count written in
-    // the same statement, so instances together keep to the rate. Deliveries are taken round-robin: every
-    // subscription's oldest due before anyone's second.
+    // One statement. A throttled subscription gives at most what its rate leaves (a new run of max_per_second once
+    // a second has passed since its last start, else the rest of the current run): its row is locked (SKIP
+    // LOCKED: another instance taking its share now means none here) and its count written in the same
+    // statement, so instances together keep to the rate. While more than one subscription has deliveries due,
+    // each gives at most $5 less what this dispatcher has in flight for it ($6, {id: count}). Deliveries are
+    // taken round-robin: every subscription's oldest due before anyone's second.
     text: `
       WITH throttled AS MATERIALIZED (
         SELECT id, max_per_second, (throttle_last_at IS NULL OR throttle_last_at <= $1::timestamptz - interval '1 second') AS fresh,
@@ -290,16 +290,13 @@ const Q = {
                         AND (d.lease_until IS NULL OR d.lease_until <= $1))
         FOR UPDATE SKIP LOCKED
       ), subs AS MATERIALIZED (
-        SELECT id, LEAST($2::int, $5::int - coalesce(($6::jsonb ->> id)::int, 0)) AS allowance,
-               false AS metered, false AS fresh, 0 AS base
+        SELECT id, $2::int AS allowance, false AS metered, 0 AS base
         FROM webhook_subscriptions WHERE enabled AND max_per_second IS NULL
         UNION ALL
-        SELECT id,
-               LEAST($2::int, $5::int - coalesce(($6::jsonb ->> id)::int, 0),
-                     CASE WHEN fresh THEN max_per_second ELSE max_per_second - throttle_count END),
-               true, fresh, CASE WHEN fresh THEN 0 ELSE throttle_count END
+        SELECT id, LEAST($2::int, CASE WHEN fresh THEN max_per_second ELSE max_per_second - throttle_count END),
+               true, CASE WHEN fresh THEN 0 ELSE throttle_count END
         FROM throttled
-      ), candidates AS MATERIALIZED (
+      ), found AS MATERIALIZED (
         SELECT d.id, d.subscription_id, d.next_attempt_at,
                row_number() OVER (PARTITION BY d.subscription_id ORDER BY d.next_attempt_at) AS turn
         FROM subs CROSS JOIN LATERAL (
@@ -311,6 +308,10 @@ const Q = {
           FOR UPDATE SKIP LOCKED
         ) d
         WHERE subs.allowance > 0
+      ), candidates AS MATERIALIZED (
+        SELECT found.* FROM found
+        WHERE (SELECT count(DISTINCT subscription_id) FROM found) = 1
+           OR turn <= $5::int - coalesce(($6::jsonb ->> subscription_id)::int, 0)
       ), due AS MATERIALIZED (
         SELECT id, subscription_id FROM candidates ORDER BY turn, next_attempt_at LIMIT $2
       ), leased AS (

@@ -34,18 +34,24 @@ export function chooseClaim(
 ): ClaimChoice {
   const at = request.now.getTime();
   const perSubscription = request.perSubscription ?? request.limit;
-  const candidates: { due: DueRow; turn: number; subscription: ThrottleRow; base: number }[] = [];
+  const due: { rows: DueRow[]; subscription: ThrottleRow; base: number }[] = [];
   for (const subscription of subscriptions) {
-    let allowance = Math.min(request.limit, perSubscription - (request.inFlight?.get(subscription.id) ?? 0));
+    let allowance = request.limit;
     let base = 0;
     if (subscription.max_per_second !== null) {
       const fresh = subscription.throttle_last_at === null || subscription.throttle_last_at <= at - THROTTLE_PAUSE_MS;
       base = fresh ? 0 : subscription.throttle_count;
       allowance = Math.min(allowance, subscription.max_per_second - base);
     }
-    if (allowance <= 0) continue;
-    dueOf(subscription.id, allowance).forEach((due, turn) => candidates.push({ due, turn, subscription, base }));
+    const rows = allowance > 0 ? dueOf(subscription.id, allowance) : [];
+    if (rows.length > 0) due.push({ rows, subscription, base });
   }
+  // The share applies only while another subscription has deliveries due: alone, one may use every slot.
+  const shared = due.length > 1;
+  const candidates = due.flatMap(({ rows, subscription, base }) => {
+    const share = shared ? perSubscription - (request.inFlight?.get(subscription.id) ?? 0) : request.limit;
+    return rows.slice(0, Math.max(0, share)).map((row, turn) => ({ due: row, turn, subscription, base }));
+  });
   candidates.sort((a, b) => a.turn - b.turn || a.due.next_attempt_at - b.due.next_attempt_at);
   const taken = candidates.slice(0, request.limit);
   const meters = new Map<string, number>();
