@@ -4,9 +4,10 @@
  * PostgreSQL, sharing the outbox and the rate). Outcomes, each against a baseline taken in the same run:
  * - the fast receiver gets every event once, signatures verified on a sample with standardwebhooks;
  * - it is not held back by the slow one: its time for the burst is within FAIRNESS_RATIO of its time for an
- *   import of the same size with only itself subscribed (the slow subscription may hold at most its share of
- *   each instance's slots, three quarters; without that share it would hold them all and the fast one would get
- *   about one delivery per SLOW_MS per slot, thousands of times slower);
+ *   import of the same size with only itself subscribed. The slow subscription holds at most half of each
+ *   instance's slots while the fast one has deliveries due (without that share it would come to hold them all,
+ *   and the fast one would get a slot only as a slow answer came back); what remains is the database's work for
+ *   the other two subscriptions' deliveries, shared with the fast one's;
  * - the throttled one never gets more than RATE within a second (less ARRIVAL_JITTER_MS, see rate-receiver.ts);
  * - each service's resident memory after the burst is within MEMORY_RATIO of its memory after the baseline
  *   import: the backlog the slow and throttled subscriptions leave (nearly 200,000 pending deliveries) stays in

@@ -72,6 +72,8 @@ for (const backend of testBackends())
           payload: JSON.stringify({ url: throttledReceiver.url, maxPerSecond }),
         });
         assert.equal(response.statusCode, 400, `${JSON.stringify(maxPerSecond)}: ${response.body}`);
+        const error = response.json() as { code: number; message: string; details?: string[] };
+        assert.equal(error.code, 40004, response.body); // INVALID_FIELD
         assert.match(response.body, /maxPerSecond/);
       }
     });
