@@ -58,8 +58,8 @@ const MIN_TICK_GAP_MS = 20;
 const HELD_BACK_RECHECK_MS = 100;
 
 /**
- * Most deliveries of one subscription in flight at once in this process: half the concurrency, so a slow
- * receiver's backlog always leaves half the slots to the others.
+ * Most deliveries of one subscription in flight at once in this process while another has deliveries due: half
+ * the concurrency, so a slow receiver's backlog always leaves half the slots to the others (the claim applies it).
  */
 export function perSubscriptionShare(concurrency: number): number {
   return Math.max(1, Math.ceil(concurrency / 2));
