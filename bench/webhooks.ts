@@ -1,9 +1,10 @@
 /**
  * The webhooks phase: (a) deliveries per second to each subscription from the start of a POST /plants/import until
  * each subscription has every event, with fast local receivers (answering 204 at once); the import itself is
- * over long before (its events are written with its plants), so this is the rate a backlog drains at; (b) what subscriptions cost creates: the
- * create case on a service whose store has `subscriptions` subscriptions against one with none, their runs
- * interleaved (so a slow spell of the shared machine hits both), quoted as ratios of the medians.
+ * over long before (its events are written with its plants), so this is the rate a backlog drains at; (b) what
+ * subscriptions cost creates: the create case on a service whose store has `subscriptions` subscriptions against
+ * one with none, their runs interleaved (so a slow spell of the shared machine hits both), quoted as ratios of
+ * the medians.
  */
 import { once } from 'node:events';
 import { createServer, request } from 'node:http';
