@@ -285,9 +285,12 @@ const Q = {
                throttle_count
         FROM webhook_subscriptions s
         WHERE enabled AND max_per_second IS NOT NULL
-          AND EXISTS (SELECT 1 FROM webhook_deliveries d
-                      WHERE d.subscription_id = s.id AND d.status = 'pending' AND d.next_attempt_at <= $1
-                        AND (d.lease_until IS NULL OR d.lease_until <= $1))
+          -- A scalar subquery, probed per subscription by (subscription_id, next_attempt_at): an EXISTS would be
+          -- planned as a join hashing every due delivery, which a large backlog makes slow.
+          AND coalesce((SELECT true FROM webhook_deliveries d
+                        WHERE d.subscription_id = s.id AND d.status = 'pending' AND d.next_attempt_at <= $1
+                          AND (d.lease_until IS NULL OR d.lease_until <= $1)
+                        LIMIT 1), false)
         FOR UPDATE SKIP LOCKED
       ), subs AS MATERIALIZED (
         SELECT id, $2::int AS allowance, false AS metered, 0 AS base
