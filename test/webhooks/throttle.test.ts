@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { Errors } from '../../src/http/errors.js';
 import { issueToken } from '../../src/tokens/token-service.js';
 import { postgresAvailable, postgresBackend, testBackends, type OpenedTestStore } from '../support/backends.js';
 import { checkedFetch } from '../support/checked-fetch.js';
@@ -72,8 +73,8 @@ for (const backend of testBackends())
           payload: JSON.stringify({ url: throttledReceiver.url, maxPerSecond }),
         });
         assert.equal(response.statusCode, 400, `${JSON.stringify(maxPerSecond)}: ${response.body}`);
-        const error = response.json() as { code: number; message: string; details?: string[] };
-        assert.equal(error.code, 40004, response.body); // INVALID_FIELD
+        const error = response.json() as { error: number; message: string };
+        assert.equal(error.error, Errors.INVALID_FIELD.code, response.body);
         assert.match(response.body, /maxPerSecond/);
       }
     });
