@@ -27,6 +27,7 @@ import { cpuMs, peakRss, ROOT, runLoadProcess, startFloor, startService, stop, t
 import { formatTable, median, summarise, writeResults, type Row } from './report.js';
 import { prepareStore, type PreparedStore } from './stores.js';
 import { benchFirstRun, formatFirstRun, type FirstRunFigures } from './first-run.js';
+import { benchWebhooks, formatWebhooks, type WebhookFigures } from './webhooks.js';
 import { benchMixed, formatMixed, mixedNotes, type MixedFigures } from './mixed.js';
 import { benchStreams, benchStreamsFloor, formatStreams, streamNotes, type StreamFigures } from './streams.js';
 
@@ -365,6 +366,20 @@ async function mixed(): Promise<void> {
   }
 }
 
+const webhookRows: WebhookFigures[] = [];
+
+/** The webhooks phase on each store (webhooks.ts). */
+async function webhooks(): Promise<void> {
+  for (const store of options.stores) {
+    log(
+      `webhooks on ${store}: ${options.webhookImport} plants imported, ${options.webhookSubscriptions} subscriptions`,
+    );
+    const figures = await benchWebhooks(store, options, (name) => join(logDir, `webhooks-${store}-${name}.log`), load);
+    if (typeof figures === 'string') notes.push(figures);
+    else webhookRows.push(figures);
+  }
+}
+
 async function main(): Promise<void> {
   if (!options.noBuild) build();
   noteFsync('before the runs');
@@ -376,6 +391,7 @@ async function main(): Promise<void> {
     if (options.bulkSize > 0) await bulk(floor);
     if (options.streams > 0) await streams(floor);
     if (options.mixedSize > 0) await mixed();
+    if (options.webhookImport > 0) await webhooks();
     // Last: its npm ci and build compete for the CPU with nothing else measured.
     if (options.firstRun) firstRun = await benchFirstRun(log);
     updateComparison();
@@ -392,11 +408,12 @@ async function main(): Promise<void> {
   const bulkTable = bulkRows.length === 0 ? '' : `${formatBulk(bulkRows)}\n\n`;
   const streamTable = streamRows.length === 0 ? '' : `${formatStreams(streamRows)}\n\n`;
   const mixedTable = mixedRows.length === 0 ? '' : `${formatMixed(mixedRows)}\n\n`;
+  const webhookTable = webhookRows.length === 0 ? '' : `${formatWebhooks(webhookRows)}\n\n`;
   const caseTable = rows.length === 0 ? '' : `${formatTable(rows)}\n\n`;
   const firstRunTable = firstRun === undefined ? '' : `${formatFirstRun(firstRun)}\n\n`;
   const noteLines = [...new Set(notes)].map((n) => `- ${n}`).join('\n');
   process.stdout.write(
-    `\n${setup}\n\n${caseTable}${bulkTable}${streamTable}${mixedTable}${firstRunTable}${noteLines}\n`,
+    `\n${setup}\n\n${caseTable}${bulkTable}${streamTable}${mixedTable}${webhookTable}${firstRunTable}${noteLines}\n`,
   );
   const document = {
     date: new Date().toISOString(),
@@ -406,6 +423,7 @@ async function main(): Promise<void> {
     bulk: bulkRows,
     streams: streamRows,
     mixed: mixedRows,
+    webhooks: webhookRows,
     firstRun,
     notes,
   };

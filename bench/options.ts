@@ -52,6 +52,10 @@ export interface BenchOptions {
   readonly noBuild: boolean;
   /** The first-run phase: a clone of HEAD, npm ci, npm start to the first 200, restarts (first-run.ts). */
   readonly firstRun: boolean;
+  /** Plants imported by the webhooks phase (webhooks.ts); 0 skips it. */
+  readonly webhookImport: number;
+  /** Subscriptions (each its own fast receiver) in the webhooks phase. */
+  readonly webhookSubscriptions: number;
 }
 
 const HELP = `npm run bench -- [options]   (each has an environment variable too)
@@ -84,6 +88,10 @@ const HELP = `npm run bench -- [options]   (each has an environment variable too
   --no-first-run       skip the first-run phase (clone,   BENCH_FIRST_RUN=0
                        npm ci, npm start to the first 200)
   --first-run-only     the first-run phase alone          BENCH_FIRST_RUN_ONLY=1
+  --webhook-import <n> plants imported in the webhooks    BENCH_WEBHOOK_IMPORT (20000)
+                       phase; 0 skips it
+  --webhook-subscriptions <n>  subscriptions in it        BENCH_WEBHOOK_SUBSCRIPTIONS (3)
+  --webhooks-only      the webhooks phase alone           BENCH_WEBHOOKS_ONLY=1
   --log-level <level>  the service's LOG_LEVEL            BENCH_LOG_LEVEL    (info)
   --postgres-url <url> server to use when reachable       BENCH_POSTGRES_URL`;
 
@@ -103,6 +111,8 @@ const FLAGS: Record<string, string> = {
   '--mixed-load': 'BENCH_MIXED_LOAD',
   '--log-level': 'BENCH_LOG_LEVEL',
   '--postgres-url': 'BENCH_POSTGRES_URL',
+  '--webhook-import': 'BENCH_WEBHOOK_IMPORT',
+  '--webhook-subscriptions': 'BENCH_WEBHOOK_SUBSCRIPTIONS',
 };
 const SWITCHES: Record<string, [string, string]> = {
   '--scale': ['BENCH_SCALE', '1'],
@@ -112,6 +122,7 @@ const SWITCHES: Record<string, [string, string]> = {
   '--no-build': ['BENCH_NO_BUILD', '1'],
   '--no-first-run': ['BENCH_FIRST_RUN', '0'],
   '--first-run-only': ['BENCH_FIRST_RUN_ONLY', '1'],
+  '--webhooks-only': ['BENCH_WEBHOOKS_ONLY', '1'],
 };
 
 function positive(values: Record<string, string | undefined>, name: string, fallback: number): number {
@@ -158,7 +169,8 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
     else if (toggle !== undefined) values[toggle[0]] = toggle[1];
     else throw new Error(`unknown option '${arg}'\n${HELP}`);
   }
-  const firstRunOnly = values.BENCH_FIRST_RUN_ONLY === '1';
+  const webhooksOnly = values.BENCH_WEBHOOKS_ONLY === '1';
+  const firstRunOnly = values.BENCH_FIRST_RUN_ONLY === '1' || webhooksOnly;
   const mixedOnly = values.BENCH_MIXED_ONLY === '1' || firstRunOnly;
   return {
     duration: positive(values, 'BENCH_DURATION', 5),
@@ -180,6 +192,11 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
     logLevel: values.BENCH_LOG_LEVEL || 'info',
     postgresUrl: values.BENCH_POSTGRES_URL || DEFAULT_POSTGRES_URL,
     noBuild: values.BENCH_NO_BUILD === '1',
-    firstRun: firstRunOnly || (values.BENCH_FIRST_RUN !== '0' && values.BENCH_MIXED_ONLY !== '1'),
+    firstRun: !webhooksOnly && (firstRunOnly || (values.BENCH_FIRST_RUN !== '0' && values.BENCH_MIXED_ONLY !== '1')),
+    webhookImport:
+      (mixedOnly && !webhooksOnly) || values.BENCH_WEBHOOK_IMPORT === '0'
+        ? 0
+        : positive(values, 'BENCH_WEBHOOK_IMPORT', 20_000),
+    webhookSubscriptions: positive(values, 'BENCH_WEBHOOK_SUBSCRIPTIONS', 3),
   };
 }

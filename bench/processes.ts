@@ -127,9 +127,14 @@ export async function stop(running: Running): Promise<void> {
 }
 
 /** Runs the plantstore CLI (of `buildDir`, by default this checkout's) against a store and returns its stdout. */
-export async function cli(args: string[], databaseUrl: string, buildDir?: string): Promise<string> {
+export async function cli(
+  args: string[],
+  databaseUrl: string,
+  buildDir?: string,
+  env: Readonly<Record<string, string>> = {},
+): Promise<string> {
   const child = spawn(process.execPath, [entryOf(buildDir), ...args], {
-    env: { ...process.env, DATABASE_URL: databaseUrl },
+    env: { ...process.env, DATABASE_URL: databaseUrl, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

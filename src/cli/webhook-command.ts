@@ -9,7 +9,14 @@ import { parseInt64Text } from '../http/int64.js';
 import type { DeliveryStatus } from '../store/types.js';
 import { recoveryWindow, RecoveryWindowError, WebhookRecoveries } from '../webhooks/recovery.js';
 import { DEFAULT_OVERLAP_SECONDS, MAX_OVERLAP_SECONDS, rotateSigningSecret } from '../webhooks/secret-rotation.js';
-import { checkDescription, checkTagFilter, createSubscription, WebhookInputError } from '../webhooks/subscriptions.js';
+import {
+  checkDescription,
+  checkMaxPerSecond,
+  checkTagFilter,
+  createSubscription,
+  MAX_PER_SECOND_LIMIT,
+  WebhookInputError,
+} from '../webhooks/subscriptions.js';
 import { EXISTING_STORE_HELP, withDatabaseOption, withStore, type Options } from './options.js';
 import { printTable } from './table.js';
 
@@ -17,7 +24,7 @@ export function registerWebhookCommands(program: Command): void {
   const webhook = program
     .command('webhook')
     .description(
-      'Add, list, change, disable, enable, rotate the secret of and remove webhook subscriptions, read and retry their ' +
+      'Add, list, change, throttle, disable, enable, rotate the secret of and remove webhook subscriptions, read and retry their ' +
         'deliveries and recover failed ones (in the store DATABASE_URL names). See docs/webhooks.md.',
     )
     .addHelpText('after', EXISTING_STORE_HELP);
@@ -29,12 +36,17 @@ export function registerWebhookCommands(program: Command): void {
       .argument('<url>', 'an http(s) URL; private, loopback and link-local hosts need WEBHOOK_ALLOW_PRIVATE_URLS=true')
       .option('--description <text>', 'what the subscription is for')
       .option('--event-types <list>', `comma-separated, of ${EVENT_TYPES.join(', ')} (default plant.created)`)
-      .option('--tag <tag>', TAG_HELP),
+      .option('--tag <tag>', TAG_HELP)
+      .option(
+        '--max-per-second <n>',
+        `at most n deliveries started per second (1 to ${MAX_PER_SECOND_LIMIT}; default: no limit)`,
+      ),
   ).action(async (url: string, options: Options) =>
     withStore(options, async (store, { webhookAllowPrivateUrls: allowPrivate }) => {
       const description = typeof options.description === 'string' ? options.description : undefined;
       const tag = typeof options.tag === 'string' ? options.tag : undefined;
       const eventTypes = typeof options.eventTypes === 'string' ? eventTypeList(options.eventTypes) : undefined;
+      const maxPerSecond = options.maxPerSecond === undefined ? undefined : rateOption(options.maxPerSecond);
       const created = await createSubscription(
         store.webhooks,
         {
@@ -42,6 +54,7 @@ export function registerWebhookCommands(program: Command): void {
           ...(description === undefined ? {} : { description }),
           ...(eventTypes === undefined ? {} : { eventTypes }),
           ...(tag === undefined ? {} : { tag }),
+          ...(maxPerSecond === undefined ? {} : { maxPerSecond }),
         },
         { allowPrivate },
       );
@@ -66,7 +79,7 @@ export function registerWebhookCommands(program: Command): void {
         return;
       }
       printTable(
-        ['ID', 'URL', 'DESCRIPTION', 'EVENT TYPES', 'TAG', 'ENABLED', 'CREATED'],
+        ['ID', 'URL', 'DESCRIPTION', 'EVENT TYPES', 'TAG', 'ENABLED', 'MAX/S', 'CREATED'],
         subscriptions.map((s) => [
           s.id,
           s.url,
@@ -74,6 +87,7 @@ export function registerWebhookCommands(program: Command): void {
           s.eventTypes.join(','),
           s.tag ?? '-',
           s.enabled ? 'yes' : `no: ${s.disabledReason ?? ''}`,
+          s.maxPerSecond === undefined ? '-' : String(s.maxPerSecond),
           s.createdAt.toISOString(),
         ]),
       );
@@ -143,6 +157,23 @@ export function registerWebhookCommands(program: Command): void {
       const outcome = await store.webhooks.updateSubscription(id, { tag }, undefined, new Date());
       if (outcome.kind !== 'updated') throw new WebhookInputError(`no webhook subscription has id '${id}'`);
       process.stdout.write(`updated webhook subscription ${id}\n`);
+    }),
+  );
+
+  withDatabaseOption(
+    webhook
+      .command('throttle')
+      .description('Change how many deliveries a subscription may be sent per second; "none" removes the limit.')
+      .argument('<id>')
+      .argument('<max-per-second>', `1 to ${MAX_PER_SECOND_LIMIT}, or none`),
+  ).action(async (id: string, rate: string, options: Options) =>
+    withStore(options, async (store) => {
+      const maxPerSecond = rate === 'none' ? null : rateOption(rate);
+      const outcome = await store.webhooks.updateSubscription(id, { maxPerSecond }, undefined, new Date());
+      if (outcome.kind !== 'updated') throw new WebhookInputError(`no webhook subscription has id '${id}'`);
+      process.stdout.write(
+        `webhook subscription ${id}: ${maxPerSecond === null ? 'no limit' : `at most ${maxPerSecond} per second`}\n`,
+      );
     }),
   );
 
@@ -278,6 +309,14 @@ function eventTypeList(text: string): EventType[] {
   if (types.length === 0 || unknown.length > 0)
     throw new WebhookInputError(`--event-types takes a comma-separated list of ${EVENT_TYPES.join(', ')}`);
   return types.filter(isEventType);
+}
+
+/** A --max-per-second value: plain digits only (Number('1e3') and Number(' 5') are numbers too). */
+function rateOption(value: unknown): number {
+  const text = String(value);
+  const rate = /^[0-9]+$/.test(text) ? Number(text) : Number.NaN;
+  checkMaxPerSecond(rate);
+  return rate;
 }
 
 function deliveryStatus(value: unknown): DeliveryStatus | undefined {

@@ -27,11 +27,12 @@ export interface SubscriptionRow<Time> {
   enabled: boolean | number;
   disabled_at: Time | null;
   disabled_reason: string | null;
+  max_per_second: number | null;
 }
 
 /** The columns a SubscriptionRow is read from. */
 export const SUBSCRIPTION_COLUMNS =
-  'id, url, description, tag, event_types, created_at, version, enabled, disabled_at, disabled_reason';
+  'id, url, description, tag, event_types, created_at, version, enabled, disabled_at, disabled_reason, max_per_second';
 
 export interface DeliveryRow<Time> {
   id: string;
@@ -131,6 +132,7 @@ export function webhookRowMappers<Time>(toDate: (time: Time) => Date) {
         ...(row.tag === null ? {} : { tag: row.tag }),
         ...(row.disabled_at === null ? {} : { disabledAt: toDate(row.disabled_at) }),
         ...(row.disabled_reason === null ? {} : { disabledReason: row.disabled_reason }),
+        ...(row.max_per_second === null ? {} : { maxPerSecond: row.max_per_second }),
       };
       return base;
     },

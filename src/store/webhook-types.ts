@@ -21,6 +21,8 @@ export interface WebhookSubscription {
   /** When and why it was disabled; undefined while enabled. */
   readonly disabledAt?: Date;
   readonly disabledReason?: string;
+  /** At most this many deliveries started in any one second (across instances); undefined: unlimited. */
+  readonly maxPerSecond?: number;
 }
 
 /** What a PATCH changes; what is left out is kept. `description: null` removes it. */
@@ -33,6 +35,8 @@ export interface SubscriptionChange {
   readonly enabled?: boolean;
   /** Recorded when this change disables an enabled subscription. */
   readonly disabledReason?: string;
+  /** A new throttle; null removes it. */
+  readonly maxPerSecond?: number | null;
 }
 
 /** What If-Match accepts: any version, or one of these. */
@@ -53,6 +57,7 @@ export interface NewWebhookSubscription {
   readonly createdAt: Date;
   /** The signing secret (whsec_...): kept in clear, since every delivery is signed with it. */
   readonly secret: string;
+  readonly maxPerSecond?: number;
 }
 
 /** The outbox row of one event (src/domain/events.ts). */
@@ -116,6 +121,13 @@ export interface ClaimRequest {
   /** How long the claim keeps other dispatchers off these deliveries. */
   readonly leaseMs: number;
   readonly owner: string;
+  /**
+   * Most deliveries of one subscription this dispatcher may have in flight while another subscription has
+   * deliveries due (default: `limit`), so one subscription's backlog or slow receiver cannot take every slot;
+   * `inFlight` counts those it has, by subscription. A subscription alone with deliveries due may use every slot.
+   */
+  readonly perSubscription?: number;
+  readonly inFlight?: ReadonlyMap<string, number>;
 }
 
 export type AttemptOutcome =
@@ -231,7 +243,9 @@ export interface WebhookStore {
   backlog(now?: Date): Promise<WebhookBacklog>;
   /**
    * Leases up to `limit` pending deliveries that are due and not leased, so no other
-   * dispatcher (in this process or another) takes them while the lease lasts.
+   * dispatcher (in this process or another) takes them while the lease lasts. Fair: each subscription's
+   * oldest due go first (round-robin), at most `perSubscription` in flight each, and a throttled subscription
+   * gets no more than its rate allows (counted on its row in the same transaction, so across instances).
    */
   claimDueDeliveries(request: ClaimRequest): Promise<ClaimedDelivery[]>;
   /**

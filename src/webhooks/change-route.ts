@@ -75,7 +75,7 @@ export const webhookChangeRoute: TypedRoutes<[typeof WebhookSubscriptionPatch, t
     async (request, reply) => {
       const { id } = request.params;
       const expected = expectation(request.headers['if-match']);
-      const { url, description, eventTypes, tag, enabled, disabledReason } = request.body;
+      const { url, description, eventTypes, tag, enabled, disabledReason, maxPerSecond } = request.body;
       let checkedUrl: string | undefined;
       try {
         checkedUrl =
@@ -94,6 +94,7 @@ export const webhookChangeRoute: TypedRoutes<[typeof WebhookSubscriptionPatch, t
         ...(tag === undefined ? {} : { tag }),
         ...(enabled === undefined ? {} : { enabled }),
         ...(disabledReason === undefined ? {} : { disabledReason }),
+        ...(maxPerSecond === undefined ? {} : { maxPerSecond }),
       };
       const outcome = await store.webhooks.updateSubscription(id, change, expected, new Date());
       if (outcome.kind === 'precondition-failed')

@@ -51,6 +51,20 @@ export function formatDuration(ms: number): string {
 /** The shortest time between two looks at the outbox. */
 const MIN_TICK_GAP_MS = 20;
 
+/**
+ * When deliveries are due but a claim got none (a throttled subscription waiting out its second, or every due one
+ * belonging to subscriptions at their in-flight share), the outbox is looked at again this soon, not a poll later.
+ */
+const HELD_BACK_RECHECK_MS = 100;
+
+/**
+ * Most deliveries of one subscription in flight at once in this process while another has deliveries due: half
+ * the concurrency, so a slow receiver's backlog always leaves half the slots to the others (the claim applies it).
+ */
+export function perSubscriptionShare(concurrency: number): number {
+  return Math.max(1, Math.ceil(concurrency / 2));
+}
+
 /** The attempt's timeout plus room to record it: a dispatcher that dies holds its deliveries this long. */
 export function leaseDurationMs(timeoutMs: number): number {
   return timeoutMs + 15_000;
@@ -58,10 +72,14 @@ export function leaseDurationMs(timeoutMs: number): number {
 
 export class WebhookDispatcher {
   private readonly owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
-  private readonly inFlight = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  private readonly inFlight = new Map<
+    string,
+    { controller: AbortController; done: Promise<void>; subscriptionId: string }
+  >();
   private timer: NodeJS.Timeout | undefined;
   private tick: Promise<void> | undefined;
   private deferredTick: NodeJS.Timeout | undefined;
+  private recheck: NodeJS.Timeout | undefined;
   private lastTickAt = 0;
   private again = false;
   private stopping = false;
@@ -121,6 +139,7 @@ export class WebhookDispatcher {
     this.stopping = true;
     clearInterval(this.timer);
     clearTimeout(this.deferredTick);
+    clearTimeout(this.recheck);
     await this.tick;
     for (const { controller } of this.inFlight.values()) controller.abort();
     await Promise.all([...this.inFlight.values()].map((entry) => entry.done));
@@ -139,14 +158,33 @@ export class WebhookDispatcher {
           limit: free,
           leaseMs: leaseDurationMs(this.options.timeoutMs),
           owner: `${this.owner}:${(this.claims += 1)}`,
+          perSubscription: perSubscriptionShare(this.options.concurrency),
+          inFlight: this.inFlightBySubscription(),
         });
         for (const delivery of claimed) this.launch(delivery);
+        if (claimed.length === 0) this.recheckSoon();
         // Only a full batch suggests more are due.
         if (claimed.length < free) return;
       }
     } catch (error) {
       this.options.log.warn({ err: error }, 'webhooks: could not read the outbox; will retry');
     }
+  }
+
+  private inFlightBySubscription(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const { subscriptionId } of this.inFlight.values())
+      counts.set(subscriptionId, (counts.get(subscriptionId) ?? 0) + 1);
+    return counts;
+  }
+
+  private recheckSoon(): void {
+    if (this.recheck !== undefined || this.stopping) return;
+    this.recheck = setTimeout(() => {
+      this.recheck = undefined;
+      this.nudge();
+    }, HELD_BACK_RECHECK_MS);
+    this.recheck.unref();
   }
 
   private launch(delivery: ClaimedDelivery): void {
@@ -160,7 +198,7 @@ export class WebhookDispatcher {
         this.inFlight.delete(delivery.deliveryId);
         this.nudge();
       });
-    this.inFlight.set(delivery.deliveryId, { controller, done });
+    this.inFlight.set(delivery.deliveryId, { controller, done, subscriptionId: delivery.subscriptionId });
   }
 
   private async deliver(delivery: ClaimedDelivery, signal: AbortSignal): Promise<void> {

@@ -47,6 +47,7 @@ export function subscriptionJson(s: SubscriptionRecord) {
     enabled: s.enabled,
     ...(s.disabledAt === undefined ? {} : { disabledAt: iso(s.disabledAt) }),
     ...(s.disabledReason === undefined ? {} : { disabledReason: s.disabledReason }),
+    ...(s.maxPerSecond === undefined ? {} : { maxPerSecond: s.maxPerSecond }),
     createdAt: iso(s.createdAt),
   };
 }

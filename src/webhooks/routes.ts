@@ -77,13 +77,14 @@ export const webhookRoutes: TypedRoutes<WebhookSchemas> = async (app) => {
       config: { failures: ['INVALID_WEBHOOK_URL', 'STORE_UNAVAILABLE'] },
     },
     async (request, reply) => {
-      const { url, description, eventTypes, tag } = request.body;
+      const { url, description, eventTypes, tag, maxPerSecond } = request.body;
       try {
         const input = {
           url,
           ...(description === undefined ? {} : { description }),
           ...(eventTypes === undefined ? {} : { eventTypes }),
           ...(tag === undefined || tag === null ? {} : { tag }),
+          ...(maxPerSecond === undefined || maxPerSecond === null ? {} : { maxPerSecond }),
         };
         const created = await createSubscription(store.webhooks, input, {
           allowPrivate: config.webhookAllowPrivateUrls,

@@ -3,7 +3,7 @@
  * document all come from these objects.
  */
 import { MAX_WEBHOOK_URL_LENGTH } from './url-policy.js';
-import { DESCRIPTION_MAX_LENGTH } from './subscriptions.js';
+import { DESCRIPTION_MAX_LENGTH, MAX_PER_SECOND_LIMIT } from './subscriptions.js';
 import { PRINTABLE_TEXT } from '../domain/text-rules.js';
 import { DEFAULT_OVERLAP_SECONDS, MAX_OVERLAP_SECONDS } from './secret-rotation.js';
 import { EVENT_TYPES } from '../domain/events.js';
@@ -51,6 +51,17 @@ const Tag = {
   example: 'houseplant',
 } as const;
 
+const MaxPerSecond = {
+  type: 'integer',
+  minimum: 1,
+  maximum: MAX_PER_SECOND_LIMIT,
+  description:
+    `A throttle: at most this many deliveries to this subscription are started in any one second, by all instances ` +
+    `together (1 to ${MAX_PER_SECOND_LIMIT}). Deliveries beyond the rate wait, pending, and are sent later: none is ` +
+    'dropped, and waiting is not a failed attempt (it never leads to automatic disabling).',
+  example: 50,
+} as const;
+
 const SubscriptionId = {
   type: 'string',
   description: 'The subscription id (whk_...).',
@@ -66,6 +77,11 @@ export const NewWebhookSubscription = {
     description: Description,
     eventTypes: { ...EventTypes, description: `${EventTypes.description} Default: plant.created only.` },
     tag: { ...Tag, type: ['string', 'null'], description: `${TAG_FILTER} Left out or null: every plant.` },
+    maxPerSecond: {
+      ...MaxPerSecond,
+      type: ['integer', 'null'],
+      description: `${MaxPerSecond.description} Left out or null: no limit.`,
+    },
   },
   description: 'A subscription to create. Properties not listed here are ignored.',
 } as const;
@@ -88,6 +104,7 @@ export const WebhookSubscription = {
     eventTypes: EventTypes,
     tag: Tag,
     enabled: Enabled,
+    maxPerSecond: { ...MaxPerSecond, description: `${MaxPerSecond.description} Omitted when there is no limit.` },
     disabledAt: { ...DateTime, description: 'When it was disabled; only while disabled.' },
     disabledReason: {
       type: 'string',
@@ -149,6 +166,11 @@ export const WebhookSubscriptionPatch = {
       maxLength: DESCRIPTION_MAX_LENGTH,
       pattern: PRINTABLE_TEXT,
       description: 'Recorded as disabledReason when this patch disables the subscription (default `disabled by hand`).',
+    },
+    maxPerSecond: {
+      ...MaxPerSecond,
+      type: ['integer', 'null'],
+      description: `A new throttle, or null to remove it. ${MaxPerSecond.description} A new rate applies from the next claim.`,
     },
   },
   description:

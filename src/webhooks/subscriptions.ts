@@ -11,6 +11,9 @@ import { checkWebhookUrl, type UrlPolicy } from './url-policy.js';
 
 export const DESCRIPTION_MAX_LENGTH = 500;
 
+/** The highest throttle: above it a limit protects no receiver (one instance sends far fewer than this). */
+export const MAX_PER_SECOND_LIMIT = 10_000;
+
 /** A subscription request the HTTP schema would have refused (from callers without one: the CLI). */
 export class WebhookInputError extends Error {}
 
@@ -22,6 +25,8 @@ export interface SubscriptionRequest {
   readonly eventTypes?: readonly EventType[];
   /** Only events of plants with this tag after the change or before it. */
   readonly tag?: string;
+  /** At most this many deliveries started per second; unlimited when left out. */
+  readonly maxPerSecond?: number;
 }
 
 export const DEFAULT_EVENT_TYPES: readonly EventType[] = [PLANT_CREATED];
@@ -57,6 +62,12 @@ export function checkTagFilter(tag: string): void {
   }
 }
 
+/** maxPerSecond as the HTTP schema checks it, for callers without one (the CLI). */
+export function checkMaxPerSecond(value: number): void {
+  if (!Number.isInteger(value) || value < 1 || value > MAX_PER_SECOND_LIMIT)
+    throw new WebhookInputError(`max-per-second must be a whole number from 1 to ${MAX_PER_SECOND_LIMIT}`);
+}
+
 export async function createSubscription(
   store: WebhookStore,
   request: SubscriptionRequest,
@@ -66,6 +77,7 @@ export async function createSubscription(
   const url = await checkWebhookUrl(request.url, policy);
   if (request.description !== undefined) checkDescription(request.description);
   if (request.tag !== undefined) checkTagFilter(request.tag);
+  if (request.maxPerSecond !== undefined) checkMaxPerSecond(request.maxPerSecond);
   const subscription: NewWebhookSubscription = {
     id: generateSubscriptionId(),
     // The URL as it will be called, so that what is listed is what is delivered to.
@@ -76,6 +88,7 @@ export async function createSubscription(
     eventTypes: EVENT_TYPES.filter((type) => (request.eventTypes ?? DEFAULT_EVENT_TYPES).includes(type)),
     secret: generateSigningSecret(),
     createdAt: now,
+    ...(request.maxPerSecond === undefined ? {} : { maxPerSecond: request.maxPerSecond }),
   };
   await store.insertSubscription(subscription);
   return { ...subscription, version: 1, enabled: true };

@@ -808,6 +808,11 @@ export interface components {
              * @example houseplant
              */
             tag?: string | null;
+            /**
+             * @description A throttle: at most this many deliveries to this subscription are started in any one second, by all instances together (1 to 10000). Deliveries beyond the rate wait, pending, and are sent later: none is dropped, and waiting is not a failed attempt (it never leads to automatic disabling). Left out or null: no limit.
+             * @example 50
+             */
+            maxPerSecond?: number | null;
         };
         /** @description A webhook subscription: every event of its types is POSTed to its url. The signing secret is not shown. */
         WebhookSubscription: {
@@ -842,6 +847,11 @@ export interface components {
             tag?: string;
             /** @description Whether events are sent. A disabled subscription keeps receiving its events in the outbox (finished ones are kept for WEBHOOK_RETENTION_DAYS, pending ones until sent); they are sent, oldest due first, once it is enabled again. */
             enabled: boolean;
+            /**
+             * @description A throttle: at most this many deliveries to this subscription are started in any one second, by all instances together (1 to 10000). Deliveries beyond the rate wait, pending, and are sent later: none is dropped, and waiting is not a failed attempt (it never leads to automatic disabling). Omitted when there is no limit.
+             * @example 50
+             */
+            maxPerSecond?: number;
             /**
              * Format: date-time
              * @description When it was disabled; only while disabled.
@@ -882,6 +892,11 @@ export interface components {
             enabled?: boolean;
             /** @description Recorded as disabledReason when this patch disables the subscription (default `disabled by hand`). */
             disabledReason?: string;
+            /**
+             * @description A new throttle, or null to remove it. A throttle: at most this many deliveries to this subscription are started in any one second, by all instances together (1 to 10000). Deliveries beyond the rate wait, pending, and are sent later: none is dropped, and waiting is not a failed attempt (it never leads to automatic disabling). A new rate applies from the next claim.
+             * @example 50
+             */
+            maxPerSecond?: number | null;
         };
         /** @description The new subscription, with its signing secret (shown only here). */
         CreatedWebhookSubscription: {
@@ -916,6 +931,11 @@ export interface components {
             tag?: string;
             /** @description Whether events are sent. A disabled subscription keeps receiving its events in the outbox (finished ones are kept for WEBHOOK_RETENTION_DAYS, pending ones until sent); they are sent, oldest due first, once it is enabled again. */
             enabled: boolean;
+            /**
+             * @description A throttle: at most this many deliveries to this subscription are started in any one second, by all instances together (1 to 10000). Deliveries beyond the rate wait, pending, and are sent later: none is dropped, and waiting is not a failed attempt (it never leads to automatic disabling). Omitted when there is no limit.
+             * @example 50
+             */
+            maxPerSecond?: number;
             /**
              * Format: date-time
              * @description When it was disabled; only while disabled.
@@ -973,6 +993,11 @@ export interface components {
             tag?: string;
             /** @description Whether events are sent. A disabled subscription keeps receiving its events in the outbox (finished ones are kept for WEBHOOK_RETENTION_DAYS, pending ones until sent); they are sent, oldest due first, once it is enabled again. */
             enabled: boolean;
+            /**
+             * @description A throttle: at most this many deliveries to this subscription are started in any one second, by all instances together (1 to 10000). Deliveries beyond the rate wait, pending, and are sent later: none is dropped, and waiting is not a failed attempt (it never leads to automatic disabling). Omitted when there is no limit.
+             * @example 50
+             */
+            maxPerSecond?: number;
             /**
              * Format: date-time
              * @description When it was disabled; only while disabled.

@@ -84,6 +84,9 @@ export const COPY_COLUMNS: { readonly [T in CopyTable]: TableColumns<CopyRows[T]
       disabledReason: 'text',
       failingSince: 'time',
       tag: 'text',
+      maxPerSecond: 'int4',
+      throttleLastAt: 'time',
+      throttleCount: 'int4',
     },
   },
   webhook_events: {

@@ -53,6 +53,10 @@ export interface SubscriptionRow {
   readonly failingSince: number | null;
   /** Its tag filter. */
   readonly tag: string | null;
+  /** Its throttle, and the deliveries counted against it in the current run (so a copy keeps to the rate). */
+  readonly maxPerSecond: number | null;
+  readonly throttleLastAt: number | null;
+  readonly throttleCount: number;
 }
 
 export interface EventRow {

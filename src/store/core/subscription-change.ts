@@ -15,6 +15,7 @@ export function applySubscriptionChange(
   const enabled = change.enabled ?? current.enabled;
   const description = change.description === undefined ? current.description : (change.description ?? undefined);
   const tag = change.tag === undefined ? current.tag : (change.tag ?? undefined);
+  const maxPerSecond = change.maxPerSecond === undefined ? current.maxPerSecond : (change.maxPerSecond ?? undefined);
   // Disabling keeps the first time and reason; enabling clears them.
   const disabled =
     enabled || !current.enabled
@@ -31,12 +32,14 @@ export function applySubscriptionChange(
     ...(tag === undefined ? {} : { tag }),
     ...(enabled || disabled.disabledAt === undefined ? {} : { disabledAt: disabled.disabledAt }),
     ...(enabled || disabled.disabledReason === undefined ? {} : { disabledReason: disabled.disabledReason }),
+    ...(maxPerSecond === undefined ? {} : { maxPerSecond }),
   };
   const changed =
     next.url !== current.url ||
     next.description !== current.description ||
     next.tag !== current.tag ||
     next.enabled !== current.enabled ||
+    next.maxPerSecond !== current.maxPerSecond ||
     next.eventTypes.join(',') !== current.eventTypes.join(',');
   return changed ? { ...next, version: current.version + 1 } : current;
 }

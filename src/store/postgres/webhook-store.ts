@@ -154,7 +154,7 @@ const OF_ENABLED =
 const Q = {
   insertSubscription: {
     name: 'webhooks.insert',
-    text: 'INSERT INTO webhook_subscriptions (id, url, description, event_types, secret, created_at, tag) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+    text: 'INSERT INTO webhook_subscriptions (id, url, description, event_types, secret, created_at, tag, max_per_second) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
   },
   listSubscriptions: {
     name: 'webhooks.list',
@@ -172,6 +172,7 @@ const Q = {
     name: 'webhooks.update',
     text: `UPDATE webhook_subscriptions
            SET url = $2, description = $3, event_types = $4, enabled = $5, disabled_at = $6, disabled_reason = $7, version = $8, tag = $9,
+               max_per_second = $10,
                -- Enabled again: its failing time starts afresh (right-hand sides see the row as it was).
                failing_since = CASE WHEN $5 AND NOT enabled THEN NULL ELSE failing_since END
            WHERE id = $1`,
@@ -302,17 +303,59 @@ const Q = {
   },
   claim: {
     name: 'webhooks.claim',
+    // One statement. A throttled subscription gives at most what its rate leaves (a new run of max_per_second once
+    // a second has passed since its last start, else the rest of the current run): its row is locked (SKIP
+    // LOCKED: another instance taking its share now means none here) and its count written in the same
+    // statement, so instances together keep to the rate. While more than one subscription has deliveries due,
+    // each gives at most $5 less what this dispatcher has in flight for it ($6, {id: count}). Deliveries are
+    // taken round-robin: every subscription's oldest due before anyone's second.
     text: `
-      WITH due AS (
-        SELECT id FROM webhook_deliveries
-        WHERE status = 'pending' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until <= $1) AND ${OF_ENABLED}
-        ORDER BY next_attempt_at
-        LIMIT $2
+      WITH throttled AS MATERIALIZED (
+        SELECT id, max_per_second, (throttle_last_at IS NULL OR throttle_last_at <= $1::timestamptz - interval '1 second') AS fresh,
+               throttle_count
+        FROM webhook_subscriptions s
+        WHERE enabled AND max_per_second IS NOT NULL
+          -- A scalar subquery, probed per subscription by (subscription_id, next_attempt_at): an EXISTS would be
+          -- planned as a join hashing every due delivery, which a large backlog makes slow.
+          AND coalesce((SELECT true FROM webhook_deliveries d
+                        WHERE d.subscription_id = s.id AND d.status = 'pending' AND d.next_attempt_at <= $1
+                          AND (d.lease_until IS NULL OR d.lease_until <= $1)
+                        LIMIT 1), false)
         FOR UPDATE SKIP LOCKED
+      ), subs AS MATERIALIZED (
+        SELECT id, $2::int AS allowance, false AS metered, 0 AS base
+        FROM webhook_subscriptions WHERE enabled AND max_per_second IS NULL
+        UNION ALL
+        SELECT id, LEAST($2::int, CASE WHEN fresh THEN max_per_second ELSE max_per_second - throttle_count END),
+               true, CASE WHEN fresh THEN 0 ELSE throttle_count END
+        FROM throttled
+      ), found AS MATERIALIZED (
+        SELECT d.id, d.subscription_id, d.next_attempt_at,
+               row_number() OVER (PARTITION BY d.subscription_id ORDER BY d.next_attempt_at) AS turn
+        FROM subs CROSS JOIN LATERAL (
+          SELECT id, subscription_id, next_attempt_at FROM webhook_deliveries
+          WHERE subscription_id = subs.id AND status = 'pending' AND next_attempt_at <= $1
+            AND (lease_until IS NULL OR lease_until <= $1)
+          ORDER BY next_attempt_at
+          LIMIT greatest(subs.allowance, 0)
+          FOR UPDATE SKIP LOCKED
+        ) d
+        WHERE subs.allowance > 0
+      ), candidates AS MATERIALIZED (
+        SELECT found.* FROM found
+        WHERE (SELECT count(DISTINCT subscription_id) FROM found) = 1
+           OR turn <= $5::int - coalesce(($6::jsonb ->> subscription_id)::int, 0)
+      ), due AS MATERIALIZED (
+        SELECT id, subscription_id FROM candidates ORDER BY turn, next_attempt_at LIMIT $2
       ), leased AS (
         UPDATE webhook_deliveries d SET lease_owner = $3, lease_until = $4
         FROM due WHERE d.id = due.id
         RETURNING d.id, d.subscription_id, d.event_id, d.attempt_count, d.manual
+      ), metered AS (
+        UPDATE webhook_subscriptions s SET throttle_count = subs.base + taken.n, throttle_last_at = $1
+        FROM (SELECT subscription_id, count(*)::int AS n FROM due GROUP BY subscription_id) taken
+        JOIN subs ON subs.id = taken.subscription_id AND subs.metered
+        WHERE s.id = taken.subscription_id
       )
       SELECT l.id, l.subscription_id, l.event_id, e.type, e.payload, s.url, s.secret,
              CASE WHEN s.previous_secret_expires_at > $1 THEN s.previous_secret END AS previous_secret, l.attempt_count, l.manual
@@ -400,7 +443,16 @@ export class PostgresWebhookStore implements WebhookStore {
     await guarded(() =>
       this.pool.query({
         ...Q.insertSubscription,
-        values: [s.id, s.url, s.description ?? null, s.eventTypes, s.secret, s.createdAt, s.tag ?? null],
+        values: [
+          s.id,
+          s.url,
+          s.description ?? null,
+          s.eventTypes,
+          s.secret,
+          s.createdAt,
+          s.tag ?? null,
+          s.maxPerSecond ?? null,
+        ],
       }),
     );
   }
@@ -445,6 +497,7 @@ export class PostgresWebhookStore implements WebhookStore {
           next.disabledReason ?? null,
           next.version,
           next.tag ?? null,
+          next.maxPerSecond ?? null,
         ];
         await client.query({ ...Q.updateSubscription, values });
       }
@@ -499,11 +552,12 @@ export class PostgresWebhookStore implements WebhookStore {
     return guarded(async () => ((await this.pool.query({ ...Q.due, values: [now] })).rowCount ?? 0) > 0);
   }
 
-  async claimDueDeliveries({ now, limit, leaseMs, owner }: ClaimRequest): Promise<ClaimedDelivery[]> {
+  async claimDueDeliveries(request: ClaimRequest): Promise<ClaimedDelivery[]> {
+    const { now, limit, leaseMs, owner } = request;
     const leaseUntil = new Date(now.getTime() + leaseMs);
-    const rows = await guarded(
-      async () => (await this.pool.query<ClaimRow>({ ...Q.claim, values: [now, limit, owner, leaseUntil] })).rows,
-    );
+    const inFlight = JSON.stringify(Object.fromEntries(request.inFlight ?? []));
+    const values = [now, limit, owner, leaseUntil, request.perSubscription ?? limit, inFlight];
+    const rows = await guarded(async () => (await this.pool.query<ClaimRow>({ ...Q.claim, values })).rows);
     return rows.map((row) => toClaimedDelivery(row, owner));
   }
 

@@ -165,7 +165,11 @@ CREATE TABLE webhook_subscriptions (
   disabled_reason text,
   failing_since timestamp with time zone,
   tag text,
-  CONSTRAINT webhook_subscriptions_pkey PRIMARY KEY (id)
+  max_per_second integer,
+  throttle_last_at timestamp with time zone,
+  throttle_count integer DEFAULT 0 NOT NULL,
+  CONSTRAINT webhook_subscriptions_pkey PRIMARY KEY (id),
+  CONSTRAINT webhook_subscriptions_max_per_second_check CHECK (max_per_second > 0)
 );
 
 CREATE INDEX plant_change_spans_created_at ON plant_change_spans USING btree (created_at);
@@ -183,6 +187,8 @@ CREATE INDEX webhook_deliveries_due ON webhook_deliveries USING btree (next_atte
 CREATE INDEX webhook_deliveries_event ON webhook_deliveries USING btree (event_id);
 
 CREATE INDEX webhook_deliveries_subscription ON webhook_deliveries USING btree (subscription_id, created_at, seq);
+
+CREATE INDEX webhook_deliveries_subscription_due ON webhook_deliveries USING btree (subscription_id, next_attempt_at) WHERE (status = 'pending'::text);
 
 CREATE INDEX webhook_delivery_attempts_delivery ON webhook_delivery_attempts USING btree (delivery_id, id);
 

@@ -118,7 +118,10 @@ CREATE TABLE webhook_subscriptions (
   disabled_at INTEGER,
   disabled_reason TEXT,
   failing_since INTEGER,
-  tag TEXT
+  tag TEXT,
+  max_per_second INTEGER CHECK (max_per_second > 0),
+  throttle_last_at INTEGER,
+  throttle_count INTEGER NOT NULL DEFAULT 0
 );
 
 CREATE INDEX plant_changes_created_at ON plant_changes (created_at);
@@ -132,6 +135,9 @@ CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHER
 CREATE INDEX webhook_deliveries_event ON webhook_deliveries (event_id);
 
 CREATE INDEX webhook_deliveries_subscription ON webhook_deliveries (subscription_id, created_at);
+
+CREATE INDEX webhook_deliveries_subscription_due ON webhook_deliveries (subscription_id, next_attempt_at)
+WHERE status = 'pending';
 
 CREATE INDEX webhook_delivery_attempts_delivery ON webhook_delivery_attempts (delivery_id, id);
 

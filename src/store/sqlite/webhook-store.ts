@@ -35,6 +35,7 @@ import {
 import { deliveryUpdate } from '../core/delivery-update.js';
 import { applySubscriptionChange, versionAccepted } from '../core/subscription-change.js';
 import { guarded } from './errors.js';
+import { chooseClaim, type DueRow, type ThrottleRow } from './claim-choice.js';
 import {
   DELIVERY_COLUMNS,
   DELIVERY_FROM,
@@ -152,7 +153,7 @@ export class SqliteWebhookStore implements WebhookStore {
   constructor(db: Database.Database) {
     const s = {
       insertSubscription: db.prepare(
-        'INSERT INTO webhook_subscriptions (id, url, description, event_types, secret, created_at, tag) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        'INSERT INTO webhook_subscriptions (id, url, description, event_types, secret, created_at, tag, max_per_second) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
       ),
       listSubscriptions: db.prepare(
         `SELECT ${SUBSCRIPTION_COLUMNS} FROM webhook_subscriptions ORDER BY created_at, rowid`,
@@ -162,6 +163,7 @@ export class SqliteWebhookStore implements WebhookStore {
         `UPDATE webhook_subscriptions
          SET url = @url, description = @description, event_types = @eventTypes, enabled = @enabled,
              disabled_at = @disabledAt, disabled_reason = @disabledReason, version = @version, tag = @tag,
+             max_per_second = @maxPerSecond,
              -- Enabled again: its failing time starts afresh (right-hand sides see the row as it was).
              failing_since = CASE WHEN @enabled = 1 AND enabled = 0 THEN NULL ELSE failing_since END
          WHERE id = @id`,
@@ -238,16 +240,17 @@ export class SqliteWebhookStore implements WebhookStore {
          LIMIT 1`,
         )
         .pluck(),
-      lease: db
-        .prepare(
-          `UPDATE webhook_deliveries SET lease_owner = ?, lease_until = ?
-         WHERE id IN (SELECT id FROM webhook_deliveries
-                      WHERE status = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)
-                        AND ${OF_ENABLED}
-                      ORDER BY next_attempt_at LIMIT ?)
-         RETURNING id`,
-        )
-        .pluck(),
+      claimable: db.prepare(
+        `SELECT id, max_per_second, throttle_last_at, throttle_count FROM webhook_subscriptions WHERE enabled = 1`,
+      ),
+      // One subscription's due deliveries, oldest due first (the (subscription_id, next_attempt_at) index).
+      dueOf: db.prepare(
+        `SELECT id, next_attempt_at FROM webhook_deliveries
+         WHERE subscription_id = ? AND status = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)
+         ORDER BY next_attempt_at LIMIT ?`,
+      ),
+      lease: db.prepare('UPDATE webhook_deliveries SET lease_owner = ?, lease_until = ? WHERE id = ?'),
+      meter: db.prepare('UPDATE webhook_subscriptions SET throttle_count = ?, throttle_last_at = ? WHERE id = ?'),
       claimed: db.prepare(
         `SELECT d.id, d.subscription_id, d.event_id, e.type, e.payload, s.url, s.secret,
                 CASE WHEN s.previous_secret_expires_at > ? THEN s.previous_secret END AS previous_secret, d.attempt_count, d.manual
@@ -322,11 +325,17 @@ export class SqliteWebhookStore implements WebhookStore {
     };
     this.statements = s;
 
-    this.claimAtomically = db.transaction(({ now, limit, leaseMs, owner }: ClaimRequest) => {
-      const at = now.getTime();
-      const ids = s.lease.all(owner, at + leaseMs, at, at, limit) as string[];
-      return ids
-        .map((id) => s.claimed.get(at, id) as ClaimRow | undefined)
+    this.claimAtomically = db.transaction((request: ClaimRequest) => {
+      const at = request.now.getTime();
+      const chosen = chooseClaim(
+        s.claimable.all() as ThrottleRow[],
+        request,
+        (id, allowance) => s.dueOf.all(id, at, at, allowance) as DueRow[],
+      );
+      for (const due of chosen.deliveries) s.lease.run(request.owner, at + request.leaseMs, due.id);
+      for (const [id, count] of chosen.meters) s.meter.run(count, at, id);
+      return chosen.deliveries
+        .map((due) => s.claimed.get(at, due.id) as ClaimRow | undefined)
         .filter((row): row is ClaimRow => row !== undefined);
     });
 
@@ -379,6 +388,7 @@ export class SqliteWebhookStore implements WebhookStore {
             disabledReason: next.disabledReason ?? null,
             version: next.version,
             tag: next.tag ?? null,
+            maxPerSecond: next.maxPerSecond ?? null,
           });
         return { kind: 'updated', subscription: next };
       },
@@ -449,6 +459,7 @@ export class SqliteWebhookStore implements WebhookStore {
         subscription.secret,
         subscription.createdAt.getTime(),
         subscription.tag ?? null,
+        subscription.maxPerSecond ?? null,
       ),
     );
   }
