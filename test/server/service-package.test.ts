@@ -58,7 +58,9 @@ for (const backend of testBackends())
       let output = '';
       child.stdout.on('data', (chunk) => (output += String(chunk)));
       child.stderr.on('data', (chunk) => (output += String(chunk)));
-      const exited = once(child, 'exit');
+      // 'close', not 'exit': npx may exit on the signal before the service it started has finished stopping, and
+      // the pipes close only once every process holding them (the service too) has exited.
+      const closed = once(child, 'close');
       try {
         let url: string | undefined;
         let token: string | undefined;
@@ -80,7 +82,7 @@ for (const backend of testBackends())
         const read = await checkedFetch(`${url}/plants/9007199254740993`, { headers });
         assert.equal(`${read.status} ${await read.text()}`, '200 {"id":9007199254740993,"name":"Monstera"}');
         process.kill(-(child.pid as number), 'SIGTERM');
-        await exited;
+        await closed;
         assert.match(output, /"msg":"stopped"/);
       } finally {
         if (child.exitCode === null && child.signalCode === null) process.kill(-(child.pid as number), 'SIGKILL');
