@@ -1,11 +1,14 @@
 /**
  * The SQLite reader threads (src/store/sqlite/reader-pool.ts): a thread that dies
  * fails the reads it had as the store being unavailable, nothing hangs, the next
- * read starts a new thread, and close() ends them all.
+ * read starts a new thread, and close() ends them all, holding the process until they have.
  */
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { describe, it } from 'node:test';
 import { StoreUnavailableError } from '../../src/store/errors.js';
 import { ReaderPool } from '../../src/store/sqlite/reader-pool.js';
@@ -43,5 +46,13 @@ describe('SQLite reader threads', () => {
       await pool.close();
     }
     await assert.rejects(pool.call('plants', 'count', [{}]), StoreUnavailableError);
+  });
+
+  it('close() holds the process until the threads exit, even when a read answers after close() began', async () => {
+    // Before the fix the late answer let go of the thread, and a process with nothing else to do ended with
+    // close() still pending (a test run saw it as "the event loop has already resolved").
+    const child = fileURLToPath(new URL('./reader-pool-close-child.ts', import.meta.url));
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', child], { encoding: 'utf8' });
+    assert.equal(stdout.trim(), 'closed; the read answered {"count":1,"exact":true}');
   });
 });

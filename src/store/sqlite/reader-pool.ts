@@ -149,7 +149,8 @@ export class ReaderPool {
     const pending = reader.pending.get(reply.unit);
     if (pending === undefined) return;
     reader.pending.delete(reply.unit);
-    if (reader.pending.size === 0) reader.worker.unref();
+    // Closing holds every thread until it exits: a late answer must not let the process end before then.
+    if (reader.pending.size === 0 && !this.closing) reader.worker.unref();
     if (reply.ok) {
       pending.resolve(reply.value);
       return;
