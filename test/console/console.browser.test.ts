@@ -235,28 +235,49 @@ for (const [index, backend] of testBackends().entries()) {
         assert.equal(await row.locator('.attempts li').count(), 2);
       });
 
-      it('webhooks: edits a subscription in place (its tag filter too), disables it and enables it again', async () => {
+      it('webhooks: edits a subscription in place (its tag filter and throttle too), disables it and enables it again', async () => {
         const subscription = page.locator('.subscription');
         const id = await subscription.getAttribute('data-webhook');
         const stored = async () => {
           const read = await h.request({ method: 'GET', url: `/webhooks/${id}`, headers: bearer(h.tokens.admin) });
           assert.equal(read.statusCode, 200, read.body);
-          return JSON.parse(read.body) as { enabled: boolean; description?: string; tag?: string };
+          return JSON.parse(read.body) as {
+            enabled: boolean;
+            description?: string;
+            tag?: string;
+            maxPerSecond?: number;
+          };
         };
         await subscription.getByRole('button', { name: 'Edit' }).click();
         await subscription.getByLabel('New description (empty removes it)').fill('inventory sync, edited');
         await subscription.getByLabel('Only plants with the tag (empty: every plant)').fill('succulent');
+        await subscription.getByLabel('Most deliveries per second (empty: no limit)').fill('25');
         await subscription.getByRole('button', { name: 'Save' }).click();
         await subscription.getByText('inventory sync, edited').waitFor();
         await subscription.getByText('(tag succulent)').waitFor();
+        await subscription.getByText('(at most 25 per second)').waitFor();
         assert.equal((await stored()).description, 'inventory sync, edited');
         assert.equal((await stored()).tag, 'succulent');
+        assert.equal((await stored()).maxPerSecond, 25);
 
+        // A rate the service refuses is shown with its Error record, and nothing changes.
         await subscription.getByRole('button', { name: 'Edit' }).click();
+        await subscription.getByLabel('Most deliveries per second (empty: no limit)').fill('0');
+        await subscription.getByRole('button', { name: 'Save' }).click();
+        await subscription.locator('.failure', { hasText: 'HTTP 400' }).waitFor();
+        assert.match((await subscription.locator('.failure').textContent()) ?? '', /maxPerSecond/);
+        await subscription.getByLabel('Most deliveries per second (empty: no limit)').fill('fast');
+        await subscription.getByRole('button', { name: 'Save' }).click();
+        await subscription.locator('.failure', { hasText: 'must be a whole number' }).waitFor();
+        assert.equal((await stored()).maxPerSecond, 25);
+
         await subscription.getByLabel('Only plants with the tag (empty: every plant)').fill('');
+        await subscription.getByLabel('Most deliveries per second (empty: no limit)').fill('');
         await subscription.getByRole('button', { name: 'Save' }).click();
         await subscription.getByText('(tag succulent)').waitFor({ state: 'detached' });
+        await subscription.getByText('(at most 25 per second)').waitFor({ state: 'detached' });
         assert.equal((await stored()).tag, undefined);
+        assert.equal((await stored()).maxPerSecond, undefined);
 
         await subscription.getByRole('button', { name: 'Disable' }).click();
         await subscription.locator('.state[data-enabled="false"]').waitFor();

@@ -103,6 +103,7 @@ function Subscription({
   const [url, setUrl] = useState(subscription.url);
   const [description, setDescription] = useState(subscription.description ?? '');
   const [tag, setTag] = useState(subscription.tag ?? '');
+  const [rate, setRate] = useState(subscription.maxPerSecond === undefined ? '' : String(subscription.maxPerSecond));
   useEffect(() => {
     answer(
       api.raw.GET('/webhooks/{id}/deliveries', { params: { path: { id: subscription.id }, query: { limit: 20 } } }),
@@ -136,7 +137,17 @@ function Subscription({
     });
   const save = (event: Event) => {
     event.preventDefault();
-    void change({ url, description: description === '' ? null : description, tag: tag === '' ? null : tag });
+    // Digits only, so a typo never reaches JSON as null (which would remove the limit); the service checks the range.
+    if (!/^\d*$/.test(rate.trim())) {
+      setError(new Error('Most deliveries per second must be a whole number, or empty for no limit.'));
+      return;
+    }
+    void change({
+      url,
+      description: description === '' ? null : description,
+      tag: tag === '' ? null : tag,
+      maxPerSecond: rate.trim() === '' ? null : Number(rate),
+    });
   };
   const state = subscription.enabled
     ? 'enabled'
@@ -147,7 +158,9 @@ function Subscription({
     <p>
       ${subscription.description ?? ''}
       <small
-        >${subscription.eventTypes.join(', ')}${subscription.tag === undefined ? '' : ` (tag ${subscription.tag})`}</small
+        >${subscription.eventTypes.join(', ')}${subscription.tag === undefined ? '' : ` (tag ${subscription.tag})`}${
+          subscription.maxPerSecond === undefined ? '' : ` (at most ${subscription.maxPerSecond} per second)`
+        }</small
       >
     </p>
     <p class="state" data-enabled=${String(subscription.enabled)}>State: ${state}</p>
@@ -183,6 +196,13 @@ function Subscription({
           id=${`tag-${subscription.id}`}
           value=${tag}
           onInput=${(e: Event) => setTag((e.target as HTMLInputElement).value)}
+        />
+        <label for=${`rate-${subscription.id}`}>Most deliveries per second (empty: no limit)</label>
+        <input
+          id=${`rate-${subscription.id}`}
+          inputmode="numeric"
+          value=${rate}
+          onInput=${(e: Event) => setRate((e.target as HTMLInputElement).value)}
         />
         <button type="submit">Save</button>
       </form>`
