@@ -143,6 +143,63 @@ describe('SQLite group commit', () => {
   });
 });
 
+describe('SQLite attempt records queued together', () => {
+  it('commit in one transaction, each settled on its own: one that fails is refused alone', async () => {
+    const dir = tempDir();
+    const store = SqliteStore.open({ path: join(dir, 'plantstore.db') });
+    try {
+      await store.webhooks.insertSubscription({
+        id: 'whk_grouped',
+        url: 'https://example.com/hooks',
+        secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+        eventTypes: ['plant.created'],
+        createdAt: new Date(),
+      });
+      await Promise.all(Array.from({ length: 200 }, (_, i) => store.plants.createPlant({ id: BigInt(i), name: 'p' })));
+      const claimed = await store.webhooks.claimDueDeliveries({
+        now: new Date(),
+        limit: 1000,
+        leaseMs: 60_000,
+        owner: 'test',
+      });
+      assert.equal(claimed.length, 200);
+      const before = store.batchStats().attempts ?? { batches: 0, operations: 0 };
+      const record = ({ deliveryId, leaseOwner, attempt }: (typeof claimed)[number], latencyMs = 2) =>
+        store.webhooks.recordAttempt({
+          deliveryId,
+          leaseOwner,
+          attempt: { attempt, attemptedAt: new Date(), latencyMs, responseStatus: 200 },
+          outcome: { kind: 'succeeded' },
+        });
+      // A latency of NaN is stored as NULL, which latency_ms refuses: that record fails, in the middle of the others.
+      const results = await Promise.allSettled(claimed.map((d, i) => record(d, i === 100 ? Number.NaN : 2)));
+      assert.deepEqual(
+        results.map((r) => r.status),
+        [...Array(100).fill('fulfilled'), 'rejected', ...Array(99).fill('fulfilled')],
+      );
+      assert.match(String((results[100] as PromiseRejectedResult).reason), /NOT NULL/);
+      const after = store.batchStats().attempts ?? { batches: 0, operations: 0 };
+      assert.ok(after.operations - before.operations >= 150, JSON.stringify({ before, after }));
+      assert.ok(after.batches - before.batches <= 5, `200 records took ${after.batches - before.batches} transactions`);
+      const db = new Database(join(dir, 'plantstore.db'), { readonly: true });
+      try {
+        const counted = db.prepare('SELECT status, count(*) AS n FROM webhook_deliveries GROUP BY status').all();
+        assert.deepEqual(counted, [
+          { status: 'pending', n: 1 },
+          { status: 'succeeded', n: 199 },
+        ]);
+        const attempts = db.prepare('SELECT count(*) AS n FROM webhook_delivery_attempts').get() as { n: number };
+        assert.equal(attempts.n, 199);
+      } finally {
+        db.close();
+      }
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('SQLite group commit under failure', () => {
   it('fails every write of a batch that cannot commit, stores none of it, and recovers', async () => {
     const dir = tempDir();

@@ -1,7 +1,8 @@
 /**
  * SQLite group commit, the main thread's side of the writer thread (writer-worker.ts): a commit costs an
  * fsync, so the plant writes that queue meanwhile go as one transaction; each settles once it is on disk.
- * One unit (a batch, or one delegated token/webhook write) is in flight at a time: writes apply in order.
+ * One unit (a batch, or one delegated token/webhook write, or the attempt records queued together) is in flight at
+ * a time: writes apply in order.
  */
 import type { Worker } from 'node:worker_threads';
 import { Batcher, type BatchCounts } from '../core/batcher.js';
@@ -9,18 +10,22 @@ import { StoreUnavailableError } from '../errors.js';
 import type { SqliteHealth } from './health.js';
 import { spawnWorker } from './spawn-worker.js';
 import type { WriterWorkerData } from './writer-worker.js';
-import type {
-  CallRequest,
-  CloseRequest,
-  DelegatedMethod,
-  DelegatedStore,
-  PlantsRequest,
-  PlantWrite,
-  PlantWriteResult,
-  WriteArgs,
-  WriteFailure,
-  WriteResult,
-  WriterReply,
+import {
+  SHARED_TRANSACTION_CALLS,
+  type CallRequest,
+  type CallsRequest,
+  type CloseRequest,
+  type DelegatedMethod,
+  type DelegatedStore,
+  type PlantsRequest,
+  type PlantWrite,
+  type PlantWriteResult,
+  type WriteArgs,
+  type WriteFailure,
+  type WriteResult,
+  type SettledCall,
+  type UntypedCall,
+  type WriterReply,
 } from './writer-protocol.js';
 
 /** Bounds one transaction's size, so one batch never holds the write lock for long. */
@@ -37,6 +42,8 @@ type Queued =
       readonly kind: 'call';
       /** Sends the call as unit `unit` (built where its types are known: see call()). */
       readonly post: (worker: Worker, unit: number) => void;
+      /** Set for SHARED_TRANSACTION_CALLS: the call as it goes in a CallsRequest with others. */
+      readonly shared: UntypedCall | undefined;
       readonly resolve: (value: unknown) => void;
       readonly reject: (error: unknown) => void;
     };
@@ -52,12 +59,16 @@ function rebuildError({ message, unavailable }: WriteFailure): Error {
   return unavailable ? new StoreUnavailableError(message) : new Error(message);
 }
 
-/** The next unit: a delegated call on its own, or the plant writes up to the next call. */
+const isShared = (item: Queued | undefined) => item?.kind === 'call' && item.shared !== undefined;
+
+/**
+ * The next unit: the plant writes up to the next call; the calls that may share a transaction up to the next
+ * other item; or another delegated call on its own.
+ */
 function takeUnit(queue: Queued[]): Queued[] {
+  const together = queue[0]?.kind === 'plant' ? (item?: Queued) => item?.kind === 'plant' : isShared;
   let size = 1;
-  if (queue[0]?.kind === 'plant') {
-    while (size < queue.length && size < MAX_BATCH && queue[size]?.kind === 'plant') size++;
-  }
+  if (together(queue[0])) while (size < queue.length && size < MAX_BATCH && together(queue[size])) size++;
   return queue.splice(0, size);
 }
 
@@ -66,6 +77,7 @@ export class GroupCommitWriter {
   private awaiting: Awaiting | undefined;
   private unitNumber = 0;
   private closed: Promise<void> | undefined;
+  private readonly sharedCounts = { batches: 0, operations: 0 };
   private readonly batches = new Batcher<Queued>({ maxInFlight: 1, take: takeUnit, send: (batch) => this.send(batch) });
 
   constructor(
@@ -90,15 +102,28 @@ export class GroupCommitWriter {
     return new Promise((resolve, reject) => {
       const post = (worker: Worker, unit: number) =>
         worker.postMessage({ kind: 'call', unit, store, method, args } satisfies CallRequest<S, M>);
+      const name = `${store}.${String(method)}`;
+      const shared = SHARED_TRANSACTION_CALLS.has(name) ? { store, method: String(method), args } : undefined;
       // The writer thread answers a call with what S.M returned (writer-worker.ts runs
       // the same declaration); a structured clone cannot carry its type across.
-      this.batches.add({ kind: 'call', post, resolve: (value) => resolve(value as WriteResult<S, M>), reject });
+      this.batches.add({
+        kind: 'call',
+        post,
+        shared,
+        resolve: (value) => resolve(value as WriteResult<S, M>),
+        reject,
+      });
     });
   }
 
   /** Plant-write batches committed, and the plant writes they carried. */
   stats(): BatchCounts {
     return this.batches.stats();
+  }
+
+  /** Transactions of more than one SHARED_TRANSACTION_CALLS call, and the calls they carried. */
+  sharedCallStats(): BatchCounts {
+    return { ...this.sharedCounts };
   }
 
   /** Waits for the writes already accepted, then stops the writer thread. */
@@ -113,8 +138,13 @@ export class GroupCommitWriter {
     // Referenced only while a unit is in flight: an idle writer never keeps the process alive.
     this.worker.ref();
     const head = batch[0];
-    if (head?.kind === 'call') {
+    if (head?.kind === 'call' && batch.length === 1) {
       head.post(this.worker, unit);
+    } else if (head?.kind === 'call') {
+      const calls = batch
+        .map((item) => (item.kind === 'call' ? item.shared : undefined))
+        .filter((c) => c !== undefined);
+      this.worker.postMessage({ kind: 'calls', unit, calls } satisfies CallsRequest);
     } else {
       const writes: PlantWrite[] = [];
       for (const item of batch) if (item.kind === 'plant') writes.push(item.write);
@@ -135,8 +165,18 @@ export class GroupCommitWriter {
     if (!reply.ok) {
       const error = rebuildError(reply.failure);
       for (const item of batch) item.reject(error);
-    } else if (batch[0]?.kind === 'call') {
+    } else if (batch[0]?.kind === 'call' && batch.length === 1) {
       batch[0].resolve(reply.value);
+    } else if (batch[0]?.kind === 'call') {
+      this.sharedCounts.batches += 1;
+      this.sharedCounts.operations += batch.length;
+      // One outcome per call, in order (writer-worker.ts).
+      const settled = reply.value as SettledCall[];
+      batch.forEach((item, i) => {
+        const outcome = settled[i] as SettledCall;
+        if (!outcome.ok) item.reject(rebuildError(outcome.failure));
+        else if (item.kind === 'call') item.resolve(outcome.value);
+      });
     } else {
       this.batches.counted(batch.length);
       // A plants unit is answered with one result per write, in order (batch-writer.ts).

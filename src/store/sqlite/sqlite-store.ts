@@ -89,7 +89,7 @@ export class SqliteStore implements Store {
 
   /** The same, for /metrics (src/metrics/batches.ts). */
   batchStats(): Record<string, BatchCounts> {
-    return { write: this.writer.stats() };
+    return { write: this.writer.stats(), attempts: this.writer.sharedCallStats() };
   }
 
   async migrate(): Promise<void> {

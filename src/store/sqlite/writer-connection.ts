@@ -20,6 +20,7 @@ import type {
   DelegatedStore,
   PlantWrite,
   PlantWriteResult,
+  UntypedCall,
   WriteArgs,
   WriteHandlers,
 } from './writer-protocol.js';
@@ -81,6 +82,33 @@ export class WriterConnection {
     } finally {
       // Applied or refused, the import's words went through FTS5's table.
       if (store === 'imports' && method === 'apply') this.checkpointDue = this.renewalDue = true;
+    }
+  }
+
+  /**
+   * Delegated writes of SHARED_TRANSACTION_CALLS in one transaction (one fsync): each call's own transaction is a
+   * savepoint in it, so one that fails is undone alone and the rest commit. A failure that ends the transaction
+   * itself (SQLite rolls it back on a full or failing disk) fails them all: none of them holds.
+   */
+  async callTogether(calls: readonly UntypedCall[]): Promise<PromiseSettledResult<unknown>[]> {
+    const db = this.opened.db;
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      const settled: PromiseSettledResult<unknown>[] = [];
+      for (const { store, method, args } of calls) {
+        try {
+          const value = await this.call(store, method as DelegatedMethod<typeof store>, args as never);
+          settled.push({ status: 'fulfilled', value });
+        } catch (reason) {
+          if (!db.inTransaction) throw reason;
+          settled.push({ status: 'rejected', reason });
+        }
+      }
+      db.exec('COMMIT');
+      return settled;
+    } catch (error) {
+      if (db.inTransaction) db.exec('ROLLBACK');
+      throw error;
     }
   }
 

@@ -93,6 +93,32 @@ export interface CallRequest<S extends DelegatedStore, M extends DelegatedMethod
   readonly args: WriteArgs<S, M>;
 }
 
+/**
+ * The delegated writes that may share one transaction with others of their kind queued beside them: each is one
+ * better-sqlite3 transaction of its own (a savepoint when nested), so one that fails leaves the others whole. A
+ * burst of webhook deliveries records an attempt each; one commit (one fsync) for all that queued keeps the writer
+ * free for plant writes.
+ */
+export const SHARED_TRANSACTION_CALLS: ReadonlySet<string> = new Set(['webhooks.recordAttempt']);
+
+/** Several delegated writes of SHARED_TRANSACTION_CALLS, applied in one transaction, each settled on its own. */
+export interface CallsRequest {
+  readonly kind: 'calls';
+  readonly unit: number;
+  readonly calls: readonly UntypedCall[];
+}
+
+/** A delegated write as it crosses in a CallsRequest (each was type-checked where it was made). */
+export interface UntypedCall {
+  readonly store: DelegatedStore;
+  readonly method: string;
+  readonly args: readonly unknown[];
+}
+
+/** One call's outcome in a CallsRequest's reply. */
+export type SettledCall =
+  { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly failure: WriteFailure };
+
 /** How a failure is reported: enough to rebuild the error on the other side. */
 export interface WriteFailure {
   readonly message: string;
@@ -104,7 +130,7 @@ export interface WriteFailure {
 
 /** What the main thread sends; a call is of some write S.M, checked where it was made. */
 export type WriterRequest<S extends DelegatedStore, M extends DelegatedMethod<S>> =
-  PlantsRequest | CallRequest<S, M> | CloseRequest;
+  PlantsRequest | CallRequest<S, M> | CallsRequest | CloseRequest;
 
 /** One batch of plant writes: one transaction. */
 export interface PlantsRequest {

@@ -1,13 +1,20 @@
 /**
  * The writer thread, owner of the process's only writing connection: plant-write batches as one fsync'd
- * transaction each, token and webhook writes one message at a time, so the event loop never waits for the
- * disk or the write lock.
+ * transaction each, token and webhook writes one message at a time (attempt records that queued together in one
+ * transaction), so the event loop never waits for the disk or the write lock.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { StoreUnavailableError } from '../errors.js';
 import { translateError } from './errors.js';
 import { WriterConnection } from './writer-connection.js';
-import type { DelegatedMethod, DelegatedStore, WriteFailure, WriterReply, WriterRequest } from './writer-protocol.js';
+import type {
+  DelegatedMethod,
+  DelegatedStore,
+  SettledCall,
+  WriteFailure,
+  WriterReply,
+  WriterRequest,
+} from './writer-protocol.js';
 
 export interface WriterWorkerData {
   readonly path: string;
@@ -23,6 +30,12 @@ async function run<S extends DelegatedStore, M extends DelegatedMethod<S>>(
   request: Exclude<WriterRequest<S, M>, { kind: 'close' }>,
 ): Promise<unknown> {
   if (request.kind === 'plants') return connection.applyPlantWrites(request.writes);
+  if (request.kind === 'calls')
+    return (await connection.callTogether(request.calls)).map((settled): SettledCall =>
+      settled.status === 'fulfilled'
+        ? { ok: true, value: settled.value }
+        : { ok: false, failure: failureOf(settled.reason) },
+    );
   return connection.call(request.store, request.method, request.args);
 }
 
