@@ -173,7 +173,7 @@ export function rowFrom(
 }
 
 /** A row's values in column order, each converted by `convert` (null stays null), then its derived columns'. */
-export function valuesOf(
+export function rowValues(
   table: CopyTable,
   columns: readonly Column[],
   row: object,

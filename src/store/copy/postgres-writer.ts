@@ -11,7 +11,7 @@ import {
   COPY_COLUMNS,
   insertedColumns,
   replaceClause,
-  valuesOf,
+  rowValues,
   type ColumnKind,
 } from './columns.js';
 import { COPY_TABLES, type CopyRows, type CopyTable } from './rows.js';
@@ -68,7 +68,7 @@ export class PostgresCopyWriter {
     const columns = columnsOf(table);
     const arrays: unknown[][] = [];
     for (const row of rows)
-      valuesOf(table, columns, row, TO_POSTGRES).forEach((cell, i) => (arrays[i] ??= []).push(cell));
+      rowValues(table, columns, row, TO_POSTGRES).forEach((cell, i) => (arrays[i] ??= []).push(cell));
     await this.client.query(insertSql(table), arrays);
   }
 

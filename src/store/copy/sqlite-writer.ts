@@ -14,7 +14,7 @@ import {
   insertedColumns,
   replaceClause,
   sqliteColumn,
-  valuesOf,
+  rowValues,
   type ColumnKind,
 } from './columns.js';
 import type { CopyRows, CopyTable } from './rows.js';
@@ -49,7 +49,7 @@ export class SqliteCopyWriter {
       this.statements.set(table, statement);
     }
     const columns = columnsOf(table);
-    for (const row of rows) statement.run(valuesOf(table, columns, row, TO_SQLITE));
+    for (const row of rows) statement.run(rowValues(table, columns, row, TO_SQLITE));
   }
 
   /**
