@@ -11,6 +11,7 @@ import { assertError } from '../support/assertions.js';
 import { testBackends } from '../support/backends.js';
 import { bearer, createHarness, json, type Harness } from '../support/harness.js';
 import { sleep, startReceiver, verifySignature, type Receiver } from './receiver.js';
+import { subscribeWebhook } from './subscribe.js';
 
 const FAST = { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_POLL_INTERVAL_MS: '5000', WEBHOOK_TIMEOUT_MS: '1000' };
 
@@ -27,16 +28,7 @@ for (const backend of testBackends())
       await receiver.close();
     });
 
-    const subscribe = async (body: Record<string, unknown>) => {
-      const response = await h.request({
-        method: 'POST',
-        url: '/webhooks',
-        headers: { ...json, ...bearer(h.tokens.admin) },
-        payload: JSON.stringify(body),
-      });
-      assert.equal(response.statusCode, 201, response.body);
-      return response.json<{ id: string; secret: string; eventTypes: string[] }>();
-    };
+    const subscribe = (body: Record<string, unknown>) => subscribeWebhook(h, body);
     const send = (method: string, url: string, payload?: string, headers: Record<string, string> = {}) =>
       h.request({
         method,

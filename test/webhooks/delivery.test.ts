@@ -5,9 +5,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { testBackends } from '../support/backends.js';
-import { bearer, createHarness, json, postPlant, type Harness } from '../support/harness.js';
+import { bearer, createHarness, postPlant, type Harness } from '../support/harness.js';
 import { execSql } from './database.js';
 import { sleep, startReceiver, verifySignature, type Receiver, type ReceivedWebhook } from './receiver.js';
+import { subscribeWebhook } from './subscribe.js';
 
 /** Fast settings: private URLs allowed (the receiver is on 127.0.0.1), a seconds-scale schedule, a short poll. */
 const FAST = { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_POLL_INTERVAL_MS: '50', WEBHOOK_TIMEOUT_MS: '1000' };
@@ -25,16 +26,7 @@ interface Delivery {
   attempts: { attempt: number; responseStatus?: number; error?: string; latencyMs: number; attemptedAt: string }[];
 }
 
-async function subscribe(h: Harness, url: string): Promise<Subscription> {
-  const response = await h.request({
-    method: 'POST',
-    url: '/webhooks',
-    headers: { ...json, ...bearer(h.tokens.admin) },
-    payload: JSON.stringify({ url }),
-  });
-  assert.equal(response.statusCode, 201, response.body);
-  return response.json() as Subscription;
-}
+const subscribe = (h: Harness, url: string) => subscribeWebhook(h, { url });
 
 async function deliveries(h: Harness, subscription: Subscription): Promise<Delivery[]> {
   const response = await h.request({

@@ -11,6 +11,7 @@ import { bearer, createHarness, json, type Harness } from '../support/harness.js
 import { listen } from '../client/servers.js';
 import { openStream } from '../events/sse-client.js';
 import { sleep, startReceiver, verifySignature, type Receiver } from './receiver.js';
+import { subscribeWebhook } from './subscribe.js';
 
 const ENV = {
   WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
@@ -38,16 +39,7 @@ for (const backend of testBackends())
       await healthy.close();
     });
 
-    const subscribe = async (body: Record<string, unknown>) => {
-      const response = await h.request({
-        method: 'POST',
-        url: '/webhooks',
-        headers: { ...json, ...bearer(h.tokens.admin) },
-        payload: JSON.stringify(body),
-      });
-      assert.equal(response.statusCode, 201, response.body);
-      return response.json<{ id: string; secret: string; url: string }>();
-    };
+    const subscribe = (body: Record<string, unknown>) => subscribeWebhook(h, body);
 
     it('is listed in the event types and the webhooks section', async () => {
       const types = await h.request({ method: 'GET', url: '/webhooks/event-types', headers: bearer(h.tokens.admin) });

@@ -10,6 +10,7 @@ import { assertError } from '../support/assertions.js';
 import { testBackends } from '../support/backends.js';
 import { bearer, createHarness, json, type Harness } from '../support/harness.js';
 import { selectColumn } from './database.js';
+import { subscribeWebhook } from './subscribe.js';
 
 interface Rotated {
   id: string;
@@ -29,16 +30,7 @@ for (const backend of testBackends())
     });
     after(() => h.close());
 
-    const subscribe = async (): Promise<{ id: string; secret: string }> => {
-      const response = await h.request({
-        method: 'POST',
-        url: '/webhooks',
-        headers: { ...json, ...bearer(h.tokens.admin) },
-        payload: '{"url": "https://93.184.216.34/hooks", "description": "inventory sync"}',
-      });
-      assert.equal(response.statusCode, 201, response.body);
-      return response.json() as { id: string; secret: string };
-    };
+    const subscribe = () => subscribeWebhook(h, { url: 'https://93.184.216.34/hooks', description: 'inventory sync' });
     /** `payload` undefined: no body and no Content-Type at all. */
     const rotate = (id: string, payload?: string, token = h.tokens.admin) =>
       h.request({

@@ -10,6 +10,7 @@ import { testBackends } from '../support/backends.js';
 import { bearer, createHarness, json, postPlant, type Harness } from '../support/harness.js';
 import { execSql } from './database.js';
 import { startReceiver, verifySignature, type Receiver, type ReceivedWebhook } from './receiver.js';
+import { subscribeWebhook } from './subscribe.js';
 
 const FAST = { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_POLL_INTERVAL_MS: '50', WEBHOOK_TIMEOUT_MS: '1000' };
 
@@ -38,17 +39,7 @@ for (const backend of testBackends())
     });
 
     /** A new subscription to the receiver, and its secret. */
-    const subscribe = async (): Promise<{ id: string; secret: string }> => {
-      const payload = JSON.stringify({ url: receiver.url });
-      const response = await h.request({
-        method: 'POST',
-        url: '/webhooks',
-        headers: { ...json, ...bearer(h.tokens.admin) },
-        payload,
-      });
-      assert.equal(response.statusCode, 201, response.body);
-      return response.json() as { id: string; secret: string };
-    };
+    const subscribe = () => subscribeWebhook(h, { url: receiver.url });
     const rotate = async (id: string, body: object = {}): Promise<string> => {
       const response = await h.request({
         method: 'POST',

@@ -10,6 +10,7 @@ import { assertError } from '../support/assertions.js';
 import { testBackends } from '../support/backends.js';
 import { bearer, createHarness, json, postPlant, type Harness } from '../support/harness.js';
 import { sleep, startReceiver, verifySignature, type Receiver } from './receiver.js';
+import { subscribeWebhook } from './subscribe.js';
 
 const FAST = { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_POLL_INTERVAL_MS: '50', WEBHOOK_TIMEOUT_MS: '1000' };
 
@@ -43,16 +44,7 @@ for (const backend of testBackends())
       await receiver.close();
     });
 
-    const subscribe = async (body: object): Promise<Shown> => {
-      const response = await h.request({
-        method: 'POST',
-        url: '/webhooks',
-        headers: { ...json, ...bearer(h.tokens.admin) },
-        payload: JSON.stringify(body),
-      });
-      assert.equal(response.statusCode, 201, response.body);
-      return response.json() as Shown;
-    };
+    const subscribe = (body: object) => subscribeWebhook(h, body);
     const patch = (id: string, body: unknown, headers: Record<string, string> = {}) =>
       h.request({
         method: 'PATCH',

@@ -11,6 +11,7 @@ import { assertError } from '../support/assertions.js';
 import { testBackends } from '../support/backends.js';
 import { bearer, createHarness, json, type Harness } from '../support/harness.js';
 import { sleep, startReceiver, verifySignature, type ReceivedWebhook, type Receiver } from './receiver.js';
+import { subscribeWebhook } from './subscribe.js';
 
 const FAST = { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_POLL_INTERVAL_MS: '200', WEBHOOK_TIMEOUT_MS: '1000' };
 const ALL_TYPES = ['plant.created', 'plant.updated', 'plant.deleted'];
@@ -29,16 +30,7 @@ for (const backend of testBackends())
     });
 
     const asAdmin = () => ({ ...json, ...bearer(h.tokens.admin) });
-    const subscribe = async (body: Record<string, unknown>) => {
-      const response = await h.request({
-        method: 'POST',
-        url: '/webhooks',
-        headers: asAdmin(),
-        payload: JSON.stringify(body),
-      });
-      assert.equal(response.statusCode, 201, response.body);
-      return response.json<{ id: string; secret: string; tag?: string }>();
-    };
+    const subscribe = (body: Record<string, unknown>) => subscribeWebhook(h, body);
     const send = async (method: string, url: string, payload?: string) => {
       const response = await h.request({
         method,

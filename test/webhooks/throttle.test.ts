@@ -13,6 +13,7 @@ import { checkedFetch } from '../support/checked-fetch.js';
 import { bearer, createHarness, json, type Harness } from '../support/harness.js';
 import { startServiceProcess, type ServiceProcess } from '../support/service-process.js';
 import { verifySignature } from './receiver.js';
+import { subscribeWebhook } from './subscribe.js';
 import { ARRIVAL_JITTER_MS, mostInWindow, startRateReceiver, type RateReceiver } from './rate-receiver.js';
 
 const FAST = { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_POLL_INTERVAL_MS: '50', WEBHOOK_CONCURRENCY: '8' };
@@ -53,16 +54,7 @@ for (const backend of testBackends())
       await freeReceiver?.close();
     });
 
-    const subscribe = async (body: object) => {
-      const response = await h.request({
-        method: 'POST',
-        url: '/webhooks',
-        headers: { ...json, ...bearer(h.tokens.admin) },
-        payload: JSON.stringify(body),
-      });
-      assert.equal(response.statusCode, 201, response.body);
-      return response.json() as { id: string; secret: string; maxPerSecond?: number };
-    };
+    const subscribe = (body: object) => subscribeWebhook(h, body);
 
     it('refuses a rate that is not a whole number from 1 to 10000, with an Error record', async () => {
       for (const maxPerSecond of [0, -1, 10_001, 1.5, '5']) {
