@@ -194,6 +194,8 @@ CREATE INDEX webhook_delivery_attempts_delivery ON webhook_delivery_attempts USI
 
 CREATE INDEX webhook_events_created_at ON webhook_events USING btree (created_at, id);
 
+CREATE INDEX webhook_events_plant ON webhook_events USING btree ((((payload)::jsonb ->> 'id'::text)));
+
 CREATE OR REPLACE FUNCTION plant_changes_log()
  RETURNS trigger
  LANGUAGE plpgsql

@@ -142,3 +142,5 @@ WHERE status = 'pending';
 CREATE INDEX webhook_delivery_attempts_delivery ON webhook_delivery_attempts (delivery_id, id);
 
 CREATE INDEX webhook_events_created_at ON webhook_events (created_at);
+
+CREATE INDEX webhook_events_plant ON webhook_events (json_extract(payload, '$.id'));

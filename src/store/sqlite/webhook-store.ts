@@ -58,6 +58,16 @@ type RecoveryRow = RecoveryRows<number>;
 const { toSubscription, toRecovery, attachAttempts } = webhookRowMappers<number>((ms) => new Date(ms));
 
 /**
+ * A subscription's deliveries of one plant. Its events name it in their payload: found by the webhook_events_plant
+ * index (migration 18), then their deliveries by event. The unary + keeps SQLite from walking the subscription's
+ * whole log instead, in the order the answer wants. Each other filter applies only when given.
+ */
+export const DELIVERIES_OF_PLANT_SQL = `SELECT ${DELIVERY_COLUMNS} FROM ${DELIVERY_FROM}
+  WHERE json_extract(e.payload, '$.id') = @plantId AND +d.subscription_id = @subscriptionId
+    AND (@status IS NULL OR d.status = @status) AND (@eventId IS NULL OR d.event_id = @eventId)
+  ORDER BY d.created_at DESC, d.rowid DESC LIMIT @limit`;
+
+/**
  * Retention's statements (indexes: migration 3; a test checks their plans). An
  * event is finished when none of its deliveries is pending; the chosen ids go to
  * the deletes as one JSON array, as in attemptsOf.
@@ -212,13 +222,7 @@ export class SqliteWebhookStore implements WebhookStore {
       listDeliveriesByStatus: db.prepare(
         `SELECT ${DELIVERY_COLUMNS} FROM ${DELIVERY_FROM} WHERE d.subscription_id = ? AND d.status = ? ORDER BY d.created_at DESC, d.rowid DESC LIMIT ?`,
       ),
-      // A plant's events name it in their payload; each filter applies only when given.
-      listDeliveriesOfPlant: db.prepare(
-        `SELECT ${DELIVERY_COLUMNS} FROM ${DELIVERY_FROM}
-         WHERE d.subscription_id = @subscriptionId AND json_extract(e.payload, '$.id') = @plantId
-           AND (@status IS NULL OR d.status = @status) AND (@eventId IS NULL OR d.event_id = @eventId)
-         ORDER BY d.created_at DESC, d.rowid DESC LIMIT @limit`,
-      ),
+      listDeliveriesOfPlant: db.prepare(DELIVERIES_OF_PLANT_SQL),
       deliveryOfEvent: db.prepare(
         `SELECT ${DELIVERY_COLUMNS} FROM ${DELIVERY_FROM} WHERE d.subscription_id = ? AND d.event_id = ?`,
       ),

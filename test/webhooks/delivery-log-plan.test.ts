@@ -1,0 +1,75 @@
+/**
+ * The delivery log filtered by plant (`?plantId=`) must cost what the plant's events cost, not the subscription's
+ * whole log: a burst leaves a subscription hundreds of thousands of deliveries. Both stores find the plant's events
+ * by the webhook_events_plant index (migration 18), then their deliveries by event; the plans show it.
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { DELIVERIES_OF_PLANT } from '../../src/store/postgres/webhook-store.js';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { DELIVERIES_OF_PLANT_SQL } from '../../src/store/sqlite/webhook-store.js';
+import { postgresAvailable } from '../support/backends.js';
+import { createTestSchema, planNodeTypes, withAdminClient, type TestSchema } from '../support/postgres.js';
+import { tempDir } from '../support/temp.js';
+
+describe('SQLite delivery log of one plant', () => {
+  let db: Database.Database;
+  before(async () => {
+    const path = join(tempDir(), 'plantstore.db');
+    await SqliteStore.open({ path }).close();
+    db = new Database(path, { readonly: true });
+  });
+  after(() => db?.close());
+
+  it("finds the plant's events by index, then their deliveries by event; scans nothing", () => {
+    const parameters = { subscriptionId: 'whk_a', plantId: 77n, status: null, eventId: null, limit: 20 };
+    const plan = (
+      db.prepare(`EXPLAIN QUERY PLAN ${DELIVERIES_OF_PLANT_SQL}`).all(parameters) as { detail: string }[]
+    ).map((row) => row.detail);
+    assert.match(plan[0] ?? '', /^SEARCH e USING INDEX webhook_events_plant/, plan.join('\n'));
+    assert.match(plan[1] ?? '', /^SEARCH d USING INDEX webhook_deliveries_event/, plan.join('\n'));
+    assert.deepEqual(
+      plan.filter((step) => step.startsWith('SCAN')),
+      [],
+      plan.join('\n'),
+    );
+  });
+});
+
+describe('PostgreSQL delivery log of one plant', { skip: !postgresAvailable() }, () => {
+  let schema: TestSchema;
+  before(async () => {
+    schema = await createTestSchema();
+    await (await PostgresStore.open({ url: schema.url })).close();
+    // 20,000 plant events, each delivered to two subscriptions.
+    await withAdminClient(async (client) => {
+      await client.query(
+        `INSERT INTO webhook_subscriptions (id, url, secret, created_at) VALUES ('whk_a', 'https://a.example', 'whsec_x', now()), ('whk_b', 'https://b.example', 'whsec_x', now())`,
+      );
+      await client.query(`INSERT INTO webhook_events (id, type, payload, created_at)
+        SELECT 'msg_' || x, 'plant.created', '{"id":' || x || ',"name":"p"}', now() FROM generate_series(1, 20000) AS x`);
+      await client.query(`INSERT INTO webhook_deliveries (id, event_id, subscription_id, status, attempt_count, manual, created_at)
+        SELECT 'dlv_' || x || s, 'msg_' || x, s, 'succeeded', 1, false, now()
+        FROM generate_series(1, 20000) AS x, (VALUES ('whk_a'), ('whk_b')) AS v(s)`);
+      await client.query('ANALYZE');
+    }, schema.url);
+  });
+  after(() => schema?.drop());
+
+  for (const [filters, values] of [
+    ['no other filter', ['whk_a', null, 20, null, '77']],
+    ['and a status', ['whk_a', 'succeeded', 20, null, '77']],
+  ] as const)
+    it(`finds the plant's events by index, never scans the outbox (${filters})`, async () => {
+      const types = await planNodeTypes(DELIVERIES_OF_PLANT.text, values, schema.url);
+      assert.ok(
+        types.some((type) => type.includes('using webhook_events_plant on webhook_events')),
+        types.join(' > '),
+      );
+      for (const table of ['webhook_events', 'webhook_deliveries'])
+        assert.ok(!types.includes(`Seq Scan on ${table}`), types.join(' > '));
+    });
+});
