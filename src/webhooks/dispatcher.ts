@@ -48,8 +48,15 @@ export function formatDuration(ms: number): string {
   return `${ms}ms`;
 }
 
-/** The shortest time between two looks at the outbox. */
+/** The shortest time between two looks at the outbox for a nudge (a write that may have made deliveries). */
 const MIN_TICK_GAP_MS = 20;
+
+/**
+ * The shortest time between two looks once a delivery has ended and its slot is free: shorter, so a backlog drains
+ * at the pace of the receivers rather than WEBHOOK_CONCURRENCY deliveries per MIN_TICK_GAP_MS (bench/README.md,
+ * "Webhooks").
+ */
+const AFTER_DELIVERY_GAP_MS = 5;
 
 /**
  * When deliveries are due but a claim got none (a throttled subscription waiting out its second, or every due one
@@ -79,9 +86,12 @@ export class WebhookDispatcher {
   private timer: NodeJS.Timeout | undefined;
   private tick: Promise<void> | undefined;
   private deferredTick: NodeJS.Timeout | undefined;
+  /** When the deferred look is due. */
+  private deferredUntil = 0;
   private recheck: NodeJS.Timeout | undefined;
   private lastTickAt = 0;
-  private again = false;
+  /** A look was wished for during the current one: the gap the most eager wish asked for. */
+  private againGapMs: number | undefined;
   private stopping = false;
   private claims = 0;
   private readonly now: () => Date;
@@ -102,28 +112,38 @@ export class WebhookDispatcher {
 
   /** Looks at least MIN_TICK_GAP_MS apart, so a burst of creates costs a few outbox queries, not one each. */
   nudge(): void {
+    this.lookAfter(MIN_TICK_GAP_MS);
+  }
+
+  /** Looks at the outbox once `gapMs` have passed since the last look; a wish for a look is never lost. */
+  private lookAfter(gapMs: number): void {
     if (this.stopping || this.timer === undefined) return;
     if (this.tick !== undefined) {
-      this.again = true;
+      // Looked for again when this look ends, as soon as the most eager wish meanwhile asked.
+      this.againGapMs = Math.min(this.againGapMs ?? gapMs, gapMs);
       return;
     }
-    if (this.deferredTick !== undefined) return;
-    const wait = this.lastTickAt + MIN_TICK_GAP_MS - Date.now();
+    const at = this.lastTickAt + gapMs;
+    if (this.deferredTick !== undefined) {
+      if (this.deferredUntil <= at) return;
+      clearTimeout(this.deferredTick);
+    }
+    const wait = at - Date.now();
     if (wait > 0) {
+      this.deferredUntil = at;
       this.deferredTick = setTimeout(() => {
         this.deferredTick = undefined;
-        this.nudge();
+        this.lookAfter(gapMs);
       }, wait);
       return;
     }
+    this.deferredTick = undefined;
     this.lastTickAt = Date.now();
     this.tick = this.claimWhileFree().finally(() => {
       this.tick = undefined;
-      // A nudge that arrived during this look must not be lost.
-      if (this.again) {
-        this.again = false;
-        this.nudge();
-      }
+      const again = this.againGapMs;
+      this.againGapMs = undefined;
+      if (again !== undefined) this.lookAfter(again);
     });
   }
 
@@ -196,7 +216,7 @@ export class WebhookDispatcher {
       )
       .finally(() => {
         this.inFlight.delete(delivery.deliveryId);
-        this.nudge();
+        this.lookAfter(AFTER_DELIVERY_GAP_MS);
       });
     this.inFlight.set(delivery.deliveryId, { controller, done, subscriptionId: delivery.subscriptionId });
   }
