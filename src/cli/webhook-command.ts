@@ -6,7 +6,8 @@ import type { Command } from 'commander';
 import { EVENT_TYPES, isEventType, type EventType } from '../domain/events.js';
 import { PLANT_TEXT_RULES } from '../domain/plant.js';
 import { parseInt64Text } from '../http/int64.js';
-import type { DeliveryStatus } from '../store/types.js';
+import type { DeliveryStatus, Store } from '../store/types.js';
+import type { SubscriptionChange } from '../store/webhook-types.js';
 import { recoveryWindow, RecoveryWindowError, WebhookRecoveries } from '../webhooks/recovery.js';
 import { DEFAULT_OVERLAP_SECONDS, MAX_OVERLAP_SECONDS, rotateSigningSecret } from '../webhooks/secret-rotation.js';
 import {
@@ -136,8 +137,7 @@ export function registerWebhookCommands(program: Command): void {
       const reason = typeof options.reason === 'string' ? options.reason : undefined;
       if (reason !== undefined) checkDescription(reason);
       const change = { enabled: false, ...(reason === undefined ? {} : { disabledReason: reason }) };
-      const outcome = await store.webhooks.updateSubscription(id, change, undefined, new Date());
-      if (outcome.kind !== 'updated') throw new WebhookInputError(`no webhook subscription has id '${id}'`);
+      await changeSubscription(store, id, change);
       process.stdout.write(`disabled webhook subscription ${id}\n`);
     }),
   );
@@ -154,8 +154,7 @@ export function registerWebhookCommands(program: Command): void {
       if (options.tag === undefined) throw new WebhookInputError('give --tag <tag> or --no-tag');
       const tag = typeof options.tag === 'string' ? options.tag : null;
       if (tag !== null) checkTagFilter(tag);
-      const outcome = await store.webhooks.updateSubscription(id, { tag }, undefined, new Date());
-      if (outcome.kind !== 'updated') throw new WebhookInputError(`no webhook subscription has id '${id}'`);
+      await changeSubscription(store, id, { tag });
       process.stdout.write(`updated webhook subscription ${id}\n`);
     }),
   );
@@ -169,8 +168,7 @@ export function registerWebhookCommands(program: Command): void {
   ).action(async (id: string, rate: string, options: Options) =>
     withStore(options, async (store) => {
       const maxPerSecond = rate === 'none' ? null : rateOption(rate);
-      const outcome = await store.webhooks.updateSubscription(id, { maxPerSecond }, undefined, new Date());
-      if (outcome.kind !== 'updated') throw new WebhookInputError(`no webhook subscription has id '${id}'`);
+      await changeSubscription(store, id, { maxPerSecond });
       process.stdout.write(
         `webhook subscription ${id}: ${maxPerSecond === null ? 'no limit' : `at most ${maxPerSecond} per second`}\n`,
       );
@@ -184,8 +182,7 @@ export function registerWebhookCommands(program: Command): void {
       .argument('<id>'),
   ).action(async (id: string, options: Options) =>
     withStore(options, async (store) => {
-      const outcome = await store.webhooks.updateSubscription(id, { enabled: true }, undefined, new Date());
-      if (outcome.kind !== 'updated') throw new WebhookInputError(`no webhook subscription has id '${id}'`);
+      await changeSubscription(store, id, { enabled: true });
       process.stdout.write(`enabled webhook subscription ${id}\n`);
     }),
   );
@@ -323,4 +320,10 @@ function deliveryStatus(value: unknown): DeliveryStatus | undefined {
   if (value === undefined) return undefined;
   if (value === 'pending' || value === 'succeeded' || value === 'failed') return value;
   throw new WebhookInputError('--status must be pending, succeeded or failed');
+}
+
+/** Applies `change` to subscription `id` now; an unknown id is a usage error naming it. */
+async function changeSubscription(store: Store, id: string, change: SubscriptionChange): Promise<void> {
+  const outcome = await store.webhooks.updateSubscription(id, change, undefined, new Date());
+  if (outcome.kind !== 'updated') throw new WebhookInputError(`no webhook subscription has id '${id}'`);
 }
