@@ -14,6 +14,7 @@ import { DELIVERIES_OF_PLANT_SQL } from '../../src/store/sqlite/webhook-store.js
 import { postgresAvailable } from '../support/backends.js';
 import { createTestSchema, planNodeTypes, withAdminClient, type TestSchema } from '../support/postgres.js';
 import { tempDir } from '../support/temp.js';
+import { fillPostgresOutbox } from './outbox.js';
 
 describe('SQLite delivery log of one plant', () => {
   let db: Database.Database;
@@ -46,14 +47,7 @@ describe('PostgreSQL delivery log of one plant', { skip: !postgresAvailable() },
     await (await PostgresStore.open({ url: schema.url })).close();
     // 20,000 plant events, each delivered to two subscriptions.
     await withAdminClient(async (client) => {
-      await client.query(
-        `INSERT INTO webhook_subscriptions (id, url, secret, created_at) VALUES ('whk_a', 'https://a.example', 'whsec_x', now()), ('whk_b', 'https://b.example', 'whsec_x', now())`,
-      );
-      await client.query(`INSERT INTO webhook_events (id, type, payload, created_at)
-        SELECT 'msg_' || x, 'plant.created', '{"id":' || x || ',"name":"p"}', now() FROM generate_series(1, 20000) AS x`);
-      await client.query(`INSERT INTO webhook_deliveries (id, event_id, subscription_id, status, attempt_count, manual, created_at)
-        SELECT 'dlv_' || x || s, 'msg_' || x, s, 'succeeded', 1, false, now()
-        FROM generate_series(1, 20000) AS x, (VALUES ('whk_a'), ('whk_b')) AS v(s)`);
+      await fillPostgresOutbox(client, 20_000);
       await client.query('ANALYZE');
     }, schema.url);
   });

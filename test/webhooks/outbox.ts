@@ -3,6 +3,7 @@
  * methods (a create, then a claim and an attempt as a dispatcher would record
  * them), and back-dates them, so retention tests need no receiver and no waiting.
  */
+import type pg from 'pg';
 import type { AttemptOutcome, Store } from '../../src/store/types.js';
 import { execSql, selectColumn } from './database.js';
 
@@ -99,4 +100,28 @@ export async function outboxRows(
     deliveries: await ids('SELECT id FROM webhook_deliveries'),
     attempts: await ids('SELECT delivery_id FROM webhook_delivery_attempts'),
   };
+}
+
+/**
+ * Fills a PostgreSQL test schema's outbox in bulk, for plan tests: subscriptions whk_a and whk_b, then `events`
+ * plant.created events (msg_1..., about plant 1...) a minute apart from 2020-01-01, each delivered to both (1% of the
+ * deliveries pending, the rest succeeded).
+ */
+export async function fillPostgresOutbox(client: pg.Client, events: number): Promise<void> {
+  await client.query(
+    `INSERT INTO webhook_subscriptions (id, url, secret, created_at)
+     VALUES ('whk_a', 'https://a.example', 'whsec_x', now()), ('whk_b', 'https://b.example', 'whsec_x', now())`,
+  );
+  await client.query(
+    `INSERT INTO webhook_events (id, type, payload, created_at)
+     SELECT 'msg_' || x, 'plant.created', '{"id":' || x || ',"name":"p"}', timestamptz '2020-01-01' + x * interval '1 minute'
+     FROM generate_series(1, $1::int) AS x`,
+    [events],
+  );
+  await client.query(
+    `INSERT INTO webhook_deliveries (id, event_id, subscription_id, status, attempt_count, manual, created_at)
+     SELECT 'dlv_' || x || s, 'msg_' || x, s, CASE WHEN x % 100 = 0 THEN 'pending' ELSE 'succeeded' END, 1, false, now()
+     FROM generate_series(1, $1::int) AS x, (VALUES ('whk_a'), ('whk_b')) AS v(s)`,
+    [events],
+  );
 }

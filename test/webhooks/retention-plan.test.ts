@@ -17,6 +17,7 @@ import { PRUNE_SQL } from '../../src/store/sqlite/webhook-store.js';
 import { postgresAvailable } from '../support/backends.js';
 import { createTestSchema, planNodeTypes, withAdminClient, type TestSchema } from '../support/postgres.js';
 import { tempDir } from '../support/temp.js';
+import { fillPostgresOutbox } from './outbox.js';
 
 describe('SQLite retention statements', () => {
   let db: Database.Database;
@@ -55,14 +56,7 @@ describe('PostgreSQL retention statement', { skip: !postgresAvailable() }, () =>
     await (await PostgresStore.open({ url: schema.url })).close();
     // 20,000 events a minute apart, two deliveries each (1% pending), one attempt per delivery.
     await withAdminClient(async (client) => {
-      await client.query(
-        `INSERT INTO webhook_subscriptions (id, url, secret, created_at) VALUES ('whk_a', 'https://a.example', 'whsec_x', now()), ('whk_b', 'https://b.example', 'whsec_x', now())`,
-      );
-      await client.query(`INSERT INTO webhook_events (id, type, payload, created_at)
-        SELECT 'msg_' || x, 'plant.created', '{}', timestamptz '2020-01-01' + x * interval '1 minute' FROM generate_series(1, 20000) AS x`);
-      await client.query(`INSERT INTO webhook_deliveries (id, event_id, subscription_id, status, attempt_count, manual, created_at)
-        SELECT 'dlv_' || x || s, 'msg_' || x, s, CASE WHEN x % 100 = 0 THEN 'pending' ELSE 'succeeded' END, 1, false, now()
-        FROM generate_series(1, 20000) AS x, (VALUES ('whk_a'), ('whk_b')) AS v(s)`);
+      await fillPostgresOutbox(client, 20_000);
       await client.query(
         'INSERT INTO webhook_delivery_attempts (delivery_id, attempt, attempted_at, latency_ms) SELECT id, 1, now(), 10 FROM webhook_deliveries',
       );
