@@ -2,8 +2,8 @@
  * A burst: an NDJSON import of BURST_PLANTS plants (10,000 in the slow suite, which CI runs on both runtimes and both
  * stores within its time; `BURST_PLANTS=100000` for the full burst, about 4 minutes on SQLite and 3 on PostgreSQL
  * here) with three subscriptions, a fast receiver, a slow one (answers after SLOW_MS) and one throttled at RATE per
- * second, against real service processes (two on PostgreSQL, sharing the outbox and the rate). Outcomes, each against a baseline
- * taken in the same run:
+ * second, against real service processes (two on PostgreSQL, sharing the outbox and the rate). Outcomes, each
+ * against a baseline taken in the same run:
  * - the fast receiver gets every event once, signatures verified on a sample with standardwebhooks;
  * - it is not held back by the slow one: its time for the burst is within FAIRNESS_RATIO of its time for an
  *   import of the same size with only itself subscribed. The slow subscription holds at most half of each
