@@ -4,24 +4,20 @@
  * by the webhook_events_plant index (migration 18), then their deliveries by event; the plans show it.
  */
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { DELIVERIES_OF_PLANT } from '../../src/store/postgres/webhook-store.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { DELIVERIES_OF_PLANT_SQL } from '../../src/store/sqlite/webhook-store.js';
 import { postgresAvailable } from '../support/backends.js';
 import { createTestSchema, planNodeTypes, withAdminClient, type TestSchema } from '../support/postgres.js';
-import { tempDir } from '../support/temp.js';
+import { migratedReadOnly } from '../support/sqlite-stores.js';
 import { fillPostgresOutbox } from './outbox.js';
 
 describe('SQLite delivery log of one plant', () => {
   let db: Database.Database;
   before(async () => {
-    const path = join(tempDir(), 'plantstore.db');
-    await SqliteStore.open({ path }).close();
-    db = new Database(path, { readonly: true });
+    db = await migratedReadOnly();
   });
   after(() => db?.close());
 
