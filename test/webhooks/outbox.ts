@@ -18,14 +18,16 @@ export interface SeededEvent {
 
 let subscriptionCount = 0;
 
-export async function addSubscription(store: Store): Promise<string> {
-  const id = `whk_retention_${(subscriptionCount += 1)}`;
+/** A plant.created subscription written through the store (`maxPerSecond` throttles it); answers its id. */
+export async function addSubscription(store: Store, maxPerSecond?: number): Promise<string> {
+  const id = `whk_outbox_${(subscriptionCount += 1)}`;
   await store.webhooks.insertSubscription({
     id,
     url: 'https://example.com/hooks',
     secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
     eventTypes: ['plant.created'],
     createdAt: new Date(),
+    ...(maxPerSecond === undefined ? {} : { maxPerSecond }),
   });
   return id;
 }

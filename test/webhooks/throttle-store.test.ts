@@ -8,22 +8,9 @@ import { after, before, describe, it } from 'node:test';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import type { ClaimedDelivery, Store } from '../../src/store/types.js';
 import { postgresAvailable, postgresBackend, testBackends, type OpenedTestStore } from '../support/backends.js';
+import { addSubscription } from './outbox.js';
 
 let plantId = 0;
-let subscriptionId = 0;
-
-async function subscribe(store: Store, maxPerSecond?: number): Promise<string> {
-  const id = `whk_throttle_${(subscriptionId += 1)}`;
-  await store.webhooks.insertSubscription({
-    id,
-    url: 'https://example.com/hooks',
-    secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
-    eventTypes: ['plant.created'],
-    createdAt: new Date(),
-    ...(maxPerSecond === undefined ? {} : { maxPerSecond }),
-  });
-  return id;
-}
 
 async function createPlants(store: Store, count: number): Promise<void> {
   for (let i = 0; i < count; i += 1) {
@@ -65,7 +52,7 @@ for (const backend of testBackends()) {
     it('gives a throttled subscription at most its rate, then a new run once a second has passed since the last', async () => {
       const { store } = opened;
       await clearSubscriptions(store);
-      const throttled = await subscribe(store, 5);
+      const throttled = await addSubscription(store, 5);
       await createPlants(store, 20);
       const t0 = new Date(Date.now() + 10);
       const at = (ms: number) => new Date(t0.getTime() + ms);
@@ -90,9 +77,9 @@ for (const backend of testBackends()) {
     it('takes every subscription oldest due first, so one backlog does not fill a claim', async () => {
       const { store } = opened;
       await clearSubscriptions(store);
-      const busy = await subscribe(store);
+      const busy = await addSubscription(store);
       await createPlants(store, 30); // 30 for busy alone
-      const quiet = await subscribe(store);
+      const quiet = await addSubscription(store);
       await createPlants(store, 2); // 2 each
       const claimed = await claim(store, new Date(Date.now() + 10), 4);
       assert.deepEqual(Object.fromEntries(bySubscription(claimed)), { [busy]: 2, [quiet]: 2 });
@@ -101,13 +88,13 @@ for (const backend of testBackends()) {
     it('keeps to the dispatcher share per subscription while another has deliveries due, not when alone', async () => {
       const { store } = opened;
       await clearSubscriptions(store);
-      const slow = await subscribe(store);
+      const slow = await addSubscription(store);
       await createPlants(store, 10);
       const now = new Date(Date.now() + 10);
       // Alone with deliveries due, it may use every free slot, whatever it has in flight.
       const alone = await claim(store, now, 3, { perSubscription: 6, inFlight: new Map([[slow, 6]]) });
       assert.equal(alone.length, 3);
-      const other = await subscribe(store);
+      const other = await addSubscription(store);
       await createPlants(store, 10);
       const later = new Date(Date.now() + 10);
       const shared = await claim(store, later, 8, { perSubscription: 6, inFlight: new Map([[slow, 4]]) });
@@ -119,7 +106,7 @@ for (const backend of testBackends()) {
     it('lifts and changes the throttle with a change of the subscription', async () => {
       const { store } = opened;
       await clearSubscriptions(store);
-      const id = await subscribe(store, 2);
+      const id = await addSubscription(store, 2);
       await createPlants(store, 10);
       const now = new Date(Date.now() + 10);
       assert.equal((await claim(store, now, 100)).length, 2);
@@ -146,7 +133,7 @@ describe('two PostgreSQL stores claiming at once share one subscription rate', {
 
   it('never leases more than the rate in a run, however the claims interleave', async () => {
     const { store } = opened;
-    const id = await subscribe(store, 7);
+    const id = await addSubscription(store, 7);
     await createPlants(store, 200);
     const t0 = Date.now() + 10;
     // Runs 1.1 s apart (each may take 7); within a run, 12 claims of 3 from the two stores at once.
