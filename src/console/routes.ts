@@ -5,6 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { failure } from '../http/errors.js';
+import { addVary } from '../http/vary.js';
 import { findConsoleBuild, loadConsoleFiles, type ConsoleFile } from './assets.js';
 import { CONSOLE_CONTENT_SECURITY_POLICY } from './content-security-policy.js';
 
@@ -30,8 +31,9 @@ function send(request: FastifyRequest, reply: FastifyReply, file: ConsoleFile, i
     'cross-origin-opener-policy': 'same-origin',
     'cache-control': immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
     etag: file.etag,
-    vary: 'accept-encoding',
   });
+  // Appended: with CORS on, Vary already lists Origin, and a shared cache must key on both.
+  void addVary(reply, 'accept-encoding');
   if (request.headers['if-none-match'] === file.etag) return reply.code(304).send();
   const encoding = encodingFor(request);
   if (encoding !== undefined) void reply.header('content-encoding', encoding);

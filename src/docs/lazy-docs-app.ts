@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { routeNotFound } from '../http/error-handler.js';
+import { addVary } from '../http/vary.js';
 
 /** Headers that describe the inner exchange, not the answer; the outer reply sets its own. */
 const NOT_FORWARDED = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'date']);
@@ -23,7 +24,10 @@ export class LazyDocsApp {
     // The inner app's own 404 body is Fastify's shape; the service answers with its Error record.
     if (response.statusCode === 404) throw routeNotFound(request.method, request.url);
     for (const [name, value] of Object.entries(response.headers)) {
-      if (value !== undefined && !NOT_FORWARDED.has(name)) void reply.header(name, value);
+      if (value === undefined || NOT_FORWARDED.has(name)) continue;
+      // The outer reply's Vary (Origin, from CORS) is kept and the inner one's fields added to it.
+      if (name === 'vary') void addVary(reply, String(value));
+      else void reply.header(name, value);
     }
     return reply.code(response.statusCode).send(response.payload);
   }

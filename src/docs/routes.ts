@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { addVary } from '../http/vary.js';
 import { CompressedAssets, preferredEncoding } from './compressed-assets.js';
 import { docsContentSecurityPolicy, inlineScriptHashes } from './content-security-policy.js';
 import { LazyDocsApp } from './lazy-docs-app.js';
@@ -46,7 +47,7 @@ function docsHeaders(): (request: FastifyRequest, reply: FastifyReply, payload: 
       // The bundle changes only with the package version; let browsers keep it a while.
       void reply.header('cache-control', 'public, max-age=3600');
       const encoding = preferredEncoding(request.headers['accept-encoding']);
-      void reply.header('vary', 'Accept-Encoding');
+      void addVary(reply, 'Accept-Encoding');
       if (typeof payload === 'string' && encoding !== undefined) {
         const bytes = await assets.encoded(request.url, payload, encoding);
         void reply.headers({ 'content-encoding': encoding, 'content-length': bytes.length });

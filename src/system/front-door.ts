@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { TypedRoutes } from '../http/type-provider.js';
+import { addVary } from '../http/vary.js';
 import { publicBaseUrl } from './public-origin.js';
 import { SERVICE_VERSION } from './version.js';
 import Negotiator from 'negotiator';
@@ -119,7 +120,7 @@ export const frontDoorRoutes: TypedRoutes = async (app) => {
     },
     async (request, reply) => {
       const base = publicBaseUrl(request, app.config.publicUrl) ?? '';
-      void reply.header('vary', 'Accept');
+      void addVary(reply, 'Accept');
       if (wantsHtml(request)) {
         return reply
           .type('text/html; charset=utf-8')

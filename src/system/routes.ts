@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { jsonText, type TypedRoutes } from '../http/type-provider.js';
+import { addVary } from '../http/vary.js';
 import { frontDoorRoutes } from './front-door.js';
 import { publicBaseUrl } from './public-origin.js';
 import { SERVICE_VERSION } from './version.js';
@@ -86,7 +87,7 @@ const systemRoutes: TypedRoutes = async (app) => {
       const base = publicBaseUrl(request, app.config.publicUrl);
       const servers = JSON.stringify([{ url: base ?? '/' }]);
       // With no PUBLIC_URL the document follows the Host it was asked with.
-      if (app.config.publicUrl === undefined) void reply.header('vary', 'Host');
+      if (app.config.publicUrl === undefined) void addVary(reply, 'Host');
       return reply.type('application/json; charset=utf-8').send(`{"servers":${servers},${documentRest}`);
     },
   );
