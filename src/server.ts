@@ -23,8 +23,10 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const app = await buildApp(config, { logStream: options.logStream });
   let bootstrapToken: IssuedToken | undefined;
   try {
-    bootstrapToken = await issueBootstrapToken(app.store.tokens);
     await app.listen({ host: config.host, port: config.port });
+    // Only once the address is ours: a start that fails to listen prints no banner, so a token
+    // made before it would be one nobody saw, and the next start (the store no longer empty) would make none.
+    bootstrapToken = await issueBootstrapToken(app.store.tokens);
   } catch (error) {
     // Closed before the caller sees the error: the CLI exits at once on it, and an
     // exit while the store's writer thread is still loading SQLite kills the process
