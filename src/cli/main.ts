@@ -7,6 +7,7 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/index.js';
 import { TokenError } from '../tokens/token-service.js';
 import { registerBackupCommands } from './backup-command.js';
+import { endQuietlyWhenOutputCloses } from './closed-output.js';
 import { commandIndex } from './command-index.js';
 import { registerCopyCommands } from './copy-command.js';
 import { registerPlantsCommands } from './plants-command.js';
@@ -24,6 +25,8 @@ if (runtimeProblem !== undefined) {
   process.stderr.write(`plantstore: ${runtimeProblem}\n`);
   process.exit(2);
 }
+
+endQuietlyWhenOutputCloses();
 
 const program = new Command()
   .name('plantstore')
