@@ -142,6 +142,11 @@ export interface AttemptResult {
   readonly leaseOwner: string;
   readonly attempt: DeliveryAttempt;
   readonly outcome: AttemptOutcome;
+  /**
+   * True when the attempt's record could not be stored: only its outcome is applied (the delivery advances by
+   * the response, and the subscription's health with it), so no delivery waits for a record that always fails.
+   */
+  readonly withoutRecord?: boolean;
 }
 
 export interface ListDeliveriesQuery {

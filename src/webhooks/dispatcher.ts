@@ -6,7 +6,13 @@
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import type { AttemptOutcome, ClaimedDelivery, WebhookStore, WebhookSubscription } from '../store/types.js';
+import type {
+  AttemptOutcome,
+  AttemptResult,
+  ClaimedDelivery,
+  WebhookStore,
+  WebhookSubscription,
+} from '../store/types.js';
 import { nextAttemptDelay } from './retry-schedule.js';
 import { sendWebhook, type SendResult } from './sender.js';
 import { webhookHeaders } from './signing.js';
@@ -32,6 +38,8 @@ export interface DispatcherOptions {
   readonly disableAfterMs?: number;
   /** Told of each subscription this dispatcher disabled (exactly one instance is, per disable). */
   readonly onDisabled?: (subscription: WebhookSubscription) => void;
+  /** Told of each attempt whose record the store refused (its delivery is then finished without it). */
+  readonly onAttemptNotRecorded?: () => void;
   /** The time deliveries are due and attempts are stamped by (tests simulate days with it). */
   readonly now?: () => Date;
 }
@@ -249,30 +257,50 @@ export class WebhookDispatcher {
   private async record(delivery: ClaimedDelivery, attemptedAt: Date, result: SendResult): Promise<void> {
     const outcome = this.outcomeOf(delivery, result);
     this.logAttempt(delivery, result, outcome);
+    const attempt: AttemptResult = {
+      deliveryId: delivery.deliveryId,
+      leaseOwner: delivery.leaseOwner,
+      attempt: {
+        attempt: delivery.attempt,
+        attemptedAt,
+        latencyMs: result.latencyMs,
+        ...(result.status === undefined ? {} : { responseStatus: result.status }),
+        ...(result.error === undefined ? {} : { error: result.error }),
+        ...(result.responseBody === undefined ? {} : { responseBody: result.responseBody }),
+        ...(result.responseContentType === undefined ? {} : { responseContentType: result.responseContentType }),
+      },
+      outcome,
+    };
     try {
-      await this.store.recordAttempt({
-        deliveryId: delivery.deliveryId,
-        leaseOwner: delivery.leaseOwner,
-        attempt: {
-          attempt: delivery.attempt,
-          attemptedAt,
-          latencyMs: result.latencyMs,
-          ...(result.status === undefined ? {} : { responseStatus: result.status }),
-          ...(result.error === undefined ? {} : { error: result.error }),
-          ...(result.responseBody === undefined ? {} : { responseBody: result.responseBody }),
-          ...(result.responseContentType === undefined ? {} : { responseContentType: result.responseContentType }),
-        },
-        outcome,
-      });
+      await this.store.recordAttempt(attempt);
     } catch (error) {
-      // The lease expires and the delivery is attempted again: at-least-once.
-      this.options.log.warn(
-        { err: error, deliveryId: delivery.deliveryId },
-        'webhooks: could not record a delivery attempt',
-      );
-      return;
+      if (!(await this.finishUnrecorded(attempt, error))) return;
     }
     if (outcome.kind === 'retry' || outcome.kind === 'failed') await this.disableIfFailing(delivery.subscriptionId);
+  }
+
+  /**
+   * An attempt whose record the store refused: its delivery still advances by the response (an attempt that can
+   * never be recorded would otherwise be sent again every lease, forever). False when even that failed (the
+   * database is unreachable): the lease then expires and the delivery is attempted again, at-least-once.
+   */
+  private async finishUnrecorded(attempt: AttemptResult, error: unknown): Promise<boolean> {
+    this.options.onAttemptNotRecorded?.();
+    const fields = { deliveryId: attempt.deliveryId, attempt: attempt.attempt.attempt, outcome: attempt.outcome.kind };
+    this.options.log.warn(
+      { ...fields, err: error },
+      'webhooks: could not record a delivery attempt; its delivery is finished by the response without the record',
+    );
+    try {
+      await this.store.recordAttempt({ ...attempt, withoutRecord: true });
+      return true;
+    } catch (again) {
+      this.options.log.warn(
+        { ...fields, err: again },
+        'webhooks: could not finish a delivery; it is attempted again once its lease expires',
+      );
+      return false;
+    }
   }
 
   /** After a failed attempt: a subscription failing for WEBHOOK_DISABLE_AFTER is disabled, once in the cluster. */

@@ -44,6 +44,11 @@ export const webhookDispatcher = fp(
       help: 'Webhook subscriptions this instance disabled because every attempt failed for WEBHOOK_DISABLE_AFTER.',
       registers: [app.metrics.registry],
     });
+    const unrecordedTotal = new Counter({
+      name: 'plantstore_webhook_attempt_records_failed_total',
+      help: 'Webhook delivery attempts whose record the store refused; their deliveries were finished without it.',
+      registers: [app.metrics.registry],
+    });
     const dispatcher = new WebhookDispatcher(store, {
       concurrency: config.webhookConcurrency,
       pollIntervalMs: config.webhookPollIntervalMs,
@@ -53,6 +58,7 @@ export const webhookDispatcher = fp(
       log: app.log.child({ component: 'webhooks' }),
       disableAfterMs: config.webhookDisableAfterMs,
       onDisabled: () => disabledTotal.inc(),
+      onAttemptNotRecorded: () => unrecordedTotal.inc(),
     });
     const retention = new WebhookRetentionJob(store, {
       retentionDays: config.webhookRetentionDays,

@@ -251,7 +251,8 @@ export const DeliveryAttempt = {
     responseBody: {
       type: 'string',
       description:
-        'The first 1 KiB of the response body, as UTF-8 (empty when it had none); absent when no response came.',
+        'The first 1 KiB of the response body as sent (not decompressed), decoded as UTF-8: bytes that are not ' +
+        'UTF-8, and NUL, read as U+FFFD. Empty when it had none; absent when no response came.',
     },
     responseContentType: { type: 'string', description: "The response's Content-Type, when it had one." },
   },

@@ -26,7 +26,7 @@ export interface SendResult {
   readonly error?: string;
   /** True when `signal` cut the attempt short. */
   readonly interrupted: boolean;
-  /** The first RESPONSE_BODY_BYTES of the response body (UTF-8), and its Content-Type, when a response came. */
+  /** The head of the response body (see responseExcerpt) and its Content-Type, when a response came. */
   readonly responseBody?: string;
   readonly responseContentType?: string;
 }
@@ -36,6 +36,15 @@ export const RESPONSE_BODY_BYTES = 1024;
 
 /** How long the response body may keep draining after its status arrived. */
 const DRAIN_GRACE_MS = 1000;
+
+/**
+ * The first RESPONSE_BODY_BYTES of a response body as text any store keeps: decoded as UTF-8, each byte sequence
+ * that is not UTF-8 (and a character cut at the limit) as U+FFFD, and each NUL too, which PostgreSQL's text refuses
+ * ("invalid byte sequence for encoding UTF8: 0x00"). A binary answer (gzip, an image) is shown, not stored as-is.
+ */
+export function responseExcerpt(body: Buffer): string {
+  return body.subarray(0, RESPONSE_BODY_BYTES).toString('utf8').replaceAll('\0', '\uFFFD');
+}
 
 export function isAcknowledgement(status: number | undefined): boolean {
   return status !== undefined && status >= 200 && status <= 299;
@@ -110,7 +119,7 @@ export function sendWebhook(request: SendRequest): Promise<SendResult> {
             status,
             ...(error === undefined ? {} : { error }),
             interrupted: false,
-            responseBody: Buffer.concat(chunks).subarray(0, RESPONSE_BODY_BYTES).toString('utf8'),
+            responseBody: responseExcerpt(Buffer.concat(chunks)),
             ...(contentType === undefined ? {} : { responseContentType: contentType.slice(0, 200) }),
           },
           latencyMs,

@@ -16,8 +16,18 @@ export interface ReceivedWebhook {
   readonly answered: number | 'hang';
 }
 
-/** Decides the answer to the n-th request (0-based): a status, or 'hang' to never answer. */
-export type Responder = (index: number, request: { headers: IncomingHttpHeaders; body: string }) => number | 'hang';
+/** An answer with a body of its own (any bytes) and headers, rather than text/plain 'ok' or 'nope'. */
+export interface Reply {
+  readonly status: number;
+  readonly body: Buffer;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** Decides the answer to the n-th request (0-based): a status, a reply, or 'hang' to never answer. */
+export type Responder = (
+  index: number,
+  request: { headers: IncomingHttpHeaders; body: string },
+) => number | Reply | 'hang';
 
 export interface Receiver {
   readonly url: string;
@@ -44,9 +54,10 @@ export async function startReceiver(responder: Responder = () => 200): Promise<R
         path: request.url ?? '',
         headers: request.headers,
         body,
-        answered: answer,
+        answered: typeof answer === 'object' ? answer.status : answer,
       });
       if (answer === 'hang') hanging.add(response);
+      else if (typeof answer === 'object') response.writeHead(answer.status, answer.headers).end(answer.body);
       else
         response.writeHead(answer, { 'content-type': 'text/plain' }).end(answer >= 200 && answer < 300 ? 'ok' : 'nope');
       for (const wake of waiters) wake();

@@ -1029,7 +1029,7 @@ export interface components {
             latencyMs: number;
             /** @description Why the attempt did not acknowledge (timeout, refused connection, non-2xx status...); absent on success. */
             error?: string;
-            /** @description The first 1 KiB of the response body, as UTF-8 (empty when it had none); absent when no response came. */
+            /** @description The first 1 KiB of the response body as sent (not decompressed), decoded as UTF-8: bytes that are not UTF-8, and NUL, read as U+FFFD. Empty when it had none; absent when no response came. */
             responseBody?: string;
             /** @description The response's Content-Type, when it had one. */
             responseContentType?: string;

@@ -382,7 +382,8 @@ const Q = {
         INSERT INTO webhook_delivery_attempts
           (delivery_id, attempt, attempted_at, response_status, latency_ms, error, response_body, response_content_type)
         SELECT $1::text, $2::integer, $3::timestamptz, $4::integer, $5::integer, $6::text, $13::text, $14::text
-        WHERE EXISTS (SELECT 1 FROM webhook_deliveries WHERE id = $1)
+        -- $15: the record could not be stored before; only the outcome is applied now.
+        WHERE EXISTS (SELECT 1 FROM webhook_deliveries WHERE id = $1) AND NOT $15::boolean
       ), health AS (
         -- $12: true after a success, false after a failure, null (a shutdown's release) leaves it. Written only
         -- when the health changes, so a steady subscription's row is not locked by every attempt.
@@ -577,7 +578,7 @@ export class PostgresWebhookStore implements WebhookStore {
     return rows.map((row) => toClaimedDelivery(row, owner));
   }
 
-  async recordAttempt({ deliveryId, leaseOwner, attempt, outcome }: AttemptResult): Promise<void> {
+  async recordAttempt({ deliveryId, leaseOwner, attempt, outcome, withoutRecord }: AttemptResult): Promise<void> {
     const update = deliveryUpdate(attempt.attempt, outcome);
     const values = [
       deliveryId,
@@ -594,6 +595,7 @@ export class PostgresWebhookStore implements WebhookStore {
       outcome.kind === 'released' ? null : outcome.kind === 'succeeded',
       attempt.responseBody ?? null,
       attempt.responseContentType ?? null,
+      withoutRecord === true,
     ];
     await guarded(() => this.pool.query({ ...Q.recordAttempt, values }));
   }

@@ -343,18 +343,20 @@ export class SqliteWebhookStore implements WebhookStore {
         .filter((row): row is ClaimRow => row !== undefined);
     });
 
-    this.recordAtomically = db.transaction(({ deliveryId, leaseOwner, attempt, outcome }: AttemptResult) => {
-      s.insertAttempt.run(
-        deliveryId,
-        attempt.attempt,
-        attempt.attemptedAt.getTime(),
-        attempt.responseStatus ?? null,
-        Math.round(attempt.latencyMs),
-        attempt.error ?? null,
-        attempt.responseBody ?? null,
-        attempt.responseContentType ?? null,
-        deliveryId,
-      );
+    this.recordAtomically = db.transaction((result: AttemptResult) => {
+      const { deliveryId, leaseOwner, attempt, outcome } = result;
+      if (result.withoutRecord !== true)
+        s.insertAttempt.run(
+          deliveryId,
+          attempt.attempt,
+          attempt.attemptedAt.getTime(),
+          attempt.responseStatus ?? null,
+          Math.round(attempt.latencyMs),
+          attempt.error ?? null,
+          attempt.responseBody ?? null,
+          attempt.responseContentType ?? null,
+          deliveryId,
+        );
       if (outcome.kind !== 'released')
         s.markHealth.run({ ok: outcome.kind === 'succeeded' ? 1 : 0, at: attempt.attemptedAt.getTime(), deliveryId });
       const update = deliveryUpdate(attempt.attempt, outcome);
