@@ -69,7 +69,8 @@ async function replaceFile(file: string, bytes: AsyncIterable<Uint8Array>): Prom
   process.once('SIGINT', abandon).once('SIGTERM', abandon);
   try {
     // flush: synced before it is closed, so the rename never exposes a file whose bytes are not on disk yet.
-    await pipeline(bytes, createWriteStream(temp, { flags: 'wx', flush: true }));
+    // 0600, as the store's own files: the service's user alone reads what was exported.
+    await pipeline(bytes, createWriteStream(temp, { flags: 'wx', flush: true, mode: 0o600 }));
     await rename(temp, file);
   } catch (error) {
     await rm(temp, { force: true });

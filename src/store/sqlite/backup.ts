@@ -31,7 +31,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { refuseNewerStore } from '../errors.js';
 import { migrationsOf } from '../migrations.js';
-import { DEFAULT_BUSY_TIMEOUT_MS } from './connection.js';
+import { createPrivateFile, DEFAULT_BUSY_TIMEOUT_MS, STORE_FOLDER_MODE } from './connection.js';
 
 /** A backup or restore refused (nothing was changed), with the reason for the person running it. */
 export class SqliteBackupError extends Error {
@@ -112,7 +112,7 @@ export async function restoreSqlite(
   if (!existsSync(backup)) throw new SqliteBackupError(`no backup file at ${backup}`);
   // Checked before anything is copied, so a wrong file is refused at once.
   readFacts(backup, `the backup ${backup}`, { readonly: true, refuseNewer: true });
-  mkdirSync(dirname(target), { recursive: true });
+  mkdirSync(dirname(target), { recursive: true, mode: STORE_FOLDER_MODE });
   refuseSameFile(backup, target, 'the backup is the store itself');
   // Also checked before copying, for a quick answer. The check that counts is the one at the swap.
   if (existsSync(target) && options.force === true) lockUnused(target).close();
@@ -147,6 +147,8 @@ async function copyInto(
   }
   const temp = join(dirname(target), `${basename(target)}.${process.pid}.partial`);
   try {
+    // Made private before SQLite writes into it: it holds what the store does, webhook signing secrets included.
+    createPrivateFile(temp);
     const reader = new Database(source, { readonly: true, fileMustExist: true, timeout: DEFAULT_BUSY_TIMEOUT_MS });
     try {
       await reader.backup(temp, { progress: () => ALL_PAGES }).catch((error: unknown) => {
