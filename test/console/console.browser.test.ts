@@ -298,6 +298,7 @@ for (const [index, backend] of testBackends().entries()) {
         await assertAccessible(page, 'tokens');
         await shot(page, 'tokens');
         await page.getByRole('button', { name: 'Revoke support-desk' }).click();
+        await page.getByRole('button', { name: 'Yes, revoke support-desk' }).click();
         await page.locator('tr[data-token="support-desk"] .status-revoked').waitFor();
         assert.equal((await readWith()).statusCode, 401);
       });

@@ -43,14 +43,43 @@ export interface Api {
   readonly plants: PlantStoreClient;
   readonly raw: ReturnType<typeof createClient<paths>>;
   readonly token: string;
+  /** fetch with the token, for what neither client covers (/metrics). */
+  readonly fetch: typeof globalThis.fetch;
+  /** Called with the service's message when a request is answered 401 (an import's upload included). */
+  readonly onRefused: (message: string) => void;
 }
 
-export function connect(token: string): Api {
+/** The message of a 401's Error record, or its status line. */
+async function refusal(response: Response): Promise<string> {
+  const record = (await response
+    .clone()
+    .json()
+    .catch(() => ({}))) as { message?: unknown };
+  return typeof record.message === 'string' ? record.message : `HTTP ${response.status}`;
+}
+
+/**
+ * The clients for `token`. Every answer passes through one fetch, so a 401 anywhere (the token revoked or expired
+ * meanwhile) reaches `onRefused` once, whichever screen asked.
+ */
+export function connect(token: string, onRefused: (message: string) => void = () => undefined): Api {
   const baseUrl = location.origin;
+  const watched: typeof globalThis.fetch = async (input, init) => {
+    const response = await globalThis.fetch(input, init);
+    if (response.status === 401) onRefused(await refusal(response));
+    return response;
+  };
+  const fetchWithToken: typeof globalThis.fetch = (input, init) => {
+    const headers = new Headers(init?.headers);
+    headers.set('authorization', `Bearer ${token}`);
+    return watched(input, { ...init, headers });
+  };
   return {
-    plants: createPlantStoreClient({ baseUrl, token }),
-    raw: createClient<paths>({ baseUrl, headers: { authorization: `Bearer ${token}` } }),
+    plants: createPlantStoreClient({ baseUrl, token, fetch: watched }),
+    raw: createClient<paths>({ baseUrl, headers: { authorization: `Bearer ${token}` }, fetch: watched }),
     token,
+    fetch: fetchWithToken,
+    onRefused,
   };
 }
 
@@ -91,6 +120,7 @@ export function importFile(
         return;
       }
       const record = body as { error?: number; message?: string } | null;
+      if (request.status === 401) api.onRefused(record?.message ?? 'HTTP 401');
       reject(new PlantStoreError(request.status, record?.error ?? 0, record?.message ?? `HTTP ${request.status}`));
     };
     request.send(file);

@@ -54,7 +54,7 @@ export function LivePanel({
         (event) =>
           html`<li key=${event.id}>
             <span class="type">${event.type.replace('plant.', '')}</span>
-            <code>${String(event.plant.id)}</code>
+            <code class="id">${String(event.plant.id)}</code>
             ${'name' in event.plant ? ` ${event.plant.name}` : ''}
           </li>`,
       )}

@@ -1,10 +1,10 @@
 /**
  * Editing one plant with a conditional request: the form keeps the ETag it was opened at and sends it in If-Match.
- * On 412 the plant as it is now is shown beside the operator's change, and they choose.
+ * On 412 the plant as it is now is shown beside the operator's change, and they choose. Delete asks first.
  */
 import { useEffect, useState } from 'preact/hooks';
 import type { Api, Plant } from './api.js';
-import { Failure, html } from './ui.js';
+import { Confirm, Failure, html } from './ui.js';
 
 interface Draft {
   readonly name: string;
@@ -21,7 +21,8 @@ export interface EditorProps {
   readonly api: Api;
   readonly id: bigint;
   readonly onSaved: (plant: Plant) => void;
-  readonly onDeleted: (id: bigint) => void;
+  /** The plant is gone: deleted here, or (`byOthers`) found deleted by someone else. */
+  readonly onDeleted: (id: bigint, byOthers: boolean) => void;
   readonly onClose: () => void;
 }
 
@@ -83,7 +84,7 @@ export function PlantEditor({ api, id, onSaved, onDeleted, onClose }: EditorProp
     try {
       const outcome = await api.plants.deletePlant(id, etag === undefined ? {} : { ifMatch: etag });
       if (outcome.kind === 'precondition-failed') await showConflict();
-      else onDeleted(id);
+      else onDeleted(id, false);
     } catch (failure) {
       setError(failure);
     } finally {
@@ -93,7 +94,7 @@ export function PlantEditor({ api, id, onSaved, onDeleted, onClose }: EditorProp
 
   const keepTheirs = () => {
     if (conflict?.current === undefined) {
-      onDeleted(id);
+      onDeleted(id, true);
       return;
     }
     setDraft(draftOf(conflict.current));
@@ -112,7 +113,7 @@ export function PlantEditor({ api, id, onSaved, onDeleted, onClose }: EditorProp
     setDraft({ ...draft, [key]: (event.target as HTMLInputElement).value });
   const idText = String(id);
   return html`<section class="editor" aria-labelledby="editor-title">
-    <h3 id="editor-title">Edit plant <code>${idText}</code></h3>
+    <h3 id="editor-title">Edit plant <code class="id">${idText}</code></h3>
     <form
       onSubmit=${(event: Event) => {
         event.preventDefault();
@@ -125,9 +126,13 @@ export function PlantEditor({ api, id, onSaved, onDeleted, onClose }: EditorProp
       <input id="edit-tag" disabled=${loading} value=${draft.tag} onInput=${field('tag')} />
       <div class="actions">
         <button type="submit" disabled=${busy || etag === undefined || conflict !== undefined}>Save</button>
-        <button type="button" class="danger" disabled=${busy || conflict !== undefined} onClick=${remove}>
-          Delete
-        </button>
+        <${Confirm}
+          label="Delete"
+          question=${`Delete plant ${idText}? This cannot be undone.`}
+          confirm=${`Yes, delete plant ${idText}`}
+          disabled=${busy || conflict !== undefined}
+          onConfirm=${() => void remove()}
+        />
         <button type="button" onClick=${onClose}>Close</button>
       </div>
     </form>

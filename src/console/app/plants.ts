@@ -56,6 +56,7 @@ export function PlantsScreen({ api, session }: { api: Api; session: Session }) {
   const [error, setError] = useState<unknown>();
   const [editing, setEditing] = useState<bigint>();
   const [reloads, setReloads] = useState(0);
+  const [done, setDone] = useState<string>();
   const readReason = withheld(session, 'plants:read');
   const writeReason = withheld(session, 'plants:write');
   const cursor = cursors[cursors.length - 1];
@@ -146,13 +147,17 @@ export function PlantsScreen({ api, session }: { api: Api; session: Session }) {
             api=${api}
             id=${editing}
             onSaved=${replaceRow}
-            onDeleted=${(id: bigint) => {
+            onDeleted=${(id: bigint, byOthers: boolean) => {
               removeRow(id);
               setEditing(undefined);
+              setDone(byOthers ? `Plant ${String(id)} was deleted by someone else.` : `Deleted plant ${String(id)}.`);
+              // The count (and the page) as they are now: "of 15" would outlive the plant.
+              reload();
             }}
             onClose=${() => setEditing(undefined)}
           />`
         }
+        ${done !== undefined && html`<${Notice}>${done}</${Notice}>`}
         <p class="summary" role="status">
           ${
             page === undefined
@@ -164,7 +169,7 @@ export function PlantsScreen({ api, session }: { api: Api; session: Session }) {
           ${total !== undefined && ` of ${total.exact ? '' : 'about '}${total.count}`}
         </p>
         <div class="table-wrap">
-          <table class="plants">
+          <table class="plants cards">
             <caption class="visually-hidden">
               Plants
             </caption>
@@ -180,15 +185,18 @@ export function PlantsScreen({ api, session }: { api: Api; session: Session }) {
               ${page?.plants.map(
                 (plant) =>
                   html`<tr key=${String(plant.id)} data-id=${String(plant.id)}>
-                    <td><code>${String(plant.id)}</code></td>
-                    <td>${plant.name}</td>
-                    <td>${plant.tag ?? ''}</td>
+                    <td><code class="id">${String(plant.id)}</code></td>
+                    <td data-label="Name">${plant.name}</td>
+                    <td data-label="Tag">${plant.tag ?? ''}</td>
                     ${
                       writeReason === undefined &&
-                      html`<td>
+                      html`<td class="row-actions">
                         <button
                           type="button"
-                          onClick=${() => setEditing(plant.id)}
+                          onClick=${() => {
+                            setDone(undefined);
+                            setEditing(plant.id);
+                          }}
                           aria-label=${`Edit plant ${String(plant.id)}`}
                         >
                           Edit

@@ -37,7 +37,7 @@ export function ServiceScreen({ api, session }: { api: Api; session: Session }) 
       setReady(state.ready);
       if (state.version !== undefined) setVersion(state.version);
       if (metricsReason !== undefined) return;
-      const response = await fetch('/metrics', { headers: { authorization: `Bearer ${api.token}` } });
+      const response = await api.fetch('/metrics');
       if (!response.ok) {
         const record = (await response.json().catch(() => ({}))) as { error?: number; message?: string };
         setError(

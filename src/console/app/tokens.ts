@@ -1,9 +1,20 @@
-/** Tokens: list, create (the secret shown once, with a copy button), revoke. */
+/**
+ * Tokens: list, create (the secret shown once, with a copy button), revoke (confirmed first; revoking the token
+ * signed in with signs the console out).
+ */
 import { useEffect, useState } from 'preact/hooks';
 import { SCOPES, type Api, type Scope, type Token } from './api.js';
-import { Failure, html, Secret, when, withheld, Withheld, type Session } from './ui.js';
+import { Confirm, Failure, html, Notice, Secret, when, withheld, Withheld, type Session } from './ui.js';
 
-export function TokensScreen({ api, session }: { api: Api; session: Session }) {
+export function TokensScreen({
+  api,
+  session,
+  onSelfRevoked,
+}: {
+  api: Api;
+  session: Session;
+  onSelfRevoked: () => void;
+}) {
   const reason = withheld(session, 'admin');
   const [tokens, setTokens] = useState<Token[]>();
   const [name, setName] = useState('');
@@ -11,6 +22,7 @@ export function TokensScreen({ api, session }: { api: Api; session: Session }) {
   const [expiresIn, setExpiresIn] = useState('');
   const [secret, setSecret] = useState<string>();
   const [error, setError] = useState<unknown>();
+  const [done, setDone] = useState<string>();
   const load = () => api.plants.listTokens().then(setTokens, setError);
   useEffect(() => {
     if (reason === undefined) void load();
@@ -23,6 +35,7 @@ export function TokensScreen({ api, session }: { api: Api; session: Session }) {
 
   const act = async (what: () => Promise<unknown>) => {
     setError(undefined);
+    setDone(undefined);
     try {
       await what();
       await load();
@@ -35,6 +48,17 @@ export function TokensScreen({ api, session }: { api: Api; session: Session }) {
     void act(async () => {
       const created = await api.plants.createToken({ name, scopes, ...(expiresIn === '' ? {} : { expiresIn }) });
       setSecret(created.secret);
+    });
+  };
+  const revoke = (token: Token) => {
+    if (token.id === session.tokenId) {
+      // Every later request with it is refused: sign out now rather than show a screen of 401s.
+      void api.plants.revokeToken(token.id).then(onSelfRevoked, setError);
+      return;
+    }
+    void act(async () => {
+      await api.plants.revokeToken(token.id);
+      setDone(`Revoked ${token.name}: it is refused from its next request on.`);
     });
   };
   const toggle = (scope: Scope) => (e: Event) =>
@@ -68,6 +92,7 @@ export function TokensScreen({ api, session }: { api: Api; session: Session }) {
       <button type="submit">Create token</button>
       ${secret !== undefined && html`<${Secret} label="Token secret." secret=${secret} />`}
     </form>
+    ${done !== undefined && html`<${Notice}>${done}</${Notice}>`}
     <${Failure} error=${error} />
     <div class="table-wrap">
       <table>
@@ -99,16 +124,18 @@ export function TokensScreen({ api, session }: { api: Api; session: Session }) {
                 <td>${when(t.lastUsedAt)}</td>
                 <td>
                   ${
-                    t.status === 'revoked'
-                      ? ''
-                      : html`<button
-                          type="button"
-                          class="danger"
-                          aria-label=${`Revoke ${t.name}`}
-                          onClick=${() => act(() => api.plants.revokeToken(t.id))}
-                        >
-                          Revoke
-                        </button>`
+                    t.status !== 'revoked' &&
+                    html`<${Confirm}
+                      label="Revoke"
+                      name=${`Revoke ${t.name}`}
+                      question=${
+                        t.id === session.tokenId
+                          ? `Revoke ${t.name}, the token you are signed in with? The console signs out at once.`
+                          : `Revoke ${t.name}? Every client using it is refused from its next request on; this cannot be undone.`
+                      }
+                      confirm=${`Yes, revoke ${t.name}`}
+                      onConfirm=${() => revoke(t)}
+                    />`
                   }
                 </td>
               </tr>`,

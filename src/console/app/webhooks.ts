@@ -12,7 +12,7 @@ import {
   type WebhookSubscription,
   type WebhookSubscriptionChange,
 } from './api.js';
-import { Failure, html, Secret, when, withheld, Withheld, type Session } from './ui.js';
+import { Confirm, Failure, html, Notice, Secret, when, withheld, Withheld, type Session } from './ui.js';
 
 /** What the last deliveries say, at a glance: the service's own statuses, counted. */
 function health(deliveries: readonly WebhookDelivery[] | undefined): string {
@@ -93,7 +93,8 @@ function Subscription({
 }: {
   api: Api;
   subscription: WebhookSubscription;
-  onChanged: () => void;
+  /** The subscription changed (or, with a message saying so, was deleted): the list is read again. */
+  onChanged: (message?: string) => void;
 }) {
   const [open, setOpen] = useState(false);
   const [recent, setRecent] = useState<WebhookDelivery[]>();
@@ -127,7 +128,7 @@ function Subscription({
   const remove = () =>
     act(async () => {
       await answer(api.raw.DELETE('/webhooks/{id}', { params: { path: { id: subscription.id } } }));
-      onChanged();
+      onChanged(`Deleted the subscription of ${subscription.url}.`);
     });
   const change = (body: WebhookSubscriptionChange) =>
     act(async () => {
@@ -172,7 +173,13 @@ function Subscription({
         ${subscription.enabled ? 'Disable' : 'Enable'}
       </button>
       <button type="button" onClick=${rotate}>Rotate secret</button>
-      <button type="button" class="danger" onClick=${remove}>Delete</button>
+      <${Confirm}
+        label="Delete"
+        name=${`Delete the subscription of ${subscription.url}`}
+        question=${`Delete the subscription of ${subscription.url}? Its pending deliveries and its log go with it; this cannot be undone.`}
+        confirm="Yes, delete it"
+        onConfirm=${() => void remove()}
+      />
     </div>
     ${
       editing &&
@@ -222,7 +229,12 @@ export function WebhooksScreen({ api, session }: { api: Api; session: Session })
   const [types, setTypes] = useState<EventType[]>(['plant.created']);
   const [created, setCreated] = useState<string>();
   const [error, setError] = useState<unknown>();
+  const [done, setDone] = useState<string>();
   const load = () => answer(api.raw.GET('/webhooks')).then(setSubscriptions, setError);
+  const changed = (message?: string) => {
+    setDone(message);
+    void load();
+  };
   useEffect(() => {
     if (reason === undefined) void load();
   }, []);
@@ -283,9 +295,12 @@ export function WebhooksScreen({ api, session }: { api: Api; session: Session })
       <button type="submit">Subscribe</button>
       ${created !== undefined && html`<${Secret} label="Signing secret." secret=${created} />`}
     </form>
+    ${done !== undefined && html`<${Notice}>${done}</${Notice}>`}
     <${Failure} error=${error} />
     <ul class="subscriptions">
-      ${subscriptions?.map((s) => html`<${Subscription} key=${s.id} api=${api} subscription=${s} onChanged=${load} />`)}
+      ${subscriptions?.map(
+        (s) => html`<${Subscription} key=${s.id} api=${api} subscription=${s} onChanged=${changed} />`,
+      )}
     </ul>
     ${subscriptions?.length === 0 && html`<p>No subscriptions.</p>`}
   </section>`;
