@@ -39,10 +39,21 @@ export const URL_FORBIDDEN_CHARACTER = new RegExp(`[ ${CONTROL_RANGES}]`);
  * clients kept. */
 export const EVENT_ID = '^([0-9a-f]{16}-)?(0|[1-9][0-9]{0,18})$';
 
+/** One entity-tag (RFC 9110 8.8.3): `"..."` or weak `W/"..."`, the opaque part printable ASCII but `"`, or obs-text. */
+const ENTITY_TAG = '(W/)?"[!#-~\\u0080-\\u00FF]*"';
+
+/**
+ * An If-Match or If-None-Match value (RFC 9110 13.1.1, 13.1.2): `*`, or a comma-separated list of entity-tags (empty
+ * elements between commas ignored, as the list rule asks of a recipient); at least one tag, so an empty value is
+ * malformed.
+ */
+export const ENTITY_TAG_LIST = `^(\\*|[ \\t]*(,[ \\t]*)*${ENTITY_TAG}[ \\t]*(,([ \\t]*${ENTITY_TAG}[ \\t]*)?)*)$`;
+
 const PATTERN_PHRASES: Readonly<Record<string, string>> = {
   [PRINTABLE_TEXT]: 'must not contain control characters',
   [OPAQUE_ID]: 'must contain only letters, digits and underscores',
   [EVENT_ID]: 'must be an event id as the stream sent it (<history>-<position>)',
+  [ENTITY_TAG_LIST]: 'must be * or a comma-separated list of entity-tags ("..." or W/"...")',
 };
 
 /** What a validation error says when a value does not match `pattern`. */

@@ -1,5 +1,6 @@
 /** Schema parts and shapes the plant routes share. */
 import { recordOf, type PlantRecord } from '../domain/plant.js';
+import { entityTagListHeader } from '../http/conditional-headers.js';
 import { Int64Id } from './schemas.js';
 
 /**
@@ -27,40 +28,32 @@ export const ConditionalHeaders = {
   ifMatch: {
     type: 'object',
     properties: {
-      'if-match': {
-        type: 'string',
-        description:
-          'An ETag of the plant (or `*`, any existing plant), or a comma-separated list of them: the write happens only if the ' +
+      'if-match': entityTagListHeader(
+        'An ETag of the plant (or `*`, any existing plant), or a comma-separated list of them: the write happens only if the ' +
           'plant is at one of those versions, else 412. Weak tags (`W/"42"`) never match.',
-      },
-      'if-none-match': {
-        type: 'string',
-        description:
-          '`*`: 412 if the plant exists (so the answer is 412 or 404, and nothing changes). A comma-separated list of ETags: 412 ' +
+      ),
+      'if-none-match': entityTagListHeader(
+        '`*`: 412 if the plant exists (so the answer is 412 or 404, and nothing changes). A comma-separated list of ETags: 412 ' +
           'if the plant is at one of those versions (weak comparison), else the write goes on. Checked after If-Match.',
-      },
+      ),
     },
   },
   ifNoneMatch: {
     type: 'object',
     properties: {
-      'if-none-match': {
-        type: 'string',
-        description:
-          'An ETag the client holds, or a comma-separated list of them (weak comparison), or `*`: if the plant is at one of ' +
+      'if-none-match': entityTagListHeader(
+        'An ETag the client holds, or a comma-separated list of them (weak comparison), or `*`: if the plant is at one of ' +
           'those versions (for `*`: exists), 304 and no body.',
-      },
+      ),
     },
   },
   createOnly: {
     type: 'object',
     properties: {
-      'if-none-match': {
-        type: 'string',
-        description:
-          '`*`: create only; if a plant has this id at all (even identical), 412 and nothing changes. A list of ETags is ' +
+      'if-none-match': entityTagListHeader(
+        '`*`: create only; if a plant has this id at all (even identical), 412 and nothing changes. A list of ETags is ' +
           'ignored: the collection it would be compared with has none.',
-      },
+      ),
     },
   },
 } as const;

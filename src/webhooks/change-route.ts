@@ -4,6 +4,7 @@
  * version under a lock, so of concurrent writers sending one ETag exactly one wins.
  */
 import { EVENT_TYPES } from '../domain/events.js';
+import { entityTagListHeader } from '../http/conditional-headers.js';
 import { failure } from '../http/errors.js';
 import { MERGE_PATCH } from '../http/json-body.js';
 import type { TypedRoutes } from '../http/type-provider.js';
@@ -43,11 +44,9 @@ export const webhookChangeRoute: TypedRoutes<[typeof WebhookSubscriptionPatch, t
         headers: {
           type: 'object',
           properties: {
-            'if-match': {
-              type: 'string',
-              description:
-                'An ETag of the subscription (or `*`): the change is made only if it is at that version, else 412.',
-            },
+            'if-match': entityTagListHeader(
+              'An ETag of the subscription (or `*`): the change is made only if it is at that version, else 412.',
+            ),
           },
         },
         body: {

@@ -238,6 +238,18 @@ function invalidRequest(operation: Operation, doc: Json, token: string): fc.Arbi
       }),
     );
   }
+  // A request header the document gives a pattern (If-Match, If-None-Match: RFC 9110's entity-tag list), broken.
+  for (const p of operation.headers) {
+    if (typeof p.schema?.pattern !== 'string') continue;
+    const pattern = new RegExp(p.schema.pattern, 'u');
+    const malformed = ['$', '1', '"a', 'w/"1"', '"1" "2"', '*, "1"'].filter((value) => !pattern.test(value));
+    if (malformed.length === 0) continue;
+    breakers.push(
+      fc
+        .constantFrom(...malformed)
+        .map((value) => (r: Request) => ({ ...r, headers: { ...r.headers, [p.name]: value } })),
+    );
+  }
   const body = operation.body === undefined ? undefined : resolveBody(operation.body, doc);
   if (body !== undefined) {
     breakers.push(

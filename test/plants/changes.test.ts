@@ -141,15 +141,20 @@ for (const backend of testBackends())
         assert.equal((await get('20')).headers.etag, changed.headers.etag);
       });
 
-      it('If-Match: the current ETag (or one of a list, or *) lets the change through; another, a weak one or garbage gets 412 and changes nothing', async () => {
+      it('If-Match: the current ETag (or one of a list, or *) lets the change through; another or a weak one gets 412, garbage 400, and nothing changes', async () => {
         const etag = await create('21', '{"id": 21, "name": "A"}');
-        for (const stale of ['"999999999"', `W/${etag}`, 'garbage', '""']) {
+        for (const stale of ['"999999999"', `W/${etag}`, '""']) {
           assertError(
             await patch('21', '{"name": "no"}', { 'if-match': stale }),
             Errors.PRECONDITION_FAILED,
             'plant 21 is at version',
           );
         }
+        assertError(
+          await patch('21', '{"name": "no"}', { 'if-match': 'garbage' }),
+          Errors.INVALID_PARAMETER,
+          'If-Match must be * or a comma-separated list of entity-tags',
+        );
         assert.equal((await get('21')).headers.etag, etag);
         const next = await patch('21', '{"name": "B"}', { 'if-match': `"1", ${etag}` });
         assert.equal(next.statusCode, 200);

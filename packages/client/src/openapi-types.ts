@@ -1425,7 +1425,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description `*`: create only; if a plant has this id at all (even identical), 412 and nothing changes. A list of ETags is ignored: the collection it would be compared with has none. */
+                /** @description `*`: create only; if a plant has this id at all (even identical), 412 and nothing changes. A list of ETags is ignored: the collection it would be compared with has none. The value is `*` or a comma-separated list of entity-tags, `"..."` or weak `W/"..."` (RFC 9110); anything else, an empty value included, is a 400 INVALID_PARAMETER. */
                 "if-none-match"?: string;
             };
             path?: never;
@@ -1681,7 +1681,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description An ETag the client holds, or a comma-separated list of them (weak comparison), or `*`: if the plant is at one of those versions (for `*`: exists), 304 and no body. */
+                /** @description An ETag the client holds, or a comma-separated list of them (weak comparison), or `*`: if the plant is at one of those versions (for `*`: exists), 304 and no body. The value is `*` or a comma-separated list of entity-tags, `"..."` or weak `W/"..."` (RFC 9110); anything else, an empty value included, is a 400 INVALID_PARAMETER. */
                 "if-none-match"?: string;
             };
             path: {
@@ -1890,9 +1890,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description An ETag of the plant (or `*`, any existing plant), or a comma-separated list of them: the write happens only if the plant is at one of those versions, else 412. Weak tags (`W/"42"`) never match. */
+                /** @description An ETag of the plant (or `*`, any existing plant), or a comma-separated list of them: the write happens only if the plant is at one of those versions, else 412. Weak tags (`W/"42"`) never match. The value is `*` or a comma-separated list of entity-tags, `"..."` or weak `W/"..."` (RFC 9110); anything else, an empty value included, is a 400 INVALID_PARAMETER. */
                 "if-match"?: string;
-                /** @description `*`: 412 if the plant exists (so the answer is 412 or 404, and nothing changes). A comma-separated list of ETags: 412 if the plant is at one of those versions (weak comparison), else the write goes on. Checked after If-Match. */
+                /** @description `*`: 412 if the plant exists (so the answer is 412 or 404, and nothing changes). A comma-separated list of ETags: 412 if the plant is at one of those versions (weak comparison), else the write goes on. Checked after If-Match. The value is `*` or a comma-separated list of entity-tags, `"..."` or weak `W/"..."` (RFC 9110); anything else, an empty value included, is a 400 INVALID_PARAMETER. */
                 "if-none-match"?: string;
             };
             path: {
@@ -2166,9 +2166,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description An ETag of the plant (or `*`, any existing plant), or a comma-separated list of them: the write happens only if the plant is at one of those versions, else 412. Weak tags (`W/"42"`) never match. */
+                /** @description An ETag of the plant (or `*`, any existing plant), or a comma-separated list of them: the write happens only if the plant is at one of those versions, else 412. Weak tags (`W/"42"`) never match. The value is `*` or a comma-separated list of entity-tags, `"..."` or weak `W/"..."` (RFC 9110); anything else, an empty value included, is a 400 INVALID_PARAMETER. */
                 "if-match"?: string;
-                /** @description `*`: 412 if the plant exists (so the answer is 412 or 404, and nothing changes). A comma-separated list of ETags: 412 if the plant is at one of those versions (weak comparison), else the write goes on. Checked after If-Match. */
+                /** @description `*`: 412 if the plant exists (so the answer is 412 or 404, and nothing changes). A comma-separated list of ETags: 412 if the plant is at one of those versions (weak comparison), else the write goes on. Checked after If-Match. The value is `*` or a comma-separated list of entity-tags, `"..."` or weak `W/"..."` (RFC 9110); anything else, an empty value included, is a 400 INVALID_PARAMETER. */
                 "if-none-match"?: string;
             };
             path: {
@@ -2387,9 +2387,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description An ETag of the plant (or `*`, any existing plant), or a comma-separated list of them: the write happens only if the plant is at one of those versions, else 412. Weak tags (`W/"42"`) never match. */
+                /** @description An ETag of the plant (or `*`, any existing plant), or a comma-separated list of them: the write happens only if the plant is at one of those versions, else 412. Weak tags (`W/"42"`) never match. The value is `*` or a comma-separated list of entity-tags, `"..."` or weak `W/"..."` (RFC 9110); anything else, an empty value included, is a 400 INVALID_PARAMETER. */
                 "if-match"?: string;
-                /** @description `*`: 412 if the plant exists (so the answer is 412 or 404, and nothing changes). A comma-separated list of ETags: 412 if the plant is at one of those versions (weak comparison), else the write goes on. Checked after If-Match. */
+                /** @description `*`: 412 if the plant exists (so the answer is 412 or 404, and nothing changes). A comma-separated list of ETags: 412 if the plant is at one of those versions (weak comparison), else the write goes on. Checked after If-Match. The value is `*` or a comma-separated list of entity-tags, `"..."` or weak `W/"..."` (RFC 9110); anything else, an empty value included, is a 400 INVALID_PARAMETER. */
                 "if-none-match"?: string;
             };
             path: {
@@ -3918,7 +3918,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description An ETag of the subscription (or `*`): the change is made only if it is at that version, else 412. */
+                /** @description An ETag of the subscription (or `*`): the change is made only if it is at that version, else 412. The value is `*` or a comma-separated list of entity-tags, `"..."` or weak `W/"..."` (RFC 9110); anything else, an empty value included, is a 400 INVALID_PARAMETER. */
                 "if-match"?: string;
             };
             path: {
