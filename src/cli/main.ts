@@ -13,16 +13,16 @@ import { registerCopyCommands } from './copy-command.js';
 import { registerPlantsCommands } from './plants-command.js';
 import { registerServeCommands } from './serve-command.js';
 import { registerTokenCommands } from './token-command.js';
-import { unsupportedRuntime } from './supported-runtime.js';
+import { runtimeProblem } from './supported-runtime.js';
 import { isUsageError, USAGE_EXIT_CODE, usageLine } from './usage-errors.js';
 import { registerWebhookCommands } from './webhook-command.js';
 import { SERVICE_VERSION } from '../system/version.js';
 import { WebhookInputError } from '../webhooks/subscriptions.js';
 import { WebhookUrlError } from '../webhooks/url-policy.js';
 
-const runtimeProblem = unsupportedRuntime();
-if (runtimeProblem !== undefined) {
-  process.stderr.write(`plantstore: ${runtimeProblem}\n`);
+const refusal = runtimeProblem(import.meta.url);
+if (refusal !== undefined) {
+  process.stderr.write(`plantstore: ${refusal}\n`);
   process.exit(2);
 }
 
