@@ -28,6 +28,7 @@ const DEFAULT_IN_WORDS: Readonly<Record<string, string>> = {
   RATE_LIMIT_NAMESPACE: '`plantstore:ratelimit:`',
   PUBLIC_URL: "unset: each request's own origin",
   WEBHOOK_DISABLE_AFTER: '`5d`',
+  DATABASE_LISTEN_URL: "unset: DATABASE_URL's",
 };
 
 /** What a variable does, where no doc comment of a setting says it (a variable read outside a setting's line). */

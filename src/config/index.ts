@@ -4,7 +4,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { host, WILDCARD_HOSTS } from './addresses.js';
-import { databaseUrl } from './database-url.js';
+import { databaseListenUrl, databaseUrl } from './database-url.js';
 import { boolean, ConfigError, integer, oneOf, type Source } from './errors.js';
 import { publicUrl } from './public-url.js';
 import {
@@ -54,6 +54,10 @@ export interface Config {
   readonly databaseStatementTimeoutMs: number;
   /** PostgreSQL only: longest a request waits to open or borrow a connection before failing with 503. */
   readonly databaseConnectTimeoutMs: number;
+  /** PostgreSQL only: `transaction` when DATABASE_URL reaches a pooler in transaction mode (PgBouncer). */
+  readonly databasePooler: 'none' | 'transaction';
+  /** PostgreSQL only: a direct connection for the change stream's LISTEN (needed behind a transaction pooler). */
+  readonly databaseListenUrl: string | undefined;
   /** SQLite only: reader threads, each with a read-only connection (by default the cores Node may use). */
   readonly sqliteReaders: number;
   /** SQLite only: longest one read (a page, a count) may run before it is stopped (the request then gets 503). */
@@ -177,6 +181,8 @@ export function loadConfig(env: Source = process.env, overrides: Source = {}): C
     databasePoolSize: integer(source, 'DATABASE_POOL_SIZE', 10, 1, 1000),
     databaseStatementTimeoutMs: integer(source, 'DATABASE_STATEMENT_TIMEOUT_MS', 5000, 100, 600_000),
     databaseConnectTimeoutMs: integer(source, 'DATABASE_CONNECT_TIMEOUT_MS', 2000, 100, 60_000),
+    databasePooler: oneOf(source, 'DATABASE_POOLER', ['none', 'transaction'], 'none'),
+    databaseListenUrl: databaseListenUrl(source),
     sqliteReaders: integer(source, 'SQLITE_READERS', defaultSqliteReaders(), 1, 256),
     readTimeLimitMs: integer(source, 'READ_TIME_LIMIT_MS', 5000, 1, 600_000),
     webhookAllowPrivateUrls: boolean(source, 'WEBHOOK_ALLOW_PRIVATE_URLS', false),

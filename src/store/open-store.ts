@@ -12,6 +12,8 @@ export interface StoreSettings {
   readonly databasePoolSize?: number;
   readonly databaseStatementTimeoutMs?: number;
   readonly databaseConnectTimeoutMs?: number;
+  readonly databasePooler?: 'none' | 'transaction';
+  readonly databaseListenUrl?: string | undefined;
   /** Told about connections that broke while idle (PostgreSQL; the pool has replaced them already). */
   readonly onBackgroundError?: (error: Error) => void;
 }
@@ -22,6 +24,8 @@ export interface StoreSettings {
  */
 export async function openStore(databaseUrl: string, settings: StoreSettings = {}): Promise<Store> {
   if (databaseUrl.startsWith('sqlite:')) {
+    if (settings.databasePooler === 'transaction' || settings.databaseListenUrl !== undefined)
+      throw new ConfigError('DATABASE_POOLER and DATABASE_LISTEN_URL are for a PostgreSQL DATABASE_URL only');
     const { SqliteStore } = await import('./sqlite/sqlite-store.js');
     const path = databaseUrl.slice('sqlite:'.length);
     try {
@@ -38,6 +42,8 @@ export async function openStore(databaseUrl: string, settings: StoreSettings = {
         poolSize: settings.databasePoolSize,
         statementTimeoutMs: settings.databaseStatementTimeoutMs,
         connectTimeoutMs: settings.databaseConnectTimeoutMs,
+        pooler: settings.databasePooler,
+        listenUrl: settings.databaseListenUrl,
         onBackgroundError: settings.onBackgroundError,
       });
     } catch (error) {

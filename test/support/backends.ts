@@ -14,6 +14,7 @@ import {
   postgresUnreachableReason,
   redactUrl,
 } from './postgres.js';
+import { startPgBouncer } from './pgbouncer.js';
 import { tempDir } from './temp.js';
 
 export interface OpenedTestStore {
@@ -47,23 +48,38 @@ export const sqliteBackend: TestBackend = {
   },
 };
 
+/**
+ * PLANTSTORE_TEST_PGBOUNCER=1: every PostgreSQL store of the backend suites is opened through a PgBouncer of its
+ * own in transaction mode (DATABASE_POOLER=transaction), its change log LISTENing on the direct URL.
+ */
+const throughPgBouncer = process.env.PLANTSTORE_TEST_PGBOUNCER === '1';
+
 /** Each open() gets a fresh schema of its own in the test database, dropped by cleanup(). */
 export const postgresBackend: TestBackend = {
   name: 'postgres',
   async open() {
     const schema = await createTestSchema();
+    const pooler = throughPgBouncer ? await startPgBouncer(schema.name) : undefined;
     try {
       // A small pool that lets idle connections go soon: many stores open in one run.
-      const store = await PostgresStore.open({ url: schema.url, poolSize: 5, idleTimeoutMs: 1000 });
+      const store = await PostgresStore.open({
+        url: pooler?.url ?? schema.url,
+        poolSize: 5,
+        idleTimeoutMs: 1000,
+        ...(pooler === undefined ? {} : { pooler: 'transaction', listenUrl: schema.url }),
+      });
       return {
         store,
+        // Child processes and the CLI reach the same store directly.
         databaseUrl: schema.url,
         async cleanup() {
           await store.close();
+          await pooler?.stop();
           await schema.drop();
         },
       };
     } catch (error) {
+      await pooler?.stop();
       await schema.drop().catch(() => {});
       throw error;
     }

@@ -141,7 +141,8 @@ export class PostgresChangeLog implements ChangeLog {
 
   private async listen(): Promise<void> {
     if (this.closed || this.listeners.size === 0) return;
-    const client = new pg.Client(clientConfig(this.settings));
+    // A session of its own: DATABASE_LISTEN_URL when the pool goes through a transaction pooler.
+    const client = new pg.Client(clientConfig(this.settings, this.settings.listenUrl));
     this.listening = client;
     const retry = (error: Error) => {
       if (this.listening !== client) return;

@@ -3,14 +3,15 @@
  * an advisory lock, so a second instance waits and then finds nothing to do, and a failure rolls everything
  * back (DDL is transactional). The lock key comes from the schema, so separate schemas (parallel test runs)
  * do not wait for each other. The same transaction then installs the trigger functions (routines.ts).
- * Its connection has no statement timeout: a migration may take longer than a request may.
+ * Its connection has no statement timeout: a migration may take longer than a request may. The lock is a
+ * transaction's, so migrations work through a pooler in transaction mode too.
  */
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { migrationsOf, pendingMigrations, type Migration } from '../migrations.js';
 import { POSTGRES_DATA_STEPS } from './data-steps.js';
 import { applyRoutines } from './routines.js';
-import { clientConfig, type PostgresConnectionSettings } from './pool.js';
+import { newClient, type PostgresConnectionSettings } from './pool.js';
 
 /** "PLNT": the first half of every advisory lock key this service takes. */
 const LOCK_CLASS = 0x504c4e54;
@@ -70,7 +71,7 @@ export async function migrate(
   settings: PostgresConnectionSettings,
   migrations: readonly Migration[],
 ): Promise<number[]> {
-  const client = new pg.Client(clientConfig(settings));
+  const client = newClient(settings);
   // A connection that breaks mid-migration rejects the query in flight; this only
   // keeps the 'error' event from crashing the process.
   client.on('error', () => {});

@@ -18,11 +18,14 @@ import { createPool, DEFAULT_POSTGRES_SETTINGS, type PostgresConnectionSettings 
 import { readBatchesInFlightFor, type ReadBatchStats } from './read-batcher.js';
 import { PostgresTokenStore } from './token-store.js';
 import { PostgresWebhookStore } from './webhook-store.js';
+import { checkSessions } from './session-check.js';
 
 /** How long a create batch waits for a row another transaction holds: far above a commit, far below the timeout. */
 const CREATE_BATCH_LOCK_WAIT_MS = 200;
 
-export interface PostgresStoreOptions extends Partial<Omit<PostgresConnectionSettings, 'url'>> {
+export interface PostgresStoreOptions extends Partial<Omit<PostgresConnectionSettings, 'url' | 'listenUrl'>> {
+  /** DATABASE_LISTEN_URL: where the change log's LISTEN session goes (by default `url`). */
+  readonly listenUrl?: string | undefined;
   readonly url: string;
   /** Told about connections that broke while idle (the pool has replaced them already). */
   readonly onBackgroundError?: (error: Error) => void;
@@ -72,7 +75,11 @@ export class PostgresStore implements Store {
       statementTimeoutMs: options.statementTimeoutMs ?? DEFAULT_POSTGRES_SETTINGS.statementTimeoutMs,
       connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_POSTGRES_SETTINGS.connectTimeoutMs,
       idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_POSTGRES_SETTINGS.idleTimeoutMs,
+      pooler: options.pooler ?? DEFAULT_POSTGRES_SETTINGS.pooler,
+      ...(options.listenUrl === undefined ? {} : { listenUrl: options.listenUrl }),
     };
+    // Before anything else: a set-up that would misbehave silently is refused, naming the setting.
+    await checkSessions(settings);
     const store = new PostgresStore(settings, options.onBackgroundError ?? (() => {}));
     try {
       await store.migrate();
