@@ -95,7 +95,7 @@ export function TokensScreen({
     ${done !== undefined && html`<${Notice}>${done}</${Notice}>`}
     <${Failure} error=${error} />
     <div class="table-wrap">
-      <table>
+      <table class="cards">
         <caption>
           Tokens
         </caption>
@@ -115,14 +115,14 @@ export function TokensScreen({
             (t) =>
               html`<tr key=${t.id} data-token=${t.name}>
                 <td>
-                  ${t.name}<br /><small><code>${t.id}</code></small>
+                  ${t.name}<br /><small><code class="id">${t.id}</code></small>
                 </td>
-                <td>${t.scopes.join(', ')}</td>
-                <td class=${`status-${t.status}`}>${t.status}</td>
-                <td>${when(t.createdAt)}</td>
-                <td>${when(t.expiresAt)}</td>
-                <td>${when(t.lastUsedAt)}</td>
-                <td>
+                <td data-label="Scopes">${t.scopes.join(', ')}</td>
+                <td data-label="Status" class=${`status-${t.status}`}>${t.status}</td>
+                <td data-label="Created">${when(t.createdAt)}</td>
+                <td data-label="Expires">${when(t.expiresAt)}</td>
+                <td data-label="Last used">${when(t.lastUsedAt)}</td>
+                <td class="row-actions">
                   ${
                     t.status !== 'revoked' &&
                     html`<${Confirm}

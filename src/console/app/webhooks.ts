@@ -54,7 +54,7 @@ function DeliveryLog({ api, subscription }: { api: Api; subscription: WebhookSub
   };
   return html`<div class="deliveries">
     <button type="button" onClick=${load}>Refresh log</button>
-    <table>
+    <table class="cards">
       <caption>
         Deliveries to ${subscription.url}, newest first
       </caption>
@@ -71,13 +71,13 @@ function DeliveryLog({ api, subscription }: { api: Api; subscription: WebhookSub
           (d) =>
             html`<tr key=${d.id} data-delivery=${d.id}>
               <td>${d.eventType}<br /><small>${when(d.createdAt)}</small></td>
-              <td class=${`status-${d.status}`}>${d.status}</td>
-              <td>
+              <td data-label="Status" class=${`status-${d.status}`}>${d.status}</td>
+              <td data-label="Attempts">
                 <ol class="attempts">
                   ${d.attempts.map((a) => html`<li>${attemptText(a)}</li>`)}
                 </ol>
               </td>
-              <td><button type="button" onClick=${() => retry(d)}>Retry</button></td>
+              <td class="row-actions"><button type="button" onClick=${() => retry(d)}>Retry</button></td>
             </tr>`,
         )}
       </tbody>
