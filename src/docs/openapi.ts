@@ -155,15 +155,25 @@ function completeOperation(operation: Json, method: string, components: Json, bo
   const failures = operation['x-failures'];
   const examples = isObject(operation['x-examples']) ? operation['x-examples'] : {};
   const itemSchemas = isObject(operation['x-item-schemas']) ? operation['x-item-schemas'] : {};
+  const responseItemSchemas = isObject(operation['x-response-item-schemas'])
+    ? operation['x-response-item-schemas']
+    : {};
   delete operation['x-failures'];
   delete operation['x-examples'];
   delete operation['x-item-schemas'];
+  delete operation['x-response-item-schemas'];
   const responses = isObject(operation.responses) ? operation.responses : {};
   for (const [status, response] of Object.entries(responses)) {
     if (isObject(response)) markRequiredHeaders(response);
     if (!status.startsWith('2') || !isObject(response)) continue;
     response.headers = { ...(isObject(response.headers) ? response.headers : {}), ...RATE_LIMIT_HEADERS };
     setExample(response.content, examples[status]);
+  }
+  // OpenAPI 3.2's itemSchema, as an extension in 3.1: the schema of one message of a streamed 200.
+  const ok = responses['200'];
+  for (const [mediaType, itemSchema] of Object.entries(responseItemSchemas)) {
+    const media = isObject(ok) && isObject(ok.content) ? ok.content[mediaType] : undefined;
+    if (isObject(media)) media['x-itemSchema'] = itemSchema;
   }
   operation.responses = {
     ...responses,
@@ -273,6 +283,9 @@ export function openApiOptions(config: Config): SwaggerOptions {
               ...(route.config?.bodyItemSchemas === undefined
                 ? {}
                 : { 'x-item-schemas': route.config.bodyItemSchemas }),
+              ...(route.config?.responseItemSchemas === undefined
+                ? {}
+                : { 'x-response-item-schemas': route.config.responseItemSchemas }),
             },
       url,
     }),

@@ -17,6 +17,7 @@ import { ChangeStream, type StreamFilter } from './change-stream.js';
 import type { OpenStreams } from './open-streams.js';
 import type { EventTickets } from './tickets.js';
 import { closingMessage, comment, positionMessage, retryAdvice, SHUTDOWN_DETAIL, SSE_MEDIA_TYPE } from './sse.js';
+import { StreamMessage } from './stream-messages.js';
 
 /** How long EventSource should wait before reconnecting. */
 export const RETRY_MS = 2000;
@@ -187,12 +188,18 @@ export function eventRoutes(options: EventRoutesOptions): TypedRoutes {
           response: {
             200: streamedText('The stream of changes.', {
               [SSE_MEDIA_TYPE]: {
-                schema: { type: 'string', description: 'id:, event:, data: messages; comment heartbeats.' },
+                schema: {
+                  type: 'string',
+                  description:
+                    'Server-Sent Events: messages of `id:`, `event:`, `data:` and `retry:` lines, each ended by a blank line, ' +
+                    'and `: heartbeat` comment lines. `x-itemSchema` (OpenAPI 3.2 `itemSchema`) describes one message.',
+                },
               },
             }),
           },
         },
         config: {
+          responseItemSchemas: { [SSE_MEDIA_TYPE]: StreamMessage },
           failures: [
             'EVENTS_EXPIRED',
             'EVENTS_HISTORY_CHANGED',

@@ -39,13 +39,12 @@ export function comment(text: string): string {
 /** What a stream ended by a shutting-down server says (stream.shutdown). */
 export const SHUTDOWN_DETAIL = 'the server is shutting down; reconnect to resume from lastEventId';
 
+/** Why the server ends a stream: each is a `stream.<reason>` event. */
+export const CLOSING_REASONS = ['overflow', 'shutdown', 'unauthorized'] as const;
+export type ClosingReason = (typeof CLOSING_REASONS)[number];
+
 /** The last message of a stream the server ends: why, and where to resume. */
-export function closingMessage(
-  reason: 'overflow' | 'shutdown' | 'unauthorized',
-  history: string,
-  lastPosition: bigint,
-  detail: string,
-): string {
+export function closingMessage(reason: ClosingReason, history: string, lastPosition: bigint, detail: string): string {
   const data = JSON.stringify({ reason: detail, lastEventId: eventId(history, lastPosition) });
   return `event: stream.${reason}\ndata: ${data}\n\n`;
 }

@@ -272,6 +272,8 @@ declare module 'fastify' {
      * beside its media type as `x-itemSchema` (OpenAPI 3.2's `itemSchema`).
      */
     bodyItemSchemas?: Readonly<Record<string, object>>;
+    /** For a streamed answer of messages (the change stream): the schema of one, by media type, shown likewise. */
+    responseItemSchemas?: Readonly<Record<string, object>>;
   }
 }
 
