@@ -2,6 +2,7 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { ConfigError } from '../config/index.js';
 import { redacted } from '../config/database-url.js';
+import type { WriterChannel } from './sqlite/store-writer.js';
 import type { Store } from './types.js';
 
 /** Tuning that only one store uses (Config has these fields, so a Config can be passed). */
@@ -16,6 +17,8 @@ export interface StoreSettings {
   readonly databaseListenUrl?: string | undefined;
   /** Told about connections that broke while idle (PostgreSQL; the pool has replaced them already). */
   readonly onBackgroundError?: (error: Error) => void;
+  /** SQLite, in a worker of a multi-worker instance: the primary's writer (src/cluster). */
+  readonly writerChannel?: WriterChannel;
 }
 
 /**
@@ -29,7 +32,12 @@ export async function openStore(databaseUrl: string, settings: StoreSettings = {
     const { SqliteStore } = await import('./sqlite/sqlite-store.js');
     const path = databaseUrl.slice('sqlite:'.length);
     try {
-      return SqliteStore.open({ path, readers: settings.sqliteReaders, readTimeLimitMs: settings.readTimeLimitMs });
+      return SqliteStore.open({
+        path,
+        readers: settings.sqliteReaders,
+        readTimeLimitMs: settings.readTimeLimitMs,
+        writerChannel: settings.writerChannel,
+      });
     } catch (error) {
       throw sqliteOpenError(path, error);
     }

@@ -4,13 +4,13 @@
  */
 import type { ChangeLog, ChangeLogBounds, PlantChangeEntry } from '../types.js';
 import type { ChangeSignal } from './change-log.js';
-import type { GroupCommitWriter } from './group-commit.js';
+import type { StoreWriter } from './store-writer.js';
 import type { ReaderPool } from './reader-pool.js';
 
 export class SqliteChangeLog implements ChangeLog {
   constructor(
     private readonly readers: ReaderPool,
-    private readonly writer: GroupCommitWriter,
+    private readonly writer: StoreWriter,
     private readonly signal: ChangeSignal,
   ) {}
 

@@ -23,7 +23,7 @@ import type {
   WebhookStore,
   WebhookSubscription,
 } from '../types.js';
-import type { GroupCommitWriter } from './group-commit.js';
+import type { StoreWriter } from './store-writer.js';
 import type { SqliteHealth } from './health.js';
 import type { ChangeSignal } from './change-log.js';
 import type { SqliteTokenStore } from './token-store.js';
@@ -32,7 +32,7 @@ import type { SqliteWebhookStore } from './webhook-store.js';
 export class DelegatingTokenStore implements TokenStore {
   constructor(
     private readonly reads: SqliteTokenStore,
-    private readonly writer: GroupCommitWriter,
+    private readonly writer: StoreWriter,
     private readonly health: SqliteHealth,
   ) {}
 
@@ -64,7 +64,7 @@ export class DelegatingTokenStore implements TokenStore {
 export class DelegatingWebhookStore implements WebhookStore {
   constructor(
     private readonly reads: SqliteWebhookStore,
-    private readonly writer: GroupCommitWriter,
+    private readonly writer: StoreWriter,
     private readonly health: SqliteHealth,
     /** Fired after a disable, whose webhook.disabled event is in the change log. */
     private readonly changed: ChangeSignal,

@@ -9,6 +9,7 @@ import { Batcher, type BatchCounts } from '../core/batcher.js';
 import { StoreUnavailableError } from '../errors.js';
 import type { SqliteHealth } from './health.js';
 import { spawnWorker } from './spawn-worker.js';
+import type { StoreWriter } from './store-writer.js';
 import type { WriterWorkerData } from './writer-worker.js';
 import {
   SHARED_TRANSACTION_CALLS,
@@ -72,7 +73,7 @@ function takeUnit(queue: Queued[]): Queued[] {
   return queue.splice(0, size);
 }
 
-export class GroupCommitWriter {
+export class GroupCommitWriter implements StoreWriter {
   private worker: Worker | undefined;
   private awaiting: Awaiting | undefined;
   private unitNumber = 0;
@@ -113,6 +114,18 @@ export class GroupCommitWriter {
         resolve: (value) => resolve(value as WriteResult<S, M>),
         reject,
       });
+    });
+  }
+
+  /**
+   * A call a worker of this instance sent (src/cluster/primary-writes.ts), by name: it was type-checked where it
+   * was made, and the writer thread dispatches it by the same names.
+   */
+  callUntyped(call: UntypedCall): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      const post = (worker: Worker, unit: number) => worker.postMessage({ kind: 'call', unit, ...call });
+      const shared = SHARED_TRANSACTION_CALLS.has(`${call.store}.${call.method}`) ? call : undefined;
+      this.batches.add({ kind: 'call', post, shared, resolve, reject });
     });
   }
 

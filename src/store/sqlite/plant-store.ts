@@ -27,7 +27,7 @@ import { valuesOf, withoutAbsent } from '../../domain/plant.js';
 import { plantContentColumnsSql } from '../../domain/plant-sql.js';
 import { BulkSlots } from '../core/bulk-slots.js';
 import { guarded } from './errors.js';
-import type { GroupCommitWriter } from './group-commit.js';
+import type { StoreWriter } from './store-writer.js';
 import type { SqliteHealth } from './health.js';
 import type { ReaderPool } from './reader-pool.js';
 import type { ChangeSignal } from './change-log.js';
@@ -52,7 +52,7 @@ export class SqlitePlantStore implements PlantStore {
 
   constructor(
     db: Database.Database,
-    private readonly writer: GroupCommitWriter,
+    private readonly writer: StoreWriter,
     private readonly readers: ReaderPool,
     private readonly health: SqliteHealth,
     /** Fired after every write that reached the store: the change log may have grown. */

@@ -19,6 +19,8 @@ import { migrationsOf, pendingMigrations } from '../migrations.js';
 import { SqlitePlantStore } from './plant-store.js';
 import { ChangeSignal } from './change-log.js';
 import { SqliteChangeLog } from './delegating-change-log.js';
+import { RemoteWriter } from './remote-writer.js';
+import type { StoreWriter, WriterChannel } from './store-writer.js';
 import { SqliteTokenStore } from './token-store.js';
 import { SqliteWebhookStore } from './webhook-store.js';
 
@@ -30,6 +32,11 @@ export interface SqliteStoreOptions {
   readonly readers?: number;
   /** How long one read may run before it is stopped (READ_TIME_LIMIT_MS). */
   readonly readTimeLimitMs?: number;
+  /**
+   * Set in a worker of a multi-worker instance: writes go to the primary's writer, which migrated the file and
+   * checks it; this process only reads it (src/cluster).
+   */
+  readonly writerChannel?: WriterChannel;
 }
 
 export const DEFAULT_READ_TIME_LIMIT_MS = 5000;
@@ -43,11 +50,11 @@ export class SqliteStore implements Store {
 
   private constructor(
     private readonly db: Database.Database,
-    private readonly writer: GroupCommitWriter,
+    private readonly writer: StoreWriter,
     private readonly readers: ReaderPool,
     private readonly health: SqliteHealth,
+    signal: ChangeSignal,
   ) {
-    const signal = new ChangeSignal();
     this.plants = new SqlitePlantStore(db, writer, readers, health, signal);
     this.changes = new SqliteChangeLog(readers, writer, signal);
     this.tokens = new DelegatingTokenStore(new SqliteTokenStore(db), writer, health);
@@ -60,26 +67,37 @@ export class SqliteStore implements Store {
     if (options.path === ':memory:' || options.path === '') throw new Error('the SQLite store needs a file path');
     const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
     const db = openConnection(options.path, busyTimeoutMs);
+    const channel = options.writerChannel;
     try {
-      migrate(db);
+      if (channel === undefined) migrate(db);
     } catch (error) {
       db.close();
       throw error;
     }
-    // Started after the migrations, so the writer finds the tables it prepares statements for.
     const health = new SqliteHealth(options.path);
-    const writer = new GroupCommitWriter({ path: options.path, busyTimeoutMs }, health);
-    // In the writer thread, so start-up does not wait for it; readiness does (health.ts).
-    writer.call('maintenance', 'quickCheck', []).then(
-      (findings) => health.checked(findings),
-      (error: unknown) => health.checkFailed(error),
-    );
+    const signal = new ChangeSignal();
+    let writer: StoreWriter;
+    if (channel === undefined) {
+      // Started after the migrations, so the writer finds the tables it prepares statements for.
+      const own = new GroupCommitWriter({ path: options.path, busyTimeoutMs }, health);
+      // In the writer thread, so start-up does not wait for it; readiness does (health.ts).
+      own.call('maintenance', 'quickCheck', []).then(
+        (findings) => health.checked(findings),
+        (error: unknown) => health.checkFailed(error),
+      );
+      writer = own;
+    } else {
+      // The primary checked the file before it started this worker, and its readiness covers the check.
+      health.checked(['ok']);
+      channel.onCommitted(() => signal.fire());
+      writer = new RemoteWriter(channel, health);
+    }
     const readers = new ReaderPool(
       { path: options.path, busyTimeoutMs, timeLimitMs: options.readTimeLimitMs ?? DEFAULT_READ_TIME_LIMIT_MS },
       options.readers ?? defaultSqliteReaders(),
       health,
     );
-    return new SqliteStore(db, writer, readers, health);
+    return new SqliteStore(db, writer, readers, health, signal);
   }
 
   /** How many plant writes have been committed in how many batches. */
@@ -102,6 +120,11 @@ export class SqliteStore implements Store {
     if (this.health.shouldProbe()) await this.writer.call('maintenance', 'probeWrite', []).catch(() => undefined);
     const problem = this.health.problem();
     if (problem !== undefined) throw new StoreUnavailableError(problem);
+  }
+
+  /** The writer a multi-worker instance's primary shares with its workers (src/cluster/primary-writes.ts). */
+  sharedWriter(): GroupCommitWriter | undefined {
+    return this.writer instanceof GroupCommitWriter ? this.writer : undefined;
   }
 
   /** Waits for accepted writes to commit, then closes every connection and stops the threads. */
