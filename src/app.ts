@@ -25,6 +25,7 @@ import { validatorFactory } from './http/validation.js';
 import { loggerOptions } from './logging.js';
 import { metricsRoutes } from './metrics/endpoint.js';
 import { plantsPlugin } from './plants/plugin.js';
+import { clusterPlugin, type ClusterWorker } from './plugins/app/cluster.js';
 import { metricsPlugin } from './plugins/app/metrics.js';
 import { requestLog } from './plugins/app/request-log.js';
 import { storePlugin } from './plugins/app/store.js';
@@ -50,13 +51,20 @@ export interface AppDependencies {
   readonly store?: Store;
   /** Where logs go; defaults to stdout. Tests pass a stream to read them. */
   readonly logStream?: NodeJS.WritableStream;
+  /** Set when the app is one worker of a multi-worker instance (src/cluster). */
+  readonly worker?: ClusterWorker;
 }
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 export async function buildApp(config: Config, dependencies: AppDependencies = {}): Promise<FastifyInstance> {
+  const { worker } = dependencies;
   const app = Fastify({
-    logger: await loggerOptions(config, dependencies.logStream),
+    logger: await loggerOptions(
+      config,
+      dependencies.logStream,
+      worker === undefined ? {} : { worker: worker.workerId },
+    ),
     // Fastify's two lines per request are replaced by our one (onResponse below).
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimitBytes,
@@ -110,6 +118,7 @@ async function register(app: FastifyInstance, config: Config, dependencies: AppD
   await app.register(lingeringClose, config.limits);
 
   // The store opens before anything connects elsewhere (rate limiting may use Redis): a bad DATABASE_URL fails at once.
+  await app.register(clusterPlugin, { worker: dependencies.worker });
   await app.register(requestLog);
   await app.register(metricsPlugin);
   await app.register(storePlugin, { store: dependencies.store });

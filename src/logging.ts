@@ -4,6 +4,7 @@
  * pino-pretty) cuts them out if one ever does.
  */
 import type { FastifyServerOptions } from 'fastify';
+import { hostname } from 'node:os';
 import pino from 'pino';
 import type { Config, LogFormat } from './config/index.js';
 import { TurnBatchedStream } from './log-stream.js';
@@ -31,9 +32,12 @@ export function usePrettyLogs(format: LogFormat, destination: NodeJS.WritableStr
 export async function loggerOptions(
   config: Config,
   destination: NodeJS.WritableStream | undefined,
+  /** Added to every line (a worker's id); pino's own pid and hostname stay. */
+  bindings: Readonly<Record<string, unknown>> = {},
 ): Promise<FastifyServerOptions['logger']> {
   const base = {
     level: config.logLevel,
+    ...(Object.keys(bindings).length === 0 ? {} : { base: { pid: process.pid, hostname: hostname(), ...bindings } }),
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
   };
   if (usePrettyLogs(config.logFormat, destination)) {
@@ -55,4 +59,12 @@ export async function loggerOptions(
   // behind code comments"). What is buffered is flushed at exit; only kill -9 loses the last lines.
   const sink = pino.destination({ dest: 1, sync: false, maxLength: MAX_BUFFERED_LOG_BYTES });
   return { ...base, stream: new TurnBatchedStream(sink) };
+}
+
+/** A logger outside any app, as the apps' loggers are made: a multi-worker instance's primary uses it. */
+export async function processLogger(config: Config, bindings: Readonly<Record<string, unknown>>): Promise<pino.Logger> {
+  const options = await loggerOptions(config, undefined, bindings);
+  if (typeof options !== 'object') return pino({ enabled: false });
+  const { stream, ...rest } = options;
+  return pino(rest, stream ?? process.stdout);
 }

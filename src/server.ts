@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import type { Config } from './config/index.js';
+import type { ClusterWorker } from './plugins/app/cluster.js';
 import { describeStore } from './system/store-description.js';
 import { SERVICE_VERSION } from './system/version.js';
 import { issueBootstrapToken, type IssuedToken } from './tokens/token-service.js';
@@ -17,16 +18,25 @@ export interface RunningServer {
 
 export interface StartOptions {
   readonly logStream?: NodeJS.WritableStream;
+  /** Whether a store with no tokens gets one (false in a worker: its instance's primary has done it). */
+  readonly bootstrap?: boolean;
+  /** Set when this process is one worker of a multi-worker instance (src/cluster). */
+  readonly worker?: ClusterWorker;
 }
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
-  const app = await buildApp(config, { logStream: options.logStream });
+  const app = await buildApp(config, { logStream: options.logStream, worker: options.worker });
   let bootstrapToken: IssuedToken | undefined;
   try {
-    await app.listen({ host: config.host, port: config.port });
+    await app.listen({
+      host: config.host,
+      port: config.port,
+      // A worker's own line: the instance's "Server listening at" comes from its primary once every worker listens.
+      ...(options.worker === undefined ? {} : { listenTextResolver: (address) => `worker listening at ${address}` }),
+    });
     // Only once the address is ours: a start that fails to listen prints no banner, so a token
     // made before it would be one nobody saw, and the next start (the store no longer empty) would make none.
-    bootstrapToken = await issueBootstrapToken(app.store.tokens);
+    if (options.bootstrap !== false) bootstrapToken = await issueBootstrapToken(app.store.tokens);
   } catch (error) {
     // Closed before the caller sees the error: the CLI exits at once on it, and an
     // exit while the store's writer thread is still loading SQLite kills the process

@@ -26,7 +26,8 @@ export function explainListenError(error: unknown, config: Config): unknown {
       cause: error,
     });
   }
-  if (failure.syscall !== 'listen') return error;
+  // A worker of a multi-worker instance gets its primary's failure to bind the shared port (node:cluster).
+  if (failure.syscall !== 'listen' && failure.syscall !== 'bind') return error;
   if (code === 'EADDRINUSE')
     return new ConfigError(
       `${portName}: ${where} is already in use (by another process?): choose another ${portName}`,

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { runInstance } from '../cluster/instance.js';
 import { runServer } from '../server.js';
 import { openStore } from '../store/open-store.js';
 import { explainListenError } from './listen-errors.js';
@@ -15,7 +16,7 @@ export function registerServeCommands(program: Command): void {
   ).action(async (options: Options) => {
     const config = configFrom(options);
     try {
-      await runServer(config);
+      await (config.workers > 1 ? runInstance(config) : runServer(config));
     } catch (error) {
       throw explainListenError(error, config);
     }

@@ -21,6 +21,8 @@ export { ConfigError } from './errors.js';
 export interface Config {
   readonly host: string;
   readonly port: number;
+  /** Processes serving HTTP on the one port (1: one process, as before; docs/deploying.md, "Workers: every core"). */
+  readonly workers: number;
   /** The URL clients reach the service at (PUBLIC_URL), behind a proxy; unset: each request's own origin. */
   readonly publicUrl: string | undefined;
   /** `sqlite:<path>` (default, embedded) or `postgres://...` (shared). */
@@ -164,6 +166,7 @@ export function loadConfig(env: Source = process.env, overrides: Source = {}): C
   return {
     host: apiHost,
     port,
+    workers: integer(source, 'WORKERS', 1, 1, 256),
     publicUrl: publicUrl(source),
     databaseUrl: databaseUrl(source),
     logLevel: logLevel(source),

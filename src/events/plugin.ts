@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { registerOpenStreamsGauge } from '../metrics/activity.js';
+import { runsBackgroundJobs } from '../plugins/app/cluster.js';
 import { ChangeHub } from './change-hub.js';
 import { OpenStreams } from './open-streams.js';
 import { ChangeLogRetention } from './retention.js';
@@ -49,7 +50,8 @@ export const eventsPlugin = fp(
     }, TOKEN_CHECK_MS);
     tokenCheck.unref();
 
-    app.addHook('onReady', async () => retention.start());
+    // In a multi-worker instance, one worker prunes the log (src/cluster/background-slot.ts).
+    if (runsBackgroundJobs(app)) app.addHook('onReady', async () => retention.start());
     // Set once closing starts: a stream asked for from then on is ended as soon as it is set up
     // (the ones open now are ended below), so none outlives the shutdown.
     let closing = false;
@@ -68,7 +70,7 @@ export const eventsPlugin = fp(
   },
   {
     name: 'events',
-    dependencies: ['store', 'auth', 'query-string-rules', 'collect-routes', 'metrics'],
+    dependencies: ['store', 'auth', 'query-string-rules', 'collect-routes', 'metrics', 'cluster'],
     decorators: { fastify: ['config'] },
   },
 );

@@ -11,6 +11,7 @@ import { protocolEdges } from '../http/node-protocol.js';
 import { requestDeadlines } from '../http/request-deadlines.js';
 import { serverOptions } from '../http/server-options.js';
 import { bearerAuth, routeGuard } from '../tokens/auth.js';
+import type { ClusterWorker } from '../plugins/app/cluster.js';
 import type { ServiceMetrics } from './service-metrics.js';
 
 declare module 'fastify' {
@@ -26,7 +27,12 @@ const EXAMPLE = [
   'plantstore_http_requests_total{method="POST",route="/plants",status_code="200"} 1027',
 ].join('\n');
 
-function metricsRoute(app: FastifyInstance, metrics: ServiceMetrics, config: Config): void {
+function metricsRoute(
+  app: FastifyInstance,
+  metrics: ServiceMetrics,
+  config: Config,
+  cluster: ClusterWorker | null,
+): void {
   const where =
     config.metricsPort === undefined
       ? 'on the API port'
@@ -52,7 +58,11 @@ function metricsRoute(app: FastifyInstance, metrics: ServiceMetrics, config: Con
         },
       },
     },
-    async (_request, reply) => reply.type(metrics.contentType).send(await metrics.render()),
+    // A worker of a multi-worker instance answers with every worker's metrics, merged by the primary (src/cluster).
+    async (_request, reply) =>
+      reply
+        .type(metrics.contentType)
+        .send(await (cluster === null ? metrics.render() : cluster.primary.ask('metrics', null))),
   );
 }
 
@@ -63,12 +73,12 @@ function metricsRoute(app: FastifyInstance, metrics: ServiceMetrics, config: Con
 export const metricsRoutes = fp(
   async (app: FastifyInstance) => {
     app.decorate('metricsServer', null);
-    if (app.config.metricsPort === undefined) metricsRoute(app, app.metrics, app.config);
+    if (app.config.metricsPort === undefined) metricsRoute(app, app.metrics, app.config, app.cluster);
     else serveSeparately(app, app.config, app.config.metricsPort);
   },
   {
     name: 'metrics-routes',
-    dependencies: ['metrics', 'auth', 'query-string-rules', 'collect-routes'],
+    dependencies: ['metrics', 'auth', 'query-string-rules', 'collect-routes', 'cluster'],
     decorators: { fastify: ['config'] },
   },
 );
@@ -86,7 +96,7 @@ function serveSeparately(app: FastifyInstance, config: Config, port: number): vo
     });
     await server.register(routeGuard);
     await server.register(collectRoutes);
-    metricsRoute(server, app.metrics, config);
+    metricsRoute(server, app.metrics, config, app.cluster);
     await server.register(answerOtherMethods);
     await server.listen({ host: config.metricsHost, port });
     app.metricsServer = server;

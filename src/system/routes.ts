@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { jsonText, type TypedRoutes } from '../http/type-provider.js';
 import { addVary } from '../http/vary.js';
+import { StoreUnavailableError } from '../store/errors.js';
 import { frontDoorRoutes } from './front-door.js';
 import { publicBaseUrl } from './public-origin.js';
 import { SERVICE_VERSION } from './version.js';
@@ -62,6 +63,9 @@ const systemRoutes: TypedRoutes = async (app) => {
     },
     async () => {
       await app.store.ping();
+      // In a multi-worker instance: every worker, and the primary's writer, must be ready too.
+      const problem = await app.cluster?.primary.ask('readiness', null);
+      if (typeof problem === 'string') throw new StoreUnavailableError(problem);
       return { status: 'ok' as const, version: SERVICE_VERSION };
     },
   );
@@ -97,6 +101,12 @@ export const systemPlugin = fp(
   async (app: FastifyInstance) => {
     await app.register(systemRoutes);
     await app.register(frontDoorRoutes);
+    app.cluster?.primary.answer('ping', () =>
+      app.store.ping().then(
+        () => null,
+        (error: unknown) => (error instanceof Error ? error.message : String(error)),
+      ),
+    );
   },
-  { name: 'system', dependencies: ['store', '@fastify/swagger', 'query-string-rules', 'collect-routes'] },
+  { name: 'system', dependencies: ['cluster', 'store', '@fastify/swagger', 'query-string-rules', 'collect-routes'] },
 );

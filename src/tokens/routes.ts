@@ -155,6 +155,8 @@ const routes: TypedRoutes<[typeof NewToken, typeof Token, typeof CreatedToken]> 
       const revoked = await store.tokens.revokeToken(idOrName, new Date());
       if (revoked === undefined) throw failure('TOKEN_NOT_FOUND', [idOrName]);
       authenticator.forget(revoked.id);
+      // Every other worker of the instance forgets it too before this answers (src/cluster).
+      await request.server.cluster?.primary.ask('revoked', revoked.id);
       return tokenJson(revoked);
     },
   );
@@ -164,6 +166,11 @@ export const tokensPlugin = fp(
   async (app: FastifyInstance) => {
     for (const schema of [NewToken, Token, CreatedToken]) app.addSchema(schema);
     await app.register(routes);
+    // Another worker of the instance revoked it: refused here from the next request.
+    app.cluster?.primary.answer('forget', (tokenId) => {
+      app.authenticator.forget(tokenId);
+      return null;
+    });
   },
-  { name: 'tokens', dependencies: ['store', 'auth', 'query-string-rules', 'collect-routes'] },
+  { name: 'tokens', dependencies: ['store', 'auth', 'query-string-rules', 'collect-routes', 'cluster'] },
 );

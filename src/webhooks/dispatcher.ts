@@ -24,6 +24,11 @@ export interface DispatcherLogger {
 }
 
 export interface DispatcherOptions {
+  /**
+   * Set in a worker of a multi-worker instance that does not deliver (src/cluster): it never looks at the outbox
+   * itself; a nudge goes to the worker that delivers, so each delivery is sent once per instance.
+   */
+  readonly elsewhere?: () => void;
   /** Most deliveries in flight at once, in this process. */
   readonly concurrency: number;
   /** How often the outbox is polled for due deliveries (retries, other instances' events). */
@@ -112,6 +117,7 @@ export class WebhookDispatcher {
   }
 
   start(): void {
+    if (this.options.elsewhere !== undefined) return;
     if (this.timer !== undefined || this.stopping) return;
     this.timer = setInterval(() => this.nudge(), this.options.pollIntervalMs);
     this.timer.unref();
@@ -120,6 +126,7 @@ export class WebhookDispatcher {
 
   /** Looks at least MIN_TICK_GAP_MS apart, so a burst of creates costs a few outbox queries, not one each. */
   nudge(): void {
+    if (this.options.elsewhere !== undefined) return this.options.elsewhere();
     this.lookAfter(MIN_TICK_GAP_MS);
   }
 

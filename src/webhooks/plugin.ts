@@ -5,6 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { Counter } from 'prom-client';
+import { runsBackgroundJobs } from '../plugins/app/cluster.js';
 import { WebhookDispatcher } from './dispatcher.js';
 import { WebhookRetentionJob } from './retention.js';
 import { DeletedPlant, WebhookDisabledEvent } from './openapi.js';
@@ -39,6 +40,8 @@ export const webhookDispatcher = fp(
   async (app: FastifyInstance) => {
     const { config } = app;
     const store = app.store.webhooks;
+    const { cluster } = app;
+    const background = runsBackgroundJobs(app);
     const disabledTotal = new Counter({
       name: 'plantstore_webhook_subscriptions_disabled_total',
       help: 'Webhook subscriptions this instance disabled because every attempt failed for WEBHOOK_DISABLE_AFTER.',
@@ -59,7 +62,9 @@ export const webhookDispatcher = fp(
       disableAfterMs: config.webhookDisableAfterMs,
       onDisabled: () => disabledTotal.inc(),
       onAttemptNotRecorded: () => unrecordedTotal.inc(),
+      elsewhere: background || cluster === null ? undefined : () => cluster.primary.tell('nudge', null),
     });
+    if (background) cluster?.primary.on('nudge', () => dispatcher.nudge());
     const retention = new WebhookRetentionJob(store, {
       retentionDays: config.webhookRetentionDays,
       log: app.log.child({ component: 'webhooks' }),
@@ -72,6 +77,8 @@ export const webhookDispatcher = fp(
     app.decorate('webhookRecoveries', recoveries);
     app.decorate('webhookRetention', retention);
     app.addHook('onReady', async () => {
+      // In a multi-worker instance, one worker runs these (src/cluster/background-slot.ts).
+      if (!background) return;
       dispatcher.start();
       retention.start();
       recoveries.startSweeping();
@@ -92,7 +99,7 @@ export const webhookDispatcher = fp(
       done();
     });
   },
-  { name: 'webhook-dispatcher', dependencies: ['store', 'metrics'], decorators: { fastify: ['config'] } },
+  { name: 'webhook-dispatcher', dependencies: ['store', 'metrics', 'cluster'], decorators: { fastify: ['config'] } },
 );
 
 export const webhooksPlugin = fp(

@@ -25,6 +25,8 @@ export const metricsPlugin = fp(
     app.decorate('metrics', metrics);
     registerHttpMetrics(app, metrics);
     registerBulkJobsGauge(app, metrics.registry);
+    // The primary merges every worker's into one scrape (src/metrics/merge-text.ts).
+    app.cluster?.primary.answer('metrics', () => metrics.render());
   },
-  { name: 'metrics', decorators: { fastify: ['config'] } },
+  { name: 'metrics', dependencies: ['cluster'], decorators: { fastify: ['config'] } },
 );

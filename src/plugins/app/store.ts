@@ -9,7 +9,9 @@ import { instrumentStore } from '../../metrics/instrument-store.js';
 import { registerPoolMetrics } from '../../metrics/pool.js';
 import { registerWebhookBacklogMetrics } from '../../metrics/webhook-backlog.js';
 import { openStore } from '../../store/open-store.js';
+import type { WriterChannel } from '../../store/sqlite/store-writer.js';
 import type { Store } from '../../store/types.js';
+import type { ClusterWorker } from './cluster.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -22,12 +24,21 @@ export interface StorePluginOptions {
   readonly store?: Store;
 }
 
+/** SQLite writes through the primary's writer; commits anywhere in the instance wake this worker's change stream. */
+function writerChannel({ primary }: ClusterWorker): WriterChannel {
+  return {
+    send: (writes) => primary.ask('writes', writes),
+    onCommitted: (listener) => primary.on('committed', listener),
+  };
+}
+
 export const storePlugin = fp(
   async (app: FastifyInstance, options: StorePluginOptions) => {
     const store =
       options.store ??
       (await openStore(app.config.databaseUrl, {
         ...app.config,
+        writerChannel: app.cluster === null ? undefined : writerChannel(app.cluster),
         onBackgroundError: (error) =>
           app.log.error({ err: error }, 'a database connection failed while idle; the pool replaced it'),
       }));
@@ -37,5 +48,5 @@ export const storePlugin = fp(
     registerWebhookBacklogMetrics(app.metrics.registry, store);
     app.decorate('store', instrumentStore(store, app.metrics));
   },
-  { name: 'store', decorators: { fastify: ['config', 'metrics'] } },
+  { name: 'store', dependencies: ['cluster'], decorators: { fastify: ['config', 'metrics'] } },
 );

@@ -11,6 +11,7 @@ import rateLimit from '@fastify/rate-limit';
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, failure } from '../../http/errors.js';
+import { clusterRateLimitStore } from './rate-limit-cluster-store.js';
 import { connectRateLimitRedis, throttledWarning } from './rate-limit-store.js';
 import type { ServiceLimits } from '../../config/service-limits.js';
 
@@ -65,6 +66,8 @@ export const rateLimiting = fp(
       keyGenerator: (request: FastifyRequest) => request.rateLimitKey ?? '',
       cache: 10_000,
       ...(redis === undefined ? {} : { redis, nameSpace: limits.rateLimitNamespace }),
+      // Without Redis, a multi-worker instance counts in its primary: one budget per instance.
+      ...(redis === undefined && app.cluster !== null ? { store: clusterRateLimitStore(app.cluster.primary) } : {}),
     });
     const count = app.createRateLimit();
     const warnStoreFailure = throttledWarning(app.log, 'rate-limit store failed; letting requests through');
@@ -158,5 +161,5 @@ export const rateLimiting = fp(
     // Its refusals become Error records (error-records). The auth plugin's token and authenticator are read
     // only while requests are answered, so auth, registered after this, is not listed.
   },
-  { name: 'rate-limiting', dependencies: ['error-records'] },
+  { name: 'rate-limiting', dependencies: ['error-records', 'cluster'] },
 );
