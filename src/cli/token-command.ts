@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { LIFETIME_RULE } from '../domain/lifetime.js';
 import { parseScopes, SCOPES } from '../tokens/scopes.js';
 import { issueToken, parseDuration, TokenError } from '../tokens/token-service.js';
 import { tokenStatus } from '../tokens/token-status.js';
@@ -19,7 +20,7 @@ export function registerTokenCommands(program: Command): void {
       .description('Create a token and print its secret, once, alone on the last line.')
       .requiredOption('--name <name>', 'a unique name, e.g. the client it is for')
       .option('--scopes <scopes>', `comma-separated, from: ${SCOPES.join(', ')}`, 'plants:read,plants:write')
-      .option('--expires-in <duration>', 'lifetime, e.g. 12h, 30d, 2w (default: never expires)'),
+      .option('--expires-in <duration>', `lifetime: ${LIFETIME_RULE} (default: never expires)`),
   ).action(async (options: Options) =>
     withStore(options, async (store) => {
       let scopes;
@@ -28,7 +29,8 @@ export function registerTokenCommands(program: Command): void {
       } catch (error) {
         throw new TokenError((error as Error).message);
       }
-      const expiresInMs = typeof options.expiresIn === 'string' ? parseDuration(options.expiresIn) : undefined;
+      const expiresInMs =
+        typeof options.expiresIn === 'string' ? parseDuration(options.expiresIn, '--expires-in') : undefined;
       const { record, secret } = await issueToken(store.tokens, { name: String(options.name), scopes, expiresInMs });
       process.stderr.write(
         `created token ${record.id} '${record.name}' with scopes ${record.scopes.join(',')}` +

@@ -3,6 +3,7 @@
  * error says. Names, tags and descriptions are single-line; PostgreSQL cannot store NUL, and
  * unpaired surrogates cannot be encoded as UTF-8, so neither would round-trip through a store.
  */
+import { LIFETIME, LIFETIME_RULE } from './lifetime.js';
 
 /** Unicode's control characters (C0, DEL, C1), as a character-class range in pattern text. */
 const CONTROL_RANGES = '\\u0000-\\u001F\\u007F-\\u009F';
@@ -49,8 +50,21 @@ const ENTITY_TAG = '(W/)?"[!#-~\\u0080-\\u00FF]*"';
  */
 export const ENTITY_TAG_LIST = `^(\\*|[ \\t]*(,[ \\t]*)*${ENTITY_TAG}[ \\t]*(,([ \\t]*${ENTITY_TAG}[ \\t]*)?)*)$`;
 
+/**
+ * A token name: ASCII letters, digits, '.', '_' and '-', starting with a letter or digit, and not with 'tok_' (token
+ * ids start so, and a name must never be read as another token's id). Spelled without a lookahead, which not every
+ * engine reads; its length is the schema's minLength and maxLength.
+ */
+export const TOKEN_NAME =
+  '^(?:[A-Za-su-z0-9]|t(?:$|[A-Za-np-z0-9._-]|o(?:$|[A-Za-jl-z0-9._-]|k(?:$|[A-Za-z0-9.-]))))[A-Za-z0-9._-]*$';
+
+export const TOKEN_NAME_RULE =
+  "letters (A-Z, a-z), digits, '.', '_' or '-', starting with a letter or digit, and not starting with 'tok_'";
+
 const PATTERN_PHRASES: Readonly<Record<string, string>> = {
   [PRINTABLE_TEXT]: 'must not contain control characters',
+  [TOKEN_NAME]: `must contain only ${TOKEN_NAME_RULE}`,
+  [LIFETIME]: `must be ${LIFETIME_RULE}`,
   [OPAQUE_ID]: 'must contain only letters, digits and underscores',
   [EVENT_ID]: 'must be an event id as the stream sent it (<history>-<position>)',
   [ENTITY_TAG_LIST]: 'must be * or a comma-separated list of entity-tags ("..." or W/"...")',

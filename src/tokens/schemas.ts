@@ -2,7 +2,12 @@
  * The token shapes, as JSON Schema: validation, serialisation and the OpenAPI document
  * all come from these objects. A token's secret appears only in CreatedToken.
  */
+import { LIFETIME, LIFETIME_RULE } from '../domain/lifetime.js';
+import { TOKEN_NAME, TOKEN_NAME_RULE } from '../domain/text-rules.js';
 import { SCOPES } from './scopes.js';
+
+/** A token name's length; its characters are TOKEN_NAME's. */
+export const TOKEN_NAME_MAX_LENGTH = 64;
 
 const DateTime = { type: 'string', format: 'date-time' } as const;
 
@@ -23,17 +28,16 @@ export const NewToken = {
     name: {
       type: 'string',
       minLength: 1,
-      maxLength: 64,
-      description:
-        "A unique name, e.g. the client it is for: 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit, and not starting with 'tok_'.",
+      maxLength: TOKEN_NAME_MAX_LENGTH,
+      pattern: TOKEN_NAME,
+      description: `A unique name, e.g. the client it is for: 1-${TOKEN_NAME_MAX_LENGTH} ${TOKEN_NAME_RULE}.`,
       example: 'inventory-sync',
     },
     scopes: { ...Scopes, description: `${Scopes.description} Default: plants:read and plants:write.` },
     expiresIn: {
       type: 'string',
-      pattern: '^[0-9]+ *[smhdw]$',
-      description:
-        'Lifetime: a number and a unit (s, m, h, d, w), e.g. 12h, 30d, 2w. Left out, the token never expires.',
+      pattern: LIFETIME,
+      description: `Lifetime: ${LIFETIME_RULE}. Left out, the token never expires.`,
       example: '30d',
     },
   },

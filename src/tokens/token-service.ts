@@ -3,10 +3,14 @@
  * first-start bootstrap. The secret is returned once, here, and never stored.
  */
 import type { TokenRecord, TokenStore } from '../store/types.js';
+import { LIFETIME_RULE, lifetimeMs, MAX_LIFETIME_MS } from '../domain/lifetime.js';
+import { TOKEN_NAME, TOKEN_NAME_RULE } from '../domain/text-rules.js';
+import { TOKEN_NAME_MAX_LENGTH } from './schemas.js';
 import { SCOPES, type Scope } from './scopes.js';
 import { generateTokenId, generateTokenSecret, hashToken } from './secret.js';
 
-const TOKEN_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+/** The name rule NewToken's schema states, for callers without the schema (the CLI). */
+const NAME_PATTERN = new RegExp(TOKEN_NAME);
 export const BOOTSTRAP_TOKEN_NAME = 'bootstrap';
 
 export class TokenError extends Error {}
@@ -31,10 +35,13 @@ export async function issueToken(
   request: IssueTokenRequest,
   now = new Date(),
 ): Promise<IssuedToken> {
-  if (!TOKEN_NAME.test(request.name) || request.name.startsWith('tok_')) {
-    throw new TokenError(
-      `invalid token name '${request.name}': use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit (and not 'tok_', which token ids use)`,
-    );
+  if (request.name.length > TOKEN_NAME_MAX_LENGTH || !NAME_PATTERN.test(request.name)) {
+    throw new TokenError(`invalid token name '${request.name}': use 1-${TOKEN_NAME_MAX_LENGTH} ${TOKEN_NAME_RULE}`);
+  }
+  const lifetime = request.expiresInMs;
+  // Checked here too, whoever the caller: a lifetime past the bound once became an expiry that is no date at all.
+  if (lifetime !== undefined && !(Number.isSafeInteger(lifetime) && lifetime > 0 && lifetime <= MAX_LIFETIME_MS)) {
+    throw new TokenError(`invalid lifetime of ${lifetime} ms: expiresIn must be ${LIFETIME_RULE}`);
   }
   const secret = generateTokenSecret();
   const record: TokenRecord = {
@@ -65,16 +72,9 @@ export async function issueBootstrapToken(store: TokenStore): Promise<IssuedToke
   }
 }
 
-const DURATION = /^(\d+)\s*(s|m|h|d|w)$/;
-const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const;
-
-/** Parses "90s", "15m", "12h", "30d", "2w" into milliseconds. */
-export function parseDuration(text: string): number {
-  const match = DURATION.exec(text.trim());
-  if (match === null)
-    throw new TokenError(`invalid duration '${text}': use a number and a unit, e.g. 90s, 15m, 12h, 30d, 2w`);
-  const [, amount, unit] = match as unknown as [string, string, keyof typeof UNIT_MS];
-  const ms = Number(amount) * UNIT_MS[unit];
-  if (ms <= 0 || !Number.isSafeInteger(ms)) throw new TokenError(`invalid duration '${text}': must be positive`);
+/** Parses a lifetime ("90s", "15m", "12h", "30d", "2w") into milliseconds; `field` names it in the refusal. */
+export function parseDuration(text: string, field = 'expiresIn'): number {
+  const ms = lifetimeMs(text.trim());
+  if (ms === undefined) throw new TokenError(`invalid duration '${text}': ${field} must be ${LIFETIME_RULE}`);
   return ms;
 }

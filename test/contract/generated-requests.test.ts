@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
+import { parse, stringify } from 'lossless-json';
 import { Errors } from '../../src/http/errors.js';
 import { issueToken } from '../../src/tokens/token-service.js';
 import { testBackends } from '../support/backends.js';
@@ -260,17 +261,18 @@ function invalidRequest(operation: Operation, doc: Json, token: string): fc.Arbi
       if (broken === undefined) continue;
       breakers.push(
         broken.map((value) => (request: Request) => {
-          const parsed = JSON.parse((request.payload ?? '{}').replace(/(-?\d{16,})/g, '"$1"')) as Json;
-          return { ...request, payload: JSON.stringify({ ...parsed, [key]: value }) };
+          // Lossless: a long id stays the number it was, and digits inside a string stay text.
+          const parsed = parse(request.payload ?? '{}') as Json;
+          return { ...request, payload: stringify({ ...parsed, [key]: value }) };
         }),
       );
     }
     for (const key of body.required ?? []) {
       breakers.push(
         fc.constant((request: Request) => {
-          const parsed = JSON.parse((request.payload ?? '{}').replace(/(-?\d{16,})/g, '"$1"')) as Json;
+          const parsed = parse(request.payload ?? '{}') as Json;
           delete parsed[key];
-          return { ...request, payload: JSON.stringify(parsed) };
+          return { ...request, payload: stringify(parsed) };
         }),
       );
     }

@@ -75,12 +75,20 @@ for (const backend of testBackends())
     });
 
     it('refuses what the CLI refuses, naming the field', async () => {
-      assertError(await create({ name: 'tok_sneaky' }), Errors.INVALID_FIELD, "invalid token name 'tok_sneaky'");
-      assertError(await create({ name: '-dash' }), Errors.INVALID_FIELD, 'invalid token name');
+      assertError(
+        await create({ name: 'tok_sneaky' }),
+        Errors.INVALID_FIELD,
+        "name must contain only letters (A-Z, a-z), digits, '.', '_' or '-', starting with a letter or digit, and not starting with 'tok_'",
+      );
+      assertError(await create({ name: '-dash' }), Errors.INVALID_FIELD, 'name must contain only');
       assertError(await create({ name: 'x', scopes: ['root'] }), Errors.INVALID_FIELD, 'scopes.0 must be one of');
       assertError(await create({ name: 'x', scopes: [] }), Errors.INVALID_FIELD, 'scopes must');
       assertError(await create({ name: 'x', expiresIn: 'forever' }), Errors.INVALID_FIELD, 'expiresIn');
-      assertError(await create({ name: 'x', expiresIn: '0d' }), Errors.INVALID_FIELD, 'must be positive');
+      assertError(
+        await create({ name: 'x', expiresIn: '0d' }),
+        Errors.INVALID_FIELD,
+        'expiresIn must be a count and a unit',
+      );
       assertError(await create({}), Errors.INVALID_FIELD, 'name');
       assertError(await create({ name: 'reader' }), Errors.TOKEN_NAME_TAKEN, "'reader'");
     });

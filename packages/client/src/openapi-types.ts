@@ -1111,7 +1111,7 @@ export interface components {
         /** @description A token to create. Properties not listed here are ignored. */
         NewToken: {
             /**
-             * @description A unique name, e.g. the client it is for: 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit, and not starting with 'tok_'.
+             * @description A unique name, e.g. the client it is for: 1-64 letters (A-Z, a-z), digits, '.', '_' or '-', starting with a letter or digit, and not starting with 'tok_'.
              * @example inventory-sync
              */
             name: string;
@@ -1123,7 +1123,7 @@ export interface components {
              */
             scopes?: ("plants:read" | "plants:write" | "admin")[];
             /**
-             * @description Lifetime: a number and a unit (s, m, h, d, w), e.g. 12h, 30d, 2w. Left out, the token never expires.
+             * @description Lifetime: a count and a unit (s, m, h, d or w), e.g. 12h, 30d, 2w: at least 1s and at most 3650d (about 10 years; 315360000s, 5256000m, 87600h, 3650d, 521w). Left out, the token never expires.
              * @example 30d
              */
             expiresIn?: string;
