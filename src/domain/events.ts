@@ -37,6 +37,27 @@ export interface PlantEvent {
   readonly payload: string;
 }
 
+/** What a plant event says of its plant, for the delivery log: its id, and its name unless it was deleted. */
+export interface EventPlant {
+  readonly id: bigint;
+  readonly name?: string;
+}
+
+/** Every plant event's payload is plantJson's (or deletedPlantJson's) text, which starts with the id's exact digits. */
+const LEADING_ID = /^\{"id":(-?\d+)[,}]/;
+
+/**
+ * The plant an event is about, read from its payload; undefined for an event not about a plant. The name is read
+ * with JSON.parse, which rounds the id: the id comes from its digits.
+ */
+export function plantOfEvent(type: string, payload: string): EventPlant | undefined {
+  if (!isEventType(type) || !isPlantEventType(type)) return undefined;
+  const digits = LEADING_ID.exec(payload)?.[1];
+  if (digits === undefined) return undefined;
+  const { name } = JSON.parse(payload) as { name?: unknown };
+  return { id: BigInt(digits), ...(typeof name === 'string' ? { name } : {}) };
+}
+
 /** The event of a newly created plant: the plant as a `NewPlant`. */
 export type PlantCreatedEvent = PlantEvent & { readonly type: typeof PLANT_CREATED };
 

@@ -12,7 +12,7 @@ import type {
   WebhookDelivery,
   WebhookSubscription,
 } from './types.js';
-import { isEventType } from '../domain/events.js';
+import { isEventType, plantOfEvent } from '../domain/events.js';
 
 export interface SubscriptionRow<Time> {
   id: string;
@@ -39,6 +39,8 @@ export interface DeliveryRow<Time> {
   subscription_id: string;
   event_id: string;
   type: string;
+  /** The event's payload: the delivery log names the plant it is about. */
+  payload: string;
   status: DeliveryStatus;
   attempt_count: number;
   next_attempt_at: Time | null;
@@ -113,7 +115,7 @@ export function signingKeysOf(row: { url: string; secret: string; previous_secre
 }
 
 export const DELIVERY_COLUMNS =
-  'd.id, d.subscription_id, d.event_id, e.type, d.status, d.attempt_count, d.next_attempt_at, d.created_at';
+  'd.id, d.subscription_id, d.event_id, e.type, e.payload, d.status, d.attempt_count, d.next_attempt_at, d.created_at';
 export const DELIVERY_FROM = 'webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id';
 
 /** The row-to-record mappers for a store whose times come back as `Time`. */
@@ -161,6 +163,7 @@ export function webhookRowMappers<Time>(toDate: (time: Time) => Date) {
       };
     },
     toDelivery(row: DeliveryRow<Time>, attempts: DeliveryAttempt[]): WebhookDelivery {
+      const plant = plantOfEvent(row.type, row.payload);
       return {
         id: row.id,
         subscriptionId: row.subscription_id,
@@ -171,6 +174,7 @@ export function webhookRowMappers<Time>(toDate: (time: Time) => Date) {
         ...(row.next_attempt_at === null ? {} : { nextAttemptAt: toDate(row.next_attempt_at) }),
         createdAt: toDate(row.created_at),
         attempts,
+        ...(plant === undefined ? {} : { plant }),
       };
     },
     /** The deliveries, each with its attempts (`attempts` are those of all of them, in order). */

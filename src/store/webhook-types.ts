@@ -61,7 +61,8 @@ export interface NewWebhookSubscription {
 }
 
 /** The outbox row of one event (src/domain/events.ts). */
-export type { PlantCreatedEvent, PlantEvent } from '../domain/events.js';
+export type { EventPlant, PlantCreatedEvent, PlantEvent } from '../domain/events.js';
+import type { EventPlant } from '../domain/events.js';
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
 
@@ -91,6 +92,8 @@ export interface WebhookDelivery {
   readonly nextAttemptAt?: Date;
   readonly createdAt: Date;
   readonly attempts: readonly DeliveryAttempt[];
+  /** The plant the event is about, as its payload has it; undefined for an event not about a plant. */
+  readonly plant?: EventPlant;
 }
 
 /** A due delivery leased to one dispatcher, with everything needed to send it. */

@@ -79,6 +79,8 @@ export function deliveryJson(d: DeliveryRecord) {
     attemptCount: d.attemptCount,
     ...(d.nextAttemptAt === undefined ? {} : { nextAttemptAt: iso(d.nextAttemptAt) }),
     createdAt: iso(d.createdAt),
+    ...(d.plant === undefined ? {} : { plantId: d.plant.id }),
+    ...(d.plant?.name === undefined ? {} : { plantName: d.plant.name }),
     attempts: d.attempts.map(attemptJson),
   };
 }
@@ -107,6 +109,8 @@ export const deliveryExample = {
   attemptCount: 1,
   nextAttemptAt: '2026-01-01T12:00:06.000Z',
   createdAt: '2026-01-01T12:00:00.000Z',
+  plantId: 10,
+  plantName: 'Monstera deliciosa',
   attempts: [
     {
       attempt: 1,

@@ -7,7 +7,7 @@ import { DESCRIPTION_MAX_LENGTH, MAX_PER_SECOND_LIMIT } from './subscriptions.js
 import { PRINTABLE_TEXT } from '../domain/text-rules.js';
 import { DEFAULT_OVERLAP_SECONDS, MAX_OVERLAP_SECONDS } from './secret-rotation.js';
 import { EVENT_TYPES } from '../domain/events.js';
-import { PlantTag } from '../plants/schemas.js';
+import { Int64Id, PlantTag } from '../plants/schemas.js';
 
 const DateTime = { type: 'string', format: 'date-time' } as const;
 
@@ -276,6 +276,16 @@ export const WebhookDelivery = {
     attemptCount: { type: 'integer', minimum: 0, description: 'Attempts made so far.' },
     nextAttemptAt: { ...DateTime, description: 'When the next attempt is due; only while pending.' },
     createdAt: DateTime,
+    plantId: {
+      ...Int64Id,
+      description:
+        'The plant the event is about (an int64, every digit exact), as in the event; omitted for an event not about ' +
+        'a plant (webhook.disabled).',
+    },
+    plantName: {
+      type: 'string',
+      description: "The plant's name as the event carried it; omitted for plant.deleted (whose event has the id only).",
+    },
     attempts: { type: 'array', items: { $ref: 'WebhookDeliveryAttempt' }, description: 'Every attempt, oldest first.' },
   },
   additionalProperties: false,

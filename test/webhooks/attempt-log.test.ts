@@ -1,12 +1,14 @@
 /**
  * The delivery log's attempts keep the head of each response (its first 1 KiB and Content-Type) and never the
- * signing secret; the log is filtered by event and by plant. Real receivers, both stores.
+ * signing secret; each delivery names its plant; the log is filtered by event and by plant. Real receivers, both
+ * stores.
  */
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { parseJson } from '../../packages/client/src/json.js';
 import { testBackends } from '../support/backends.js';
 import { bearer, createHarness, json, postPlant, type Harness } from '../support/harness.js';
 import { sleep } from './receiver.js';
@@ -140,6 +142,24 @@ for (const backend of testBackends())
         return response.json() as (Delivery & { eventType: string })[];
       };
       assert.equal((await read('')).length, 4);
+      // Each delivery names its plant: the id every digit exact (read as the typed client reads it), and the name
+      // the event carried (none in a deletion's event).
+      const named = await h.request({
+        method: 'GET',
+        url: `/webhooks/${id}/deliveries`,
+        headers: bearer(h.tokens.admin),
+      });
+      const log = parseJson(named.body) as { eventType: string; plantId?: bigint; plantName?: string }[];
+      assert.deepEqual(
+        log.map((d) => [d.eventType, d.plantId, d.plantName]),
+        [
+          ['plant.deleted', BigInt(beside), undefined],
+          ['plant.updated', BigInt(max), 'Max, renamed'],
+          ['plant.created', BigInt(beside), 'Beside'],
+          ['plant.created', BigInt(max), 'Max'],
+        ],
+      );
+      assert.match(named.body, new RegExp(`"plantId":${max},"plantName":"Max, renamed"`));
       assert.deepEqual(
         (await read(`?plantId=${max}`)).map((d) => d.eventType),
         ['plant.updated', 'plant.created'],

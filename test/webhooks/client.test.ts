@@ -74,6 +74,8 @@ describe('typed client: webhooks', () => {
     const [failed] = deliveries;
     assert.equal(failed?.status, 'failed');
     assert.ok(failed);
+    assert.equal(failed.plantId, 77n);
+    assert.equal(failed.plantName, 'Unheard');
     assert.deepEqual(
       (await client.listWebhookDeliveries(id, { plantId: 77n, eventId: failed.eventId })).map((d) => d.id),
       [failed.id],

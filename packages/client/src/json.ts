@@ -5,8 +5,8 @@
  */
 import { isLosslessNumber, parse, stringify, type LosslessNumber } from 'lossless-json';
 
-/** Fields that carry an int64 (today: the plant id). */
-const INT64_FIELDS: ReadonlySet<string> = new Set(['id']);
+/** Fields that carry an int64: a plant's id, and a webhook delivery's plantId. */
+const INT64_FIELDS: ReadonlySet<string> = new Set(['id', 'plantId']);
 
 const MAY_NEED_LOSSLESS = /[0-9]{16}|[0-9][eE]/;
 

@@ -1056,6 +1056,14 @@ export interface components {
             nextAttemptAt?: string;
             /** Format: date-time */
             createdAt: string;
+            /**
+             * Format: int64
+             * @description The plant the event is about (an int64, every digit exact), as in the event; omitted for an event not about a plant (webhook.disabled).
+             * @example 10
+             */
+            plantId?: bigint;
+            /** @description The plant's name as the event carried it; omitted for plant.deleted (whose event has the id only). */
+            plantName?: string;
             /** @description Every attempt, oldest first. */
             attempts: components["schemas"]["WebhookDeliveryAttempt"][];
         };
@@ -4482,6 +4490,8 @@ export interface operations {
                      *         "attemptCount": 1,
                      *         "nextAttemptAt": "2026-01-01T12:00:06.000Z",
                      *         "createdAt": "2026-01-01T12:00:00.000Z",
+                     *         "plantId": 10,
+                     *         "plantName": "Monstera deliciosa",
                      *         "attempts": [
                      *           {
                      *             "attempt": 1,
@@ -4693,6 +4703,8 @@ export interface operations {
                      *       "attemptCount": 1,
                      *       "nextAttemptAt": "2026-01-01T12:00:06.000Z",
                      *       "createdAt": "2026-01-01T12:00:00.000Z",
+                     *       "plantId": 10,
+                     *       "plantName": "Monstera deliciosa",
                      *       "attempts": [
                      *         {
                      *           "attempt": 1,

@@ -21,6 +21,12 @@ async function readyState(): Promise<{ ready: string; version: string | undefine
   return { ready: `not ready (HTTP ${response.status}${reason})`, version: body.version };
 }
 
+/** The age of the oldest pending delivery; with none pending there is no age (the gauge then reads 0). */
+function oldestText(pending: number | undefined, oldest: number | undefined): string | undefined {
+  if (pending === 0) return 'none pending';
+  return oldest === undefined ? undefined : `${Math.round(oldest)} s`;
+}
+
 export function ServiceScreen({ api, session }: { api: Api; session: Session }) {
   const metricsReason = withheld(session, 'admin');
   const [version, setVersion] = useState<string>();
@@ -87,7 +93,7 @@ export function ServiceScreen({ api, session }: { api: Api; session: Session }) 
             ${figure('Requests per second', rate ?? (latest === undefined ? undefined : 'measuring…'))}
             ${figure('p99 latency (since start, bucket bound)', p99 === undefined ? undefined : p99 === Infinity ? 'over the largest bucket' : `≤ ${Math.round(p99 * 1000)} ms`)}
             ${figure('Webhook deliveries pending', pending === undefined ? undefined : String(pending))}
-            ${figure('Oldest pending delivery', oldest === undefined ? undefined : `${Math.round(oldest)} s`)}
+            ${figure('Oldest pending delivery', oldestText(pending, oldest))}
             ${figure('Open event streams', streams === undefined ? undefined : String(streams))}
           </dl>`
     }

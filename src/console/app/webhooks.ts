@@ -14,13 +14,43 @@ import {
 } from './api.js';
 import { Confirm, Failure, html, Notice, Secret, when, withheld, Withheld, type Session } from './ui.js';
 
-/** What the last deliveries say, at a glance: the service's own statuses, counted. */
+/**
+ * A delivery's state as an operator reads it: the service's pending covers both one not tried yet and one whose
+ * attempts failed and that waits for its next (retrying), which is not at all the same news.
+ */
+type DeliveryState = 'succeeded' | 'failed' | 'retrying' | 'pending';
+const stateOf = (d: WebhookDelivery): DeliveryState =>
+  d.status === 'pending' && d.attemptCount > 0 ? 'retrying' : d.status;
+
+/** What the last attempt got: the HTTP status, or that no answer came. */
+const lastAnswer = (d: WebhookDelivery): string => {
+  const last = d.attempts[d.attempts.length - 1];
+  return last === undefined ? 'none recorded' : String(last.responseStatus ?? 'no answer');
+};
+
+/** What the last deliveries say, at a glance: their states counted, and what the newest retrying one last got. */
 function health(deliveries: readonly WebhookDelivery[] | undefined): string {
   if (deliveries === undefined) return '…';
-  if (deliveries.length === 0) return 'no deliveries yet';
-  const count = (status: string) => deliveries.filter((d) => d.status === status).length;
-  const last = deliveries[0]?.status ?? '';
-  return `last ${last}; of the last ${deliveries.length}: ${count('succeeded')} succeeded, ${count('failed')} failed, ${count('pending')} pending`;
+  const newest = deliveries[0];
+  if (newest === undefined) return 'no deliveries yet';
+  const count = (state: DeliveryState) => deliveries.filter((d) => stateOf(d) === state).length;
+  const retrying = deliveries.find((d) => stateOf(d) === 'retrying');
+  const retries =
+    retrying === undefined ? '0 retrying' : `${count('retrying')} retrying (last: ${lastAnswer(retrying)})`;
+  return (
+    `last ${stateOf(newest)}; of the last ${deliveries.length}: ${count('succeeded')} succeeded, ` +
+    `${count('failed')} failed, ${retries}, ${count('pending')} not attempted yet`
+  );
+}
+
+/** The plant a delivery's event is about (its id, and its name unless it was deleted). */
+function DeliveryPlant({ delivery }: { delivery: WebhookDelivery }) {
+  if (delivery.plantId === undefined) return null;
+  return html`<span class="plant"
+    >plant <code class="id">${String(delivery.plantId)}</code>${
+      delivery.plantName === undefined ? '' : ` ${delivery.plantName}`
+    }</span
+  >`;
 }
 
 /** One attempt as the service recorded it: when, the status (if any), the latency and the error. */
@@ -32,21 +62,15 @@ function attemptText(a: WebhookDelivery['attempts'][number]): string {
 function DeliveryLog({ api, subscription }: { api: Api; subscription: WebhookSubscription }) {
   const [deliveries, setDeliveries] = useState<WebhookDelivery[]>();
   const [error, setError] = useState<unknown>();
-  const load = () =>
-    answer(
-      api.raw.GET('/webhooks/{id}/deliveries', { params: { path: { id: subscription.id }, query: { limit: 50 } } }),
-    ).then(setDeliveries, setError);
+  // Through the typed client: it reads plantId exactly (JSON.parse would round an int64).
+  const load = () => api.plants.listWebhookDeliveries(subscription.id, { limit: 50 }).then(setDeliveries, setError);
   useEffect(() => {
     void load();
   }, [subscription.id]);
   const retry = async (delivery: WebhookDelivery) => {
     setError(undefined);
     try {
-      await answer(
-        api.raw.POST('/webhooks/{id}/deliveries/{deliveryId}/retry', {
-          params: { path: { id: subscription.id, deliveryId: delivery.id } },
-        }),
-      );
+      await api.plants.retryWebhookDelivery(subscription.id, delivery.id);
       await load();
     } catch (failure) {
       setError(failure);
@@ -70,8 +94,12 @@ function DeliveryLog({ api, subscription }: { api: Api; subscription: WebhookSub
         ${deliveries?.map(
           (d) =>
             html`<tr key=${d.id} data-delivery=${d.id}>
-              <td>${d.eventType}<br /><small>${when(d.createdAt)}</small></td>
-              <td data-label="Status" class=${`status-${d.status}`}>${d.status}</td>
+              <td>${d.eventType} <${DeliveryPlant} delivery=${d} /><br /><small>${when(d.createdAt)}</small></td>
+              <td data-label="Status" class=${`status-${stateOf(d)}`}>
+                ${stateOf(d)}${
+                  d.nextAttemptAt === undefined ? '' : html`<br /><small>next ${when(d.nextAttemptAt)}</small>`
+                }
+              </td>
               <td data-label="Attempts">
                 <ol class="attempts">
                   ${d.attempts.map((a) => html`<li>${attemptText(a)}</li>`)}
@@ -106,9 +134,7 @@ function Subscription({
   const [tag, setTag] = useState(subscription.tag ?? '');
   const [rate, setRate] = useState(subscription.maxPerSecond === undefined ? '' : String(subscription.maxPerSecond));
   useEffect(() => {
-    answer(
-      api.raw.GET('/webhooks/{id}/deliveries', { params: { path: { id: subscription.id }, query: { limit: 20 } } }),
-    ).then(setRecent, setError);
+    api.plants.listWebhookDeliveries(subscription.id, { limit: 20 }).then(setRecent, setError);
   }, [subscription.id, open]);
   const act = async (what: () => Promise<unknown>) => {
     setError(undefined);
@@ -156,8 +182,8 @@ function Subscription({
       (subscription.disabledAt ? ` (${when(subscription.disabledAt)})` : '');
   return html`<li class="subscription" data-webhook=${subscription.id}>
     <h3>${subscription.url}</h3>
-    <p>
-      ${subscription.description ?? ''}
+    ${subscription.description !== undefined && html`<p class="description">${subscription.description}</p>`}
+    <p class="events">
       <small
         >${subscription.eventTypes.join(', ')}${subscription.tag === undefined ? '' : ` (tag ${subscription.tag})`}${
           subscription.maxPerSecond === undefined ? '' : ` (at most ${subscription.maxPerSecond} per second)`
