@@ -150,6 +150,49 @@ function markRequiredHeaders(response: Json): void {
     if (ALWAYS_SENT.has(name) && isObject(header)) header.required = true;
 }
 
+const SECURITY_SCHEMES = {
+  bearerAuth: { type: 'http', scheme: 'bearer', description: 'An opaque Plant Store token (pst_...).' },
+  eventTicket: {
+    type: 'apiKey',
+    in: 'query',
+    name: 'ticket',
+    description:
+      'GET /events only: a single-stream ticket from POST /events/tickets (pet_...), for EventSource, in place of ' +
+      'the bearer token.',
+  },
+} as const;
+
+/**
+ * The query parameters that carry a security alternative (GET /events' `ticket`). @fastify/swagger leaves a
+ * parameter an apiKey scheme names out of `parameters`; where the operation has other alternatives (a bearer token),
+ * a tool reading the scheme alone takes it for a required parameter. Shown as optional, with what it stands in for.
+ */
+function credentialParameters(schema: FastifySchema): Json[] {
+  const alternatives = Array.isArray(schema.security) ? (schema.security as Json[]) : [];
+  const query =
+    isObject(schema.querystring) && isObject(schema.querystring.properties) ? schema.querystring.properties : {};
+  if (alternatives.length < 2) return [];
+  return alternatives.flatMap((alternative) =>
+    Object.keys(alternative).flatMap((name) => {
+      const scheme = Object.entries(SECURITY_SCHEMES).find(([key]) => key === name)?.[1];
+      const property = scheme?.type === 'apiKey' && scheme.in === 'query' ? query[scheme.name] : undefined;
+      if (scheme?.type !== 'apiKey' || !isObject(property)) return [];
+      const { description, ...propertySchema } = property;
+      return [
+        {
+          in: 'query',
+          name: scheme.name,
+          required: false,
+          description:
+            `${String(description)} One of the operation's security alternatives: needed only without the others ` +
+            '(a request with an `Authorization: Bearer` token leaves it out; with both, the token is used).',
+          schema: propertySchema,
+        },
+      ];
+    }),
+  );
+}
+
 /** What each operation gets beside what its route declares (see the file comment). */
 function completeOperation(operation: Json, method: string, components: Json, bodyLimitBytes: number): void {
   const failures = operation['x-failures'];
@@ -162,6 +205,10 @@ function completeOperation(operation: Json, method: string, components: Json, bo
   delete operation['x-examples'];
   delete operation['x-item-schemas'];
   delete operation['x-response-item-schemas'];
+  const credentials = Array.isArray(operation['x-credential-parameters']) ? operation['x-credential-parameters'] : [];
+  delete operation['x-credential-parameters'];
+  if (credentials.length > 0)
+    operation.parameters = [...(Array.isArray(operation.parameters) ? operation.parameters : []), ...credentials];
   const responses = isObject(operation.responses) ? operation.responses : {};
   for (const [status, response] of Object.entries(responses)) {
     if (isObject(response)) markRequiredHeaders(response);
@@ -252,18 +299,7 @@ export function openApiOptions(config: Config): SwaggerOptions {
         },
       ],
       webhooks: webhookEvents({ timeoutMs: config.webhookTimeoutMs, retrySchedule: config.webhookRetrySchedule }),
-      components: {
-        securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', description: 'An opaque Plant Store token (pst_...).' },
-          eventTicket: {
-            type: 'apiKey',
-            in: 'query',
-            name: 'ticket',
-            description:
-              'GET /events only: a single-stream ticket from POST /events/tickets (pet_...), for EventSource.',
-          },
-        },
-      },
+      components: { securitySchemes: SECURITY_SCHEMES },
       security: [{ bearerAuth: [] }],
     },
     // Shared schemas keep their own names under components (NewPlant, Error, ...).
@@ -283,6 +319,9 @@ export function openApiOptions(config: Config): SwaggerOptions {
               ...(route.config?.bodyItemSchemas === undefined
                 ? {}
                 : { 'x-item-schemas': route.config.bodyItemSchemas }),
+              ...(credentialParameters(schema).length === 0
+                ? {}
+                : { 'x-credential-parameters': credentialParameters(schema) }),
               ...(route.config?.responseItemSchemas === undefined
                 ? {}
                 : { 'x-response-item-schemas': route.config.responseItemSchemas }),

@@ -5728,6 +5728,8 @@ export interface operations {
                 types?: string;
                 /** @description Only changes of plants with this tag, or that had it: a change that takes a plant out of the tag passes too (its data has `previousTag`); for a deletion, the tag the plant had. */
                 tag?: string;
+                /** @description A ticket from `POST /events/tickets`, in place of the `Authorization` header (for EventSource, which cannot send one): it opens one stream, soon after it was issued, on the instance that issued it. One of the operation's security alternatives: needed only without the others (a request with an `Authorization: Bearer` token leaves it out; with both, the token is used). */
+                ticket?: string;
             };
             header?: {
                 /** @description The `id` of the last event received (`<history>-<position>`): the stream resumes right after it (EventSource sends it when it reconnects). The same rules as `after`: anything else, or a position above 9223372036854775807, is a 400 INVALID_PARAMETER. */
