@@ -119,6 +119,10 @@ export interface ClaimedDelivery {
 }
 
 export interface ClaimRequest {
+  /**
+   * What is due and when the lease ends are by this time. A throttle's runs are too on SQLite (one writer, one
+   * clock); PostgreSQL meters them by its own clock, which every instance shares.
+   */
   readonly now: Date;
   readonly limit: number;
   /** How long the claim keeps other dispatchers off these deliveries. */

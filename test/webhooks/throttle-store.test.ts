@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import type { ClaimedDelivery, Store } from '../../src/store/types.js';
 import { postgresAvailable, postgresBackend, testBackends, type OpenedTestStore } from '../support/backends.js';
+import { execSql } from './database.js';
 import { addSubscription } from './outbox.js';
 
 let plantId = 0;
@@ -34,6 +35,18 @@ const bySubscription = (claimed: readonly ClaimedDelivery[]) => {
   return counts;
 };
 
+/**
+ * Makes `ms` pass for every subscription's throttle: its run's last start is moved back. The claims of a test pass
+ * one fixed `now` (SQLite meters by it); PostgreSQL meters by its own clock, which only moves on by the few
+ * milliseconds between a test's statements.
+ */
+async function throttleTimePasses(databaseUrl: string, ms: number): Promise<void> {
+  await execSql(databaseUrl, {
+    sqlite: `UPDATE webhook_subscriptions SET throttle_last_at = throttle_last_at - ${ms}`,
+    postgres: `UPDATE webhook_subscriptions SET throttle_last_at = throttle_last_at - ${ms} * interval '1 millisecond'`,
+  });
+}
+
 /** Subscriptions are made in each test; the ones of earlier tests are removed so their backlog stays out. */
 async function clearSubscriptions(store: Store): Promise<void> {
   for (const { id } of await store.webhooks.listSubscriptions()) await store.webhooks.deleteSubscription(id);
@@ -54,15 +67,19 @@ for (const backend of testBackends()) {
       await clearSubscriptions(store);
       const throttled = await addSubscription(store, 5);
       await createPlants(store, 20);
-      const t0 = new Date(Date.now() + 10);
-      const at = (ms: number) => new Date(t0.getTime() + ms);
+      const now = new Date(Date.now() + 10);
+      const elapse = (ms: number) => throttleTimePasses(opened.databaseUrl, ms);
 
-      assert.equal((await claim(store, t0, 3)).length, 3, 'the claim limit holds first');
-      assert.equal((await claim(store, at(100), 100)).length, 2, 'then the rest of the run of 5');
-      assert.equal((await claim(store, at(600), 100)).length, 0, 'nothing more within the second');
-      // A second after the run's first start is not enough: the last start was at +100 ms.
-      assert.equal((await claim(store, at(1050), 100)).length, 0);
-      const next = await claim(store, at(1100), 100);
+      assert.equal((await claim(store, now, 3)).length, 3, 'the claim limit holds first');
+      await elapse(500);
+      assert.equal((await claim(store, now, 100)).length, 2, 'then the rest of the run of 5');
+      await elapse(300);
+      assert.equal((await claim(store, now, 100)).length, 0, 'nothing more within the second');
+      // A second after the run's first start is not enough: the last start was 500 ms later.
+      await elapse(400);
+      assert.equal((await claim(store, now, 100)).length, 0);
+      await elapse(400);
+      const next = await claim(store, now, 100);
       assert.equal(next.length, 5);
       assert.deepEqual([...bySubscription(next).keys()], [throttled]);
       // Waiting deliveries are untouched: still pending, no attempt counted, due as before.
@@ -135,10 +152,10 @@ describe('two PostgreSQL stores claiming at once share one subscription rate', {
     const { store } = opened;
     const id = await addSubscription(store, 7);
     await createPlants(store, 200);
-    const t0 = Date.now() + 10;
+    const now = new Date(Date.now() + 10);
     // Runs 1.1 s apart (each may take 7); within a run, 12 claims of 3 from the two stores at once.
     for (let run = 0; run < 3; run += 1) {
-      const now = new Date(t0 + run * 1100);
+      if (run > 0) await throttleTimePasses(opened.databaseUrl, 1100);
       const claims = await Promise.all(
         Array.from({ length: 12 }, (_, i) => claim(i % 2 === 0 ? store : second, now, 3)),
       );

@@ -320,10 +320,15 @@ const Q = {
     // LOCKED: another instance taking its share now means none here) and its count written in the same
     // statement, so instances together keep to the rate. While more than one subscription has deliveries due,
     // each gives at most $5 less what this dispatcher has in flight for it ($6, {id: count}). Deliveries are
-    // taken round-robin: every subscription's oldest due before anyone's second.
+    // taken round-robin: every subscription's oldest due before anyone's second. Runs are metered by the
+    // database's clock, read as the statement runs: instances' clocks may disagree, and $1 was read before the
+    // statement (a pool's wait ago), so by theirs two instances' runs could land within the same second.
     text: `
-      WITH throttled AS MATERIALIZED (
-        SELECT id, max_per_second, (throttle_last_at IS NULL OR throttle_last_at <= $1::timestamptz - interval '1 second') AS fresh,
+      WITH clock AS MATERIALIZED (
+        SELECT clock_timestamp() AS at
+      ), throttled AS MATERIALIZED (
+        SELECT id, max_per_second,
+               (throttle_last_at IS NULL OR throttle_last_at <= (SELECT at FROM clock) - interval '1 second') AS fresh,
                throttle_count
         FROM webhook_subscriptions s
         WHERE enabled AND max_per_second IS NOT NULL
@@ -364,7 +369,8 @@ const Q = {
         FROM due WHERE d.id = due.id
         RETURNING d.id, d.subscription_id, d.event_id, d.attempt_count, d.manual
       ), metered AS (
-        UPDATE webhook_subscriptions s SET throttle_count = subs.base + taken.n, throttle_last_at = $1
+        UPDATE webhook_subscriptions s
+        SET throttle_count = subs.base + taken.n, throttle_last_at = (SELECT at FROM clock)
         FROM (SELECT subscription_id, count(*)::int AS n FROM due GROUP BY subscription_id) taken
         JOIN subs ON subs.id = taken.subscription_id AND subs.metered
         WHERE s.id = taken.subscription_id
