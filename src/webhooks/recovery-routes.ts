@@ -63,7 +63,8 @@ export const webhookRecoveryRoutes: TypedRoutes<[typeof RecoverWebhook, typeof W
         tags: ['webhooks'],
         security: admin,
         params: SubscriptionPath,
-        body: { $ref: 'RecoverWebhook', examples: [{ since: '2026-01-01T00:00:00.000Z' }] },
+        // No example body: a fixed since expires once it is older than WEBHOOK_RETENTION_DAYS (see RecoverWebhook).
+        body: { $ref: 'RecoverWebhook' },
         response: {
           202: {
             $ref: 'WebhookRecovery',

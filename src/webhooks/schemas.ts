@@ -292,8 +292,11 @@ export const WebhookDelivery = {
   description: 'One event sent to one subscription, with its attempts.',
 } as const;
 
-/** An RFC 3339 time as a request gives it (checked where it is read: the validator has no formats). */
-const Timestamp = { type: 'string', minLength: 1, maxLength: 64, example: '2026-01-01T00:00:00Z' } as const;
+/**
+ * An RFC 3339 time as a request gives it (checked where it is read: the validator has no formats). No example: a
+ * recovery's window must be recent (within WEBHOOK_RETENTION_DAYS), so any fixed date would expire.
+ */
+const Timestamp = { type: 'string', minLength: 1, maxLength: 64 } as const;
 
 export const RecoverWebhook = {
   $id: 'RecoverWebhook',
@@ -303,8 +306,9 @@ export const RecoverWebhook = {
     since: {
       ...Timestamp,
       description:
-        'Re-queue the failed deliveries of events created from this time on (RFC 3339, e.g. 2026-01-01T00:00:00Z). At most ' +
-        'WEBHOOK_RETENTION_DAYS ago: older ones are deleted.',
+        'Re-queue the failed deliveries of events created from this time on: an RFC 3339 date-time with its offset ' +
+        '(YYYY-MM-DDThh:mm:ssZ, e.g. the start of an outage a few hours ago). At most WEBHOOK_RETENTION_DAYS ago ' +
+        '(30 by default): older ones are deleted.',
     },
     until: { ...Timestamp, description: 'And created before this time (RFC 3339; not in the future); default: now.' },
   },

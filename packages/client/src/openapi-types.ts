@@ -1069,15 +1069,9 @@ export interface components {
         };
         /** @description The window of a recovery. Properties not listed here are ignored. */
         RecoverWebhook: {
-            /**
-             * @description Re-queue the failed deliveries of events created from this time on (RFC 3339, e.g. 2026-01-01T00:00:00Z). At most WEBHOOK_RETENTION_DAYS ago: older ones are deleted.
-             * @example 2026-01-01T00:00:00Z
-             */
+            /** @description Re-queue the failed deliveries of events created from this time on: an RFC 3339 date-time with its offset (YYYY-MM-DDThh:mm:ssZ, e.g. the start of an outage a few hours ago). At most WEBHOOK_RETENTION_DAYS ago (30 by default): older ones are deleted. */
             since: string;
-            /**
-             * @description And created before this time (RFC 3339; not in the future); default: now.
-             * @example 2026-01-01T00:00:00Z
-             */
+            /** @description And created before this time (RFC 3339; not in the future); default: now. */
             until?: string;
         };
         /** @description A recovery: the failed deliveries of a window re-queued in the background. */
@@ -4894,11 +4888,6 @@ export interface operations {
         /** @description A JSON object, UTF-8, at most 65536 bytes. */
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "since": "2026-01-01T00:00:00.000Z"
-                 *     }
-                 */
                 "application/json": components["schemas"]["RecoverWebhook"];
             };
         };
