@@ -2,14 +2,14 @@
  * The console's layout in headless Chromium at 360, 412 and 1280 px wide, on every screen (plants with the editor
  * open and the changes panel, webhooks with a delivery log and the edit form, tokens, service): the page never
  * scrolls sideways, every button is wholly inside the viewport and unclipped, and the smallest int64 id
- * (-9223372036854775808) is never broken across lines. Layout does not depend on the store: one store (SQLite).
+ * (-9223372036854775808) is never broken across lines; axe-core finds nothing serious. Layout does not depend on the store: one store (SQLite).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { sqliteBackend } from '../support/backends.js';
 import { bearer } from '../support/harness.js';
-import { browserMissing, CHROMIUM } from '../support/browser.js';
+import { browserMissing, CHROMIUM, seriousViolations } from '../support/browser.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
 import { startConsoleRig, type ConsoleRig } from './console-rig.js';
 import { measureLayout, MIN_ID, type LayoutReport } from './layout-probe.js';
@@ -58,6 +58,13 @@ describe('console layout at 360, 412 and 1280 px', { skip: browserMissing ? `${C
     await receiver?.close();
   });
 
+  /** The layout, and axe-core's serious findings on the screen as it is (cards and confirmations included). */
+  const measure = async (page: Page): Promise<LayoutReport> => {
+    const report = await measureLayout(page);
+    const findings = (await seriousViolations(page)).map((v) => `axe-core: ${v.id} (${v.help}), ${v.nodes} nodes`);
+    return { ...report, problems: [...report.problems, ...findings] };
+  };
+
   /** Every screen's problems, so that a failure lists them all rather than the first screen's. */
   const problemsOf = (reports: Record<string, LayoutReport>) =>
     Object.entries(reports).flatMap(([screen, report]) => [
@@ -77,7 +84,7 @@ describe('console layout at 360, 412 and 1280 px', { skip: browserMissing ? `${C
       await page.getByRole('button', { name: 'Save' }).click();
       await page.locator('.changes li', { hasText: `Most negative id, renamed at ${width} px` }).waitFor();
       await page.getByRole('button', { name: 'Delete', exact: true }).click();
-      reports.plants = await measureLayout(page);
+      reports.plants = await measure(page);
       const places = reports.plants.ids.map((id) => id.where).join('; ');
       assert.ok(reports.plants.ids.length >= 3, `the id in the table, the editor and the changes panel: ${places}`);
 
@@ -86,16 +93,16 @@ describe('console layout at 360, 412 and 1280 px', { skip: browserMissing ? `${C
       await subscription.getByRole('button', { name: 'Delivery log' }).click();
       await subscription.locator('.deliveries tbody tr').first().waitFor();
       await subscription.getByRole('button', { name: 'Edit' }).click();
-      reports.webhooks = await measureLayout(page);
+      reports.webhooks = await measure(page);
 
       await page.getByRole('button', { name: 'Tokens' }).click();
       await page.locator('tr[data-token="all"]').waitFor();
       await page.getByRole('button', { name: 'Revoke reader' }).click();
-      reports.tokens = await measureLayout(page);
+      reports.tokens = await measure(page);
 
       await page.getByRole('button', { name: 'Service' }).click();
       await page.locator('.figure', { hasText: 'Open event streams' }).getByText(/^\d+$/).waitFor();
-      reports.service = await measureLayout(page);
+      reports.service = await measure(page);
       await page.close();
       assert.deepEqual(problemsOf(reports), [], `at ${width} px`);
     });

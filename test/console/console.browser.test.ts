@@ -85,8 +85,8 @@ for (const [index, backend] of testBackends().entries()) {
         await h?.close();
       });
 
-      const shot = async (target: Page, name: string) => {
-        if (index === 0) await target.screenshot({ path: `${SHOTS}${name}.png`, animations: 'disabled' });
+      const shot = async (target: Page, name: string, options: { fullPage?: boolean } = {}) => {
+        if (index === 0) await target.screenshot({ path: `${SHOTS}${name}.png`, animations: 'disabled', ...options });
       };
 
       async function signIn(target: Page, token: string): Promise<number> {
@@ -222,7 +222,8 @@ for (const [index, backend] of testBackends().entries()) {
           /#1 .*: 503, \d+ ms — the subscriber answered 503/,
         );
         await assertAccessible(page, 'webhooks');
-        await shot(page, 'webhooks');
+        // The whole page: the subscription's failed delivery is below the fold.
+        await shot(page, 'webhooks', { fullPage: true });
 
         receiverStatus = 200;
         await row.getByRole('button', { name: 'Retry' }).click();
