@@ -6,19 +6,26 @@
 import type { Command } from 'commander';
 import type { Plant } from '../../packages/client/src/index.js';
 import { ConfigError } from '../config/index.js';
-import { OPTIONAL_CONTENT_KEYS, PLANT_KEYS, PLANT_TEXT_RULES, type OptionalPlantKey } from '../domain/plant.js';
+import {
+  OPTIONAL_CONTENT_KEYS,
+  PLANT_KEYS,
+  PLANT_TEXT_RULES,
+  type OptionalPlantKey,
+  type PlantContentKey,
+} from '../domain/plant.js';
 
 const OPTIONAL_KEYS = OPTIONAL_CONTENT_KEYS;
 
 /** What Commander parses the field flags into: a value, or false for `--no-<field>`. */
 export type FieldOptions = { readonly [K in OptionalPlantKey]?: string | false };
 
-const lengths = (key: OptionalPlantKey): string =>
+/** A field's lengths, for help: `1 to 100 characters`. */
+export const lengthsOf = (key: PlantContentKey): string =>
   `${PLANT_TEXT_RULES[key].minLength} to ${PLANT_TEXT_RULES[key].maxLength} characters`;
 
 /** `--tag <tag>` for each optional field, for `plants add`. */
 export function withCreateFieldOptions(command: Command): Command {
-  for (const key of OPTIONAL_KEYS) command.option(`--${key} <${key}>`, `a ${key}, ${lengths(key)}`);
+  for (const key of OPTIONAL_KEYS) command.option(`--${key} <${key}>`, `a ${key}, ${lengthsOf(key)}`);
   return command;
 }
 
@@ -42,7 +49,7 @@ export function withChangeFieldOptions(command: Command): { command: Command; re
   for (const key of OPTIONAL_KEYS) {
     const forms = new Set<string>();
     given.set(key, forms);
-    command.option(`--${key} <${key}>`, `a new ${key}, ${lengths(key)}`).option(`--no-${key}`, `remove the ${key}`);
+    command.option(`--${key} <${key}>`, `a new ${key}, ${lengthsOf(key)}`).option(`--no-${key}`, `remove the ${key}`);
     command.on(`option:${key}`, () => forms.add(`--${key}`));
     command.on(`option:no-${key}`, () => forms.add(`--no-${key}`));
   }

@@ -3,6 +3,7 @@
  * file of any size is never held in memory. An export to a file is written under a temporary
  * name and renamed once synced, so an interrupted one never leaves a truncated file that looks whole.
  */
+import { CSV_COLUMNS_TEXT, SEARCHED_FIELDS_OR } from '../domain/plant-words.js';
 import { createReadStream, createWriteStream, fstatSync, rmSync } from 'node:fs';
 import { rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
@@ -124,7 +125,10 @@ export function registerPlantsBulkCommands(
       .description(
         'Create many plants from an NDJSON or CSV file (or stdin), streamed: all or nothing, or --mode skip.',
       )
-      .argument('<file>', 'an NDJSON (.ndjson, .jsonl) or CSV (.csv, header row id,name,tag) file, or - for stdin')
+      .argument(
+        '<file>',
+        `an NDJSON (.ndjson, .jsonl) or CSV (.csv, header row ${CSV_COLUMNS_TEXT}) file, or - for stdin`,
+      )
       .addOption(formatOption('ndjson or csv; needed for stdin, else the file name decides'))
       .addOption(
         new Option(
@@ -173,7 +177,7 @@ export function registerPlantsBulkCommands(
       .option('--output <file>', 'write to this file instead of stdout (replaced only once the export is complete)')
       .option(
         '--search <words>',
-        'only plants whose name or tag has a word starting with each of these (case and accents ignored)',
+        `only plants whose ${SEARCHED_FIELDS_OR} has a word starting with each of these (case and accents ignored)`,
       )
       .option('--tag <tag>', 'only plants with exactly this tag; repeat it for any of several', collect, []),
     false,

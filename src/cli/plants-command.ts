@@ -3,6 +3,7 @@
  * errors carry the server's message. Without a terminal, output is tab-separated lines with
  * no header, for cut/awk.
  */
+import { CONTENT_FIELDS_AND, CONTENT_FIELDS_OR, SEARCHED_FIELDS_OR } from '../domain/plant-words.js';
 import { Command, InvalidArgumentError } from 'commander';
 import {
   createPlantStoreClient,
@@ -28,6 +29,7 @@ import {
   plantCells,
   withChangeFieldOptions,
   withCreateFieldOptions,
+  lengthsOf,
   type FieldOptions,
 } from './plant-field-options.js';
 import { printTable } from './table.js';
@@ -171,9 +173,9 @@ export function registerPlantsCommands(program: Command): void {
     withCreateFieldOptions(
       plants
         .command('add')
-        .description('Create a plant (a retry with the same name and tag is harmless).')
+        .description(`Create a plant (a retry with the same ${CONTENT_FIELDS_AND} is harmless).`)
         .argument('<id>', 'the int64 id you choose', parseId)
-        .argument('<name>', 'the name, 1 to 200 characters'),
+        .argument('<name>', `the name, ${lengthsOf('name')}`),
     ),
   ).action(async (id: bigint, name: string, options: ConnectionOptions & FieldOptions) =>
     run(async () => {
@@ -196,7 +198,7 @@ export function registerPlantsCommands(program: Command): void {
       .description('List and find plants, one page (or --all of them); see docs/finding-plants.md.')
       .option(
         '--search <words>',
-        'only plants whose name or tag has a word starting with each of these (case and accents ignored)',
+        `only plants whose ${SEARCHED_FIELDS_OR} has a word starting with each of these (case and accents ignored)`,
       )
       .option('--sort <order>', 'id (default), -id, name or -name', parseOrder)
       .option('--tag <tag>', 'only plants with exactly this tag; repeat it for any of several', collect, [])
@@ -240,10 +242,10 @@ export function registerPlantsCommands(program: Command): void {
     plants
       .command('update')
       .description(
-        "Change a plant's name or tag (what is not given is kept); prints the plant and, on stderr, its new ETag.",
+        `Change a plant's ${CONTENT_FIELDS_OR} (what is not given is kept); prints the plant and, on stderr, its new ETag.`,
       )
       .argument('<id>', 'the plant id', parseId)
-      .option('--name <name>', 'a new name, 1 to 200 characters'),
+      .option('--name <name>', `a new name, ${lengthsOf('name')}`),
   );
   withConnectionOptions(
     update.command.option(

@@ -2,6 +2,7 @@
  * `plantstore plants search WORDS`: what `plants list --search WORDS` does, under the name people
  * type first (before, commander suggested `watch` for it).
  */
+import { SEARCHED_FIELDS_OR } from '../domain/plant-words.js';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { Plant } from '../../packages/client/src/index.js';
 import type { ConnectionOptions, PlantsCommandKit } from './plants-command-kit.js';
@@ -23,8 +24,10 @@ export function registerPlantsSearchCommand(plants: Command, kit: PlantsCommandK
     .withConnectionOptions(
       plants
         .command('search')
-        .description('Find plants by words of their name or tag (the same as plants list --search; see its help).')
-        .argument('<words...>', 'each must start a word of the name or tag (case and accents ignored)')
+        .description(
+          `Find plants by words of their ${SEARCHED_FIELDS_OR} (the same as plants list --search; see its help).`,
+        )
+        .argument('<words...>', `each must start a word of the ${SEARCHED_FIELDS_OR} (case and accents ignored)`)
         .option('--limit <n>', 'page size, 1 to 1000 (default 100)', parseLimit)
         .option('--all', 'every match, not only the first page'),
     )

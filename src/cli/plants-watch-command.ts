@@ -1,8 +1,9 @@
 /**
  * `plantstore plants watch`: one line per change until Ctrl-C. Without a terminal, every line
- * has all five fields (a deletion's name and tag empty) for cut/awk; its event id is what
- * --from takes to carry on after it.
+ * has the event id, its type and every field of the plant (a deletion's all empty but its id)
+ * for cut/awk; its event id is what --from takes to carry on after it.
  */
+import { PLANT_CONTENT_KEYS, PLANT_KEYS } from '../domain/plant.js';
 import { once } from 'node:events';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { EventType, PlantChangeEvent } from '../../packages/client/src/index.js';
@@ -42,9 +43,10 @@ function lineOf(change: PlantChangeEvent, json: boolean): string {
     };
     return `${stringifyJson(object)}\n`;
   }
-  const named = change.type === 'plant.deleted' ? ['', ''] : [change.plant.name, change.plant.tag ?? ''];
+  const plant = change.type === 'plant.deleted' ? undefined : change.plant;
+  const named = PLANT_CONTENT_KEYS.map((key) => plant?.[key] ?? '');
   const fields = [change.id, change.type, change.plant.id.toString(), ...named];
-  // Names and tags hold no control characters, so tabs separate fields unambiguously.
+  // A plant's text fields hold no control characters, so tabs separate fields unambiguously.
   return process.stdout.isTTY === true ? `${fields.join('  ').trimEnd()}\n` : `${fields.join('\t')}\n`;
 }
 
@@ -72,7 +74,7 @@ export function registerPlantsWatchCommand(
         parseEventId,
       ),
     'print one JSON object per line: ' +
-      '{"id":"<history>-12","position":"12","type":"plant.created","plant":{"id":...,"name":...,"tag":...}} ' +
+      `{"id":"<history>-12","position":"12","type":"plant.created","plant":{${PLANT_KEYS.map((key) => `"${key}":...`).join(',')}}} ` +
       '(ids as exact numbers; a change of the tag adds "previousTag")',
   ).action(async (options: WatchOptions) =>
     run(async () => {

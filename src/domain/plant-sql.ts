@@ -6,7 +6,7 @@
 import { OPTIONAL_PLANT_KEYS, PLANT_CONTENT_KEYS, PLANT_KEYS, type PlantRecord } from './plant.js';
 import type { SqlDialect } from './plant-json.js';
 
-/** `id, name, tag`, each of the row `row` when given. */
+/** Every field's column (PLANT_KEYS, in order), each of the row `row` when given. */
 export function plantColumnsSql(row?: string): string {
   return PLANT_KEYS.map((key) => (row === undefined ? key : `${row}.${key}`)).join(', ');
 }

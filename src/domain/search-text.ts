@@ -91,8 +91,8 @@ export function findRow(
 }
 
 /**
- * The find columns of migrations 0007 and 0013, which knew the name and tag only: their data steps write
- * exactly these, whatever fields later migrations search.
+ * The find columns of migrations 0007 and 0013, as those knew them (the fields there were then): their data
+ * steps write exactly these, whatever fields later migrations search.
  */
 export interface FindColumns {
   readonly nameKey: string;

@@ -2,6 +2,8 @@
  * The error catalogue: every `Error.error` value, declared once. Codes are stable, never reused, and read as
  * status * 100 + sequence. Call sites name the entry and pass values only; the OpenAPI document lists this table.
  */
+import { CONTENT_FIELDS_OR } from '../domain/plant-words.js';
+
 export interface CatalogueEntry {
   readonly code: number;
   readonly status: number;
@@ -140,14 +142,15 @@ export const Errors = {
   PLANT_CONFLICT: {
     code: 40901,
     status: 409,
-    meaning: 'A plant with this id already exists with a different name or tag.',
-    message: 'a plant with id %s already exists with a different name or tag; delete it first or choose another id',
+    meaning: `A plant with this id already exists with a different ${CONTENT_FIELDS_OR}.`,
+    message: `a plant with id %s already exists with a different ${CONTENT_FIELDS_OR}; delete it first or choose another id`,
   },
   IMPORT_CONFLICT: {
     code: 40902,
     status: 409,
     meaning:
-      'An import (POST /plants/import) has lines whose id exists (or appears on an earlier line) with a different name or tag, and nothing was imported; the message names the first ones with their line numbers. With mode=skip the other lines are imported instead.',
+      `An import (POST /plants/import) has lines whose id exists (or appears on an earlier line) with a different ${CONTENT_FIELDS_OR}, ` +
+      'and nothing was imported; the message names the first ones with their line numbers. With mode=skip the other lines are imported instead.',
     message: 'nothing was imported: %s',
   },
   TOKEN_NAME_TAKEN: {

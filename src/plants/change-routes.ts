@@ -3,6 +3,7 @@
  * checks the precondition in the same write, so of clients writing the same version exactly
  * one wins and the others get 412.
  */
+import { CONTENT_FIELDS_AND, CONTENT_FIELDS_OR, examplePlant, OPTIONAL_FIELDS_OR } from '../domain/plant-words.js';
 import type { FastifyRequest } from 'fastify';
 import { changeOf, replacementOf, versionMatches, type ExpectedVersion } from '../domain/plant.js';
 import { failure, type ApiError } from '../http/errors.js';
@@ -14,7 +15,7 @@ import { etagOf, expectedByIfMatch, noneMatchForbids } from './preconditions.js'
 import { ConditionalHeaders, ETagHeader, PlantPath, type PlantJson, oneSmallAnswer, plantJson } from './route-parts.js';
 import type { PlantPatch, PlantReplacement, StoredPlant } from './schemas.js';
 
-const example = { id: 10, name: 'Monstera deliciosa', tag: 'houseplant' };
+const example = examplePlant(10);
 
 /** What If-Match asks of the write; a 428 first when this server requires one and none was sent. */
 function expectation(request: FastifyRequest, required: boolean): ExpectedVersion | undefined {
@@ -117,8 +118,9 @@ export const plantChangeRoutes: TypedRoutes<[typeof PlantPatch, typeof PlantRepl
         operationId: 'updatePlant',
         summary: 'Change a plant',
         description:
-          'Changes a plant with a JSON Merge Patch (RFC 7396): the name or tag sent is set, what is left out is kept, `"tag": null` ' +
-          'removes the tag. A change that changes nothing answers 200, keeps the version and sends no event. A 200 means the change ' +
+          `Changes a plant with a JSON Merge Patch (RFC 7396): the ${CONTENT_FIELDS_OR} sent is set, what is left out is kept, ` +
+          `an optional ${OPTIONAL_FIELDS_OR} sent as null is removed. A change that changes nothing answers 200, keeps the version ` +
+          'and sends no event. A 200 means the change ' +
           `is durably committed; it answers the plant as it is now, with its new ETag. ${conditionally}`,
         tags: ['plants'],
         security: bearerAuth('plants:write'),
@@ -157,7 +159,8 @@ export const plantChangeRoutes: TypedRoutes<[typeof PlantPatch, typeof PlantRepl
         operationId: 'replacePlant',
         summary: 'Replace a plant',
         description:
-          'Replaces the name and tag of an existing plant (a tag left out is removed); 404 when there is none (creating is ' +
+          `Replaces the ${CONTENT_FIELDS_AND} of an existing plant (an optional ${OPTIONAL_FIELDS_OR} left out is removed); ` +
+          '404 when there is none (creating is ' +
           '`POST /plants`). A replacement that changes nothing answers 200, keeps the version and sends no event. A 200 means the ' +
           `change is durably committed; it answers the plant as it is now, with its ETag. ${conditionally}`,
         tags: ['plants'],

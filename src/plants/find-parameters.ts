@@ -2,6 +2,7 @@
  * The parameters that choose plants, shared by the list (GET /plants) and the
  * export (GET /plants/export): search words and tags.
  */
+import { SEARCHED_FIELDS_OR } from '../domain/plant-words.js';
 import { searchTerms } from '../domain/search-text.js';
 import { PRINTABLE_TEXT } from '../domain/text-rules.js';
 import { failure } from '../http/errors.js';
@@ -18,7 +19,8 @@ export const FindQueryProperties = {
     maxLength: Q_MAX_LENGTH,
     pattern: PRINTABLE_TEXT,
     description:
-      `Search words (at most ${MAX_TERMS}, ${Q_MAX_LENGTH} characters in all): plants whose name or tag has, for every word, a word that starts ` +
+      `Search words (at most ${MAX_TERMS}, ${Q_MAX_LENGTH} characters in all): plants whose ${SEARCHED_FIELDS_OR} has, for every ` +
+      'word, a word that starts ' +
       'with it (`mon` and `delic` both find "Monstera deliciosa"). Case, accents and other marks are ignored (`cafe` finds "Café"); ' +
       'words are runs of letters and digits, everything else separates them; no stemming. No control characters. ' +
       `It must contain at least one letter or digit and at most ${MAX_TERMS} words, else 400 INVALID_PARAMETER ` +

@@ -3,6 +3,7 @@
  * page costs what the first does, and a walk sees each plant that exists throughout it
  * exactly once while others write.
  */
+import { examplePlant } from '../domain/plant-words.js';
 import { failure } from '../http/errors.js';
 import { jsonText, type TypedRoutes } from '../http/type-provider.js';
 import type { PlantCount, PlantFilter, PlantOrder } from '../store/types.js';
@@ -16,7 +17,7 @@ export const LIST_DEFAULT_LIMIT = 100;
 export const LIST_MAX_LIMIT = 1000;
 const ORDERS = ['id', '-id', 'name', '-name'] as const satisfies readonly PlantOrder[];
 
-const example = { id: 10, name: 'Monstera deliciosa', tag: 'houseplant' };
+const example = examplePlant(10);
 
 const ListQuery = {
   type: 'object',

@@ -2,6 +2,7 @@
  * Creating and reading a plant (lists: list-route.ts; changes: change-routes.ts). Thin
  * handlers: the store enforces uniqueness atomically.
  */
+import { CONTENT_FIELDS_AND, CONTENT_FIELDS_OR, EXAMPLE_CONTENT, examplePlant } from '../domain/plant-words.js';
 import { failure } from '../http/errors.js';
 import type { TypedRoutes } from '../http/type-provider.js';
 import { recordOf } from '../domain/plant.js';
@@ -17,7 +18,7 @@ import {
 } from './route-parts.js';
 import { NewPlant, Plant, StoredPlant } from './schemas.js';
 
-const example = { id: 10, name: 'Monstera deliciosa', tag: 'houseplant' };
+const example = examplePlant(10);
 
 export const plantRoutes: TypedRoutes<[typeof NewPlant, typeof Plant, typeof StoredPlant]> = async (app) => {
   app.post(
@@ -28,9 +29,10 @@ export const plantRoutes: TypedRoutes<[typeof NewPlant, typeof Plant, typeof Sto
         summary: 'Create a plant',
         description:
           'Creates a new plant in the store with the id the client chose. A 200 means the plant is durably committed.\n\n' +
-          'Creating an id that exists already with the **same** name and tag is a safe retry: it answers 200 with the same body ' +
-          'and changes nothing. With a different name or tag it answers 409. Properties not in `NewPlant` are ignored.\n\n' +
-          'With `If-None-Match: *` it only creates: if the id exists at all, even with the same name and tag, it answers 412 ' +
+          `Creating an id that exists already with the **same** ${CONTENT_FIELDS_AND} is a safe retry: it answers 200 with the ` +
+          `same body and changes nothing. With a different ${CONTENT_FIELDS_OR} it answers 409. Properties not in \`NewPlant\` ` +
+          'are ignored.\n\n' +
+          `With \`If-None-Match: *\` it only creates: if the id exists at all, even with the same ${CONTENT_FIELDS_AND}, it answers 412 ` +
           "and changes nothing. The `ETag` header is the plant's version, for conditional changes.",
         tags: ['plants'],
         security: bearerAuth('plants:write'),
@@ -41,7 +43,7 @@ export const plantRoutes: TypedRoutes<[typeof NewPlant, typeof Plant, typeof Sto
             $ref: 'Plant',
             description: 'The plant was created (or this was a safe retry of its creation).',
             headers: ETagHeader,
-            examples: [{ name: example.name, tag: example.tag }],
+            examples: [EXAMPLE_CONTENT],
           },
         },
       },

@@ -5,16 +5,19 @@
  * the plant's definition (domain/plant.ts) and its documentation below.
  */
 import {
+  OPTIONAL_CONTENT_KEYS,
   PLANT_CONTENT_KEYS,
+  PLANT_FIELDS,
   PLANT_TEXT_RULES,
   REQUIRED_CONTENT_KEYS,
   type OptionalPlantKey,
   type PlantContentKey,
+  type PlantFieldDefinition,
 } from '../domain/plant.js';
+import { CONTENT_FIELDS_AND, listed, nounOf, OPTIONAL_FIELDS_OR, quoted } from '../domain/plant-words.js';
 
 /** Limits the seed leaves open ("not shown"); our decisions (domain/plant.ts), documented via maxLength. */
 export const NAME_MAX_LENGTH = PLANT_TEXT_RULES.name.maxLength;
-export const TAG_MAX_LENGTH = PLANT_TEXT_RULES.tag.maxLength;
 
 export const Int64Id = {
   type: 'integer',
@@ -27,28 +30,41 @@ export const Int64Id = {
 } as const;
 
 /** What the API says of a field; an optional field also says what a patch and a replacement do with it. */
-type FieldDocs<K extends PlantContentKey> = {
+interface FieldDocs {
   readonly description: string;
   readonly example: string;
-} & (K extends OptionalPlantKey ? { readonly patch: string; readonly replacement: string } : object);
+  readonly patch?: string;
+  readonly replacement?: string;
+}
 
-const FIELD_DOCS: { readonly [K in PlantContentKey]: FieldDocs<K> } = {
-  name: {
-    description:
-      `The name of the plant: 1 to ${NAME_MAX_LENGTH} characters (Unicode code points), no control characters, ` +
-      'no unpaired surrogates (a lone JSON escape such as `\\ud800`).',
-    example: 'Monstera deliciosa',
-  },
-  tag: {
-    description:
-      `Tag that specifies the type of the plant: 1 to ${TAG_MAX_LENGTH} characters, no control characters, ` +
-      'no unpaired surrogates. ' +
-      'Omit it for a plant without a tag (it is then omitted from responses too, never null).',
-    example: 'houseplant',
-    patch: `A new tag (1 to ${TAG_MAX_LENGTH} characters, no control characters), or null to remove it.`,
-    replacement: 'The new tag; leave it out to remove the tag.',
-  },
-};
+/** A field's rules in words: "1 to 100 characters (Unicode code points), no control characters, ...". */
+function rulesText(key: PlantContentKey): string {
+  const { minLength, maxLength } = PLANT_TEXT_RULES[key];
+  return `${minLength} to ${maxLength} characters (Unicode code points), no control characters`;
+}
+
+/** A field's documentation, from its definition (domain/plant.ts). */
+function docsOf(key: PlantContentKey): FieldDocs {
+  const field: PlantFieldDefinition = PLANT_FIELDS[key];
+  const noun = nounOf(key);
+  const description =
+    `${field.description}: ${rulesText(key)}, no unpaired surrogates (a lone JSON escape such as \`\\ud800\`).` +
+    (field.required ? '' : ` ${field.absent ?? absentText(noun)}`);
+  if (field.required) return { description, example: field.example };
+  return {
+    description,
+    example: field.example,
+    patch: `A new ${noun} (${rulesText(key)}), or null to remove it.`,
+    replacement: `The new ${noun}; leave it out to remove the ${noun}.`,
+  };
+}
+
+const absentText = (noun: string): string =>
+  `Omit it for a plant without a ${noun} (it is then omitted from responses too, never null).`;
+
+const FIELD_DOCS: { readonly [K in PlantContentKey]: FieldDocs } = Object.fromEntries(
+  PLANT_CONTENT_KEYS.map((key) => [key, docsOf(key)]),
+) as { readonly [K in PlantContentKey]: FieldDocs };
 
 /** A text field's schema, as json-schema-to-ts reads it (`type` decides the handler's type). */
 export interface TextField<Type> {
@@ -68,9 +84,9 @@ function textField(key: PlantContentKey, description: string = FIELD_DOCS[key].d
 }
 
 /** The docs of an optional field, or undefined for a required one. */
-function optionalDocs(key: PlantContentKey): FieldDocs<OptionalPlantKey> | undefined {
-  const docs = FIELD_DOCS[key];
-  return 'patch' in docs ? docs : undefined;
+function optionalDocs(key: PlantContentKey): { readonly patch: string; readonly replacement: string } | undefined {
+  const { patch, replacement } = FIELD_DOCS[key];
+  return patch === undefined || replacement === undefined ? undefined : { patch, replacement };
 }
 
 /**
@@ -101,6 +117,11 @@ const REPLACEMENT_FIELDS = fieldProperties<{ readonly [K in PlantContentKey]: Te
 
 export const PlantName = FIELDS.name;
 export const PlantTag = FIELDS.tag;
+
+/** The schema of field `key` as a plant shows it. */
+export function plantFieldSchema(key: PlantContentKey): Text {
+  return FIELDS[key];
+}
 
 export const NewPlant = {
   $id: 'NewPlant',
@@ -141,8 +162,9 @@ export const PlantPatch = {
     ...PATCH_FIELDS,
   },
   description:
-    'A JSON Merge Patch (RFC 7396) of a plant: the properties sent are changed, the others kept. `"tag": null` removes the tag; ' +
-    'a name cannot be removed (null is refused). Properties not listed here are ignored.',
+    'A JSON Merge Patch (RFC 7396) of a plant: the properties sent are changed, the others kept. ' +
+    `${listed(quoted(OPTIONAL_CONTENT_KEYS.map((key) => `"${key}": null`)), 'or')} removes that field; ` +
+    `${listed(quoted(REQUIRED_CONTENT_KEYS), 'or')} cannot be removed (null is refused). Properties not listed here are ignored.`,
 } as const;
 
 export const PlantReplacement = {
@@ -157,5 +179,6 @@ export const PlantReplacement = {
     ...REPLACEMENT_FIELDS,
   },
   description:
-    "A plant's new name and tag, replacing both (a tag left out is removed). Properties not listed here are ignored.",
+    `A plant's new ${CONTENT_FIELDS_AND}, replacing all (an optional ${OPTIONAL_FIELDS_OR} left out is removed). ` +
+    'Properties not listed here are ignored.',
 } as const;

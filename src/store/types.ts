@@ -16,7 +16,7 @@ export type { ExpectedVersion, PlantChange, PlantRecord, PlantValues, VersionedP
 export type CreatePlantOutcome =
   /** Newly stored. */
   | { readonly kind: 'created'; readonly plant: VersionedPlant }
-  /** The id existed with the same name and tag: a safe retry, nothing written. */
+  /** The id existed with the same content (samePlant): a safe retry, nothing written. */
   | { readonly kind: 'replayed'; readonly plant: VersionedPlant }
   /** The id existed with different content. */
   | { readonly kind: 'conflict'; readonly existing: VersionedPlant };
@@ -47,7 +47,7 @@ export type PlantOrder = 'id' | '-id' | 'name' | '-name';
 export interface PlantFilter {
   /** Plants with any of these tags (exactly). */
   readonly tags?: readonly string[];
-  /** Search terms (searchTerms in search-text.ts): each must start a word of the plant's name or tag. */
+  /** Search terms (searchTerms in search-text.ts): each must start a word of a searched field of the plant. */
   readonly terms?: readonly string[];
 }
 
@@ -90,7 +90,7 @@ export type ImportRow = PlantValues & { readonly line: number };
  */
 export type ImportMode = 'all' | 'skip';
 
-/** A staged line whose id is stored (or was created by an earlier line) with another name or tag. */
+/** A staged line whose id is stored (or was created by an earlier line) with other content (not samePlant). */
 export interface ImportConflict {
   readonly line: number;
   readonly id: bigint;

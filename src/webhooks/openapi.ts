@@ -2,6 +2,7 @@
  * The webhook parts of the OpenAPI document: the tag, and the event itself under the
  * top-level `webhooks` (OpenAPI 3.1): what a subscriber receives and what it must answer.
  */
+import { CONTENT_FIELDS_OR, examplePlant, OPTIONAL_FIELDS_OR } from '../domain/plant-words.js';
 import { EVENT_TYPE_HEADER } from './signing.js';
 import {
   isPlantEventType,
@@ -58,14 +59,18 @@ const EVENTS: readonly EventDocument[] = [
     when: 'once for each plant that is newly created: not for a create that failed (400, 409...) nor for an idempotent replay of one.',
     body: 'The body is the plant as a `NewPlant`.',
     schema: 'NewPlant',
-    example: { id: 10, name: 'Monstera deliciosa', tag: 'houseplant' },
+    example: examplePlant(10),
   },
   {
     type: PLANT_UPDATED,
     operationId: 'plantUpdated',
     summary: 'A plant was changed',
-    when: 'once for each change of a plant (PATCH or PUT) that changed its name or tag: not for a change that changed nothing, nor for one refused (404, 412...).',
-    body: 'The body is the plant as it is after the change, as a `NewPlant` (no `tag` key when it has none).',
+    when:
+      `once for each change of a plant (PATCH or PUT) that changed its ${CONTENT_FIELDS_OR}: not for a change that changed ` +
+      'nothing, nor for one refused (404, 412...).',
+    body:
+      'The body is the plant as it is after the change, as a `NewPlant` (no key for an optional ' +
+      `${OPTIONAL_FIELDS_OR} it does not have).`,
     schema: 'NewPlant',
     example: { id: 10, name: 'Monstera deliciosa' },
   },

@@ -48,7 +48,7 @@ export interface paths {
         get: operations["getPlant"];
         /**
          * Replace a plant
-         * @description Replaces the name and tag of an existing plant (a tag left out is removed); 404 when there is none (creating is `POST /plants`). A replacement that changes nothing answers 200, keeps the version and sends no event. A 200 means the change is durably committed; it answers the plant as it is now, with its ETag. With `If-Match: <ETag>` the change is made only if the plant is still at that version, else 412 and nothing changes (`If-Match: *`: any existing plant). Of concurrent writers sending the same ETag, exactly one succeeds. `If-None-Match: *` refuses any change of an existing plant (412; 404 when there is none); `If-None-Match: <ETag>, ...` refuses it (412) while the plant is at one of those versions. If-Match is checked first.
+         * @description Replaces the name and tag of an existing plant (an optional tag left out is removed); 404 when there is none (creating is `POST /plants`). A replacement that changes nothing answers 200, keeps the version and sends no event. A 200 means the change is durably committed; it answers the plant as it is now, with its ETag. With `If-Match: <ETag>` the change is made only if the plant is still at that version, else 412 and nothing changes (`If-Match: *`: any existing plant). Of concurrent writers sending the same ETag, exactly one succeeds. `If-None-Match: *` refuses any change of an existing plant (412; 404 when there is none); `If-None-Match: <ETag>, ...` refuses it (412) while the plant is at one of those versions. If-Match is checked first.
          */
         put: operations["replacePlant"];
         post?: never;
@@ -61,7 +61,7 @@ export interface paths {
         head?: never;
         /**
          * Change a plant
-         * @description Changes a plant with a JSON Merge Patch (RFC 7396): the name or tag sent is set, what is left out is kept, `"tag": null` removes the tag. A change that changes nothing answers 200, keeps the version and sends no event. A 200 means the change is durably committed; it answers the plant as it is now, with its new ETag. With `If-Match: <ETag>` the change is made only if the plant is still at that version, else 412 and nothing changes (`If-Match: *`: any existing plant). Of concurrent writers sending the same ETag, exactly one succeeds. `If-None-Match: *` refuses any change of an existing plant (412; 404 when there is none); `If-None-Match: <ETag>, ...` refuses it (412) while the plant is at one of those versions. If-Match is checked first.
+         * @description Changes a plant with a JSON Merge Patch (RFC 7396): the name or tag sent is set, what is left out is kept, an optional tag sent as null is removed. A change that changes nothing answers 200, keeps the version and sends no event. A 200 means the change is durably committed; it answers the plant as it is now, with its new ETag. With `If-Match: <ETag>` the change is made only if the plant is still at that version, else 412 and nothing changes (`If-Match: *`: any existing plant). Of concurrent writers sending the same ETag, exactly one succeeds. `If-None-Match: *` refuses any change of an existing plant (412; 404 when there is none); `If-None-Match: <ETag>, ...` refuses it (412) while the plant is at one of those versions. If-Match is checked first.
          */
         patch: operations["updatePlant"];
         trace?: never;
@@ -99,7 +99,7 @@ export interface paths {
         };
         /**
          * Export plants (NDJSON or CSV)
-         * @description Every plant, or those `q` and `tag` find (as on `GET /plants`), in id order: NDJSON, one `{"id","name","tag"}` per line, or CSV with an `id,name,tag` header (RFC 4180; no tag is an empty cell; a name or tag starting with `=`, `+`, `-`, `@`, a tab, a CR or a single quote is written quoted behind a single quote, so that no spreadsheet runs it as a formula). The whole export is one consistent snapshot of the store: plants created, changed or deleted while it streams are not in it. It is streamed, at the pace the client reads, for at most `EXPORT_TIMEOUT_MS` (an hour by default); an export still running then is cut off, its body incomplete. `POST /plants/import` reads it back. `HEAD` answers the headers without reading the plants. The format is `format`, else what the Accept header prefers; an Accept that takes neither format gets 406.
+         * @description Every plant, or those `q` and `tag` find (as on `GET /plants`), in id order: NDJSON, one `{"id","name","tag"}` per line, or CSV with an `id,name,tag` header (RFC 4180; an absent tag is an empty cell; a text cell starting with `=`, `+`, `-`, `@`, a tab, a CR or a single quote is written quoted behind a single quote, so that no spreadsheet runs it as a formula). The whole export is one consistent snapshot of the store: plants created, changed or deleted while it streams are not in it. It is streamed, at the pace the client reads, for at most `EXPORT_TIMEOUT_MS` (an hour by default); an export still running then is cut off, its body incomplete. `POST /plants/import` reads it back. `HEAD` answers the headers without reading the plants. The format is `format`, else what the Accept header prefers; an Accept that takes neither format gets 406.
          */
         get: operations["exportPlants"];
         put?: never;
@@ -565,7 +565,7 @@ export interface webhooks {
         /**
          * A plant was changed
          * @description Sent to every subscription (`POST /webhooks`) whose `eventTypes` include `plant.updated`, once for each change of a plant (PATCH or PUT) that changed its name or tag: not for a change that changed nothing, nor for one refused (404, 412...).
-         *     The body is the plant as it is after the change, as a `NewPlant` (no `tag` key when it has none). Its int64 id is written with every digit (parse it with a big-integer-aware JSON reader). The
+         *     The body is the plant as it is after the change, as a `NewPlant` (no key for an optional tag it does not have). Its int64 id is written with every digit (parse it with a big-integer-aware JSON reader). The
          *     `webhook-event-type` header names the event type, so one receiver can take several.
          *
          *     **Signature** ([Standard Webhooks](https://www.standardwebhooks.com/)): `webhook-signature` is
@@ -685,7 +685,7 @@ export interface components {
              */
             name: string;
             /**
-             * @description Tag that specifies the type of the plant: 1 to 100 characters, no control characters, no unpaired surrogates. Omit it for a plant without a tag (it is then omitted from responses too, never null).
+             * @description Tag that specifies the type of the plant: 1 to 100 characters (Unicode code points), no control characters, no unpaired surrogates (a lone JSON escape such as `\ud800`). Omit it for a plant without a tag (it is then omitted from responses too, never null).
              * @example houseplant
              */
             tag?: string;
@@ -698,7 +698,7 @@ export interface components {
              */
             name: string;
             /**
-             * @description Tag that specifies the type of the plant: 1 to 100 characters, no control characters, no unpaired surrogates. Omit it for a plant without a tag (it is then omitted from responses too, never null).
+             * @description Tag that specifies the type of the plant: 1 to 100 characters (Unicode code points), no control characters, no unpaired surrogates (a lone JSON escape such as `\ud800`). Omit it for a plant without a tag (it is then omitted from responses too, never null).
              * @example houseplant
              */
             tag?: string;
@@ -717,12 +717,12 @@ export interface components {
              */
             name: string;
             /**
-             * @description Tag that specifies the type of the plant: 1 to 100 characters, no control characters, no unpaired surrogates. Omit it for a plant without a tag (it is then omitted from responses too, never null).
+             * @description Tag that specifies the type of the plant: 1 to 100 characters (Unicode code points), no control characters, no unpaired surrogates (a lone JSON escape such as `\ud800`). Omit it for a plant without a tag (it is then omitted from responses too, never null).
              * @example houseplant
              */
             tag?: string;
         };
-        /** @description A JSON Merge Patch (RFC 7396) of a plant: the properties sent are changed, the others kept. `"tag": null` removes the tag; a name cannot be removed (null is refused). Properties not listed here are ignored. */
+        /** @description A JSON Merge Patch (RFC 7396) of a plant: the properties sent are changed, the others kept. `"tag": null` removes that field; `name` cannot be removed (null is refused). Properties not listed here are ignored. */
         PlantPatch: {
             /**
              * Format: int64
@@ -736,12 +736,12 @@ export interface components {
              */
             name?: string;
             /**
-             * @description A new tag (1 to 100 characters, no control characters), or null to remove it.
+             * @description A new tag (1 to 100 characters (Unicode code points), no control characters), or null to remove it.
              * @example houseplant
              */
             tag?: string | null;
         };
-        /** @description A plant's new name and tag, replacing both (a tag left out is removed). Properties not listed here are ignored. */
+        /** @description A plant's new name and tag, replacing all (an optional tag left out is removed). Properties not listed here are ignored. */
         PlantReplacement: {
             /**
              * Format: int64

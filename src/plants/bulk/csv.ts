@@ -1,7 +1,7 @@
 /**
  * CSV as RFC 4180 writes it, one record per line: fields separated by commas, a
- * field with a comma or a double quote quoted, quotes inside doubled. Names and
- * tags never hold a line break (no control characters), so a record never spans
+ * field with a comma or a double quote quoted, quotes inside doubled. A plant's text
+ * fields never hold a line break (no control characters), so a record never spans
  * lines, and a quoted field left open at the end of its line is an error.
  */
 import { PLANT_CONTENT_KEYS, PLANT_KEYS, type PlantRecord } from '../../domain/plant.js';
@@ -21,7 +21,8 @@ export function parseCsvRecord(line: string): { fields: string[] } | { problem: 
         const close = line.indexOf('"', i);
         if (close === -1)
           return {
-            problem: 'has a quoted field that is not closed on its line (names and tags cannot contain line breaks)',
+            problem:
+              "has a quoted field that is not closed on its line (a plant's text fields cannot contain line breaks)",
           };
         value += line.slice(i, close);
         if (line[close + 1] !== '"') {
@@ -63,12 +64,12 @@ export function csvField(value: string): string {
 const FORMULA_START = /^[=+\-@\t\r']/;
 const ESCAPED_START = /^'[=+\-@\t\r']/;
 
-/** A name or tag as a CSV cell that no spreadsheet runs. */
+/** A text field's value as a CSV cell that no spreadsheet runs. */
 export function textCell(value: string): string {
   return FORMULA_START.test(value) ? `"'${value.replaceAll('"', '""')}"` : csvField(value);
 }
 
-/** A name or tag read from a CSV cell: the export's escape undone; any other cell as it is written. */
+/** A text field's value read from a CSV cell: the export's escape undone; any other cell as it is written. */
 export function cellText(cell: string): string {
   return ESCAPED_START.test(cell) ? cell.slice(1) : cell;
 }

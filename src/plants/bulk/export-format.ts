@@ -1,7 +1,7 @@
 /**
- * How an export writes plants: NDJSON lines of `{"id","name","tag"}` (a plant as
- * GET /plants/{id} answers it, int64 ids exact) or CSV records under an
- * `id,name,tag` header. Each is exactly what the import reads back.
+ * How an export writes plants: NDJSON lines of the plant's JSON (as GET /plants/{id}
+ * answers it, int64 ids exact) or CSV records under a header of its fields (csv.ts).
+ * Each is exactly what the import reads back.
  */
 import { plantJson } from '../../domain/plant-json.js';
 import type { ExportChunk } from '../../store/types.js';
@@ -20,7 +20,7 @@ export function exportHeader(format: ExportFormat): string {
 
 export function formatChunk(format: ExportFormat, plants: ExportChunk): string {
   let text = '';
-  // An id is a number, written as it is; a name or tag is text that no spreadsheet may run as a formula (csv.ts).
+  // An id is a number, written as it is; a text field is text that no spreadsheet may run as a formula (csv.ts).
   if (format === 'csv') for (const plant of plants) text += plantCsvRecord(plant);
   else for (const plant of plants) text += `${plantJson(plant)}\n`;
   return text;

@@ -3,6 +3,7 @@
  * client has taken the previous one, so a slow reader holds one chunk in memory. It runs at
  * most EXPORT_TIMEOUT_MS, since the snapshot holds back the store's cleanup while it runs.
  */
+import { CSV_COLUMNS_TEXT, JSON_MEMBERS, OPTIONAL_FIELDS_OR } from '../../domain/plant-words.js';
 import { Readable } from 'node:stream';
 import { failure } from '../../http/errors.js';
 import { streamedText, type TypedRoutes } from '../../http/type-provider.js';
@@ -69,9 +70,10 @@ export const plantExportRoutes =
           operationId: 'exportPlants',
           summary: 'Export plants (NDJSON or CSV)',
           description:
-            'Every plant, or those `q` and `tag` find (as on `GET /plants`), in id order: NDJSON, one `{"id","name","tag"}` per line, or CSV ' +
-            'with an `id,name,tag` header (RFC 4180; no tag is an empty cell; a name or tag starting with `=`, `+`, `-`, `@`, a tab, ' +
-            'a CR or a single quote is written quoted behind a single quote, so that no spreadsheet runs it as a formula). The whole ' +
+            `Every plant, or those \`q\` and \`tag\` find (as on \`GET /plants\`), in id order: NDJSON, one \`${JSON_MEMBERS}\` per line, or CSV ` +
+            `with an \`${CSV_COLUMNS_TEXT}\` header (RFC 4180; an absent ${OPTIONAL_FIELDS_OR} is an empty cell; a text cell starting with ` +
+            '`=`, `+`, `-`, `@`, a tab, a CR or a single quote is written quoted behind a single quote, so that no spreadsheet runs ' +
+            'it as a formula). The whole ' +
             'export is one consistent snapshot of the store: plants created, changed or deleted while it streams are not in it. ' +
             'It is streamed, at the pace the client reads, for at most ' +
             '`EXPORT_TIMEOUT_MS` (an hour by default); an export still running then is cut off, its body incomplete. ' +

@@ -16,7 +16,20 @@ import { csvRows, ndjsonRows, type ImportProblem, type LineResult } from './impo
 import { linesOf, type Line } from './lines.js';
 import { turns } from './turns.js';
 import { UploadCutOff, uploadedBytes } from './upload.js';
-import { PlantName, PlantTag } from '../schemas.js';
+import { plantFieldSchema } from '../schemas.js';
+import {
+  OPTIONAL_PLANT_KEYS,
+  PLANT_CONTENT_KEYS,
+  REQUIRED_CONTENT_KEYS,
+  type PlantContentKey,
+} from '../../domain/plant.js';
+import { CONTENT_FIELDS_OR, CSV_COLUMNS_TEXT, nounOf, OPTIONAL_COLUMNS_TEXT } from '../../domain/plant-words.js';
+import {
+  examplePlant,
+  OPTIONAL_FIELDS_OR,
+  REQUIRED_COLUMNS_OR,
+  REQUIRED_COLUMNS_TEXT,
+} from '../../domain/plant-words.js';
 
 export const NDJSON = 'application/x-ndjson';
 export const CSV = 'text/csv';
@@ -86,21 +99,25 @@ const ImportLineSchemas = {
   [CSV]: {
     type: 'object',
     description:
-      "One record after the header, read by the header's column names (the header itself is `id,name,tag` in the export; `tag` " +
-      'may be left out). Cells are text: `id` is written in decimal.',
-    required: ['id', 'name'],
+      `One record after the header, read by the header's column names (the header itself is \`${CSV_COLUMNS_TEXT}\` in the ` +
+      `export; ${OPTIONAL_COLUMNS_TEXT} may be left out). Cells are text: \`id\` is written in decimal.`,
+    required: ['id', ...REQUIRED_CONTENT_KEYS],
     properties: {
       id: { type: 'string', pattern: '^-?(0|[1-9][0-9]{0,18})$', description: 'The int64 id, in decimal.' },
-      name: { ...PlantName, description: 'The name (the same rules as NewPlant.name).' },
-      tag: {
-        type: 'string',
-        maxLength: PlantTag.maxLength,
-        pattern: PlantTag.pattern,
-        description: 'The tag (the same rules as NewPlant.tag); an empty cell means no tag.',
-      },
+      ...Object.fromEntries(PLANT_CONTENT_KEYS.map((key) => [key, csvCellSchema(key)])),
     },
   },
 } as const;
+
+/** A field's CSV cell: the field's rules; for an optional field an empty cell too, which means none. */
+function csvCellSchema(key: PlantContentKey): object {
+  const { type, minLength, maxLength, pattern } = plantFieldSchema(key);
+  const noun = nounOf(key);
+  if (!OPTIONAL_PLANT_KEYS.has(key))
+    return { type, minLength, maxLength, pattern, description: `The ${noun} (the same rules as NewPlant.${key}).` };
+  const description = `The ${noun} (the same rules as NewPlant.${key}); an empty cell means no ${noun}.`;
+  return { type, maxLength, pattern, description };
+}
 
 function isCsv(request: FastifyRequest): boolean {
   return (request.headers['content-type'] ?? '').toLowerCase().startsWith(CSV);
@@ -235,7 +252,8 @@ export const plantImportRoutes =
           description:
             'Creates many plants in one request. The body is streamed: send any number of lines, up to `IMPORT_LIMIT` bytes. Each line is ' +
             'checked by the rules of `POST /plants`: a valid new plant is created; one identical to a stored plant (or to an earlier line) is ' +
-            'unchanged, a safe retry; one whose id exists with another name or tag conflicts; an invalid one gets the message create would give.\n\n' +
+            `unchanged, a safe retry; one whose id exists with another ${CONTENT_FIELDS_OR} conflicts; an invalid one gets the message create ` +
+            'would give.\n\n' +
             'By default the import is all or nothing: if any line is invalid (400) or conflicts (409), nothing is stored, and the Error record ' +
             'names the first problems with their line numbers. With `mode=skip` the valid lines are stored and the others reported. A 200 means ' +
             'everything it counts as created is durably committed, with a `plant.created` event each. A client that disconnects mid-upload, or ' +
@@ -246,15 +264,14 @@ export const plantImportRoutes =
           querystring: ImportQuery,
           body: streamedText('The plants, one per line.', {
             [NDJSON]: {
-              schema: lineDescription(
-                'One NewPlant JSON object per line (`{"id":1,"name":"Monstera","tag":"houseplant"}`),',
-              ),
+              schema: lineDescription(`One NewPlant JSON object per line (\`${JSON.stringify(examplePlant(1))}\`),`),
             },
             [CSV]: {
               schema: lineDescription(
-                'RFC 4180 CSV with a header row naming the columns `id`, `name` and optionally `tag`, each once, in any order (others are ' +
-                  'ignored; a header without `id` or `name`, or naming one of the three twice, refuses the import: 400 naming line 1); an empty ' +
-                  '`tag` cell means no tag; fields with a comma or a double quote are quoted, quotes doubled; a name or tag ' +
+                `RFC 4180 CSV with a header row naming the columns ${REQUIRED_COLUMNS_TEXT} and optionally ${OPTIONAL_COLUMNS_TEXT}, ` +
+                  `each once, in any order (others are ignored; a header without ${REQUIRED_COLUMNS_OR}, or ` +
+                  `naming one of the plant's columns twice, refuses the import: 400 naming line 1); an empty cell of an optional ` +
+                  `${OPTIONAL_FIELDS_OR} means none; fields with a comma or a double quote are quoted, quotes doubled; a text ` +
                   'cell starting with a single quote followed by `=`, `+`, `-`, `@`, a tab, a CR or a single quote loses that ' +
                   "first quote (the export's formula escape). One record per line,",
               ),

@@ -86,9 +86,9 @@ function shortRecord(line: number, fields: number): LineResult {
 }
 
 /**
- * Reads CSV with a header row. The header's first line decides the columns: `id`
- * and `name` are required, `tag` optional, each at most once; others are ignored
- * (as unknown properties are on create). An empty tag cell means no tag.
+ * Reads CSV with a header row. The header's first line decides the columns: the id
+ * and the required fields must be there, the optional ones may, each at most once; others
+ * are ignored (as unknown properties are on create). An empty cell of an optional field means none.
  */
 export function csvRows(): (line: Line) => LineResult {
   let columns: Map<string, number> | undefined;

@@ -5,8 +5,8 @@
  */
 import { failure } from '../../http/errors.js';
 
-/** Far above any valid line (an id, a 200-character name and a 100-character tag, quoted): a longer one is refused
- * unread. */
+/** Far above any valid line (an id and each field at its longest, quoted; plant-definition.test.ts checks it): a
+ * longer one is refused unread. */
 export const MAX_LINE_BYTES = 16 * 1024;
 
 export type Line =

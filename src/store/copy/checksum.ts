@@ -1,8 +1,8 @@
 /**
  * A checksum of a store's plants, the same on both sides of a copy: SHA-256 over one line per plant in id
  * order, fed chunk by chunk. Computed here rather than in SQL so that databases with different text and
- * number functions hash the same bytes. A line is the JSON array [id, name, tag, version, created_at]:
- * exact decimal ids and versions, a missing tag as null (unlike an empty one), names kept apart by quoting.
+ * number functions hash the same bytes. A line is the JSON array of the fields (PLANT_KEYS), version, created_at:
+ * exact decimal ids and versions, a missing field as null (unlike an empty one), texts kept apart by quoting.
  */
 import { createHash, type Hash } from 'node:crypto';
 import { PLANT_KEYS } from '../../domain/plant.js';

@@ -17,7 +17,7 @@ export class ArrayInput<Row extends object> {
     this.keys = Object.keys(types) as (keyof Row & string)[];
   }
 
-  /** The columns' names, in order: `id, name, tag`. */
+  /** The columns' names, in order (for a plant: PLANT_KEYS). */
   columns(): string {
     return this.keys.join(', ');
   }

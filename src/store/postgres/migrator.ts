@@ -26,7 +26,7 @@ export function migrationLockKey(schema: string): readonly [number, number] {
 async function applyPending(client: pg.Client, migrations: readonly Migration[]): Promise<number[]> {
   const encoding = (await client.query<{ server_encoding: string }>('SHOW server_encoding')).rows[0]?.server_encoding;
   if (encoding !== 'UTF8') {
-    // Names and tags are Unicode; any other server encoding would reject or mangle some.
+    // A plant's text is Unicode; any other server encoding would reject or mangle some.
     throw new MigrationError(`the database must use UTF8 encoding (it uses ${encoding ?? 'an unknown encoding'})`);
   }
   const schema =

@@ -56,7 +56,7 @@ const INSERT_STAGED = `
   SELECT count(*)::int AS created FROM inserted`;
 
 /**
- * The first lines (by line) whose id now holds another name or tag: stored before, or
+ * The first lines (by line) whose id now holds other content (not samePlant): stored before, or
  * created by an earlier line; each row also carries how many there are in all.
  */
 const CONFLICTS = `

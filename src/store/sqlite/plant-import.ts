@@ -215,7 +215,7 @@ export class SqlitePlantImports {
       .run(now, base);
   }
 
-  /** Lines whose id now holds another name or tag: stored before, or created by an earlier line. */
+  /** Lines whose id now holds other content (not samePlant): stored before, or created by an earlier line. */
   private conflicts(staging: Staging, reportLimit: number): { conflicts: ImportConflict[]; conflictCount: number } {
     const from = `FROM ${staging.table} s JOIN plants p ON p.id = s.id WHERE ${plantsDifferSql('sqlite', 'p', 's')}`;
     const conflictCount = this.db.prepare(`SELECT count(*) ${from}`).pluck().get() as number;

@@ -16,6 +16,7 @@ import { registerFindFunctions } from './find-functions.js';
 import { SqliteHealth } from './health.js';
 import { ReaderPool } from './reader-pool.js';
 import { migrationsOf, pendingMigrations } from '../migrations.js';
+import { applyPlantJsonColumn } from './plant-json-column.js';
 import { SqlitePlantStore } from './plant-store.js';
 import { ChangeSignal } from './change-log.js';
 import { SqliteChangeLog } from './delegating-change-log.js';
@@ -158,6 +159,8 @@ export function migrate(db: Database.Database, through = Number.POSITIVE_INFINIT
         );
         count += 1;
       }
+      // The json column follows the definition (plant-json-column.ts) once the store has every migration.
+      if (through >= (migrationsOf('sqlite').at(-1)?.version ?? 0) && applyPlantJsonColumn(db)) count += 1;
       return count;
     });
     // A migration that rewrites a table leaves a WAL as large as the table, and SQLite never shrinks a WAL:
