@@ -24,6 +24,7 @@ import { discardedLog } from '../support/log-streams.js';
 import { listeningHarness } from '../hostile/listening.js';
 import { testBackends } from '../support/backends.js';
 import { tempDir } from '../support/temp.js';
+import { numberedImportRows } from '../support/plant-rows.js';
 
 const PLANTS = 60_000;
 const PROBES = 40;
@@ -32,12 +33,7 @@ const PROBES = 40;
 async function seed(store: Store): Promise<void> {
   const running = await store.plants.beginImport();
   for (let start = 1; start <= PLANTS; start += 5000) {
-    const rows = Array.from({ length: 5000 }, (_, i) => ({
-      line: start + i,
-      id: BigInt(start + i),
-      name: `Monstera deliciosa ${start + i}`,
-      tag: null,
-    }));
+    const rows = numberedImportRows(start, 5000, (id) => `Monstera deliciosa ${id}`, start);
     await running.stage(rows);
   }
   const outcome = await running.apply('all', 10);

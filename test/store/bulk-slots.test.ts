@@ -12,6 +12,7 @@ import { StoreUnavailableError } from '../../src/store/errors.js';
 import type { PlantImport, Store } from '../../src/store/types.js';
 import { testBackends } from '../support/backends.js';
 import { bearer, createHarness } from '../support/harness.js';
+import { importRow, numberedImportRows } from '../support/plant-rows.js';
 
 /** Begins imports until the store refuses one (or 50 began: it has no limit); returns those it began. */
 async function takeEverySlot(store: Store): Promise<PlantImport[]> {
@@ -37,9 +38,7 @@ for (const backend of testBackends())
       const held: PlantImport[] = [];
       try {
         const seed = await store.plants.beginImport();
-        await seed.stage(
-          Array.from({ length: 3000 }, (_, i) => ({ line: i + 1, id: BigInt(i), name: `plant ${i}`, tag: null })),
-        );
+        await seed.stage(numberedImportRows(0, 3000));
         assert.equal((await seed.apply('all', 10)).kind, 'applied');
         held.push(...(await takeEverySlot(store)));
         assert.equal(held.length, slots);
@@ -56,7 +55,7 @@ for (const backend of testBackends())
         held.push(await store.plants.beginImport());
         // An applied import frees its slot too.
         const applied = held.pop() as PlantImport;
-        await applied.stage([{ line: 1, id: 5000n, name: 'applied', tag: null }]);
+        await applied.stage([importRow(1, { id: 5000n, name: 'applied' })]);
         assert.equal((await applied.apply('all', 10)).kind, 'applied');
         held.push(await store.plants.beginImport());
         // Ordinary requests are served meanwhile.

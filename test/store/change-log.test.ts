@@ -12,6 +12,7 @@ import type { OpenedTestStore } from '../support/backends.js';
 import { postgresAvailable, postgresBackend, sqliteBackend, testBackends } from '../support/backends.js';
 import { withAdminClient } from '../support/postgres.js';
 import type { ChangeLogBounds } from '../../src/store/types.js';
+import { importRow, numberedImportRows } from '../support/plant-rows.js';
 
 /** The bounds' positions (the history is random). */
 const positions = ({ last, oldest }: ChangeLogBounds) => ({ last, oldest });
@@ -35,7 +36,7 @@ for (const backend of testBackends())
       await plants.updatePlant({ id: 2n, name: 'TWO' }, [1n]); // precondition fails
       await plants.deletePlant(9223372036854775807n);
       const staging = await plants.beginImport();
-      await staging.stage([{ line: 1, id: -5n, name: 'imported', tag: null }]);
+      await staging.stage([importRow(1, { id: -5n, name: 'imported' })]);
       await staging.apply('all', 10);
       const entries = await changes.after(0n, 100);
       assert.deepEqual(
@@ -77,14 +78,7 @@ for (const backend of testBackends())
       const start = (await changes.bounds()).last;
       await plants.createPlant({ id: 1_000n, name: 'before' });
       const staging = await plants.beginImport();
-      await staging.stage(
-        Array.from({ length: 2500 }, (_, i) => ({
-          line: i + 1,
-          id: BigInt(2_000 + i),
-          name: `imported ${i}`,
-          tag: null,
-        })),
-      );
+      await staging.stage(numberedImportRows(2_000, 2500, (id) => `imported ${id - 2_000}`));
       await staging.apply('all', 10);
       await plants.createPlant({ id: 1_001n, name: 'after' });
       const positions: bigint[] = [];
@@ -169,9 +163,7 @@ describe('change log retention job', () => {
     const opened = await sqliteBackend.open();
     try {
       const staging = await opened.store.plants.beginImport();
-      await staging.stage(
-        Array.from({ length: 25_000 }, (_, i) => ({ line: i + 1, id: BigInt(i), name: `plant ${i}`, tag: null })),
-      );
+      await staging.stage(numberedImportRows(0, 25_000));
       await staging.apply('all', 10);
       const retention = new ChangeLogRetention(opened.store.changes, 1, pino({ level: 'silent' }));
       assert.equal(await retention.prune(Date.now() + 59 * 60_000), 0, 'younger than an hour: kept');

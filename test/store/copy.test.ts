@@ -24,6 +24,7 @@ import { postgresAvailable } from '../support/backends.js';
 import { createTestSchema, withAdminClient, type TestSchema } from '../support/postgres.js';
 import { runCli } from '../support/service-process.js';
 import { tempDir } from '../support/temp.js';
+import { importRows } from '../support/plant-rows.js';
 
 const MIN = -9223372036854775808n;
 const MAX = 9223372036854775807n;
@@ -461,12 +462,13 @@ describe('plantstore copy', () => {
       const source = await openStore(manyUrl);
       try {
         const staging = await source.plants.beginImport();
-        const rows = Array.from({ length: many }, (_, i) => ({
-          line: i + 1,
-          id: BigInt(i),
-          name: `Plant ${i} Monstera deliciosa`,
-          tag: i % 3 === 0 ? null : `tag${i % 50}`,
-        }));
+        const rows = importRows(
+          Array.from({ length: many }, (_, i) => ({
+            id: BigInt(i),
+            name: `Plant ${i} Monstera deliciosa`,
+            ...(i % 3 === 0 ? {} : { tag: `tag${i % 50}` }),
+          })),
+        );
         await staging.stage(rows);
         assert.equal((await staging.apply('all', 1)).kind, 'applied');
       } finally {

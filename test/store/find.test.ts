@@ -12,6 +12,7 @@ import { findColumns, nameKey, searchTerms } from '../../src/domain/search-text.
 import type { ListPlantsQuery, PlantFilter, PlantOrder, PlantRecord, Store } from '../../src/store/types.js';
 import { testBackends, type OpenedTestStore } from '../support/backends.js';
 import { pageRecords } from '../support/pages.js';
+import { importRows } from '../support/plant-rows.js';
 
 /** Names chosen where definitions could slip: case, marks, ligatures, non-Latin scripts, astral characters,
  * punctuation, ties. */
@@ -279,9 +280,7 @@ for (const backend of testBackends())
     before(async () => {
       opened = await backend.open();
       const running = await opened.store.plants.beginImport();
-      await running.stage(
-        plants.map((plant, i) => ({ line: i + 1, id: plant.id, name: plant.name, tag: plant.tag ?? null })),
-      );
+      await running.stage(importRows(plants));
       assert.equal((await running.apply('all', 10)).kind, 'applied');
     });
     after(() => opened?.cleanup());

@@ -13,10 +13,14 @@ import pg from 'pg';
 import type { CreatePlantOutcome, ImportRow, PlantImport, PlantStore, Store } from '../../src/store/types.js';
 import { postgresAvailable, testBackends, type OpenedTestStore } from '../support/backends.js';
 import { twoInstancesOnNewSchema, withinBound } from '../support/postgres.js';
+import { importRows } from '../support/plant-rows.js';
 
 /** Import lines for `ids`, numbered from `firstLine`. */
 const rows = (ids: readonly bigint[], firstLine = 1): ImportRow[] =>
-  ids.map((id, index) => ({ line: firstLine + index, id, name: `imported ${id}`, tag: null }));
+  importRows(
+    ids.map((id) => ({ id, name: `imported ${id}` })),
+    firstLine,
+  );
 
 const range = (from: number, count: number): bigint[] => Array.from({ length: count }, (_, i) => BigInt(from + i));
 

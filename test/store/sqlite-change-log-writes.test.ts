@@ -13,6 +13,7 @@ import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { PlantChangeEntry } from '../../src/store/types.js';
 import { copySqliteStore, withSqliteStore } from '../support/sqlite-stores.js';
 import { tempDir } from '../support/temp.js';
+import { importRows } from '../support/plant-rows.js';
 
 const MAX = 2n ** 63n - 1n;
 
@@ -83,14 +84,16 @@ describe('SQLite change log, written by the writes', () => {
       await store.plants.createPlant({ id: 1n, name: 'Stored' });
       const start = (await store.changes.bounds()).last;
       const staging = await store.plants.beginImport();
-      await staging.stage([
-        { line: 1, id: 30n, name: 'Thirty', tag: 'b' },
-        { line: 2, id: 1n, name: 'Stored', tag: null }, // unchanged
-        { line: 3, id: 1n, name: 'Other', tag: null }, // a conflict
-        { line: 4, id: 20n, name: 'Twenty', tag: null },
-        { line: 5, id: 30n, name: 'Thirty', tag: 'b' }, // the same as line 1: unchanged
-        { line: 6, id: -MAX, name: 'Low', tag: 'a' },
-      ]);
+      await staging.stage(
+        importRows([
+          { id: 30n, name: 'Thirty', tag: 'b' },
+          { id: 1n, name: 'Stored' }, // unchanged
+          { id: 1n, name: 'Other' }, // a conflict
+          { id: 20n, name: 'Twenty' },
+          { id: 30n, name: 'Thirty', tag: 'b' }, // the same as line 1: unchanged
+          { id: -MAX, name: 'Low', tag: 'a' },
+        ]),
+      );
       const outcome = await staging.apply('skip', 10);
       assert.equal(outcome.kind, 'applied');
       const entries = await store.changes.after(start, 100);
@@ -102,10 +105,12 @@ describe('SQLite change log, written by the writes', () => {
       consecutive(entries);
       // All or nothing, rejected: nothing logged.
       const rejected = await store.plants.beginImport();
-      await rejected.stage([
-        { line: 1, id: 40n, name: 'Forty', tag: null },
-        { line: 2, id: 1n, name: 'Conflict', tag: null },
-      ]);
+      await rejected.stage(
+        importRows([
+          { id: 40n, name: 'Forty' },
+          { id: 1n, name: 'Conflict' },
+        ]),
+      );
       assert.equal((await rejected.apply('all', 10)).kind, 'rejected');
       assert.equal((await store.changes.bounds()).last, (entries.at(-1) as PlantChangeEntry).position);
     } finally {

@@ -10,6 +10,7 @@ import { describe, it } from 'node:test';
 import { StoreUnavailableError } from '../../src/store/errors.js';
 import { GroupCommitWriter } from '../../src/store/sqlite/group-commit.js';
 import { tempDir } from '../support/temp.js';
+import { createWrite } from '../support/plant-rows.js';
 
 describe('SQLite group commit when the writer thread dies', () => {
   it('rejects the unit in flight and every queued write as unavailable, and close() resolves', async () => {
@@ -18,9 +19,9 @@ describe('SQLite group commit when the writer thread dies', () => {
     const writer = new GroupCommitWriter({ path: join(dir, 'missing', 'plantstore.db'), busyTimeoutMs: 50 });
     try {
       const results = await Promise.allSettled([
-        writer.write({ op: 'create', id: 1n, name: 'in flight', tag: null }),
+        writer.write(createWrite({ id: 1n, name: 'in flight' })),
         writer.call('tokens', 'recordTokenUse', ['a-token-id', new Date()]),
-        writer.write({ op: 'create', id: 2n, name: 'queued', tag: null }),
+        writer.write(createWrite({ id: 2n, name: 'queued' })),
         writer.write({ op: 'delete', id: 1n }),
       ]);
       for (const result of results) {

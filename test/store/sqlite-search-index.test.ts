@@ -14,6 +14,8 @@ import Database from 'better-sqlite3';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { copySqliteStore, withSqliteStore } from '../support/sqlite-stores.js';
 import { tempDir } from '../support/temp.js';
+import type { PlantRecord } from '../../src/domain/plant.js';
+import { importRow, importRows } from '../support/plant-rows.js';
 
 /** Throws (SQLITE_CORRUPT_VTAB or a checksum mismatch) unless the index holds exactly the rows' words. */
 function checkIndex(path: string): void {
@@ -115,12 +117,12 @@ describe('SQLite search index', () => {
     const store = SqliteStore.open({ path });
     try {
       await store.plants.createPlant({ id: 5n, name: 'Stored fern' });
-      const runs: { rows: { id: bigint; name: string; tag: string | null }[]; mode: 'all' | 'skip' }[] = [
+      const runs: { rows: PlantRecord[]; mode: 'all' | 'skip' }[] = [
         // Every line new: indexed without looking the plants up.
         {
           rows: [
             { id: MAX, name: 'Ivy max', tag: 'climber' },
-            { id: MIN, name: 'Ivy min', tag: null },
+            { id: MIN, name: 'Ivy min' },
             { id: 7n, name: 'Ivy seven', tag: 'climber' },
           ],
           mode: 'all',
@@ -128,10 +130,10 @@ describe('SQLite search index', () => {
         // An unchanged line (the stored plant), a line repeating an earlier one, a conflict (skipped).
         {
           rows: [
-            { id: 5n, name: 'Stored fern', tag: null },
-            { id: 8n, name: 'Sage', tag: null },
-            { id: 8n, name: 'Sage', tag: null },
-            { id: 7n, name: 'Not ivy', tag: null },
+            { id: 5n, name: 'Stored fern' },
+            { id: 8n, name: 'Sage' },
+            { id: 8n, name: 'Sage' },
+            { id: 7n, name: 'Not ivy' },
             { id: 9n, name: 'Sage two', tag: 'herb' },
           ],
           mode: 'skip',
@@ -139,15 +141,15 @@ describe('SQLite search index', () => {
         // Rejected whole: nothing of it may reach the index.
         {
           rows: [
-            { id: 20n, name: 'Thyme', tag: null },
-            { id: 5n, name: 'Other fern', tag: null },
+            { id: 20n, name: 'Thyme' },
+            { id: 5n, name: 'Other fern' },
           ],
           mode: 'all',
         },
       ];
       for (const { rows, mode } of runs) {
         const plantImport = await store.plants.beginImport();
-        await plantImport.stage(rows.map((row, index) => ({ line: index + 1, ...row })));
+        await plantImport.stage(importRows(rows));
         await plantImport.apply(mode, 10);
         await plantImport.abort();
       }
@@ -168,19 +170,19 @@ describe('SQLite search index', () => {
       inOrder: [
         [
           { id: MIN, name: 'Aloe min', tag: 'succulent' },
-          { id: 1n, name: 'Aloe one', tag: null },
+          { id: 1n, name: 'Aloe one' },
         ],
-        [{ id: 2n, name: 'Aloe two', tag: null }],
+        [{ id: 2n, name: 'Aloe two' }],
         [{ id: MAX, name: 'Aloe max', tag: 'succulent' }],
       ],
       broken: [
         [
-          { id: 30n, name: 'Cactus thirty', tag: null },
-          { id: 31n, name: 'Cactus thirty-one', tag: null },
+          { id: 30n, name: 'Cactus thirty' },
+          { id: 31n, name: 'Cactus thirty-one' },
         ],
         [
           { id: 29n, name: 'Cactus twenty-nine', tag: 'spiny' },
-          { id: 32n, name: 'Cactus thirty-two', tag: null },
+          { id: 32n, name: 'Cactus thirty-two' },
         ],
       ],
     };
@@ -188,7 +190,7 @@ describe('SQLite search index', () => {
       for (const staged of Object.values(chunks)) {
         const plantImport = await store.plants.beginImport();
         let line = 0;
-        for (const rows of staged) await plantImport.stage(rows.map((row) => ({ line: ++line, ...row })));
+        for (const rows of staged) await plantImport.stage(rows.map((row) => importRow(++line, row)));
         assert.equal((await plantImport.apply('all', 10)).kind, 'applied');
         await plantImport.abort();
       }

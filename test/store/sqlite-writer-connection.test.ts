@@ -17,9 +17,9 @@ import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { WriterConnection } from '../../src/store/sqlite/writer-connection.js';
 import type { DelegatedMethod, DelegatedStore, WriteArgs } from '../../src/store/sqlite/writer-protocol.js';
 import { tempDir } from '../support/temp.js';
+import { createWrite, numberedImportRows } from '../support/plant-rows.js';
 
-const rows = (from: number, count: number) =>
-  Array.from({ length: count }, (_, i) => ({ line: i + 1, id: BigInt(from + i), name: `Fern ${from + i}`, tag: null }));
+const rows = (from: number, count: number) => numberedImportRows(from, count, (id) => `Fern ${id}`);
 
 function idsOnDisk(path: string): bigint[] {
   const db = new Database(path, { readonly: true });
@@ -62,17 +62,14 @@ describe('SQLite writer connection', () => {
   it('is renewed after an import is applied, and writes go on after it', async () => {
     const { path, connection } = await newConnection();
     try {
-      connection.applyPlantWrites([{ op: 'create', id: 1n, name: 'Before', tag: null }]);
+      connection.applyPlantWrites([createWrite({ id: 1n, name: 'Before' })]);
       const id = (await call(connection, 'imports', 'begin', [])) as number;
       await call(connection, 'imports', 'stage', [id, rows(100, 53)]);
       assert.equal(connection.renewals, 0, 'staging renews nothing');
       // 53 lines: five statements of ten rows, then three of one (plant-import.ts stages so).
       assert.equal(((await call(connection, 'imports', 'apply', [id, 'all', 10])) as { kind: string }).kind, 'applied');
       assert.equal(connection.renewals, 1);
-      assert.equal(
-        connection.applyPlantWrites([{ op: 'create', id: 2n, name: 'After', tag: null }])[0]?.kind,
-        'created',
-      );
+      assert.equal(connection.applyPlantWrites([createWrite({ id: 2n, name: 'After' })])[0]?.kind, 'created');
     } finally {
       connection.close();
     }
@@ -129,7 +126,7 @@ describe('SQLite writer connection', () => {
   it('is not renewed by other writes, nor by an import that is only aborted', async () => {
     const { connection } = await newConnection();
     try {
-      connection.applyPlantWrites(rows(1, 20).map(({ id, name }) => ({ op: 'create', id, name, tag: null })));
+      connection.applyPlantWrites(rows(1, 20).map(({ id, name }) => createWrite({ id, name })));
       connection.afterReply();
       await call(connection, 'maintenance', 'probeWrite', []);
       await call(connection, 'tokens', 'insertToken', [
