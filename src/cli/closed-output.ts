@@ -5,18 +5,25 @@
  * exit code 0, whatever it was doing: what a shell pipeline means, and what `set -o pipefail` scripts need. (A
  * tool killed by SIGPIPE reports 141 instead; nothing is lost by 0, since the pipeline's reader had all it read.)
  * Any other output error still fails the command.
+ *
+ * A service is the exception: its output is a log, and a log reader that went away (a closed pipe, a collector
+ * restarted) is no reason to stop serving. `serve` keeps running and its lines go nowhere until it is restarted.
  */
 const CLOSED_READER = 'EPIPE';
 
-function endWhenReaderCloses(stream: NodeJS.WriteStream): void {
+function whenReaderCloses(stream: NodeJS.WriteStream, then: () => void): void {
   stream.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code !== CLOSED_READER) throw error;
-    process.exit(0);
+    then();
   });
 }
 
-/** Installs the handler on stdout and stderr (`2>&1 | head` closes both). */
+/** For a command: ends it once stdout or stderr is closed (`2>&1 | head` closes both). */
 export function endQuietlyWhenOutputCloses(): void {
-  endWhenReaderCloses(process.stdout);
-  endWhenReaderCloses(process.stderr);
+  for (const stream of [process.stdout, process.stderr]) whenReaderCloses(stream, () => process.exit(0));
+}
+
+/** For the service: carries on serving once stdout or stderr is closed. */
+export function keepServingWhenOutputCloses(): void {
+  for (const stream of [process.stdout, process.stderr]) whenReaderCloses(stream, () => {});
 }

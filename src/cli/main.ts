@@ -7,7 +7,7 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/index.js';
 import { TokenError } from '../tokens/token-service.js';
 import { registerBackupCommands } from './backup-command.js';
-import { endQuietlyWhenOutputCloses } from './closed-output.js';
+import { endQuietlyWhenOutputCloses, keepServingWhenOutputCloses } from './closed-output.js';
 import { commandIndex } from './command-index.js';
 import { registerCopyCommands } from './copy-command.js';
 import { registerPlantsCommands } from './plants-command.js';
@@ -26,15 +26,16 @@ if (refusal !== undefined) {
   process.exit(2);
 }
 
-endQuietlyWhenOutputCloses();
-
 const program = new Command()
   .name('plantstore')
   .description('Plant Store: an HTTP service that stores plants, and the tools to run it.')
   .version(SERVICE_VERSION, '-V, --version', 'print the version and exit')
   // Mistakes are written by the catch below, as one line (usage-errors.ts); commander prints the rest itself.
   .configureOutput({ outputError: () => {} })
-  .exitOverride();
+  .exitOverride()
+  .hook('preAction', (_program, command) =>
+    command.name() === 'serve' ? keepServingWhenOutputCloses() : endQuietlyWhenOutputCloses(),
+  );
 
 registerServeCommands(program);
 registerTokenCommands(program);

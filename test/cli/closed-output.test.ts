@@ -7,8 +7,12 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
 import { bearer, postPlant, type Harness } from '../support/harness.js';
+import { freePort } from '../support/free-port.js';
+import { tempDir } from '../support/temp.js';
 import { CLI_COMMAND, cliServer, ROOT } from './cli-process.js';
 
 /** Enough plants, with long enough names, that one page of them is several times a pipe's buffer. */
@@ -144,6 +148,45 @@ describe('plantstore commands whose reader closes the pipe early', () => {
       } finally {
         clearInterval(started);
       }
+    }
+  });
+});
+
+/** Answers GET /healthz with its status, or undefined when nothing listens (yet, or any more). */
+async function health(port: number): Promise<number | undefined> {
+  try {
+    return (await fetch(`http://127.0.0.1:${port}/healthz`)).status;
+  } catch {
+    return undefined;
+  }
+}
+
+describe('plantstore serve whose output pipes close', () => {
+  it('keeps serving: a closed log reader is not a reason for a service to stop', async () => {
+    const port = await freePort();
+    const [node, ...nodeArgs] = CLI_COMMAND;
+    const child = spawn(node, [...nodeArgs, 'serve', '--port', String(port)], {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: `sqlite:${join(tempDir(), 'plantstore.db')}`, WORKERS: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let exit: [number | null, NodeJS.Signals | null] | undefined;
+    child.on('exit', (code, signal) => (exit = [code, signal]));
+    // Closed before the first-start banner and the first log lines are written.
+    child.stdout.destroy();
+    child.stderr.destroy();
+    try {
+      let status: number | undefined;
+      while (status === undefined && exit === undefined) {
+        await delay(100);
+        status = await health(port);
+      }
+      assert.equal(exit, undefined, 'the service is still running');
+      // Each request writes an access-log line to the closed pipe.
+      for (let i = 0; i < 20; i++) assert.equal(await health(port), 200, `request ${i + 1}`);
+      assert.equal(exit, undefined, `the service is still running after 20 logged requests (exit ${String(exit)})`);
+    } finally {
+      child.kill('SIGKILL');
     }
   });
 });
