@@ -2,7 +2,8 @@
  * The console's layout in headless Chromium at 360, 412 and 1280 px wide, on every screen (plants with the editor
  * open and the changes panel, webhooks with a delivery log and the edit form, tokens, service): the page never
  * scrolls sideways, every button is wholly inside the viewport and unclipped, and the smallest int64 id
- * (-9223372036854775808) is never broken across lines; axe-core finds nothing serious. Layout does not depend on the store: one store (SQLite).
+ * (-9223372036854775808) is never broken across lines; axe-core finds nothing serious. Layout does not depend on
+ * the store: one store (SQLite).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
