@@ -12,6 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { buildConsole } from '../../scripts/build-console.js';
+import { SERVICE_VERSION } from '../../src/system/version.js';
 import { cli } from '../cli/cli-process.js';
 import { listen } from '../client/servers.js';
 import { testBackends } from '../support/backends.js';
@@ -306,7 +307,7 @@ for (const [index, backend] of testBackends().entries()) {
 
       it('service: version, readiness, store and live figures from /metrics', async () => {
         await page.getByRole('button', { name: 'Service' }).click();
-        await page.locator('.figure', { hasText: 'Version' }).getByText('1.0.0').waitFor();
+        await page.locator('.figure', { hasText: 'Version' }).getByText(SERVICE_VERSION).waitFor();
         await page.locator('.figure', { hasText: 'Readiness' }).getByText('ready').waitFor();
         await page.locator('.figure', { hasText: 'Store' }).getByText(backend.name).waitFor();
         await page.locator('.figure', { hasText: 'p99 latency' }).getByText(/ms/).waitFor();

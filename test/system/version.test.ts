@@ -19,6 +19,20 @@ describe('the version and the store in use', () => {
     assert.equal(SERVICE_VERSION, packageVersion);
   });
 
+  it('tells a build of unreleased changes from the release before it (CHANGELOG.md decides which it is)', () => {
+    const changelog = readFileSync(new URL('../../CHANGELOG.md', import.meta.url), 'utf8');
+    const headings = [...changelog.matchAll(/^## (\S+)/gm)].map(([, heading]) => heading!);
+    const released = headings.find((heading) => /^\d+\.\d+\.\d+$/.test(heading));
+    assert.ok(released, 'CHANGELOG.md names no released version');
+    if (headings[0] !== 'Unreleased') return assert.equal(packageVersion, headings[0]);
+    // With changes not in any release, the version is a pre-release (x.y.z-tag) of a version after the last one.
+    const parts = /^(\d+)\.(\d+)\.(\d+)-[0-9A-Za-z.-]+$/.exec(packageVersion)?.slice(1).map(Number);
+    assert.ok(parts, `${packageVersion} is a release's version, yet CHANGELOG.md has an "Unreleased" section`);
+    const last = released.split('.').map(Number);
+    const after = parts.findIndex((part, i) => part !== last[i]);
+    assert.ok(after !== -1 && parts[after]! > last[after]!, `${packageVersion} does not come after ${released}`);
+  });
+
   it('describes a PostgreSQL store by host, database and user, never its password or query', () => {
     const described = describeStore(
       'postgres://plants:s3cret%21@db.internal:5433/plantstore?sslmode=require&password=x',
