@@ -11,7 +11,14 @@ import type { TypedRoutes } from '../http/type-provider.js';
 import { expectedByIfMatch } from '../plants/preconditions.js';
 import type { ExpectedSubscriptionVersion, SubscriptionChange } from '../store/types.js';
 import { bearerAuth } from '../tokens/auth.js';
-import { etagOf, example, subscriptionJson, SubscriptionETag, SubscriptionPath } from './route-parts.js';
+import {
+  etagOf,
+  example,
+  refuseMalformedUrl,
+  subscriptionJson,
+  SubscriptionETag,
+  SubscriptionPath,
+} from './route-parts.js';
 import type { WebhookSubscription, WebhookSubscriptionPatch } from './schemas.js';
 import { checkWebhookUrl, WebhookUrlError } from './url-policy.js';
 
@@ -70,6 +77,7 @@ export const webhookChangeRoute: TypedRoutes<[typeof WebhookSubscriptionPatch, t
         },
       },
       config: { failures: ['INVALID_WEBHOOK_URL', 'WEBHOOK_NOT_FOUND', 'PRECONDITION_FAILED', 'STORE_UNAVAILABLE'] },
+      preValidation: refuseMalformedUrl,
     },
     async (request, reply) => {
       const { id } = request.params;

@@ -1,7 +1,9 @@
 /** Schema parts, JSON shapes and lookups the webhook routes share. */
 import { isEventType, type EventType } from '../domain/events.js';
 import { OPAQUE_ID } from '../domain/text-rules.js';
+import type { FastifyRequest } from 'fastify';
 import { failure } from '../http/errors.js';
+import { checkWebhookUrlSyntax, MAX_WEBHOOK_URL_LENGTH, WebhookUrlError } from './url-policy.js';
 import type {
   DeliveryAttempt as AttemptRecord,
   WebhookDelivery as DeliveryRecord,
@@ -10,6 +12,23 @@ import type {
 } from '../store/types.js';
 
 /** A subscription's ETag: its version, quoted (strong). */
+/**
+ * preValidation of a body with a webhook url: a url the service refuses gets INVALID_WEBHOOK_URL saying why, before
+ * the schema's pattern (the same shape, stated for clients) could answer a vaguer INVALID_FIELD.
+ */
+export async function refuseMalformedUrl(request: FastifyRequest): Promise<void> {
+  const body: unknown = request.body;
+  if (typeof body !== 'object' || body === null || !('url' in body) || typeof body.url !== 'string') return;
+  // Its length is the schema's to say (INVALID_FIELD), as for every other field.
+  if (body.url.length === 0 || body.url.length > MAX_WEBHOOK_URL_LENGTH) return;
+  try {
+    checkWebhookUrlSyntax(body.url);
+  } catch (error) {
+    if (error instanceof WebhookUrlError) throw failure('INVALID_WEBHOOK_URL', [error.message]);
+    throw error;
+  }
+}
+
 export const etagOf = (version: number) => `"${version}"`;
 
 export const SubscriptionETag = {

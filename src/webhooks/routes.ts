@@ -30,6 +30,7 @@ import {
   SubscriptionETag,
   SubscriptionPath,
   webhookNotFound,
+  refuseMalformedUrl,
 } from './route-parts.js';
 
 export const DELIVERIES_DEFAULT_LIMIT = 100;
@@ -75,6 +76,7 @@ export const webhookRoutes: TypedRoutes<WebhookSchemas> = async (app) => {
         },
       },
       config: { failures: ['INVALID_WEBHOOK_URL', 'STORE_UNAVAILABLE'] },
+      preValidation: refuseMalformedUrl,
     },
     async (request, reply) => {
       const { url, description, eventTypes, tag, maxPerSecond } = request.body;

@@ -2,7 +2,7 @@
  * The webhook shapes, as JSON Schema: validation, serialisation and the OpenAPI
  * document all come from these objects.
  */
-import { MAX_WEBHOOK_URL_LENGTH } from './url-policy.js';
+import { MAX_WEBHOOK_URL_LENGTH, WEBHOOK_URL_PATTERN } from './url-policy.js';
 import { DESCRIPTION_MAX_LENGTH, MAX_PER_SECOND_LIMIT } from './subscriptions.js';
 import { PRINTABLE_TEXT } from '../domain/text-rules.js';
 import { DEFAULT_OVERLAP_SECONDS, MAX_OVERLAP_SECONDS } from './secret-rotation.js';
@@ -20,6 +20,20 @@ const Url = {
     'only to public addresses (loopback, private, link-local and reserved ranges are refused unless the service runs ' +
     'with WEBHOOK_ALLOW_PRIVATE_URLS=true); this is checked now and again at every delivery.',
   example: 'https://example.com/hooks/plants',
+} as const;
+
+/**
+ * A URL a request gives: the same, with its shape as a pattern, so a URL the schema accepts is one the service
+ * accepts, but for where its host resolves (the SSRF policy, said in the description). Served URLs keep no pattern:
+ * one kept from before it is still shown.
+ */
+const NewUrl = {
+  ...Url,
+  pattern: WEBHOOK_URL_PATTERN,
+  description:
+    `${Url.description} Its shape is the pattern's: http(s)://host[:port][/path][?query], the host a name of ASCII ` +
+    'letters, digits, - and _ (an internationalised name in its xn-- form), a dotted IPv4 address or a bracketed ' +
+    'IPv6 one, the port 1 to 65535. A URL of another shape is refused with INVALID_WEBHOOK_URL saying why.',
 } as const;
 
 const Description = {
@@ -73,7 +87,7 @@ export const NewWebhookSubscription = {
   type: 'object',
   required: ['url'],
   properties: {
-    url: Url,
+    url: NewUrl,
     description: Description,
     eventTypes: { ...EventTypes, description: `${EventTypes.description} Default: plant.created only.` },
     tag: { ...Tag, type: ['string', 'null'], description: `${TAG_FILTER} Left out or null: every plant.` },
@@ -141,7 +155,7 @@ export const WebhookSubscriptionPatch = {
   $id: 'WebhookSubscriptionPatch',
   type: 'object',
   properties: {
-    url: { ...Url, description: `A new URL, under the same rules: ${Url.description}` },
+    url: { ...NewUrl, description: `A new URL, under the same rules: ${NewUrl.description}` },
     description: {
       ...Description,
       type: ['string', 'null'],

@@ -785,7 +785,7 @@ export interface components {
         /** @description A subscription to create. Properties not listed here are ignored. */
         NewWebhookSubscription: {
             /**
-             * @description Where events are POSTed: an absolute http or https URL, without credentials, #fragment, spaces or control characters. Its host must resolve only to public addresses (loopback, private, link-local and reserved ranges are refused unless the service runs with WEBHOOK_ALLOW_PRIVATE_URLS=true); this is checked now and again at every delivery.
+             * @description Where events are POSTed: an absolute http or https URL, without credentials, #fragment, spaces or control characters. Its host must resolve only to public addresses (loopback, private, link-local and reserved ranges are refused unless the service runs with WEBHOOK_ALLOW_PRIVATE_URLS=true); this is checked now and again at every delivery. Its shape is the pattern's: http(s)://host[:port][/path][?query], the host a name of ASCII letters, digits, - and _ (an internationalised name in its xn-- form), a dotted IPv4 address or a bracketed IPv6 one, the port 1 to 65535. A URL of another shape is refused with INVALID_WEBHOOK_URL saying why.
              * @example https://example.com/hooks/plants
              */
             url: string;
@@ -865,7 +865,7 @@ export interface components {
         /** @description A JSON Merge Patch (RFC 7396) of a subscription: the properties sent are changed, the others kept. `"description": null` removes the description. Properties not listed here are ignored. */
         WebhookSubscriptionPatch: {
             /**
-             * @description A new URL, under the same rules: Where events are POSTed: an absolute http or https URL, without credentials, #fragment, spaces or control characters. Its host must resolve only to public addresses (loopback, private, link-local and reserved ranges are refused unless the service runs with WEBHOOK_ALLOW_PRIVATE_URLS=true); this is checked now and again at every delivery.
+             * @description A new URL, under the same rules: Where events are POSTed: an absolute http or https URL, without credentials, #fragment, spaces or control characters. Its host must resolve only to public addresses (loopback, private, link-local and reserved ranges are refused unless the service runs with WEBHOOK_ALLOW_PRIVATE_URLS=true); this is checked now and again at every delivery. Its shape is the pattern's: http(s)://host[:port][/path][?query], the host a name of ASCII letters, digits, - and _ (an internationalised name in its xn-- form), a dotted IPv4 address or a bracketed IPv6 one, the port 1 to 65535. A URL of another shape is refused with INVALID_WEBHOOK_URL saying why.
              * @example https://example.com/hooks/plants
              */
             url?: string;
