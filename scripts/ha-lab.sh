@@ -6,7 +6,8 @@
 #           -> PostgreSQL 15 primary + synchronous hot standby, each run by Patroni, with etcd as the DCS
 #   (each instance's LISTEN connection goes to HAProxy (db) directly: DATABASE_LISTEN_URL)
 #
-# Usage: scripts/ha-lab.sh up|down|status|env|primary|kill-primary|switchover|restart-db|pooler-stop|pooler-start
+# Usage: scripts/ha-lab.sh up|down|status|env|primary|kill-primary|switchover|restart-db|pooler-stop|pooler-start|
+#                          wait-sync [seconds]
 # Settings (environment):
 #   HA_LAB_DIR        the folder everything lives in (default: $TMPDIR/plantstore-ha-lab); `down` deletes it
 #   HA_LAB_PORT       the first of the ports it uses, base .. base+69 (default 26400)
@@ -108,6 +109,11 @@ leader() {
   return 1
 }
 
+# HAProxy (db) routes to exactly one node (it counts servers as up until their checks have failed).
+one_route() {
+  [ "$(curl -fsS --max-time 2 "http://127.0.0.1:$DB_STATS_PORT/;csv" | awk -F, '$1 == "primary" && $2 ~ /^node/ && $18 == "UP"' |
+    wc -l)" = 1 ]
+}
 # The primary accepts writes through HAProxy (db).
 primary_writable() { [ "$(psql_at "$DB_PORT" postgres 'SELECT NOT pg_is_in_recovery()')" = t ]; }
 # Both nodes streaming, the standby synchronous.
@@ -285,6 +291,10 @@ write_app_balancer() {
   for ((i = 0; i < ${HA_LAB_BALANCED:-$((INSTANCES > 0 ? INSTANCES : 2))}; i++)); do
     servers+="  server instance$i 127.0.0.1:$((APP_FIRST_PORT + i)) check"$'\n'
   done
+  # With every instance out (none ready), the balancer answers as an instance would: 503, Retry-After, an Error record.
+  local body='{"error":50301,"message":"the store is unavailable right now; retry shortly"}'
+  printf 'HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 2\r\n' >"$DIR/503.http"
+  printf 'Content-Length: %s\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n%s' "${#body}" "$body" >>"$DIR/503.http"
   cat >"$DIR/haproxy-app.cfg" <<EOF
 global
   maxconn 2000
@@ -297,6 +307,7 @@ defaults
   timeout check 2s
   option redispatch
   retries 2
+  errorfile 503 $DIR/503.http
 listen plantstore
   bind 127.0.0.1:$APP_PORT
   balance roundrobin
@@ -331,6 +342,8 @@ cmd_up() {
   if alive etcd; then die "a lab is already running in $DIR (scripts/ha-lab.sh down first)"; fi
   mkdir -p "$DIR"
   chmod 755 "$DIR"
+  own
+  "${AS_DAEMON[@]}" test -w "$DIR" || die "$DAEMON_USER cannot write $DIR (are its parent folders searchable?)"
   log "etcd on 127.0.0.1:$ETCD_CLIENT"
   write_etcd
   wait_for etcd 30 http_ok "http://127.0.0.1:$ETCD_CLIENT/health"
@@ -340,6 +353,7 @@ cmd_up() {
   write_patroni 1
   log "HAProxy (db) on 127.0.0.1:$DB_PORT -> the primary"
   write_db_balancer
+  wait_for "HAProxy (db) routing to one node" 60 one_route
   wait_for "the primary through HAProxy (db)" 60 primary_writable
   create_database
   log "waiting for the standby to stream synchronously"
@@ -428,8 +442,9 @@ case "${1:-}" in
   restart-db) cmd_restart_db ;;
   pooler-stop) stop_daemon pgbouncer 5 ;;
   pooler-start) start_pooler ;;
+  wait-sync) wait_for "the synchronous standby" "${2:-180}" sync_standby ;;
   *)
-    echo "usage: $0 up|down|status|env|primary|kill-primary|switchover|restart-db|pooler-stop|pooler-start" >&2
+    echo "usage: $0 up|down|status|env|primary|kill-primary|switchover|restart-db|pooler-stop|pooler-start|wait-sync" >&2
     exit 2
     ;;
 esac
