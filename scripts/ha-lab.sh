@@ -276,9 +276,10 @@ start_instances() {
   local i port
   for ((i = 0; i < INSTANCES; i++)); do
     port=$((APP_FIRST_PORT + i))
+    # From the clone (where `--import tsx` is found), whatever the caller's folder.
     # shellcheck disable=SC2046
-    env $(instance_env) HOST=127.0.0.1 PORT=$port LOG_LEVEL=info \
-      setsid "$NODE_BIN" --import tsx "$REPO/src/cli/main.ts" serve >>"$DIR/instance-$i.log" 2>&1 </dev/null &
+    (cd "$REPO" && exec env $(instance_env) HOST=127.0.0.1 PORT=$port LOG_LEVEL=info \
+      setsid "$NODE_BIN" --import tsx src/cli/main.ts serve >>"$DIR/instance-$i.log" 2>&1 </dev/null) &
     echo $! >"$DIR/instance-$i.pid"
     # The first one migrates the empty database; the others find it done.
     if [ "$i" = 0 ]; then wait_for "instance 0" 90 http_ok "http://127.0.0.1:$port/readyz"; fi

@@ -112,5 +112,7 @@ export function postgresAvailable(): boolean {
 }
 
 export function testBackends(): TestBackend[] {
+  // Through PgBouncer the run is about PostgreSQL: the SQLite half is the plain run's.
+  if (throughPgBouncer) return postgresAvailable() ? [postgresBackend] : [];
   return postgresAvailable() ? [sqliteBackend, postgresBackend] : [sqliteBackend];
 }
