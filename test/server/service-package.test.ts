@@ -21,14 +21,21 @@ after(() => service?.remove());
 describe('the service tarball', () => {
   it('holds the bundle, its migrations, the console, README, LICENSE, CHANGELOG and docs; no sources, tests, data or secrets', () => {
     const files = service.packedFiles;
-    const expected = ['dist/service/plantstore.js', 'dist/console/index.html', 'README.md', 'LICENSE', 'CHANGELOG.md'];
+    const expected = [
+      'bin/plantstore.js',
+      'dist/service/plantstore.js',
+      'dist/console/index.html',
+      'README.md',
+      'LICENSE',
+      'CHANGELOG.md',
+    ];
     for (const file of [...expected, 'package.json']) assert.ok(files.includes(file), `${file} is not in the tarball`);
     assert.ok(files.some((file) => /^dist\/service\/migrations\/.+\.sql$/.test(file)));
     const unexpected = files.filter(
       (file) =>
         !/^dist\/(service|console)\//.test(file) &&
         !/^docs\/[^/]+\.md$/.test(file) &&
-        !['README.md', 'LICENSE', 'CHANGELOG.md', 'package.json'].includes(file),
+        !['bin/plantstore.js', 'README.md', 'LICENSE', 'CHANGELOG.md', 'package.json'].includes(file),
     );
     assert.deepEqual(unexpected, []);
     assert.deepEqual(
