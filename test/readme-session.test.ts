@@ -90,6 +90,7 @@ const SAMPLE_TOKEN: IssuedToken = {
     createdAt: new Date(),
     expiresAt: null,
     lastUsedAt: null,
+    createdBy: null,
     revokedAt: null,
   },
   secret: `pst_${'A'.repeat(43)}`,

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { LIFETIME_RULE } from '../domain/lifetime.js';
-import { parseScopes, SCOPES } from '../tokens/scopes.js';
+import { parseScopes, SCOPE_LIST } from '../tokens/scopes.js';
 import { issueToken, parseDuration, TokenError } from '../tokens/token-service.js';
 import { tokenStatus } from '../tokens/token-status.js';
 import { EXISTING_STORE_HELP, withDatabaseOption, withStore, type Options } from './options.js';
@@ -17,9 +17,12 @@ export function registerTokenCommands(program: Command): void {
   withDatabaseOption(
     token
       .command('create')
-      .description('Create a token and print its secret, once, alone on the last line.')
+      .description(
+        'Create a token and print its secret, once, alone on the last line. It has no creator: only revoking it ' +
+          'revokes it, and it may create tokens (POST /tokens) within its own scopes and lifetime.',
+      )
       .requiredOption('--name <name>', 'a unique name, e.g. the client it is for')
-      .option('--scopes <scopes>', `comma-separated, from: ${SCOPES.join(', ')}`, 'plants:read,plants:write')
+      .option('--scopes <scopes>', `comma-separated, from: ${SCOPE_LIST}`, 'plants:read,plants:write')
       .option('--expires-in <duration>', `lifetime: ${LIFETIME_RULE} (default: never expires)`),
   ).action(async (options: Options) =>
     withStore(options, async (store) => {
@@ -60,7 +63,7 @@ export function registerTokenCommands(program: Command): void {
         return;
       }
       printTable(
-        ['ID', 'NAME', 'SCOPES', 'STATUS', 'CREATED', 'EXPIRES', 'LAST USED'],
+        ['ID', 'NAME', 'SCOPES', 'STATUS', 'CREATED', 'EXPIRES', 'LAST USED', 'CREATED BY'],
         tokens.map((t) => [
           t.id,
           t.name,
@@ -69,6 +72,7 @@ export function registerTokenCommands(program: Command): void {
           iso(t.createdAt),
           iso(t.expiresAt),
           iso(t.lastUsedAt),
+          t.createdBy ?? '-',
         ]),
       );
     }),
@@ -77,13 +81,22 @@ export function registerTokenCommands(program: Command): void {
   withDatabaseOption(
     token
       .command('revoke')
-      .description('Revoke a token by id or name (takes effect within TOKEN_CACHE_TTL_MS, 2 s by default).')
+      .description(
+        'Revoke a token by id or name, with every token it created, directly or not (takes effect within ' +
+          'TOKEN_CACHE_TTL_MS, 2 s by default).',
+      )
       .argument('<id-or-name>'),
   ).action(async (idOrName: string, options: Options) =>
     withStore(options, async (store) => {
       const revoked = await store.tokens.revokeToken(idOrName, new Date());
       if (revoked === undefined) throw new TokenError(`no token has id or name '${idOrName}'`);
-      process.stdout.write(`revoked token ${revoked.id} '${revoked.name}'\n`);
+      const { token, descendantIds } = revoked;
+      const count = descendantIds.length;
+      const also =
+        count === 0
+          ? ''
+          : ` and ${count} token${count === 1 ? '' : 's'} it created, directly or not: ${descendantIds.join(', ')}`;
+      process.stdout.write(`revoked token ${token.id} '${token.name}'${also}\n`);
     }),
   );
 }

@@ -172,11 +172,11 @@ class Primary {
       return mergeExpositions(texts);
     });
     peer.answer('readiness', () => this.readiness());
-    peer.answer('revoked', async (tokenId) => {
+    peer.answer('revoked', async (tokenIds) => {
       // Every worker drops it before the revocation is answered: the next request anywhere is refused.
       await Promise.all(
         this.live().map((slot) =>
-          within(slot.peer.ask('forget', tokenId), WORKER_ANSWER_MS, `worker ${slot.worker.id}`).catch(() => null),
+          within(slot.peer.ask('forget', tokenIds), WORKER_ANSWER_MS, `worker ${slot.worker.id}`).catch(() => null),
         ),
       );
       return null;

@@ -25,8 +25,8 @@ export interface PrimaryAnswers {
   readonly metrics: Ask<null, string>;
   /** Why the instance is not ready (a worker missing or unhealthy, the store), or null when it is. */
   readonly readiness: Ask<null, string | null>;
-  /** A token was revoked: answered once every worker has dropped it from its cache. */
-  readonly revoked: Ask<string, null>;
+  /** Tokens were revoked (a token and those it created): answered once every worker has dropped them. */
+  readonly revoked: Ask<readonly string[], null>;
   readonly 'rate-count': Ask<RateCount, { current: number; ttl: number }>;
 }
 
@@ -36,8 +36,8 @@ export interface WorkerAnswers {
   readonly metrics: Ask<null, string>;
   /** Why this worker cannot serve (its store does not answer), or null. */
   readonly ping: Ask<null, string | null>;
-  /** Drop a revoked token from this worker's cache. */
-  readonly forget: Ask<string, null>;
+  /** Drop revoked tokens from this worker's cache. */
+  readonly forget: Ask<readonly string[], null>;
 }
 
 /** What a worker tells the primary. */

@@ -45,7 +45,10 @@ export interface Config {
   readonly shutdownTimeoutMs: number;
   /** `pretty` (pino-pretty), `json`, or `auto`: pretty when stdout is a terminal. */
   readonly logFormat: LogFormat;
-  /** Who may read GET /metrics: `admin` (a token with the admin scope) or `none` (anyone who can reach it). */
+  /**
+   * Who may read GET /metrics: `admin` (a token with the metrics:read or the admin scope) or `none` (anyone who can
+   * reach it).
+   */
   readonly metricsAuth: MetricsAuth;
   /** When set, /metrics is served only on this port (on metricsHost), not beside the API. */
   readonly metricsPort: number | undefined;

@@ -88,6 +88,13 @@ export const Errors = {
     meaning: 'The token is valid but lacks the scope this operation needs.',
     message: 'this operation needs a token with the %s scope; this token has: %s',
   },
+  TOKEN_BEYOND_CREATOR: {
+    code: 40302,
+    status: 403,
+    meaning:
+      'POST /tokens asked for a token that could do more or last longer than the token asking: a token creates only tokens with scopes it has itself and an expiry no later than its own; the message says which.',
+    message: 'a token creates only tokens within its own scopes and lifetime: %s',
+  },
   ROUTE_NOT_FOUND: {
     code: 40401,
     status: 404,

@@ -46,10 +46,10 @@ function metricsRoute(
         description:
           'Metrics in the Prometheus text format: requests by route and status, request latency histograms, store call ' +
           'latency and errors, connection-pool usage (PostgreSQL), and the Node.js process metrics.\n\n' +
-          `${config.metricsAuth === 'admin' ? 'Needs a token with the `admin` scope' : 'Open to anyone who can reach it'} ` +
+          `${config.metricsAuth === 'admin' ? "Needs a token with the `metrics:read` scope (a scraper's, which can do nothing else) or the `admin` scope" : 'Open to anyone who can reach it'} ` +
           `(METRICS_AUTH=admin|none), served ${where}. See docs/deploying.md.`,
         tags: ['service'],
-        security: config.metricsAuth === 'admin' ? bearerAuth('admin') : [],
+        security: config.metricsAuth === 'admin' ? bearerAuth('metrics:read', 'admin') : [],
         response: {
           200: {
             description: 'The current metrics.',

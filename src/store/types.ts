@@ -160,6 +160,8 @@ export interface TokenRecord {
   readonly expiresAt: Date | null;
   readonly lastUsedAt: Date | null;
   readonly revokedAt: Date | null;
+  /** The id of the token that created it (POST /tokens); null for the first-start token and the CLI's. */
+  readonly createdBy: string | null;
 }
 
 export interface NewTokenRecord {
@@ -169,15 +171,28 @@ export interface NewTokenRecord {
   readonly scopes: readonly Scope[];
   readonly createdAt: Date;
   readonly expiresAt: Date | null;
+  readonly createdBy: string | null;
+}
+
+/**
+ * What inserting a token did: nothing when its name is taken, or when the token creating it is revoked by then
+ * (checked with the insert, atomically: a revocation either sees the new token and revokes it too, or comes first).
+ */
+export type InsertTokenOutcome = 'inserted' | 'name-taken' | 'creator-revoked';
+
+export interface TokenRevocation {
+  /** The token named, revoked (its first revocation's time is kept). */
+  readonly token: TokenRecord;
+  /** The ids of every token revoked with it: those it created, those they created, and so on. */
+  readonly descendantIds: readonly string[];
 }
 
 export interface TokenStore {
-  /** Inserts the token; returns false (and writes nothing) when its name is taken. */
-  insertToken(token: NewTokenRecord): Promise<boolean>;
+  insertToken(token: NewTokenRecord): Promise<InsertTokenOutcome>;
   findTokenBySecretHash(secretHash: string): Promise<TokenRecord | undefined>;
   listTokens(): Promise<TokenRecord[]>;
-  /** Revokes by id or name; returns the revoked token, or undefined when none matched. */
-  revokeToken(idOrName: string, at: Date): Promise<TokenRecord | undefined>;
+  /** Revokes by id or name, with every token it created (directly or not); undefined when none matched. */
+  revokeToken(idOrName: string, at: Date): Promise<TokenRevocation | undefined>;
   recordTokenUse(id: string, at: Date): Promise<void>;
   countTokens(): Promise<number>;
 }

@@ -36,19 +36,20 @@ declare module 'fastify' {
   }
 }
 
-/** The `security` of a route that needs a token with `scope`. */
-export function bearerAuth<S extends Scope>(scope: S): [{ bearerAuth: [S] }] {
-  return [{ bearerAuth: [scope] }];
+/** The `security` of a route that needs a token with `scope`, or with any one of `scopes` (alternatives). */
+export function bearerAuth<S extends Scope>(...scopes: [S, ...S[]]): { bearerAuth: [S] }[] {
+  return scopes.map((scope) => ({ bearerAuth: [scope] }));
 }
 
-/** The scope a route's `security` asks for; undefined for a public route. */
-export function requiredScope(security: unknown): Scope | undefined {
-  if (!Array.isArray(security)) return undefined;
-  const [requirement] = security as unknown[];
-  const scopes =
-    typeof requirement === 'object' && requirement !== null ? Reflect.get(requirement, 'bearerAuth') : undefined;
-  const [scope] = Array.isArray(scopes) ? (scopes as unknown[]) : [];
-  return typeof scope === 'string' && isScope(scope) ? scope : undefined;
+/** The scopes a route's `security` admits a bearer token with, any one of them; empty for a public route. */
+export function requiredScopes(security: unknown): Scope[] {
+  if (!Array.isArray(security)) return [];
+  return (security as unknown[]).flatMap((requirement) => {
+    const scopes =
+      typeof requirement === 'object' && requirement !== null ? Reflect.get(requirement, 'bearerAuth') : undefined;
+    const [scope] = Array.isArray(scopes) ? (scopes as unknown[]) : [];
+    return typeof scope === 'string' && isScope(scope) ? [scope] : [];
+  });
 }
 
 const BEARER = /^Bearer(?: +(\S*))? *$/i;
@@ -79,21 +80,30 @@ function challenge(params: string): Record<string, string> {
   return { 'www-authenticate': `Bearer realm="${REALM}"${params}` };
 }
 
+/** The 403 for a token asking to create one beyond its own scopes or lifetime (RFC 6750 insufficient_scope). */
+export function beyondCreator(reason: string): ApiError {
+  return failure('TOKEN_BEYOND_CREATOR', [reason], challenge(', error="insufficient_scope"'));
+}
+
+/** The 401 for a token refused for `reason`. */
+export function tokenRefused(reason: keyof typeof TOKEN_REFUSALS): ApiError {
+  const description = TOKEN_REFUSALS[reason];
+  return failure(
+    'TOKEN_INVALID',
+    [description],
+    challenge(`, error="invalid_token", error_description="${description}"`),
+  );
+}
+
 /** Admits the request (undefined) or says why not. */
-function admit(request: FastifyRequest, result: Authentication, scope: Scope | undefined): ApiError | undefined {
-  if (!result.ok) {
-    const description = TOKEN_REFUSALS[result.reason];
-    return failure(
-      'TOKEN_INVALID',
-      [description],
-      challenge(`, error="invalid_token", error_description="${description}"`),
-    );
-  }
-  if (scope !== undefined && !result.token.scopes.includes(scope)) {
+function admit(request: FastifyRequest, result: Authentication, scopes: readonly Scope[]): ApiError | undefined {
+  if (!result.ok) return tokenRefused(result.reason);
+  const [first] = scopes;
+  if (first !== undefined && !scopes.some((scope) => result.token.scopes.includes(scope))) {
     return failure(
       'INSUFFICIENT_SCOPE',
-      [scope, result.token.scopes.join(', ')],
-      challenge(`, error="insufficient_scope", scope="${scope}"`),
+      [scopes.join(' or '), result.token.scopes.join(', ')],
+      challenge(`, error="insufficient_scope", scope="${first}"`),
     );
   }
   request.token = result.token;
@@ -116,8 +126,8 @@ function ticketOf(request: FastifyRequest): { secret: string } | { refusal: stri
   return typeof ticket === 'string' ? redeem(ticket, request) : undefined;
 }
 
-/** The onRequest hook that admits a valid token with `scope`; without one, any valid token. */
-export function requireScope(scope?: Scope): onRequestHookHandler {
+/** The onRequest hook that admits a valid token with one of `scopes`; with none, any valid token. */
+export function requireScope(...scopes: Scope[]): onRequestHookHandler {
   // A callback hook, not an async one: a token in the cache (nearly every request)
   // is checked without a promise or a microtask; only a cache miss waits for the store.
   return function authenticate(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
@@ -149,10 +159,10 @@ export function requireScope(scope?: Scope): onRequestHookHandler {
     const authenticator = request.server.authenticator;
     const cached = authenticator.authenticateFromCache(secret);
     if (cached !== undefined) {
-      done(admit(request, cached, scope));
+      done(admit(request, cached, scopes));
       return;
     }
-    authenticator.authenticate(secret).then((result) => done(admit(request, result, scope)), done);
+    authenticator.authenticate(secret).then((result) => done(admit(request, result, scopes)), done);
   };
 }
 
@@ -165,8 +175,8 @@ function addToOnRequest(route: RouteOptions, hook: onRequestHookHandler): void {
 export const routeGuard = fp(
   async (app: FastifyInstance) => {
     app.addHook('onRoute', (route) => {
-      const scope = requiredScope(route.schema?.security);
-      if (scope !== undefined) addToOnRequest(route, requireScope(scope));
+      const scopes = requiredScopes(route.schema?.security);
+      if (scopes.length > 0) addToOnRequest(route, requireScope(...scopes));
     });
   },
   { name: 'route-guard', decorators: { fastify: ['authenticator'] } },

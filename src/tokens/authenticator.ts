@@ -52,9 +52,13 @@ export class TokenAuthenticator {
     return this.verdict(secretHash, cached.token, now);
   }
 
-  /** Drops a token from the cache (it was just revoked here), so this instance refuses it from the next request. */
-  forget(tokenId: string): void {
-    for (const [secretHash, entry] of this.cache) if (entry.token.id === tokenId) this.cache.delete(secretHash);
+  /**
+   * Drops tokens from the cache (they were just revoked here: a token and those it created), so this instance
+   * refuses each from its next request.
+   */
+  forget(tokenIds: readonly string[]): void {
+    const ids = new Set(tokenIds);
+    for (const [secretHash, entry] of this.cache) if (ids.has(entry.token.id)) this.cache.delete(secretHash);
   }
 
   private verdict(secretHash: string, token: TokenRecord | undefined, now: number): Authentication {

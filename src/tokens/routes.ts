@@ -7,9 +7,16 @@ import fp from 'fastify-plugin';
 import { failure } from '../http/errors.js';
 import type { TypedRoutes } from '../http/type-provider.js';
 import type { TokenRecord } from '../store/types.js';
-import { bearerAuth, requireScope } from './auth.js';
+import { bearerAuth, beyondCreator, requireScope, tokenRefused } from './auth.js';
 import { CreatedToken, NewToken, Token } from './schemas.js';
-import { issueToken, parseDuration, TokenError, TokenNameTakenError } from './token-service.js';
+import {
+  CreatorRevokedError,
+  issueToken,
+  parseDuration,
+  TokenBeyondCreatorError,
+  TokenError,
+  TokenNameTakenError,
+} from './token-service.js';
 import { tokenStatus } from './token-status.js';
 
 function tokenJson(token: TokenRecord) {
@@ -23,6 +30,7 @@ function tokenJson(token: TokenRecord) {
     ...optional('expiresAt', token.expiresAt),
     ...optional('lastUsedAt', token.lastUsedAt),
     ...optional('revokedAt', token.revokedAt),
+    ...(token.createdBy === null ? {} : { createdBy: token.createdBy }),
   };
 }
 
@@ -55,7 +63,10 @@ const routes: TypedRoutes<[typeof NewToken, typeof Token, typeof CreatedToken]> 
         summary: 'Create a token',
         description:
           'Issues a token with the scopes asked for (default plants:read and plants:write), like `plantstore token create`. ' +
-          'The response carries its secret, **shown only here**: only a hash of it is stored.',
+          'The response carries its secret, **shown only here**: only a hash of it is stored.\n\n' +
+          'A token creates only tokens within its own scopes and lifetime (403 otherwise): each scope asked for must be ' +
+          "one it has, and when it expires, the new token's expiresIn must end no later. The new token records who " +
+          'created it (`createdBy`) and is revoked with it.',
         tags: ['tokens'],
         security: admin,
         body: { $ref: 'NewToken', examples: [{ name: 'inventory-sync', scopes: ['plants:read'], expiresIn: '30d' }] },
@@ -67,7 +78,7 @@ const routes: TypedRoutes<[typeof NewToken, typeof Token, typeof CreatedToken]> 
           },
         },
       },
-      config: { failures: ['TOKEN_NAME_TAKEN', 'STORE_UNAVAILABLE'] },
+      config: { failures: ['TOKEN_BEYOND_CREATOR', 'TOKEN_NAME_TAKEN', 'STORE_UNAVAILABLE'] },
     },
     async (request, reply) => {
       const { name, scopes = ['plants:read', 'plants:write'], expiresIn } = request.body;
@@ -77,10 +88,13 @@ const routes: TypedRoutes<[typeof NewToken, typeof Token, typeof CreatedToken]> 
           name,
           scopes,
           ...(expiresInMs === undefined ? {} : { expiresInMs }),
+          ...(request.token === undefined ? {} : { creator: request.token }),
         });
         return reply.code(201).send({ ...tokenJson(record), secret });
       } catch (error) {
         if (error instanceof TokenNameTakenError) throw failure('TOKEN_NAME_TAKEN', [name]);
+        if (error instanceof TokenBeyondCreatorError) throw beyondCreator(error.message);
+        if (error instanceof CreatorRevokedError) throw tokenRefused('revoked');
         if (error instanceof TokenError) throw failure('INVALID_FIELD', [error.message]);
         throw error;
       }
@@ -134,9 +148,9 @@ const routes: TypedRoutes<[typeof NewToken, typeof Token, typeof CreatedToken]> 
         operationId: 'revokeToken',
         summary: 'Revoke a token',
         description:
-          'Revokes a token by id or name, like `plantstore token revoke`: this instance refuses it from the next request, ' +
-          'other instances within TOKEN_CACHE_TTL_MS (2 s by default). The token stays listed, as revoked; revoking ' +
-          'it again changes nothing. A token may revoke itself.',
+          'Revokes a token by id or name, like `plantstore token revoke`, with every token it created (directly or ' +
+          'not): this instance refuses them from the next request, other instances within TOKEN_CACHE_TTL_MS (2 s by ' +
+          'default). They stay listed, as revoked; revoking again changes nothing. A token may revoke itself.',
         tags: ['tokens'],
         security: admin,
         params: TokenPath,
@@ -154,10 +168,11 @@ const routes: TypedRoutes<[typeof NewToken, typeof Token, typeof CreatedToken]> 
       const { idOrName } = request.params;
       const revoked = await store.tokens.revokeToken(idOrName, new Date());
       if (revoked === undefined) throw failure('TOKEN_NOT_FOUND', [idOrName]);
-      authenticator.forget(revoked.id);
-      // Every other worker of the instance forgets it too before this answers (src/cluster).
-      await request.server.cluster?.primary.ask('revoked', revoked.id);
-      return tokenJson(revoked);
+      const ids = [revoked.token.id, ...revoked.descendantIds];
+      authenticator.forget(ids);
+      // Every other worker of the instance forgets them too before this answers (src/cluster).
+      await request.server.cluster?.primary.ask('revoked', ids);
+      return tokenJson(revoked.token);
     },
   );
 };
@@ -167,8 +182,8 @@ export const tokensPlugin = fp(
     for (const schema of [NewToken, Token, CreatedToken]) app.addSchema(schema);
     await app.register(routes);
     // Another worker of the instance revoked it: refused here from the next request.
-    app.cluster?.primary.answer('forget', (tokenId) => {
-      app.authenticator.forget(tokenId);
+    app.cluster?.primary.answer('forget', (tokenIds) => {
+      app.authenticator.forget(tokenIds);
       return null;
     });
   },

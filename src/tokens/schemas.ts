@@ -4,7 +4,7 @@
  */
 import { LIFETIME, LIFETIME_RULE } from '../domain/lifetime.js';
 import { TOKEN_NAME, TOKEN_NAME_RULE } from '../domain/text-rules.js';
-import { SCOPES } from './scopes.js';
+import { SCOPE_LIST, SCOPES } from './scopes.js';
 
 /** A token name's length; its characters are TOKEN_NAME's. */
 export const TOKEN_NAME_MAX_LENGTH = 64;
@@ -16,7 +16,9 @@ const Scopes = {
   items: { type: 'string', enum: SCOPES },
   minItems: 1,
   uniqueItems: true,
-  description: `What the token may do: any of ${SCOPES.join(', ')}. They are independent: admin does not imply the plant scopes.`,
+  description:
+    `What the token may do: any of ${SCOPE_LIST}. They are independent: a token can do exactly what its scopes ` +
+    'grant, and a token it creates gets only scopes it has itself.',
   example: ['plants:read'],
 } as const;
 
@@ -33,11 +35,18 @@ export const NewToken = {
       description: `A unique name, e.g. the client it is for: 1-${TOKEN_NAME_MAX_LENGTH} ${TOKEN_NAME_RULE}.`,
       example: 'inventory-sync',
     },
-    scopes: { ...Scopes, description: `${Scopes.description} Default: plants:read and plants:write.` },
+    scopes: {
+      ...Scopes,
+      description:
+        `${Scopes.description} Default: plants:read and plants:write. Asking for a scope the creating token ` +
+        'lacks is refused (403).',
+    },
     expiresIn: {
       type: 'string',
       pattern: LIFETIME,
-      description: `Lifetime: ${LIFETIME_RULE}. Left out, the token never expires.`,
+      description:
+        `Lifetime: ${LIFETIME_RULE}. Left out, the token never expires. It may not end after the creating ` +
+        "token's own expiry: a token that expires must give one that ends no later (403 otherwise).",
       example: '30d',
     },
   },
@@ -59,7 +68,17 @@ const tokenProperties = {
     ...DateTime,
     description: 'When a request last used it (recorded at most once a minute); omitted when never used.',
   },
-  revokedAt: { ...DateTime, description: 'When it was revoked; omitted when it was not.' },
+  revokedAt: {
+    ...DateTime,
+    description: 'When it was revoked, itself or with the token that created it; omitted when it was not.',
+  },
+  createdBy: {
+    type: 'string',
+    description:
+      'The id of the token that created it with POST /tokens; omitted for the first-start token and tokens made ' +
+      'with `plantstore token create`.',
+    example: 'tok_0a1b2c3d4e5f6789',
+  },
 } as const;
 
 export const Token = {

@@ -1,10 +1,21 @@
 /**
- * Token scopes. They are independent: `admin` manages tokens and webhooks and does
- * not imply the plant scopes, so a token can do exactly what it lists.
+ * Token scopes. They are independent: `admin` manages tokens and webhooks and does not imply the plant scopes, so a
+ * token can do exactly what it lists. A token creates only tokens within its own scopes (token-service.ts).
  */
-export const SCOPES = ['plants:read', 'plants:write', 'admin'] as const;
+export const SCOPES = ['plants:read', 'plants:write', 'admin', 'metrics:read'] as const;
 
 export type Scope = (typeof SCOPES)[number];
+
+/** What each scope grants, for the OpenAPI document, the docs and the CLI's help. */
+export const SCOPE_GRANTS = {
+  'plants:read': 'read plants and their changes',
+  'plants:write': 'create, change and delete plants',
+  admin: 'manage tokens and webhooks, and read /metrics (not the plant scopes)',
+  'metrics:read': 'read /metrics and nothing else, e.g. for a metrics scraper',
+} as const satisfies Record<Scope, string>;
+
+/** "plants:read (read plants...); ...", every scope with what it grants. */
+export const SCOPE_LIST = SCOPES.map((scope) => `${scope} (${SCOPE_GRANTS[scope]})`).join('; ');
 
 export function isScope(value: string): value is Scope {
   return (SCOPES as readonly string[]).includes(value);

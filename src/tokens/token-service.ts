@@ -16,6 +16,10 @@ export const BOOTSTRAP_TOKEN_NAME = 'bootstrap';
 export class TokenError extends Error {}
 /** The name is taken by another token (an HTTP 409, not a bad request). */
 export class TokenNameTakenError extends TokenError {}
+/** The token asked for could do more, or live longer, than the token creating it (an HTTP 403). */
+export class TokenBeyondCreatorError extends TokenError {}
+/** The creating token was revoked while it was creating this one; nothing was stored (an HTTP 401). */
+export class CreatorRevokedError extends TokenError {}
 
 export interface IssuedToken {
   readonly record: TokenRecord;
@@ -28,6 +32,26 @@ export interface IssueTokenRequest {
   readonly scopes: readonly Scope[];
   /** Lifetime in milliseconds; undefined for a token that does not expire. */
   readonly expiresInMs?: number;
+  /**
+   * The token creating this one (POST /tokens): the new token gets only scopes it has and ends no later than it, and
+   * is revoked with it. Undefined for the first-start token and the CLI's, which work on the store directly.
+   */
+  readonly creator?: TokenRecord;
+}
+
+/** Why `creator` may not create a token with `scopes` ending at `expiresAt`; undefined when it may. */
+function beyondCreator(creator: TokenRecord, scopes: readonly Scope[], expiresAt: Date | null): string | undefined {
+  const lacking = scopes.filter((scope) => !creator.scopes.includes(scope));
+  if (lacking.length > 0) {
+    return `this token has the scopes ${creator.scopes.join(', ')} and cannot give ${lacking.join(', ')}`;
+  }
+  if (creator.expiresAt === null) return undefined;
+  const end = creator.expiresAt.toISOString();
+  if (expiresAt === null) {
+    return `this token expires at ${end}, so the token it creates needs an expiresIn that ends by then`;
+  }
+  if (expiresAt > creator.expiresAt) return `expiresIn would end after this token does, at ${end}`;
+  return undefined;
 }
 
 export async function issueToken(
@@ -43,19 +67,30 @@ export async function issueToken(
   if (lifetime !== undefined && !(Number.isSafeInteger(lifetime) && lifetime > 0 && lifetime <= MAX_LIFETIME_MS)) {
     throw new TokenError(`invalid lifetime of ${lifetime} ms: expiresIn must be ${LIFETIME_RULE}`);
   }
+  const expiresAt = lifetime === undefined ? null : new Date(now.getTime() + lifetime);
+  const { creator } = request;
+  const beyond = creator === undefined ? undefined : beyondCreator(creator, request.scopes, expiresAt);
+  if (beyond !== undefined) throw new TokenBeyondCreatorError(beyond);
   const secret = generateTokenSecret();
   const record: TokenRecord = {
     id: generateTokenId(),
     name: request.name,
     scopes: [...request.scopes],
     createdAt: now,
-    expiresAt: request.expiresInMs === undefined ? null : new Date(now.getTime() + request.expiresInMs),
+    expiresAt,
     lastUsedAt: null,
     revokedAt: null,
+    createdBy: creator?.id ?? null,
   };
-  const inserted = await store.insertToken({ ...record, secretHash: hashToken(secret) });
-  if (!inserted) throw new TokenNameTakenError(`a token named '${request.name}' already exists`);
-  return { record, secret };
+  const outcome = await store.insertToken({ ...record, secretHash: hashToken(secret) });
+  switch (outcome) {
+    case 'inserted':
+      return { record, secret };
+    case 'name-taken':
+      throw new TokenNameTakenError(`a token named '${request.name}' already exists`);
+    case 'creator-revoked':
+      throw new CreatorRevokedError('the bearer token has been revoked');
+  }
 }
 
 /**

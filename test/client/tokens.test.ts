@@ -14,7 +14,8 @@ describe('client token methods', () => {
   before(async () => {
     h = await createHarness();
     baseUrl = await listen(h);
-    admin = createPlantStoreClient({ baseUrl, token: h.tokens.admin });
+    // Every scope: a token creates only tokens within its own scopes.
+    admin = createPlantStoreClient({ baseUrl, token: h.tokens.all });
   });
   after(() => h.close());
 

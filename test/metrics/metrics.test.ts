@@ -62,7 +62,7 @@ describe('GET /metrics', () => {
     });
     after(() => h.close());
 
-    it('needs the admin scope by default', async () => {
+    it('needs the metrics:read or the admin scope by default', async () => {
       assert.equal((await h.request({ method: 'GET', url: '/metrics' })).statusCode, 401);
       assert.equal(
         (await h.request({ method: 'GET', url: '/metrics', headers: bearer(h.tokens.write) })).statusCode,
@@ -121,7 +121,10 @@ describe('GET /metrics', () => {
       const doc = (await h.request({ method: 'GET', url: '/openapi.json' })).json() as {
         paths: Record<string, { get: { security: unknown } }>;
       };
-      assert.deepEqual(doc.paths['/metrics']?.get.security, [{ bearerAuth: ['admin'] }]);
+      assert.deepEqual(doc.paths['/metrics']?.get.security, [
+        { bearerAuth: ['metrics:read'] },
+        { bearerAuth: ['admin'] },
+      ]);
     });
   });
 

@@ -143,13 +143,17 @@ for (const backend of testBackends())
         scopes: ['plants:read', 'plants:write'],
         createdAt: new Date(Date.UTC(2030, 0, 1, 12, 0, 0, 123)),
         expiresAt: null,
+        createdBy: null,
         ...overrides,
       });
 
       it('inserts once per name, finds by hash with every field exact, and counts', async () => {
         const expiresAt = new Date(Date.UTC(2031, 5, 6, 7, 8, 9, 987));
-        assert.equal(await store.tokens.insertToken(token('alpha', { expiresAt })), true);
-        assert.equal(await store.tokens.insertToken(token('alpha', { id: 'tok_other', secretHash: 'other' })), false);
+        assert.equal(await store.tokens.insertToken(token('alpha', { expiresAt })), 'inserted');
+        assert.equal(
+          await store.tokens.insertToken(token('alpha', { id: 'tok_other', secretHash: 'other' })),
+          'name-taken',
+        );
         assert.deepEqual(await store.tokens.findTokenBySecretHash('hash-alpha'), {
           id: 'tok_alpha',
           name: 'alpha',
@@ -158,6 +162,7 @@ for (const backend of testBackends())
           expiresAt,
           lastUsedAt: null,
           revokedAt: null,
+          createdBy: null,
         });
         assert.equal(await store.tokens.findTokenBySecretHash('nope'), undefined);
         assert.equal(await store.tokens.countTokens(), 1);
@@ -176,8 +181,9 @@ for (const backend of testBackends())
       it('revokes by id or by name, keeping the first revocation time; records use', async () => {
         await store.tokens.insertToken(token('gamma'));
         const first = new Date(Date.UTC(2032, 0, 1));
-        assert.deepEqual((await store.tokens.revokeToken('tok_gamma', first))?.revokedAt, first);
-        assert.deepEqual((await store.tokens.revokeToken('gamma', new Date(Date.UTC(2033, 0, 1))))?.revokedAt, first);
+        assert.deepEqual((await store.tokens.revokeToken('tok_gamma', first))?.token.revokedAt, first);
+        const again = await store.tokens.revokeToken('gamma', new Date(Date.UTC(2033, 0, 1)));
+        assert.deepEqual(again?.token.revokedAt, first);
         assert.equal(await store.tokens.revokeToken('missing', first), undefined);
         const used = new Date(Date.UTC(2032, 1, 2, 3, 4, 5, 6));
         await store.tokens.recordTokenUse('tok_alpha', used);
@@ -190,6 +196,51 @@ for (const backend of testBackends())
         await store.tokens.insertToken(token('upper', { id: 'tok_B', createdAt: at }));
         const ids = (await store.tokens.listTokens()).map((t) => t.id).filter((id) => id === 'tok_a' || id === 'tok_B');
         assert.deepEqual(ids, ['tok_B', 'tok_a']);
+      });
+
+      it('records who created a token; revoking one revokes its descendants, and only them', async () => {
+        await store.tokens.insertToken(token('parent'));
+        await store.tokens.insertToken(token('kid', { createdBy: 'tok_parent' }));
+        await store.tokens.insertToken(token('grandkid', { createdBy: 'tok_kid' }));
+        await store.tokens.insertToken(token('cousin', { createdBy: 'tok_alpha' }));
+        assert.equal((await store.tokens.findTokenBySecretHash('hash-grandkid'))?.createdBy, 'tok_kid');
+        const at = new Date(Date.UTC(2034, 0, 1));
+        const revoked = await store.tokens.revokeToken('parent', at);
+        assert.equal(revoked?.token.id, 'tok_parent');
+        assert.deepEqual([...(revoked?.descendantIds ?? [])].sort(), ['tok_grandkid', 'tok_kid']);
+        for (const name of ['kid', 'grandkid']) {
+          assert.deepEqual((await store.tokens.findTokenBySecretHash(`hash-${name}`))?.revokedAt, at, name);
+        }
+        assert.equal((await store.tokens.findTokenBySecretHash('hash-cousin'))?.revokedAt, null);
+        assert.equal((await store.tokens.findTokenBySecretHash('hash-alpha'))?.revokedAt, null);
+      });
+
+      it('stores no token whose creator is revoked', async () => {
+        await store.tokens.insertToken(token('revoked-creator'));
+        await store.tokens.revokeToken('revoked-creator', new Date());
+        const outcome = await store.tokens.insertToken(token('orphan', { createdBy: 'tok_revoked-creator' }));
+        assert.equal(outcome, 'creator-revoked');
+        assert.equal(await store.tokens.findTokenBySecretHash('hash-orphan'), undefined);
+        assert.equal(await store.tokens.insertToken(token('orphan', { createdBy: 'tok_missing' })), 'creator-revoked');
+      });
+
+      it('a revocation racing with tokens being created under it leaves none of them usable', async () => {
+        for (let round = 0; round < 5; round++) {
+          const root = `race-${round}`;
+          await store.tokens.insertToken(token(root));
+          await store.tokens.insertToken(token(`${root}-kid`, { createdBy: `tok_${root}` }));
+          const births = Array.from({ length: 12 }, (_, i) =>
+            store.tokens.insertToken(token(`${root}-grandkid-${i}`, { createdBy: `tok_${root}-kid` })),
+          );
+          const [outcomes] = await Promise.all([
+            Promise.all(births),
+            store.tokens.revokeToken(root, new Date(Date.UTC(2035, 0, 1))),
+          ]);
+          for (const outcome of outcomes) assert.ok(outcome === 'inserted' || outcome === 'creator-revoked', outcome);
+          const lineage = (await store.tokens.listTokens()).filter((t) => t.name.startsWith(`${root}-`));
+          assert.ok(lineage.length >= 1);
+          for (const t of lineage) assert.notEqual(t.revokedAt, null, `${t.name} outlived its creator's revocation`);
+        }
       });
     });
 

@@ -132,14 +132,15 @@ describe('SQLite group commit', () => {
       scopes: ['plants:read' as const],
       createdAt: new Date(1000),
       expiresAt: null,
+      createdBy: null,
     };
     const [inserted, again] = await Promise.all([store.tokens.insertToken(token), store.tokens.insertToken(token)]);
-    assert.deepEqual([inserted, again], [true, false]);
+    assert.deepEqual([inserted, again], ['inserted', 'name-taken']);
     await store.tokens.recordTokenUse(token.id, new Date(2000));
     const found = await store.tokens.findTokenBySecretHash(token.secretHash);
     assert.equal(found?.lastUsedAt?.getTime(), 2000);
     const revoked = await store.tokens.revokeToken('gc', new Date(3000));
-    assert.equal(revoked?.revokedAt?.getTime(), 3000);
+    assert.equal(revoked?.token.revokedAt?.getTime(), 3000);
   });
 });
 

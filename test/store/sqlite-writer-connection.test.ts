@@ -137,6 +137,7 @@ describe('SQLite writer connection', () => {
           scopes: ['plants:read'],
           createdAt: new Date(),
           expiresAt: null,
+          createdBy: null,
         },
       ]);
       const id = (await call(connection, 'imports', 'begin', [])) as number;

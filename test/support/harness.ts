@@ -10,6 +10,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { buildApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config/index.js';
 import type { Store } from '../../src/store/types.js';
+import { SCOPES, type Scope } from '../../src/tokens/scopes.js';
 import { issueToken } from '../../src/tokens/token-service.js';
 import { sqliteBackend, type TestBackend } from './backends.js';
 import { checkServerResponses, ContractCheck, decoded, encodingOf } from './contract-check.js';
@@ -20,7 +21,7 @@ export interface Harness {
   readonly backend: TestBackend['name'];
   readonly databaseUrl: string;
   readonly config: Config;
-  /** Secrets of tokens with the named scopes. */
+  /** Secrets of tokens with the named scopes (`all`: every scope). */
   readonly tokens: { readonly write: string; readonly read: string; readonly admin: string; readonly all: string };
   /** Everything the app logged, one JSON line per entry. */
   logs(): string;
@@ -40,13 +41,13 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   const opened = await backend.open();
   const config = loadConfig({ DATABASE_URL: opened.databaseUrl, LOG_LEVEL: 'info', ...options.env });
   const store = options.wrapStore?.(opened.store, opened.databaseUrl) ?? opened.store;
-  const issue = async (name: string, scopes: ('plants:read' | 'plants:write' | 'admin')[]) =>
+  const issue = async (name: string, scopes: readonly Scope[]) =>
     (await issueToken(store.tokens, { name, scopes })).secret;
   const tokens = {
     write: await issue('writer', ['plants:write']),
     read: await issue('reader', ['plants:read']),
     admin: await issue('admin', ['admin']),
-    all: await issue('all', ['plants:read', 'plants:write', 'admin']),
+    all: await issue('all', SCOPES),
   };
   let logText = '';
   const logStream = new Writable({

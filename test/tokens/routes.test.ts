@@ -31,7 +31,8 @@ for (const backend of testBackends())
       await h.close();
     });
 
-    const create = (body: unknown, token = h.tokens.admin) =>
+    // Every scope: a token creates only tokens within its own scopes (test/tokens/lineage.test.ts).
+    const create = (body: unknown, token = h.tokens.all) =>
       h.request({
         method: 'POST',
         url: '/tokens',

@@ -366,6 +366,8 @@ export interface paths {
         /**
          * Create a token
          * @description Issues a token with the scopes asked for (default plants:read and plants:write), like `plantstore token create`. The response carries its secret, **shown only here**: only a hash of it is stored.
+         *
+         *     A token creates only tokens within its own scopes and lifetime (403 otherwise): each scope asked for must be one it has, and when it expires, the new token's expiresIn must end no later. The new token records who created it (`createdBy`) and is revoked with it.
          */
         post: operations["createToken"];
         delete?: never;
@@ -406,7 +408,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke a token
-         * @description Revokes a token by id or name, like `plantstore token revoke`: this instance refuses it from the next request, other instances within TOKEN_CACHE_TTL_MS (2 s by default). The token stays listed, as revoked; revoking it again changes nothing. A token may revoke itself.
+         * @description Revokes a token by id or name, like `plantstore token revoke`, with every token it created (directly or not): this instance refuses them from the next request, other instances within TOKEN_CACHE_TTL_MS (2 s by default). They stay listed, as revoked; revoking again changes nothing. A token may revoke itself.
          */
         delete: operations["revokeToken"];
         options?: never;
@@ -505,7 +507,7 @@ export interface paths {
          * Prometheus metrics
          * @description Metrics in the Prometheus text format: requests by route and status, request latency histograms, store call latency and errors, connection-pool usage (PostgreSQL), and the Node.js process metrics.
          *
-         *     Needs a token with the `admin` scope (METRICS_AUTH=admin|none), served on the API port. See docs/deploying.md.
+         *     Needs a token with the `metrics:read` scope (a scraper's, which can do nothing else) or the `admin` scope (METRICS_AUTH=admin|none), served on the API port. See docs/deploying.md.
          */
         get: operations["metrics"];
         put?: never;
@@ -667,7 +669,7 @@ export interface components {
              * @description Numeric error value, from the error catalogue (see the API description): stable, never reused.
              * @enum {integer}
              */
-            error: 40000 | 40001 | 40002 | 40003 | 40004 | 40005 | 40006 | 40007 | 40101 | 40102 | 40103 | 40301 | 40401 | 40402 | 40403 | 40404 | 40405 | 40406 | 40501 | 40601 | 40801 | 40901 | 40902 | 40903 | 41001 | 41002 | 41201 | 41301 | 41501 | 42801 | 42901 | 42902 | 42903 | 43101 | 50001 | 50301 | 50302 | 50303;
+            error: 40000 | 40001 | 40002 | 40003 | 40004 | 40005 | 40006 | 40007 | 40101 | 40102 | 40103 | 40301 | 40302 | 40401 | 40402 | 40403 | 40404 | 40405 | 40406 | 40501 | 40601 | 40801 | 40901 | 40902 | 40903 | 41001 | 41002 | 41201 | 41301 | 41501 | 42801 | 42901 | 42902 | 42903 | 43101 | 50001 | 50301 | 50302 | 50303;
             /** @description Text describing the error: which field or header, and why. */
             message: string;
         };
@@ -1118,14 +1120,14 @@ export interface components {
              */
             name: string;
             /**
-             * @description What the token may do: any of plants:read, plants:write, admin. They are independent: admin does not imply the plant scopes. Default: plants:read and plants:write.
+             * @description What the token may do: any of plants:read (read plants and their changes); plants:write (create, change and delete plants); admin (manage tokens and webhooks, and read /metrics (not the plant scopes)); metrics:read (read /metrics and nothing else, e.g. for a metrics scraper). They are independent: a token can do exactly what its scopes grant, and a token it creates gets only scopes it has itself. Default: plants:read and plants:write. Asking for a scope the creating token lacks is refused (403).
              * @example [
              *       "plants:read"
              *     ]
              */
-            scopes?: ("plants:read" | "plants:write" | "admin")[];
+            scopes?: ("plants:read" | "plants:write" | "admin" | "metrics:read")[];
             /**
-             * @description Lifetime: a count and a unit (s, m, h, d or w), e.g. 12h, 30d, 2w: at least 1s and at most 3650d (about 10 years; 315360000s, 5256000m, 87600h, 3650d, 521w). Left out, the token never expires.
+             * @description Lifetime: a count and a unit (s, m, h, d or w), e.g. 12h, 30d, 2w: at least 1s and at most 3650d (about 10 years; 315360000s, 5256000m, 87600h, 3650d, 521w). Left out, the token never expires. It may not end after the creating token's own expiry: a token that expires must give one that ends no later (403 otherwise).
              * @example 30d
              */
             expiresIn?: string;
@@ -1143,12 +1145,12 @@ export interface components {
              */
             name: string;
             /**
-             * @description What the token may do: any of plants:read, plants:write, admin. They are independent: admin does not imply the plant scopes.
+             * @description What the token may do: any of plants:read (read plants and their changes); plants:write (create, change and delete plants); admin (manage tokens and webhooks, and read /metrics (not the plant scopes)); metrics:read (read /metrics and nothing else, e.g. for a metrics scraper). They are independent: a token can do exactly what its scopes grant, and a token it creates gets only scopes it has itself.
              * @example [
              *       "plants:read"
              *     ]
              */
-            scopes: ("plants:read" | "plants:write" | "admin")[];
+            scopes: ("plants:read" | "plants:write" | "admin" | "metrics:read")[];
             /**
              * @description Whether it is accepted now: revoked wins over expired.
              * @enum {string}
@@ -1168,9 +1170,14 @@ export interface components {
             lastUsedAt?: string;
             /**
              * Format: date-time
-             * @description When it was revoked; omitted when it was not.
+             * @description When it was revoked, itself or with the token that created it; omitted when it was not.
              */
             revokedAt?: string;
+            /**
+             * @description The id of the token that created it with POST /tokens; omitted for the first-start token and tokens made with `plantstore token create`.
+             * @example tok_0a1b2c3d4e5f6789
+             */
+            createdBy?: string;
         };
         /** @description A token just created, with its secret. */
         CreatedToken: {
@@ -1185,12 +1192,12 @@ export interface components {
              */
             name: string;
             /**
-             * @description What the token may do: any of plants:read, plants:write, admin. They are independent: admin does not imply the plant scopes.
+             * @description What the token may do: any of plants:read (read plants and their changes); plants:write (create, change and delete plants); admin (manage tokens and webhooks, and read /metrics (not the plant scopes)); metrics:read (read /metrics and nothing else, e.g. for a metrics scraper). They are independent: a token can do exactly what its scopes grant, and a token it creates gets only scopes it has itself.
              * @example [
              *       "plants:read"
              *     ]
              */
-            scopes: ("plants:read" | "plants:write" | "admin")[];
+            scopes: ("plants:read" | "plants:write" | "admin" | "metrics:read")[];
             /**
              * @description Whether it is accepted now: revoked wins over expired.
              * @enum {string}
@@ -1210,9 +1217,14 @@ export interface components {
             lastUsedAt?: string;
             /**
              * Format: date-time
-             * @description When it was revoked; omitted when it was not.
+             * @description When it was revoked, itself or with the token that created it; omitted when it was not.
              */
             revokedAt?: string;
+            /**
+             * @description The id of the token that created it with POST /tokens; omitted for the first-start token and tokens made with `plantstore token create`.
+             * @example tok_0a1b2c3d4e5f6789
+             */
+            createdBy?: string;
             /**
              * @description The bearer secret (pst_ and 43 characters), **shown only in this response**: store it safely.
              * @example pst_8J2m0q9YbN4tV1xR6cW3zL5kH7gF2dS0aP9uE4iO1yT
@@ -6368,7 +6380,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description - `40301` INSUFFICIENT_SCOPE: The token is valid but lacks the scope this operation needs. */
+            /**
+             * @description - `40301` INSUFFICIENT_SCOPE: The token is valid but lacks the scope this operation needs.
+             *     - `40302` TOKEN_BEYOND_CREATOR: POST /tokens asked for a token that could do more or last longer than the token asking: a token creates only tokens with scopes it has itself and an expiry no later than its own; the message says which.
+             */
             403: {
                 headers: {
                     /** @description RFC 6750 challenge, realm "plantstore". */

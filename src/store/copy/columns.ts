@@ -58,6 +58,7 @@ export const COPY_COLUMNS: { readonly [T in CopyTable]: TableColumns<CopyRows[T]
       expiresAt: 'time',
       lastUsedAt: 'time',
       revokedAt: 'time',
+      createdBy: 'text',
     },
   },
   plants: {

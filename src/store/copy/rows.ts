@@ -25,6 +25,8 @@ export interface TokenRow {
   readonly expiresAt: number | null;
   readonly lastUsedAt: number | null;
   readonly revokedAt: number | null;
+  /** The id of the token that created it; null for the first-start token and the CLI's. */
+  readonly createdBy: string | null;
 }
 
 /** The store's own random secrets by name ('page-cursor' signs the list's page cursors). */

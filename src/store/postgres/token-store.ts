@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Scope } from '../../tokens/scopes.js';
-import type { NewTokenRecord, TokenRecord, TokenStore } from '../types.js';
+import type { InsertTokenOutcome, NewTokenRecord, TokenRecord, TokenRevocation, TokenStore } from '../types.js';
 import { guarded } from './errors.js';
 
 interface TokenRow {
@@ -11,9 +11,10 @@ interface TokenRow {
   expires_at: Date | null;
   last_used_at: Date | null;
   revoked_at: Date | null;
+  created_by: string | null;
 }
 
-const COLUMNS = 'id, name, scopes, created_at, expires_at, last_used_at, revoked_at';
+const COLUMNS = 'id, name, scopes, created_at, expires_at, last_used_at, revoked_at, created_by';
 
 function toRecord(row: TokenRow): TokenRecord {
   return {
@@ -24,20 +25,40 @@ function toRecord(row: TokenRow): TokenRecord {
     expiresAt: row.expires_at,
     lastUsedAt: row.last_used_at,
     revokedAt: row.revoked_at,
+    createdBy: row.created_by,
   };
 }
 
+/**
+ * Creating a token by another and revoking one take this transaction lock first, so they run one after another:
+ * a revocation's statement then sees every token created before it (and revokes it), and a token created after
+ * it sees its creator revoked (and is not stored). Row locks alone could not do it: a revocation's snapshot is
+ * taken before it waits, and misses a grandchild inserted meanwhile. Both are rare, so one lock per schema costs
+ * nothing that matters; a transaction lock suits a transaction-mode pooler.
+ */
+const LINEAGE_LOCK = "SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.tokens lineage'))";
+
 const INSERT = {
   name: 'tokens.insert',
-  text: `INSERT INTO tokens (id, name, secret_hash, scopes, created_at, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (name) DO NOTHING`,
+  text: `INSERT INTO tokens (id, name, secret_hash, scopes, created_at, expires_at, created_by)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (name) DO NOTHING`,
+};
+const CREATOR_ACTIVE = {
+  name: 'tokens.creator-active',
+  text: 'SELECT 1 FROM tokens WHERE id = $1 AND revoked_at IS NULL',
 };
 const SELECT_BY_HASH = { name: 'tokens.by-hash', text: `SELECT ${COLUMNS} FROM tokens WHERE secret_hash = $1` };
 // COLLATE "C": byte order for the tie-break, as SQLite compares text, whatever the database's locale.
 const SELECT_ALL = { name: 'tokens.all', text: `SELECT ${COLUMNS} FROM tokens ORDER BY created_at, id COLLATE "C"` };
+/** The token named by id or name, with every token it created, directly or not (tokens_created_by finds them). */
 const REVOKE = {
   name: 'tokens.revoke',
-  text: `UPDATE tokens SET revoked_at = coalesce(revoked_at, $1) WHERE id = $2 OR name = $2 RETURNING ${COLUMNS}`,
+  text: `WITH RECURSIVE lineage (id) AS (
+           SELECT id FROM tokens WHERE id = $2 OR name = $2
+           UNION SELECT tokens.id FROM tokens JOIN lineage ON tokens.created_by = lineage.id
+         )
+         UPDATE tokens SET revoked_at = coalesce(revoked_at, $1) WHERE id IN (SELECT id FROM lineage)
+         RETURNING ${COLUMNS}`,
 };
 const TOUCH = { name: 'tokens.touch', text: 'UPDATE tokens SET last_used_at = $1 WHERE id = $2' };
 const COUNT = { name: 'tokens.count', text: 'SELECT count(*)::integer AS count FROM tokens' };
@@ -45,9 +66,24 @@ const COUNT = { name: 'tokens.count', text: 'SELECT count(*)::integer AS count F
 export class PostgresTokenStore implements TokenStore {
   constructor(private readonly pool: pg.Pool) {}
 
-  async insertToken(token: NewTokenRecord): Promise<boolean> {
-    const values = [token.id, token.name, token.secretHash, [...token.scopes], token.createdAt, token.expiresAt];
-    return guarded(async () => (await this.pool.query({ ...INSERT, values })).rowCount === 1);
+  async insertToken(token: NewTokenRecord): Promise<InsertTokenOutcome> {
+    const values = [
+      token.id,
+      token.name,
+      token.secretHash,
+      [...token.scopes],
+      token.createdAt,
+      token.expiresAt,
+      token.createdBy,
+    ];
+    return this.inLineageLock(async (client) => {
+      // A token with no creator (the first-start token, the CLI's) has none to check.
+      if (token.createdBy !== null) {
+        const active = await client.query({ ...CREATOR_ACTIVE, values: [token.createdBy] });
+        if (active.rowCount === 0) return 'creator-revoked';
+      }
+      return (await client.query({ ...INSERT, values })).rowCount === 1 ? 'inserted' : 'name-taken';
+    });
   }
 
   async findTokenBySecretHash(secretHash: string): Promise<TokenRecord | undefined> {
@@ -61,11 +97,33 @@ export class PostgresTokenStore implements TokenStore {
     return (await guarded(async () => (await this.pool.query<TokenRow>(SELECT_ALL)).rows)).map(toRecord);
   }
 
-  async revokeToken(idOrName: string, at: Date): Promise<TokenRecord | undefined> {
-    const row = await guarded(
-      async () => (await this.pool.query<TokenRow>({ ...REVOKE, values: [at, idOrName] })).rows[0],
+  async revokeToken(idOrName: string, at: Date): Promise<TokenRevocation | undefined> {
+    const rows = await this.inLineageLock(
+      async (client) => (await client.query<TokenRow>({ ...REVOKE, values: [at, idOrName] })).rows,
     );
-    return row === undefined ? undefined : toRecord(row);
+    const named = rows.find((row) => row.id === idOrName || row.name === idOrName);
+    if (named === undefined) return undefined;
+    return { token: toRecord(named), descendantIds: rows.filter((row) => row !== named).map((row) => row.id) };
+  }
+
+  /** Runs `work` in a transaction holding LINEAGE_LOCK; a connection whose ROLLBACK failed is destroyed. */
+  private async inLineageLock<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return guarded(async () => {
+      const client = await this.pool.connect();
+      let broken: Error | undefined;
+      try {
+        await client.query('BEGIN');
+        await client.query(LINEAGE_LOCK);
+        const result = await work(client);
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+        throw error;
+      } finally {
+        client.release(broken);
+      }
+    });
   }
 
   async recordTokenUse(id: string, at: Date): Promise<void> {

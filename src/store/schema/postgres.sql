@@ -83,6 +83,7 @@ CREATE TABLE tokens (
   expires_at timestamp with time zone,
   last_used_at timestamp with time zone,
   revoked_at timestamp with time zone,
+  created_by text,
   CONSTRAINT tokens_pkey PRIMARY KEY (id),
   CONSTRAINT tokens_name_key UNIQUE (name),
   CONSTRAINT tokens_secret_hash_key UNIQUE (secret_hash)
@@ -181,6 +182,8 @@ CREATE INDEX plants_name_key ON plants USING btree (name_key, id);
 CREATE INDEX plants_search ON plants USING gin (plant_search_vector(name_words, tag_words));
 
 CREATE INDEX plants_tag_id ON plants USING btree (tag, id) WHERE (tag IS NOT NULL);
+
+CREATE INDEX tokens_created_by ON tokens USING btree (created_by);
 
 CREATE INDEX webhook_deliveries_due ON webhook_deliveries USING btree (next_attempt_at) WHERE (status = 'pending'::text);
 

@@ -50,7 +50,8 @@ CREATE TABLE tokens (
   created_at   INTEGER NOT NULL,
   expires_at   INTEGER,
   last_used_at INTEGER,
-  revoked_at   INTEGER
+  revoked_at   INTEGER,
+  created_by TEXT
 );
 
 CREATE TABLE webhook_deliveries (
@@ -129,6 +130,8 @@ CREATE INDEX plant_changes_created_at ON plant_changes (created_at);
 CREATE INDEX plants_name_key ON plants (name_key, id);
 
 CREATE INDEX plants_tag_id ON plants (tag, id) WHERE tag IS NOT NULL;
+
+CREATE INDEX tokens_created_by ON tokens (created_by);
 
 CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending';
 

@@ -9,6 +9,7 @@ import type {
   ClaimedDelivery,
   ClaimRequest,
   ExpectedSubscriptionVersion,
+  InsertTokenOutcome,
   ListDeliveriesQuery,
   NewTokenRecord,
   NewWebhookRecovery,
@@ -17,6 +18,7 @@ import type {
   NewWebhookSubscription,
   SubscriptionChange,
   TokenRecord,
+  TokenRevocation,
   TokenStore,
   UpdateSubscriptionOutcome,
   WebhookDelivery,
@@ -36,11 +38,11 @@ export class DelegatingTokenStore implements TokenStore {
     private readonly health: SqliteHealth,
   ) {}
 
-  insertToken(token: NewTokenRecord): Promise<boolean> {
+  insertToken(token: NewTokenRecord): Promise<InsertTokenOutcome> {
     return this.writer.call('tokens', 'insertToken', [token]);
   }
 
-  revokeToken(idOrName: string, at: Date): Promise<TokenRecord | undefined> {
+  revokeToken(idOrName: string, at: Date): Promise<TokenRevocation | undefined> {
     return this.writer.call('tokens', 'revokeToken', [idOrName, at]);
   }
 
