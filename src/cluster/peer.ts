@@ -120,7 +120,7 @@ export function primaryChannel(): Channel {
   return {
     send: (message) => {
       if (process.send === undefined || !process.connected) throw new Error('the primary is gone');
-      process.send(message);
+      process.send(message, undefined, undefined, () => undefined);
     },
     onMessage: (listener) => process.on('message', listener),
     onGone: (listener) => process.once('disconnect', listener),

@@ -6,7 +6,8 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
-import type { Config } from '../config/index.js';
+import { ConfigError, type Config } from '../config/index.js';
+import { EventTickets } from '../events/tickets.js';
 import { processLogger } from '../logging.js';
 import { mergeExpositions } from '../metrics/merge-text.js';
 import { bootstrapBanner } from '../server.js';
@@ -37,7 +38,9 @@ function channelTo(worker: Worker): Channel {
   return {
     send: (message) => {
       if (!worker.isConnected()) throw new Error(`worker ${worker.id} is gone`);
-      worker.send(message);
+      // With a callback, a send to a worker dying meanwhile fails here, not as an 'error' event that would end the
+      // primary; the worker's exit fails what waited for it (peer.ts).
+      worker.send(message, undefined, undefined, () => undefined);
     },
     onMessage: (listener) => worker.on('message', listener),
     onGone: (listener) => worker.once('exit', listener),
@@ -58,6 +61,7 @@ function exitText(code: number | null, signal: string | null): string {
 class Primary {
   private readonly slots: Slot[] = [];
   private readonly rates = new RateCounts();
+  private readonly tickets: EventTickets;
   private readonly answerWrites;
   private stopping: Promise<void> | undefined;
   private failedWorkers = 0;
@@ -68,6 +72,7 @@ class Primary {
     private readonly log: Logger,
     private readonly onFatal: (error: Error) => void,
   ) {
+    this.tickets = new EventTickets(config.events.ticketTtlMs, config.events.maxStreamsPerToken);
     const writer =
       'sharedWriter' in store && typeof store.sharedWriter === 'function' ? store.sharedWriter() : undefined;
     this.answerWrites = writer === undefined ? undefined : sharedWrites(writer, () => this.tellAll('committed'));
@@ -105,6 +110,7 @@ class Primary {
   private fork(number: number, existing?: Slot): Promise<string> {
     const worker = cluster.fork({ PLANTSTORE_WORKER_SLOT: String(number) });
     const peer: WorkerPeer = new Peer(channelTo(worker));
+    worker.on('error', (error) => this.log.warn({ err: error, worker: worker.id }, 'IPC with a worker failed'));
     const slot: Slot = existing ?? { number, worker, peer, url: undefined };
     slot.worker = worker;
     slot.peer = peer;
@@ -123,9 +129,9 @@ class Primary {
           return;
         }
         if (slot.url === undefined) {
-          reject(
-            new Error(`worker ${worker.id} (of ${this.config.workers}) could not start (${exitText(code, signal)})`),
-          );
+          const why = `worker ${worker.id} (of ${this.config.workers}) could not start (${exitText(code, signal)})`;
+          // Status 2 is a configuration error (src/cli/main.ts), printed by the worker: the instance's status too.
+          reject(code === 2 ? new ConfigError(why) : new Error(why));
           return;
         }
         this.replace(slot, worker, exitText(code, signal));
@@ -181,6 +187,8 @@ class Primary {
       );
       return null;
     });
+    peer.answer('ticket-issue', ({ secret, tokenId }) => this.tickets.issue(secret, tokenId));
+    peer.answer('ticket-redeem', (ticket) => this.tickets.redeem(ticket));
     peer.answer('rate-count', (count) => this.rates.count(count));
   }
 

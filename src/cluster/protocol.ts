@@ -2,6 +2,7 @@
  * What the processes of a multi-worker instance say to each other over cluster IPC (advanced serialization:
  * bigints, Dates and plain objects cross as they are). An ask gets one answer; a tell gets none.
  */
+import type { IssuedTicket, Redemption } from '../events/tickets.js';
 import type { RemoteWrite } from '../store/sqlite/store-writer.js';
 import type { SettledCall } from '../store/sqlite/writer-protocol.js';
 
@@ -27,6 +28,9 @@ export interface PrimaryAnswers {
   readonly readiness: Ask<null, string | null>;
   /** Tokens were revoked (a token and those it created): answered once every worker has dropped them. */
   readonly revoked: Ask<readonly string[], null>;
+  /** Event tickets are the primary's, so a ticket one worker issued opens a stream on any (events/tickets.ts). */
+  readonly 'ticket-issue': Ask<{ readonly secret: string; readonly tokenId: string }, IssuedTicket>;
+  readonly 'ticket-redeem': Ask<string, Redemption>;
   readonly 'rate-count': Ask<RateCount, { current: number; ttl: number }>;
 }
 

@@ -65,8 +65,26 @@ export const eventsPlugin = fp(
     });
     app.addHook('onClose', async () => retention.stop());
     const tickets = new EventTickets(settings.ticketTtlMs, settings.maxStreamsPerToken);
-    await app.register(eventRoutes({ hub: startedHub, closing: () => closing, open, tickets, ...settings }));
-    await app.register(ticketRoutes(tickets, settings.ticketTtlMs));
+    await app.register(
+      eventRoutes({
+        hub: startedHub,
+        closing: () => closing,
+        open,
+        tickets,
+        primary: app.cluster?.primary,
+        ...settings,
+      }),
+    );
+    // In a multi-worker instance the primary holds them, so the POST and the GET may reach different workers.
+    const primary = app.cluster?.primary;
+    await app.register(
+      ticketRoutes(
+        primary === undefined
+          ? (secret, tokenId) => tickets.issue(secret, tokenId)
+          : (secret, tokenId) => primary.ask('ticket-issue', { secret, tokenId }),
+        settings.ticketTtlMs,
+      ),
+    );
   },
   {
     name: 'events',

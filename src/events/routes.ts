@@ -15,7 +15,8 @@ import { bearerAuth, bearerSecret } from '../tokens/auth.js';
 import type { ChangeHub } from './change-hub.js';
 import { ChangeStream, type StreamFilter } from './change-stream.js';
 import type { OpenStreams } from './open-streams.js';
-import type { EventTickets } from './tickets.js';
+import type { PrimaryPeer } from '../plugins/app/cluster.js';
+import type { EventTickets, Redemption } from './tickets.js';
 import { closingMessage, comment, positionMessage, retryAdvice, SHUTDOWN_DETAIL, SSE_MEDIA_TYPE } from './sse.js';
 import { StreamMessage } from './stream-messages.js';
 
@@ -28,6 +29,8 @@ export interface EventRoutesOptions {
   readonly closing: () => boolean;
   readonly open: OpenStreams;
   readonly tickets: EventTickets;
+  /** In a multi-worker instance, the primary holds the tickets: a ticket is redeemed there before the auth hook. */
+  readonly primary?: PrimaryPeer;
   readonly heartbeatMs: number;
   readonly retentionHours: number;
   readonly maxBacklogBytes: number;
@@ -152,7 +155,16 @@ async function startOf(
 export function eventRoutes(options: EventRoutesOptions): TypedRoutes {
   /** The secret each request that came with a ticket was authenticated with. */
   const ticketSecrets = new WeakMap<FastifyRequest, string>();
+  const redeemedAhead = new WeakMap<FastifyRequest, Redemption>();
   return async (app) => {
+    const { primary } = options;
+    // A hook of this context runs before the route's own (the auth hook, which must decide synchronously).
+    if (primary !== undefined)
+      app.addHook('onRequest', async (request) => {
+        const query: unknown = request.query;
+        const ticket = typeof query === 'object' && query !== null ? Reflect.get(query, 'ticket') : undefined;
+        if (typeof ticket === 'string') redeemedAhead.set(request, await primary.ask('ticket-redeem', ticket));
+      });
     app.get(
       '/events',
       {
@@ -209,7 +221,7 @@ export function eventRoutes(options: EventRoutesOptions): TypedRoutes {
           ],
           // The stream is then held by the ticket's token, and re-checked with its secret like any other.
           redeemTicket: (ticket, request) => {
-            const redeemed = options.tickets.redeem(ticket);
+            const redeemed = redeemedAhead.get(request) ?? options.tickets.redeem(ticket);
             if ('secret' in redeemed) ticketSecrets.set(request, redeemed.secret);
             return redeemed;
           },

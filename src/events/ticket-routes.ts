@@ -1,7 +1,7 @@
 /** POST /events/tickets: a short-lived, single-stream ticket for GET /events, obtained with the token (tickets.ts). */
 import type { TypedRoutes } from '../http/type-provider.js';
 import { bearerAuth, bearerSecret } from '../tokens/auth.js';
-import type { EventTickets } from './tickets.js';
+import type { IssuedTicket } from './tickets.js';
 
 const Ticket = {
   type: 'object',
@@ -14,7 +14,10 @@ const Ticket = {
   examples: [{ ticket: 'pet_3q2-7wX0cZ9mN1bV5tY8uI4oP6aS2dF7gH0jK3lQ9eR', expiresAt: '2026-01-01T12:00:30.000Z' }],
 } as const;
 
-export function ticketRoutes(tickets: EventTickets, ttlMs: number): TypedRoutes {
+export function ticketRoutes(
+  issue: (secret: string, tokenId: string) => IssuedTicket | Promise<IssuedTicket>,
+  ttlMs: number,
+): TypedRoutes {
   return async (app) => {
     app.post(
       '/events/tickets',
@@ -34,7 +37,7 @@ export function ticketRoutes(tickets: EventTickets, ttlMs: number): TypedRoutes 
         },
       },
       async (request) => {
-        const { ticket, expiresAt } = tickets.issue(bearerSecret(request) ?? '', request.token?.id ?? '');
+        const { ticket, expiresAt } = await issue(bearerSecret(request) ?? '', request.token?.id ?? '');
         return { ticket, expiresAt: expiresAt.toISOString() };
       },
     );

@@ -3,7 +3,8 @@
  * token in a URL ends up in histories and logs. A ticket is obtained with the token (POST /events/tickets),
  * opens one stream, and expires within EVENTS_TICKET_TTL_MS whether used or not; a ticket in a log is useless.
  *
- * Kept in this instance's memory: the POST and the GET must reach the same instance (docs/events.md). Each
+ * Kept in this instance's memory (in a multi-worker instance, its primary's: src/cluster): the POST and the GET must
+ * reach the same instance (docs/events.md). Each
  * token holds at most `perToken` unused tickets (the oldest is dropped for a new one), so memory stays bounded.
  */
 import { randomBytes } from 'node:crypto';
@@ -17,6 +18,11 @@ interface Held {
   readonly expiresAt: number;
 }
 
+export interface IssuedTicket {
+  readonly ticket: string;
+  readonly expiresAt: Date;
+}
+
 export type Redemption = { readonly secret: string } | { readonly refusal: string };
 
 export class EventTickets {
@@ -28,7 +34,7 @@ export class EventTickets {
     private readonly now: () => number = Date.now,
   ) {}
 
-  issue(secret: string, tokenId: string): { ticket: string; expiresAt: Date } {
+  issue(secret: string, tokenId: string): IssuedTicket {
     this.dropExpired();
     const ofToken = [...this.held].filter(([, held]) => held.tokenId === tokenId);
     for (const [ticket] of ofToken.slice(0, Math.max(0, ofToken.length - this.perToken + 1))) this.held.delete(ticket);

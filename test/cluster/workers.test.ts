@@ -89,6 +89,18 @@ function streamIds(url: string, token: string, count: number): { ids: Promise<st
   return { ids, close: () => (response?.destroy(), req.destroy()) };
 }
 
+/** The status a GET /events with a ticket is answered with (the stream is then dropped). */
+function ticketStatus(url: string, ticket: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${url}/events?ticket=${encodeURIComponent(ticket)}`, { agent: false }, (res) => {
+      resolve(res.statusCode ?? 0);
+      res.destroy();
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 const TWO = { WORKERS: '2', WEBHOOK_ALLOW_PRIVATE_URLS: 'true', TOKEN_CACHE_TTL_MS: '60000' };
 
 for (const backend of testBackends())
@@ -121,6 +133,14 @@ for (const backend of testBackends())
       second.close();
       assert.deepEqual(a, b, 'both streams carry the same positions in the same order');
       for (let i = 1; i <= 20; i++) assert.equal((await send(service.url, 'GET', `/plants/${i}`, token)).status, 200);
+      // A ticket opens a stream whichever worker issued it and whichever the stream reaches, once.
+      for (let i = 0; i < 4; i++) {
+        const issued = await send(service.url, 'POST', '/events/tickets', token);
+        assert.equal(issued.status, 200, issued.body);
+        const { ticket } = JSON.parse(issued.body) as { ticket: string };
+        assert.equal(await ticketStatus(service.url, ticket), 200);
+        assert.equal(await ticketStatus(service.url, ticket), 401, 'a ticket opens one stream');
+      }
 
       const metrics = (await send(service.url, 'GET', '/metrics', token)).body;
       assert.match(metrics, /plantstore_http_requests_total\{method="POST",route="\/plants",status_code="200"\} 20\n/);
@@ -212,6 +232,8 @@ for (const backend of testBackends())
       await waitFor('a new worker in place of the killed one', () => {
         const pids = workerPids(service);
         return pids.length === 2 && !pids.includes(victim as number) && pids.includes(survivor as number);
+      }).catch((error: unknown) => {
+        throw new Error(`${String(error)}; workers ${workerPids(service)}; output:\n${service.output().slice(-4000)}`);
       });
       await waitFor('the new worker listening', () => /replaced worker/.test(service.output()));
       t.diagnostic(
@@ -246,7 +268,8 @@ for (const backend of testBackends())
           timeout: WAIT_BOUND_MS,
         },
       );
-      assert.equal(run.code, 1, run.stdout + run.stderr);
+      // As one process: the port is a setting (PORT), so status 2.
+      assert.equal(run.code, 2, run.stdout + run.stderr);
       assert.match(run.stderr, new RegExp(`PORT: 127.0.0.1:${port} is already in use`), 'names the port that is taken');
       assert.match(run.stderr, /worker \d+ \(of 2\) could not start/);
       assert.doesNotMatch(run.stdout, /Server listening at/);
