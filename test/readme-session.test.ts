@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { describe, it } from 'node:test';
 import { bootstrapBanner } from '../src/server.js';
-import { SCOPES } from '../src/tokens/scopes.js';
+import { SCOPES } from '../src/domain/scopes.js';
 import { BOOTSTRAP_TOKEN_NAME, issueToken, type IssuedToken } from '../src/tokens/token-service.js';
 import { sqliteBackend } from './support/backends.js';
 import { startServiceProcess } from './support/service-process.js';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { LIFETIME_RULE } from '../domain/lifetime.js';
-import { parseScopes, SCOPE_LIST } from '../tokens/scopes.js';
+import { parseScopes, SCOPE_LIST } from '../domain/scopes.js';
 import { issueToken, parseDuration, TokenError } from '../tokens/token-service.js';
 import { tokenStatus } from '../tokens/token-status.js';
 import { EXISTING_STORE_HELP, withDatabaseOption, withStore, type Options } from './options.js';

@@ -2,7 +2,7 @@
  * What the service needs from a store. SQLite and PostgreSQL implement it alike, checked by one contract test
  * suite. Ids are `bigint` throughout: no JS number ever holds one.
  */
-import type { Scope } from '../tokens/scopes.js';
+import type { Scope } from '../domain/scopes.js';
 import type { WebhookStore } from './webhook-types.js';
 import type { ChangeLog } from './change-log-types.js';
 

@@ -15,7 +15,7 @@ import fp from 'fastify-plugin';
 import { ApiError, failure } from '../http/errors.js';
 import type { TokenRecord } from '../store/types.js';
 import { TokenAuthenticator, type Authentication } from './authenticator.js';
-import { isScope, type Scope } from './scopes.js';
+import { isScope, type Scope } from '../domain/scopes.js';
 
 export const REALM = 'plantstore';
 

@@ -4,7 +4,7 @@
  */
 import { LIFETIME, LIFETIME_RULE } from '../domain/lifetime.js';
 import { TOKEN_NAME, TOKEN_NAME_RULE } from '../domain/text-rules.js';
-import { SCOPE_LIST, SCOPES } from './scopes.js';
+import { SCOPE_LIST, SCOPES } from '../domain/scopes.js';
 
 /** A token name's length; its characters are TOKEN_NAME's. */
 export const TOKEN_NAME_MAX_LENGTH = 64;

@@ -6,7 +6,7 @@ import type { TokenRecord, TokenStore } from '../store/types.js';
 import { LIFETIME_RULE, lifetimeMs, MAX_LIFETIME_MS } from '../domain/lifetime.js';
 import { TOKEN_NAME, TOKEN_NAME_RULE } from '../domain/text-rules.js';
 import { TOKEN_NAME_MAX_LENGTH } from './schemas.js';
-import { SCOPES, type Scope } from './scopes.js';
+import { SCOPES, type Scope } from '../domain/scopes.js';
 import { generateTokenId, generateTokenSecret, hashToken } from './secret.js';
 
 /** The name rule NewToken's schema states, for callers without the schema (the CLI). */

@@ -10,7 +10,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { buildApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config/index.js';
 import type { Store } from '../../src/store/types.js';
-import { SCOPES, type Scope } from '../../src/tokens/scopes.js';
+import { SCOPES, type Scope } from '../../src/domain/scopes.js';
 import { issueToken } from '../../src/tokens/token-service.js';
 import { sqliteBackend, type TestBackend } from './backends.js';
 import { checkServerResponses, ContractCheck, decoded, encodingOf } from './contract-check.js';

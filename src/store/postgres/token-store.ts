@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Scope } from '../../tokens/scopes.js';
+import type { Scope } from '../../domain/scopes.js';
 import type { InsertTokenOutcome, NewTokenRecord, TokenRecord, TokenRevocation, TokenStore } from '../types.js';
 import { guarded } from './errors.js';
 

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { InsertTokenOutcome, NewTokenRecord, TokenRecord, TokenRevocation, TokenStore } from '../types.js';
-import type { Scope } from '../../tokens/scopes.js';
+import type { Scope } from '../../domain/scopes.js';
 import { guarded } from './errors.js';
 
 interface TokenRow {
