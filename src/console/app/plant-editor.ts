@@ -4,12 +4,8 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import type { Api, Plant } from './api.js';
+import { draftOf, EMPTY_DRAFT, patchOf, PLANT_FIELD_VIEWS, type Draft } from './plant-fields.js';
 import { Confirm, Failure, html } from './ui.js';
-
-interface Draft {
-  readonly name: string;
-  readonly tag: string;
-}
 
 interface Conflict {
   /** The plant as the store holds it now; undefined when it was deleted meanwhile. */
@@ -26,11 +22,17 @@ export interface EditorProps {
   readonly onClose: () => void;
 }
 
-const draftOf = (plant: Plant): Draft => ({ name: plant.name, tag: plant.tag ?? '' });
+/** Each field of `values` as a term and its value, for one side of a conflict. */
+const fieldList = (side: 'theirs' | 'mine', values: Draft) =>
+  PLANT_FIELD_VIEWS.map(
+    ({ key, label }) =>
+      html`<dt>${label}</dt>
+        <dd data-side=${`${side}-${key}`}>${values[key] === '' ? '(none)' : values[key]}</dd>`,
+  );
 
 export function PlantEditor({ api, id, onSaved, onDeleted, onClose }: EditorProps) {
   const [etag, setEtag] = useState<string>();
-  const [draft, setDraft] = useState<Draft>({ name: '', tag: '' });
+  const [draft, setDraft] = useState<Draft>(EMPTY_DRAFT);
   const [conflict, setConflict] = useState<Conflict>();
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
@@ -64,11 +66,7 @@ export function PlantEditor({ api, id, onSaved, onDeleted, onClose }: EditorProp
     setBusy(true);
     setError(undefined);
     try {
-      const outcome = await api.plants.updatePlant(
-        id,
-        { name: draft.name, tag: draft.tag === '' ? null : draft.tag },
-        ifMatch === undefined ? {} : { ifMatch },
-      );
+      const outcome = await api.plants.updatePlant(id, patchOf(draft), ifMatch === undefined ? {} : { ifMatch });
       if (outcome.kind === 'precondition-failed') await showConflict();
       else onSaved(outcome.plant);
     } catch (failure) {
@@ -120,10 +118,17 @@ export function PlantEditor({ api, id, onSaved, onDeleted, onClose }: EditorProp
         void save(etag);
       }}
     >
-      <label for="edit-name">Name</label>
-      <input id="edit-name" required disabled=${loading} value=${draft.name} onInput=${field('name')} />
-      <label for="edit-tag">Tag (empty for none)</label>
-      <input id="edit-tag" disabled=${loading} value=${draft.tag} onInput=${field('tag')} />
+      ${PLANT_FIELD_VIEWS.map(
+        ({ key, label, optional }) =>
+          html`<label for=${`edit-${key}`}>${optional ? `${label} (empty for none)` : label}</label>
+            <input
+              id=${`edit-${key}`}
+              required=${!optional}
+              disabled=${loading}
+              value=${draft[key]}
+              onInput=${field(key)}
+            />`,
+      )}
       <div class="actions">
         <button type="submit" disabled=${busy || etag === undefined || conflict !== undefined}>Save</button>
         <${Confirm}
@@ -149,23 +154,13 @@ export function PlantEditor({ api, id, onSaved, onDeleted, onClose }: EditorProp
             ${
               conflict.current === undefined
                 ? html`<p>Deleted.</p>`
-                : html`<dl>
-                    <dt>Name</dt>
-                    <dd data-side="theirs-name">${conflict.current.name}</dd>
-                    <dt>Tag</dt>
-                    <dd>${conflict.current.tag ?? '(none)'}</dd>
-                  </dl>`
+                : html`<dl>${fieldList('theirs', draftOf(conflict.current))}</dl>`
             }
             <button type="button" onClick=${keepTheirs}>Keep theirs</button>
           </div>
           <div>
             <h4>Your change</h4>
-            <dl>
-              <dt>Name</dt>
-              <dd data-side="mine-name">${draft.name}</dd>
-              <dt>Tag</dt>
-              <dd>${draft.tag === '' ? '(none)' : draft.tag}</dd>
-            </dl>
+            <dl>${fieldList('mine', draft)}</dl>
             <button type="button" disabled=${conflict.current === undefined} onClick=${applyMine}>Apply mine</button>
           </div>
         </div>

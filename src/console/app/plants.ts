@@ -4,6 +4,7 @@ import type { Api, Plant, PlantChangeEvent, PlantOrder, PlantPage } from './api.
 import { ExportButton, ImportPanel } from './bulk.js';
 import { LivePanel } from './live.js';
 import { PlantEditor } from './plant-editor.js';
+import { createdOf, EMPTY_DRAFT, PLANT_FIELD_VIEWS, type Draft } from './plant-fields.js';
 import { Failure, html, Notice, withheld, Withheld, type Session } from './ui.js';
 
 const PAGE_SIZE = 50;
@@ -17,8 +18,7 @@ interface Query {
 
 function CreatePlant({ api, onCreated }: { api: Api; onCreated: () => void }) {
   const [id, setId] = useState('');
-  const [name, setName] = useState('');
-  const [tag, setTag] = useState('');
+  const [draft, setDraft] = useState<Draft>(EMPTY_DRAFT);
   const [error, setError] = useState<unknown>();
   const [done, setDone] = useState<string>();
   const submit = async (event: Event) => {
@@ -27,7 +27,7 @@ function CreatePlant({ api, onCreated }: { api: Api; onCreated: () => void }) {
     setDone(undefined);
     try {
       // The id goes as the operator typed it (a string the client sends as an exact int64).
-      await api.plants.createPlant({ id: id.trim(), name, ...(tag === '' ? {} : { tag }) });
+      await api.plants.createPlant({ id: id.trim(), ...createdOf(draft) });
       setDone(`Created plant ${id.trim()}.`);
       onCreated();
     } catch (failure) {
@@ -39,10 +39,16 @@ function CreatePlant({ api, onCreated }: { api: Api; onCreated: () => void }) {
     <h3 id="create-title">New plant</h3>
     <label for="new-id">Id (int64)</label>
     <input id="new-id" inputmode="numeric" required value=${id} onInput=${input(setId)} />
-    <label for="new-name">Name</label>
-    <input id="new-name" required value=${name} onInput=${input(setName)} />
-    <label for="new-tag">Tag (optional)</label>
-    <input id="new-tag" value=${tag} onInput=${input(setTag)} />
+    ${PLANT_FIELD_VIEWS.map(
+      ({ key, label, optional }) =>
+        html`<label for=${`new-${key}`}>${optional ? `${label} (optional)` : label}</label>
+          <input
+            id=${`new-${key}`}
+            required=${!optional}
+            value=${draft[key]}
+            onInput=${input((value) => setDraft({ ...draft, [key]: value }))}
+          />`,
+    )}
     <button type="submit">Create</button>
     ${done !== undefined && html`<${Notice}>${done}</${Notice}>`}
     <${Failure} error=${error} />
@@ -176,8 +182,7 @@ export function PlantsScreen({ api, session }: { api: Api; session: Session }) {
             <thead>
               <tr>
                 <th scope="col">Id</th>
-                <th scope="col">Name</th>
-                <th scope="col">Tag</th>
+                ${PLANT_FIELD_VIEWS.map(({ key, label }) => html`<th scope="col" key=${key}>${label}</th>`)}
                 ${writeReason === undefined && html`<th scope="col"><span class="visually-hidden">Actions</span></th>`}
               </tr>
             </thead>
@@ -186,8 +191,9 @@ export function PlantsScreen({ api, session }: { api: Api; session: Session }) {
                 (plant) =>
                   html`<tr key=${String(plant.id)} data-id=${String(plant.id)}>
                     <td><code class="id">${String(plant.id)}</code></td>
-                    <td data-label="Name">${plant.name}</td>
-                    <td data-label="Tag">${plant.tag ?? ''}</td>
+                    ${PLANT_FIELD_VIEWS.map(
+                      ({ key, label }) => html`<td data-label=${label} key=${key}>${plant[key] ?? ''}</td>`,
+                    )}
                     ${
                       writeReason === undefined &&
                       html`<td class="row-actions">
