@@ -5,6 +5,7 @@
 import type { Command } from 'commander';
 import { EVENT_TYPES, isEventType, type EventType } from '../domain/events.js';
 import { PLANT_TEXT_RULES } from '../domain/plant.js';
+import { stringifyJson } from '../../packages/client/src/json.js';
 import { parseInt64Text } from '../http/int64.js';
 import type { DeliveryStatus, Store } from '../store/types.js';
 import type { SubscriptionChange } from '../store/webhook-types.js';
@@ -214,7 +215,7 @@ export function registerWebhookCommands(program: Command): void {
         ...(plantId === undefined ? {} : { plantId }),
       });
       if (options.json === true) {
-        process.stdout.write(`${JSON.stringify(deliveries, null, 2)}\n`);
+        process.stdout.write(`${stringifyJson(deliveries, 2)}\n`);
         return;
       }
       printTable(

@@ -133,6 +133,7 @@ for (const backend of testBackends())
           (JSON.parse(ofPlant.stdout) as { id: string }[]).map((d) => d.id),
           [delivery.id],
         );
+        assert.match(ofPlant.stdout, /"plant": {\s+"id": 5,/, 'the plant id, as an exact JSON number');
         assert.equal(
           (await runCli(['webhook', 'deliveries', id, '--plant', '6'], env)).stdout.includes(delivery.id),
           false,

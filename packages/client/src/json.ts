@@ -27,8 +27,8 @@ export function parseJson(text: string): unknown {
   return parse(text, reviveLossless);
 }
 
-export function stringifyJson(value: unknown): string {
-  const text = stringify(value);
+export function stringifyJson(value: unknown, indent?: number): string {
+  const text = stringify(value, undefined, indent);
   if (text === undefined) throw new TypeError('cannot serialise this value as JSON');
   return text;
 }
