@@ -5,7 +5,7 @@ import type { Config } from './config/index.js';
 import type { ClusterWorker } from './plugins/app/cluster.js';
 import { describeStore } from './system/store-description.js';
 import { SERVICE_VERSION } from './system/version.js';
-import { issueBootstrapToken, type IssuedToken } from './tokens/token-service.js';
+import { firstStartToken, hasNoTokens, type IssuedToken } from './tokens/token-service.js';
 
 export interface RunningServer {
   readonly app: FastifyInstance;
@@ -28,6 +28,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const app = await buildApp(config, { logStream: options.logStream, worker: options.worker });
   let bootstrapToken: IssuedToken | undefined;
   try {
+    // Asked before listening, while a failing store still fails the start; made once listening (below).
+    const firstStart = options.bootstrap !== false && (await hasNoTokens(app.store.tokens));
     await app.listen({
       host: config.host,
       port: config.port,
@@ -36,7 +38,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     });
     // Only once the address is ours: a start that fails to listen prints no banner, so a token
     // made before it would be one nobody saw, and the next start (the store no longer empty) would make none.
-    if (options.bootstrap !== false) bootstrapToken = await issueBootstrapToken(app.store.tokens);
+    if (firstStart) bootstrapToken = await firstStartToken(app.store.tokens, app.log);
   } catch (error) {
     // Closed before the caller sees the error: the CLI exits at once on it, and an
     // exit while the store's writer thread is still loading SQLite kills the process

@@ -15,7 +15,7 @@ import { openStore } from '../store/open-store.js';
 import type { Store } from '../store/types.js';
 import { describeStore } from '../system/store-description.js';
 import { SERVICE_VERSION } from '../system/version.js';
-import { issueBootstrapToken } from '../tokens/token-service.js';
+import { firstStartToken, hasNoTokens } from '../tokens/token-service.js';
 import { BACKGROUND_SLOT } from './background-slot.js';
 import { Peer, type Channel } from './peer.js';
 import { sharedWrites } from './primary-writes.js';
@@ -234,9 +234,10 @@ export async function runPrimary(config: Config): Promise<void> {
   const primary = new Primary(config, store, log, (error) => failed?.(error));
   let url: string;
   try {
+    // As a single process does (server.ts): asked before listening, made once every worker listens.
+    const firstStart = await hasNoTokens(store.tokens);
     url = await Promise.race([primary.start(), fatal]);
-    // Once every worker listens, as a single process does it once it listens: a start that fails shows no banner.
-    const bootstrapToken = await issueBootstrapToken(store.tokens);
+    const bootstrapToken = firstStart ? await firstStartToken(store.tokens, log) : undefined;
     log.info({ workers: config.workers }, `Server listening at ${url}`);
     log.info(
       {

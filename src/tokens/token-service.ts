@@ -97,6 +97,11 @@ export async function issueToken(
  * On an empty store, one token with every scope, so a new user can make a request at once.
  * Instances starting together are safe: the unique name lets only one insert it.
  */
+/** Whether the store has no tokens yet, so that its first start is to make one. */
+export async function hasNoTokens(store: TokenStore): Promise<boolean> {
+  return (await store.countTokens()) === 0;
+}
+
 export async function issueBootstrapToken(store: TokenStore): Promise<IssuedToken | undefined> {
   if ((await store.countTokens()) > 0) return undefined;
   try {
@@ -104,6 +109,22 @@ export async function issueBootstrapToken(store: TokenStore): Promise<IssuedToke
   } catch (error) {
     if (error instanceof TokenError) return undefined;
     throw error;
+  }
+}
+
+/**
+ * The first start's token, made once the service listens. The store may fail in that moment like at any other
+ * (requests get 503); the service keeps serving, and since the store still has no token, its next start makes one.
+ */
+export async function firstStartToken(
+  store: TokenStore,
+  log: { warn(details: object, message: string): void },
+): Promise<IssuedToken | undefined> {
+  try {
+    return await issueBootstrapToken(store);
+  } catch (error) {
+    log.warn({ err: error }, 'the first-start token could not be made now; the next start will make it');
+    return undefined;
   }
 }
 
