@@ -3,7 +3,13 @@
  * statements that read, write or compare whole plants. The stores' JSON text is
  * plant-json.ts's.
  */
-import { OPTIONAL_PLANT_KEYS, PLANT_CONTENT_KEYS, PLANT_KEYS, type PlantRecord } from './plant.js';
+import {
+  OPTIONAL_PLANT_KEYS,
+  PLANT_CONTENT_KEYS,
+  PLANT_KEYS,
+  type PlantContentKey,
+  type PlantRecord,
+} from './plant.js';
 import type { SqlDialect } from './plant-json.js';
 
 /** Every field's column (PLANT_KEYS, in order), each of the row `row` when given. */
@@ -16,17 +22,23 @@ export function plantContentColumnsSql(row?: string): string {
   return PLANT_CONTENT_KEYS.map((key) => (row === undefined ? key : `${row}.${key}`)).join(', ');
 }
 
+/** The id's type and every content field's (each is text), by field: derived, so a new field has its type. */
+function typesOf<Id extends string, Text extends string>(
+  id: Id,
+  text: Text,
+): { readonly id: Id } & { readonly [K in PlantContentKey]: Text } {
+  const types = Object.fromEntries(PLANT_CONTENT_KEYS.map((key) => [key, text]));
+  // Built key by key from the definition, which TypeScript cannot follow.
+  return { id, ...types } as { readonly id: Id } & { readonly [K in PlantContentKey]: Text };
+}
+
 /** Each field's PostgreSQL type, for casts of parameters (`$1::int8[]`). */
-export const PLANT_POSTGRES_TYPES = { id: 'int8', name: 'text', tag: 'text' } as const satisfies {
-  readonly [K in keyof PlantRecord]-?: string;
-};
+export const PLANT_POSTGRES_TYPES = typesOf('int8', 'text');
 
 /** Each field's SQLite type. */
-export const PLANT_SQLITE_TYPES = { id: 'INTEGER', name: 'TEXT', tag: 'TEXT' } as const satisfies {
-  readonly [K in keyof PlantRecord]-?: string;
-};
+export const PLANT_SQLITE_TYPES = typesOf('INTEGER', 'TEXT');
 
-/** The plant's columns as a table defines them: `id INTEGER NOT NULL, name TEXT NOT NULL, tag TEXT`. */
+/** The plant's columns as a table defines them: `id INTEGER NOT NULL, name TEXT NOT NULL, ...`. */
 export function plantColumnDefinitionsSql(dialect: SqlDialect): string {
   const types = dialect === 'postgres' ? PLANT_POSTGRES_TYPES : PLANT_SQLITE_TYPES;
   const nullable = (key: keyof PlantRecord): boolean => key !== 'id' && OPTIONAL_PLANT_KEYS.has(key);
