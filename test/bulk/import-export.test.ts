@@ -12,6 +12,7 @@ import { testBackends } from '../support/backends.js';
 import { bearer, createHarness, type Harness } from '../support/harness.js';
 import { listed } from '../support/pages.js';
 import { selectColumn } from '../webhooks/database.js';
+import { failure } from '../../src/http/errors.js';
 
 const NDJSON = { 'content-type': 'application/x-ndjson' };
 const CSV = { 'content-type': 'text/csv' };
@@ -93,7 +94,7 @@ for (const backend of testBackends())
       assertError(
         response,
         Errors.IMPORT_CONFLICT,
-        /^nothing was imported: line 2: a plant with id 5 already exists with a different name or tag.*; line 3: a plant with id 6 already exists/,
+        `nothing was imported: line 2: ${failure('PLANT_CONFLICT', ['5']).message}; line 3: ${failure('PLANT_CONFLICT', ['6']).message}`,
       );
       assert.deepEqual(await stored(), [{ id: '5', name: 'five', tag: undefined }]);
     });
@@ -114,8 +115,7 @@ for (const backend of testBackends())
           {
             line: 1,
             error: Errors.PLANT_CONFLICT.code,
-            message:
-              'a plant with id 5 already exists with a different name or tag; delete it first or choose another id',
+            message: failure('PLANT_CONFLICT', ['5']).message,
           },
           { line: 2, error: Errors.INVALID_FIELD.code, message: 'name must not be empty' },
         ],
