@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { Scope } from '../../domain/scopes.js';
 import type { InsertTokenOutcome, NewTokenRecord, TokenRecord, TokenRevocation, TokenStore } from '../types.js';
 import { guarded } from './errors.js';
+import { inTransaction } from './transaction.js';
 
 interface TokenRow {
   id: string;
@@ -106,23 +107,11 @@ export class PostgresTokenStore implements TokenStore {
     return { token: toRecord(named), descendantIds: rows.filter((row) => row !== named).map((row) => row.id) };
   }
 
-  /** Runs `work` in a transaction holding LINEAGE_LOCK; a connection whose ROLLBACK failed is destroyed. */
+  /** Runs `work` in a transaction holding LINEAGE_LOCK. */
   private async inLineageLock<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    return guarded(async () => {
-      const client = await this.pool.connect();
-      let broken: Error | undefined;
-      try {
-        await client.query('BEGIN');
-        await client.query(LINEAGE_LOCK);
-        const result = await work(client);
-        await client.query('COMMIT');
-        return result;
-      } catch (error) {
-        await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
-        throw error;
-      } finally {
-        client.release(broken);
-      }
+    return inTransaction(this.pool, async (client) => {
+      await client.query(LINEAGE_LOCK);
+      return work(client);
     });
   }
 

@@ -26,6 +26,7 @@ import { deliveryUpdate } from '../core/delivery-update.js';
 import { applySubscriptionChange, versionAccepted } from '../core/subscription-change.js';
 import { plantJsonSql } from '../../domain/plant-json.js';
 import { guarded } from './errors.js';
+import { inTransaction } from './transaction.js';
 import { ArrayInput } from './array-input.js';
 import { PLANT_INPUT_TYPES, recordInput, type PlantInput } from './plant-input.js';
 import {
@@ -500,7 +501,7 @@ export class PostgresWebhookStore implements WebhookStore {
     expected: ExpectedSubscriptionVersion | undefined,
     now: Date,
   ): Promise<UpdateSubscriptionOutcome> {
-    return this.inTransaction(async (client) => {
+    return inTransaction(this.pool, async (client) => {
       // The row lock makes concurrent writers expecting one version take turns: the second sees the new one.
       const row = (await client.query<SubscriptionRow>({ ...Q.lockSubscription, values: [id] })).rows[0];
       const outcome = this.changed(row, change, expected, now);
@@ -613,7 +614,7 @@ export class PostgresWebhookStore implements WebhookStore {
     reason: string,
   ): Promise<WebhookSubscription | undefined> {
     // In one transaction with the disable, so only the instance whose UPDATE matched emits, and exactly once.
-    return this.inTransaction(async (client) => {
+    return inTransaction(this.pool, async (client) => {
       const row = (
         await client.query<SubscriptionRow>({ ...Q.disableFailing, values: [id, failingSince, now, reason] })
       ).rows[0];
@@ -667,7 +668,7 @@ export class PostgresWebhookStore implements WebhookStore {
   }
 
   async recoverBatch(id: string, now: Date, limit: number): Promise<WebhookRecovery | undefined> {
-    return this.inTransaction(async (client) => {
+    return inTransaction(this.pool, async (client) => {
       const job = (await client.query<RecoveryRow>({ ...Q.lockRecovery, values: [id] })).rows[0];
       if (job === undefined) return undefined;
       if (job.status === 'done') return toRecovery(job);
@@ -682,25 +683,6 @@ export class PostgresWebhookStore implements WebhookStore {
       const done = (batch?.seen ?? 0) < limit;
       const row = (await client.query<RecoveryRow>({ ...Q.advanceRecovery, values: [...advanced, done] })).rows[0];
       return row === undefined ? undefined : toRecovery(row);
-    });
-  }
-
-  /** Runs `work` in a transaction on one connection; a connection whose ROLLBACK failed is destroyed. */
-  private async inTransaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    return guarded(async () => {
-      const client = await this.pool.connect();
-      let broken: Error | undefined;
-      try {
-        await client.query('BEGIN');
-        const result = await work(client);
-        await client.query('COMMIT');
-        return result;
-      } catch (error) {
-        await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
-        throw error;
-      } finally {
-        client.release(broken);
-      }
     });
   }
 
