@@ -58,7 +58,7 @@ export async function startConsoleRig(backend: TestBackend, env: Record<string, 
     },
     call,
     async issueToken(name, scopes = ['plants:read', 'plants:write', 'admin']) {
-      const created = await call('POST', '/tokens', JSON.stringify({ name, scopes }), h.tokens.admin);
+      const created = await call('POST', '/tokens', JSON.stringify({ name, scopes }), h.tokens.all);
       return (JSON.parse(created.body) as { secret: string }).secret;
     },
     async close() {
