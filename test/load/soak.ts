@@ -18,12 +18,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { openStore } from '../../src/store/open-store.js';
+import { freePort } from '../support/free-port.js';
 import { issueToken } from '../../src/tokens/token-service.js';
 
 interface LatencyPercentiles {
@@ -85,15 +85,6 @@ const settings = {
 };
 
 const log = (line: string) => process.stdout.write(`soak: ${line}\n`);
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  return typeof address === 'object' && address !== null ? address.port : 0;
-}
 
 interface Memory {
   readonly rssMb: number;

@@ -6,9 +6,10 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { chmodSync, writeFileSync } from 'node:fs';
-import { createServer, Socket } from 'node:net';
+import { Socket } from 'node:net';
 import { join } from 'node:path';
 import { after } from 'node:test';
+import { freePort } from './free-port.js';
 import { POSTGRES_TEST_URL } from './postgres.js';
 import { tempDir } from './temp.js';
 
@@ -20,15 +21,6 @@ export function pgbouncerInstalled(): boolean {
   if (!found && process.env.PLANTSTORE_REQUIRE_POSTGRES === '1')
     throw new Error(`${PGBOUNCER} is missing and PLANTSTORE_REQUIRE_POSTGRES=1: apt-get install pgbouncer`);
   return found;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
 }
 
 async function accepting(port: number): Promise<boolean> {
