@@ -82,6 +82,26 @@ export function bootstrapBanner(url: string, token: IssuedToken): string {
   ].join('\n');
 }
 
+/** Stops accepting, lets in-flight requests finish within `timeoutMs`, then exits: 0 once stopped, 1 otherwise. */
+export function drainAndExit(server: RunningServer, timeoutMs: number, signal?: NodeJS.Signals): void {
+  server.app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+  const force = setTimeout(() => {
+    server.app.log.error({ timeoutMs }, 'shutdown timed out; exiting');
+    process.exit(1);
+  }, timeoutMs);
+  force.unref();
+  server.stop().then(
+    () => {
+      server.app.log.info('stopped');
+      process.exit(0);
+    },
+    (error: unknown) => {
+      server.app.log.error({ err: error }, 'error while shutting down');
+      process.exit(1);
+    },
+  );
+}
+
 /** Runs until SIGTERM or SIGINT, then shuts down gracefully. */
 export async function runServer(config: Config): Promise<void> {
   // Listened for before starting: the service accepts connections (and says so) a
@@ -104,22 +124,7 @@ export async function runServer(config: Config): Promise<void> {
   const shutdown = (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
-    server.app.log.info({ signal }, 'shutting down: finishing in-flight requests');
-    const force = setTimeout(() => {
-      server.app.log.error({ timeoutMs: config.shutdownTimeoutMs }, 'shutdown timed out; exiting');
-      process.exit(1);
-    }, config.shutdownTimeoutMs);
-    force.unref();
-    server.stop().then(
-      () => {
-        server.app.log.info('stopped');
-        process.exit(0);
-      },
-      (error: unknown) => {
-        server.app.log.error({ err: error }, 'error while shutting down');
-        process.exit(1);
-      },
-    );
+    drainAndExit(server, config.shutdownTimeoutMs, signal);
   };
   onSignal = shutdown;
   if (early !== undefined) shutdown(early);

@@ -6,24 +6,9 @@
 import cluster from 'node:cluster';
 import type { Config } from '../config/index.js';
 import type { PrimaryPeer } from '../plugins/app/cluster.js';
-import { startServer, type RunningServer } from '../server.js';
+import { drainAndExit, startServer } from '../server.js';
 import { BACKGROUND_SLOT } from './background-slot.js';
 import { Peer, primaryChannel } from './peer.js';
-
-function drain(server: RunningServer, timeoutMs: number): void {
-  server.app.log.info('shutting down: finishing in-flight requests');
-  setTimeout(() => process.exit(1), timeoutMs).unref();
-  server.stop().then(
-    () => {
-      server.app.log.info('stopped');
-      process.exit(0);
-    },
-    (error: unknown) => {
-      server.app.log.error({ err: error }, 'error while shutting down');
-      process.exit(1);
-    },
-  );
-}
 
 export async function runWorker(config: Config): Promise<void> {
   // Listened for before starting, as in runServer: a signal while starting still means a graceful stop.
@@ -46,7 +31,7 @@ export async function runWorker(config: Config): Promise<void> {
   onSignal = () => {
     if (stopping) return;
     stopping = true;
-    drain(server, config.shutdownTimeoutMs);
+    drainAndExit(server, config.shutdownTimeoutMs);
   };
   if (signalled) onSignal();
   else primary.tell('listening', { url: server.url });
